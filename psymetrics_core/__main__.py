@@ -1,0 +1,5 @@
+"""``python -m psymetrics_core`` runs the ``psym`` command line."""
+
+from .cli import main
+
+main()

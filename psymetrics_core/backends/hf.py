@@ -1,0 +1,222 @@
+"""Local transformers backend (``--model hf``): any local model path, GGUF files included.
+
+GGUF weights are dequantised once and kept as a safetensors copy in the cache directory, so a
+second load takes a fraction of a second instead of ~20 s.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ..errors import BackendError
+from ..types import Completion, Prompt
+from .base import GenerationSettings, Reporter
+from .local_model import converted_copy
+
+__all__ = ["HFBackend"]
+
+_DTYPES = ("float32", "bfloat16", "float16", "auto")
+
+
+class HFBackend:
+    """A causal language model run in-process with transformers (CPU by default)."""
+
+    name = "hf"
+
+    def __init__(self, model_args: dict[str, str]) -> None:
+        args = dict(model_args)
+        self.pretrained = args.pop("pretrained", None)
+        if not self.pretrained:
+            raise BackendError("--model hf needs --model-args pretrained=PATH[,gguf_file=FILE]")
+        self.gguf_file = args.pop("gguf_file", None)
+        self.device = args.pop("device", "cpu")
+        self.dtype = args.pop("dtype", "float32")
+        if self.dtype not in _DTYPES:
+            raise BackendError(f"--model-args dtype must be one of {', '.join(_DTYPES)}")
+        try:
+            self.batch_size = int(args.pop("batch_size", "8"))
+        except ValueError as exc:
+            raise BackendError("--model-args batch_size must be an integer") from exc
+        self.chat_template = args.pop("chat_template", "true").lower() not in ("0", "false", "no")
+        if args:
+            raise BackendError(f"unknown --model-args for hf: {', '.join(sorted(args))} "
+                               "(known: pretrained, gguf_file, device, dtype, batch_size, "
+                               "chat_template)")
+        if not self.gguf_file and not Path(self.pretrained).exists():
+            raise BackendError(f"model path not found: {self.pretrained} (the hf backend loads "
+                               "local models only; nothing is downloaded)")
+        self._model: Any = None
+        self._tok: Any = None
+
+    # -- loading -----------------------------------------------------------------------------
+
+    def _load(self) -> None:
+        if self._model is not None:
+            return
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+        import torch
+        import transformers
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        transformers.utils.logging.disable_progress_bar()
+
+        torch.set_num_threads(max(1, os.cpu_count() or 1))
+        dtype = getattr(torch, self.dtype) if self.dtype != "auto" else "auto"
+        try:
+            if self.gguf_file:
+                self._model, self._tok = self._load_gguf(dtype)
+            else:
+                self._tok = AutoTokenizer.from_pretrained(self.pretrained)
+                self._model = AutoModelForCausalLM.from_pretrained(self.pretrained, dtype=dtype)
+        except (OSError, ValueError) as exc:
+            raise BackendError(f"could not load model {self.pretrained}: {exc}") from exc
+        self._model.to(self.device)
+        self._model.eval()
+        if self._tok.pad_token is None:
+            self._tok.pad_token = self._tok.eos_token
+
+    def _load_gguf(self, dtype: Any) -> tuple[Any, Any]:
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        assert self.gguf_file is not None and self.pretrained is not None
+        copy = converted_copy(self.pretrained, self.gguf_file)
+        if (copy / "config.json").is_file():
+            return (AutoModelForCausalLM.from_pretrained(copy, dtype=dtype),
+                    AutoTokenizer.from_pretrained(copy))
+        tok = AutoTokenizer.from_pretrained(self.pretrained, gguf_file=self.gguf_file)
+        model = AutoModelForCausalLM.from_pretrained(self.pretrained, gguf_file=self.gguf_file,
+                                                     dtype=dtype)
+        self._save_copy(model, tok, copy)
+        return model, tok
+
+    @staticmethod
+    def _save_copy(model: Any, tok: Any, copy: Path) -> None:
+        """Save a plain (non-GGUF) copy; transformers refuses save_pretrained on GGUF models."""
+        import shutil
+
+        from transformers import AutoModelForCausalLM
+
+        config = model.config
+        if hasattr(config, "quantization_config"):
+            del config.quantization_config
+        fresh = AutoModelForCausalLM.from_config(config, dtype=model.dtype)
+        fresh.load_state_dict(model.state_dict())
+        tmp = copy.with_name(copy.name + f".tmp{os.getpid()}")
+        try:
+            fresh.save_pretrained(tmp)
+            tok.save_pretrained(tmp)
+            tmp.replace(copy)
+        except OSError:
+            shutil.rmtree(tmp, ignore_errors=True)  # another process won the race; fine
+
+    # -- prompts -------------------------------------------------------------------------------
+
+    def context_text(self, prompt: Prompt) -> str:
+        """The exact text the model is conditioned on (chat template applied)."""
+        self._load()
+        if self.chat_template and getattr(self._tok, "chat_template", None):
+            return str(self._tok.apply_chat_template(list(prompt.messages), tokenize=False,
+                                                     add_generation_prompt=True))
+        return "\n\n".join(m["content"] for m in prompt.messages)
+
+    def _encode(self, text: str) -> list[int]:
+        return list(self._tok(text, add_special_tokens=False)["input_ids"])
+
+    # -- generation ----------------------------------------------------------------------------
+
+    def generate(self, prompts: Sequence[Prompt], settings: GenerationSettings,
+                 progress: Reporter | None = None) -> list[Completion]:
+        """Greedy (temperature 0) or seeded sampled completions, batched with left padding."""
+        self._load()
+        import torch
+
+        tok, model = self._tok, self._model
+        tok.padding_side = "left"
+        out: list[Completion] = []
+        for start in range(0, len(prompts), self.batch_size):
+            batch = prompts[start:start + self.batch_size]
+            texts = [self.context_text(p) for p in batch]
+            enc = tok(texts, return_tensors="pt", padding=True, add_special_tokens=False)
+            enc = {k: v.to(self.device) for k, v in enc.items()}
+            kwargs: dict[str, Any] = {"max_new_tokens": settings.max_new_tokens,
+                                      "pad_token_id": tok.pad_token_id}
+            if settings.temperature > 0:
+                torch.manual_seed(settings.seed + start)
+                kwargs.update(do_sample=True, temperature=settings.temperature)
+            else:
+                kwargs.update(do_sample=False, temperature=None, top_p=None, top_k=None)
+            with torch.inference_mode():
+                gen = model.generate(**enc, **kwargs)
+            new = gen[:, enc["input_ids"].shape[1]:]
+            for row in new:
+                out.append(Completion(text=tok.decode(row, skip_special_tokens=True)))
+            if progress is not None:
+                progress.advance(len(batch))
+        return out
+
+    def option_logprobs(self, prompts: Sequence[Prompt], settings: GenerationSettings,
+                        progress: Reporter | None = None) -> list[Completion]:
+        """Log-likelihood of each option's value (e.g. ``"3"``) right after the prompt."""
+        self._load()
+        out: list[Completion] = []
+        for prompt in prompts:
+            context = self.context_text(prompt)
+            conts = [str(o.value) for o in prompt.options]
+            out.append(Completion(option_logprobs=tuple(self.loglikelihoods(context, conts))))
+            if progress is not None:
+                progress.advance(1)
+        return out
+
+    def loglikelihoods(self, context: str, continuations: Sequence[str]) -> list[float]:
+        """Sum of token log-probabilities of each continuation given ``context``.
+
+        Tokenisation follows lm-eval: the whole string is encoded and split after the
+        context's tokens, so both tools score the same tokens.
+        """
+        import torch
+
+        self._load()
+        ctx = self._encode(context)
+        pieces = []
+        for cont in continuations:
+            whole = self._encode(context + cont)
+            if whole[:len(ctx)] != ctx:
+                pieces.append((ctx, self._encode(cont)))
+            else:
+                pieces.append((ctx, whole[len(ctx):]))
+        with torch.inference_mode():
+            if all(len(c) == 1 for _, c in pieces):
+                ids = torch.tensor([ctx], device=self.device)
+                logits = self._model(input_ids=ids, logits_to_keep=1).logits[0, -1]
+                logp = torch.log_softmax(logits.float(), dim=-1)
+                return [float(logp[c[0]]) for _, c in pieces]
+            scores = []
+            for c_ids, cont_ids in pieces:
+                ids = torch.tensor([c_ids + cont_ids], device=self.device)
+                logits = self._model(input_ids=ids).logits[0]
+                logp = torch.log_softmax(logits.float(), dim=-1)
+                start = len(c_ids) - 1
+                scores.append(float(sum(logp[start + i, t] for i, t in enumerate(cont_ids))))
+            return scores
+
+    def identity(self) -> dict[str, Any]:
+        """Backend, model path, file and settings for run records."""
+        import torch
+        import transformers
+
+        return {
+            "backend": self.name,
+            "pretrained": str(self.pretrained),
+            "gguf_file": self.gguf_file,
+            "device": self.device,
+            "dtype": self.dtype,
+            "batch_size": self.batch_size,
+            "chat_template": self.chat_template,
+            "transformers": transformers.__version__,
+            "torch": torch.__version__,
+        }

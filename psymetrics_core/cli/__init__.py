@@ -1,0 +1,86 @@
+"""The ``psym`` command line: a thin click layer over the library API.
+
+Subcommands are imported lazily, and installed plugins load only when a command needs them,
+so ``psym --version`` and ``psym plugins`` work even when a plugin is broken.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from typing import Any
+
+import click
+
+from ..errors import PsymError
+
+__all__ = ["main", "cli"]
+
+CORE_COMMANDS = {
+    "eval": "psymetrics_core.cli.eval_cmd:eval_cmd",
+    "score": "psymetrics_core.cli.score_cmd:score_cmd",
+    "list": "psymetrics_core.cli.list_cmd:list_cmd",
+    "show": "psymetrics_core.cli.show_cmd:show_cmd",
+    "plugins": "psymetrics_core.cli.plugins_cmd:plugins_cmd",
+    "validate": "psymetrics_core.cli.validate_cmd:validate_cmd",
+}
+
+
+class LazyGroup(click.Group):
+    """A click group whose core subcommands are imported on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        self._plugin_commands()
+        return sorted(set(CORE_COMMANDS) | set(self.commands))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in CORE_COMMANDS:
+            modname, attr = CORE_COMMANDS[cmd_name].split(":")
+            cmd = getattr(importlib.import_module(modname), attr)
+            assert isinstance(cmd, click.Command)
+            return cmd
+        self._plugin_commands()
+        return self.commands.get(cmd_name)
+
+    def _plugin_commands(self) -> None:
+        if getattr(self, "_plugins_added", False):
+            return
+        self._plugins_added = True
+        from ..plugins import get_plugin_manager
+
+        try:
+            get_plugin_manager().hook.register_commands(cli=self)
+        except PsymError:
+            raise
+        except Exception as exc:  # a plugin's command hook must not take the CLI down
+            click.echo(f"psym: a plugin's register_commands failed: {exc}", err=True)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="psymetrics", prog_name="psym")
+def cli() -> None:
+    """psymetrics: psychometric instruments for language models, scored like people."""
+
+
+def main(argv: list[str] | None = None) -> Any:
+    """Entry point of the ``psym`` console script; renders PsymErrors as one line."""
+    debug = os.environ.get("PSYM_DEBUG", "") not in ("", "0")
+    try:
+        return cli.main(args=argv, prog_name="psym", standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except click.Abort:
+        click.echo("psym: aborted", err=True)
+        sys.exit(130)
+    except PsymError as exc:
+        if debug:
+            raise
+        click.echo(f"psym: error: {exc}", err=True)
+        sys.exit(1)
+    except KeyboardInterrupt:
+        click.echo("psym: interrupted", err=True)
+        sys.exit(130)

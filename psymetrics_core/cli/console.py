@@ -1,0 +1,50 @@
+"""The only place rich is used: stderr console, progress bars and tables."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+__all__ = ["stderr", "stdout", "progress_bar", "print_json", "fmt"]
+
+stderr = Console(stderr=True)
+stdout = Console(highlight=False)
+
+
+def progress_bar() -> Progress:
+    """A progress bar on stderr for long model work."""
+    return Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                    TimeElapsedColumn(), console=stderr, transient=False)
+
+
+def print_json(data: Any) -> None:
+    """Print ``data`` as JSON on stdout (NaN becomes null)."""
+    print(json.dumps(_clean(data), indent=2, ensure_ascii=False))
+
+
+def _clean(x: Any) -> Any:
+    if isinstance(x, float) and math.isnan(x):
+        return None
+    if isinstance(x, dict):
+        return {str(k): _clean(v) for k, v in x.items()}
+    if isinstance(x, list | tuple):
+        return [_clean(v) for v in x]
+    return x
+
+
+def fmt(x: float | None, digits: int = 2) -> str:
+    """A score for a table: fixed digits, or an em dash when missing."""
+    return "—" if x is None else f"{x:.{digits}f}"
+
+
+def table(title: str, columns: list[str]) -> Table:
+    """A plain table with the given column headers."""
+    t = Table(title=title, title_justify="left")
+    for c in columns:
+        t.add_column(c)
+    return t

@@ -1,0 +1,30 @@
+"""``psym list``: installed tasks and the plugin providing each."""
+
+from __future__ import annotations
+
+import click
+
+from .console import print_json, stderr, stdout, table
+
+
+@click.command("list")
+@click.option("--json", "as_json", is_flag=True)
+def list_cmd(as_json: bool) -> None:
+    """List installed tasks with their plugin."""
+    from ..registry import instruments, registration_failures
+
+    insts = instruments()
+    rows = [{"task": i.id, "name": i.name, "items": len(i.items),
+             "plugin": i.plugin.name if i.plugin else None,
+             "distribution": i.plugin.distribution if i.plugin else None,
+             "version": i.plugin.version if i.plugin else None}
+            for i in sorted(insts.values(), key=lambda i: i.id)]
+    for msg in registration_failures():
+        stderr.print(f"psym: skipped an invalid instrument: {msg}", markup=False)
+    if as_json:
+        print_json(rows)
+        return
+    t = table("installed tasks", ["task", "name", "items", "plugin"])
+    for r in rows:
+        t.add_row(r["task"], r["name"], str(r["items"]), f"{r['distribution']} {r['version']}")
+    stdout.print(t)

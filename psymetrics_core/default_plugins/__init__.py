@@ -1,0 +1,1 @@
+"""Internal plugins: the core's default implementation of every hook, registered last."""

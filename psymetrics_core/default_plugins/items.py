@@ -1,0 +1,16 @@
+"""Default ``load_items``: the items of the requested form, as loaded from the spec."""
+
+from __future__ import annotations
+
+from ..errors import PsymError
+from ..hookspecs import hookimpl
+from ..types import Instrument, Item
+
+
+@hookimpl(trylast=True)
+def load_items(instrument: Instrument, form: str) -> list[Item]:
+    """Return the items of ``form``; an unknown form is an error listing the known ones."""
+    if form not in instrument.forms:
+        raise PsymError(f"task '{instrument.id}' has no form '{form}' "
+                        f"(forms: {', '.join(instrument.forms)})")
+    return list(instrument.forms[form])

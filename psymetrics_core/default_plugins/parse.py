@@ -1,0 +1,88 @@
+"""Default ``parse_response`` and the built-in named parsers.
+
+``first_valid_int`` takes the first whole number in the completion that is a valid option value
+(the rule of seed 002's extractor, restricted to the item's own codes); failing that, the
+option whose label appears earliest (longest label first, so "disagree" never reads as
+"agree"). A completion with neither is "refused" when it reads like a refusal, else "unparsed".
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Sequence
+
+from ..hookspecs import hookimpl
+from ..types import Answer, Completion, Instrument, Item, Option, Prompt
+
+__all__ = ["first_valid_int", "parse_response", "register_parsers", "looks_like_refusal"]
+
+_INT = re.compile(r"(?<![\d.])\d+(?![\d.]\d)")
+_REFUSAL = re.compile(
+    r"\b(i can(?:no|')t|i am (?:not able|unable)|i'm (?:not able|unable)|as an ai|"
+    r"i do(?: not|n't) have (?:personal|opinions|feelings|beliefs)|i won't|i will not|"
+    r"i'm sorry|i am sorry|cannot (?:answer|provide|express))",
+    re.IGNORECASE,
+)
+
+
+def looks_like_refusal(text: str) -> bool:
+    """Whether ``text`` reads like a refusal to answer."""
+    return bool(_REFUSAL.search(text))
+
+
+def first_valid_int(text: str, options: Sequence[Option]) -> tuple[int | None, str]:
+    """Parse ``text`` into an option value; returns ``(value, status)``."""
+    valid = {o.value for o in options}
+    for m in _INT.finditer(text):
+        value = int(m.group())
+        if value in valid:
+            return value, "ok"
+    lowered = text.lower()
+    best: tuple[int, int, int] | None = None  # (position, -label length, value)
+    for o in sorted(options, key=lambda o: -len(o.label)):
+        label = o.label.lower().strip()
+        if not label:
+            continue
+        m = re.search(r"(?<![a-z])" + re.escape(label) + r"(?![a-z])", lowered)
+        if m is None:
+            continue
+        # a shorter label inside an already matched longer one does not count
+        if best is not None and best[0] <= m.start() < best[0] - best[1]:
+            continue
+        cand = (m.start(), -len(label), o.value)
+        if best is None or cand < best:
+            best = cand
+    if best is not None:
+        return best[2], "ok"
+    return None, "refused" if looks_like_refusal(text) else "unparsed"
+
+
+@hookimpl(trylast=True)
+def register_parsers(register: Callable[..., None]) -> None:
+    """Register the built-in parsers."""
+    register("first_valid_int", first_valid_int)
+
+
+@hookimpl(trylast=True)
+def parse_response(instrument: Instrument, item: Item, prompt: Prompt,
+                   completion: Completion) -> Answer:
+    """Argmax over option log-probabilities when given, else the instrument's text parser."""
+    if completion.option_logprobs is not None:
+        lps = list(completion.option_logprobs)
+        top = max(lps)
+        weights = [math.exp(lp - top) for lp in lps]
+        total = sum(weights)
+        probs = {o.value: w / total for o, w in zip(prompt.options, weights, strict=True)}
+        best = max(range(len(lps)), key=lambda i: lps[i])
+        return Answer(prompt.options[best].value, "ok", probs)
+    from ..registry import parsers
+
+    parser = parsers().get(instrument.parser)
+    if parser is None:
+        from ..errors import PsymError
+
+        raise PsymError(f"task '{instrument.id}' asks for parser '{instrument.parser}', which no "
+                        f"plugin registers (known: {', '.join(sorted(parsers()))})")
+    value, status = parser(completion.text or "", prompt.options)
+    return Answer(value, status)

@@ -1,0 +1,124 @@
+"""The whole plugin API: pluggy hook specifications of the ``psymetrics`` project.
+
+Registration hooks are *collect* hooks: every plugin's implementation is called with a
+``register`` callback. Pipeline hooks are *firstresult*: the first non-``None`` result wins,
+and the core's defaults are registered with ``trylast=True`` so any third-party plugin runs
+before them. Returning ``None`` from a pipeline hook means "not mine, ask the next plugin".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import pluggy
+
+if TYPE_CHECKING:
+    import click
+
+    from .types import Answer, Completion, Instrument, Item, Prompt, ScaleScore
+
+__all__ = ["hookspec", "hookimpl", "PROJECT"]
+
+PROJECT = "psymetrics"
+hookspec = pluggy.HookspecMarker(PROJECT)
+hookimpl = pluggy.HookimplMarker(PROJECT)
+
+
+# --- registration: collect hooks, called once per process -------------------------------
+
+
+@hookspec
+def register_instruments(register: Callable[..., None]) -> None:
+    """Register instruments (tasks).
+
+    :param register: call ``register(path)`` with the path of an ``instrument.yaml`` (or a
+        directory holding one), or ``register(instrument)`` with a ready ``Instrument``.
+        ``psymetrics_core.data_files(__name__)`` lists every spec shipped in a package.
+    """
+
+
+@hookspec
+def register_backends(register: Callable[..., None]) -> None:
+    """Register model backends.
+
+    :param register: call ``register(name, factory, description="")``; ``factory(model_args)``
+        receives the parsed ``--model-args`` dict and returns a backend object with
+        ``generate(prompts, settings)`` and ``option_logprobs(prompts, settings)`` methods and an
+        ``identity()`` dict for run records (see ``psymetrics_core.backends.base.Backend``).
+    """
+
+
+@hookspec
+def register_parsers(register: Callable[..., None]) -> None:
+    """Register named response parsers that instrument specs can select with ``parser:``.
+
+    :param register: call ``register(name, function)`` where
+        ``function(text, options) -> (value | None, status)`` and ``status`` is one of
+        ``"ok"``, ``"unparsed"`` or ``"refused"``.
+    """
+
+
+@hookspec
+def register_commands(cli: click.Group) -> None:
+    """Add subcommands to the ``psym`` command-line interface.
+
+    :param cli: the top-level click group; call ``cli.add_command(...)``.
+    """
+
+
+# --- pipeline: firstresult; core defaults run last; return None = "not mine" ----------------
+
+
+@hookspec(firstresult=True)
+def load_items(instrument: Instrument, form: str) -> list[Item] | None:
+    """Return the items of ``instrument`` to administer in ``form`` (e.g. ``"original"``).
+
+    firstresult: the core default returns ``instrument.forms[form]``.
+    """
+
+
+@hookspec(firstresult=True)
+def render_prompt(instrument: Instrument, item: Item) -> Prompt | None:
+    """Render one item as a chat prompt with its answer options in presented order.
+
+    firstresult: the core default renders the instrument's Jinja template.
+    """
+
+
+@hookspec(firstresult=True)
+def parse_response(
+    instrument: Instrument, item: Item, prompt: Prompt, completion: Completion
+) -> Answer | None:
+    """Turn a model completion into an ``Answer``.
+
+    An unparseable completion is ``Answer(value=None, status="unparsed")`` (or ``"refused"``),
+    never ``None``: ``None`` means "not mine" and falls through to the next plugin.
+
+    firstresult: the core default uses option log-probabilities when present (argmax), else
+    the instrument's named parser on the completion text.
+    """
+
+
+@hookspec(firstresult=True)
+def score(
+    instrument: Instrument, responses: Mapping[str, int | None], form: str
+) -> dict[str, ScaleScore] | None:
+    """Score one respondent: ``responses`` maps item id to raw answer value (None = missing).
+
+    firstresult: the core default reverse-keys (``min + max - x``) and takes the mean or sum of
+    the answered items of each scale.
+    """
+
+
+@hookspec(firstresult=True)
+def aggregate(
+    instrument: Instrument,
+    scores: Mapping[str, ScaleScore],
+    answers: Sequence[tuple[Item, Answer]],
+) -> dict[str, Any] | None:
+    """Build the task's entry in ``results.json`` from its scale scores and answers.
+
+    firstresult: the core default reports each scale's score and counts, and the number of
+    items answered, unparsed and refused (with the parse rate).
+    """

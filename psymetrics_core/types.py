@@ -1,0 +1,167 @@
+"""Value types that cross the plugin boundary: instruments, items, prompts, answers, scores."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "Option",
+    "ResponseScale",
+    "Item",
+    "ScaleDef",
+    "Instrument",
+    "Prompt",
+    "Completion",
+    "Answer",
+    "ScaleScore",
+    "PluginInfo",
+]
+
+
+@dataclass(frozen=True)
+class Option:
+    """One answer option: the numeric value that is scored and the label shown to the model."""
+
+    value: int
+    label: str
+
+
+@dataclass(frozen=True)
+class ResponseScale:
+    """A response format: an ordered set of numeric options, optionally with its own instruction."""
+
+    name: str
+    min: int
+    max: int
+    options: tuple[Option, ...]
+    instruction: str | None = None
+
+    def values(self) -> list[int]:
+        """The valid numeric codes, ascending."""
+        return [o.value for o in self.options]
+
+
+@dataclass(frozen=True)
+class Item:
+    """One questionnaire item, numbered by its official 1-based id."""
+
+    id: str
+    text: str
+    scales: tuple[str, ...]
+    reverse: bool = False
+    response_scale: str = "default"
+    flag: str | None = None  # "attention_check", "filler" or None
+
+    @property
+    def scored(self) -> bool:
+        """Whether the item counts towards any scale (attention checks and fillers do not)."""
+        return self.flag is None and bool(self.scales)
+
+
+@dataclass(frozen=True)
+class ScaleDef:
+    """A scale (or subscale) and how its score is computed."""
+
+    name: str
+    method: str = "mean"  # "mean" or "sum"
+    description: str = ""
+    include_all: bool = False  # a total over every scored item
+
+
+@dataclass
+class Instrument:
+    """A psychometric instrument as loaded from its YAML spec and item CSV(s)."""
+
+    id: str
+    name: str
+    version: str
+    citation: str
+    license_status: str
+    redistributable: bool | None
+    item_source: str
+    scoring_rule: str
+    response_scales: dict[str, ResponseScale]
+    scales: dict[str, ScaleDef]
+    forms: dict[str, list[Item]]
+    prompt_template: str
+    instruction: str
+    system_prompt: str | None = None
+    eos: str = ":"
+    parser: str = "first_valid_int"
+    notes: str = ""
+    spec_path: Path | None = None
+    plugin: PluginInfo | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def items(self) -> list[Item]:
+        """Items of the default ('original') form."""
+        return self.forms["original"]
+
+    def scale_items(self, scale: str, form: str = "original") -> list[Item]:
+        """The scored items that belong to ``scale`` in ``form``."""
+        sdef = self.scales[scale]
+        items = self.forms[form]
+        if sdef.include_all:
+            return [it for it in items if it.scored]
+        return [it for it in items if it.scored and scale in it.scales]
+
+    def response_scale_for(self, item: Item) -> ResponseScale:
+        """The response scale that ``item`` is answered on."""
+        return self.response_scales[item.response_scale]
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """A rendered prompt: chat messages plus the options in the order presented."""
+
+    messages: tuple[dict[str, str], ...]
+    options: tuple[Option, ...]
+    text: str  # the user-visible text of the last user message
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-able view for run records."""
+        return {
+            "messages": list(self.messages),
+            "options": [{"value": o.value, "label": o.label} for o in self.options],
+        }
+
+
+@dataclass(frozen=True)
+class Completion:
+    """What a backend returned for one prompt."""
+
+    text: str | None = None
+    option_logprobs: tuple[float, ...] | None = None  # aligned with Prompt.options
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A parsed answer. ``value`` is None when unparsed or refused; ``status`` says which."""
+
+    value: int | None
+    status: str  # "ok", "unparsed", "refused"
+    probabilities: dict[int, float] | None = None  # option value -> probability (logprob mode)
+
+
+@dataclass(frozen=True)
+class ScaleScore:
+    """A scale score with the item counts behind it."""
+
+    scale: str
+    score: float | None
+    n_items: int
+    n_answered: int
+    method: str
+
+
+@dataclass(frozen=True)
+class PluginInfo:
+    """Where something came from: plugin name, distribution and version."""
+
+    name: str
+    distribution: str | None = None
+    version: str | None = None
