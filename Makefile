@@ -32,7 +32,7 @@ typecheck:
 	$(VENV)/bin/mypy psymetrics_core
 
 unit:
-	$(VENV)/bin/pytest -q
+	PSYM_TEST_CACHE_DIR=$${PSYM_TEST_CACHE_DIR:-$(CURDIR)/.venv/psym-test-cache} $(VENV)/bin/pytest -q
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info

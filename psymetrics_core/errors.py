@@ -19,8 +19,9 @@ class PsymError(Exception):
 class SpecError(PsymError):
     """An instrument spec (YAML or item CSV) is invalid; the message names file, row and field."""
 
-    def __init__(self, path: object, message: str, *, row: int | None = None,
-                 field: str | None = None) -> None:
+    def __init__(
+        self, path: object, message: str, *, row: int | None = None, field: str | None = None
+    ) -> None:
         where = str(path)
         if row is not None:
             where += f", row {row}"

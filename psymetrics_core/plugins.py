@@ -66,7 +66,9 @@ def _warn(message: str) -> None:
     print(f"psym: {message}", file=sys.stderr)
 
 
-def make_plugin_manager(*, autoload: bool = True) -> tuple[pluggy.PluginManager, list[PluginRecord]]:
+def make_plugin_manager(
+    *, autoload: bool = True
+) -> tuple[pluggy.PluginManager, list[PluginRecord]]:
     """Build a plugin manager with the core defaults and (if ``autoload``) installed plugins.
 
     Returns the manager and one ``PluginRecord`` per plugin considered.
@@ -138,9 +140,9 @@ def get_plugin_manager() -> pluggy.PluginManager:
         pm, records = make_plugin_manager()
         _STATE["pm"] = pm
         _STATE["records"] = records
-    pm = _STATE["pm"]
-    assert isinstance(pm, pluggy.PluginManager)
-    return pm
+    manager = _STATE["pm"]
+    assert isinstance(manager, pluggy.PluginManager)
+    return manager
 
 
 def plugin_records() -> list[PluginRecord]:

@@ -123,11 +123,17 @@ def backends() -> dict[str, BackendEntry]:
     for impl in _each_impl("register_backends"):
         info = _plugin_info(impl.plugin_name)
 
-        def register(name: str, factory: Callable[[dict[str, str]], Any],
-                     description: str = "", _info: PluginInfo = info) -> None:
+        def register(
+            name: str,
+            factory: Callable[[dict[str, str]], Any],
+            description: str = "",
+            _info: PluginInfo = info,
+        ) -> None:
             if name in found:
-                raise PsymError(f"backend '{name}' is registered twice: by plugin "
-                                f"'{found[name].plugin.name}' and by plugin '{_info.name}'")
+                raise PsymError(
+                    f"backend '{name}' is registered twice: by plugin "
+                    f"'{found[name].plugin.name}' and by plugin '{_info.name}'"
+                )
             found[name] = BackendEntry(name, factory, description, _info)
 
         impl.function(register=register)

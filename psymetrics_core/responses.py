@@ -16,8 +16,9 @@ __all__ = ["read_responses", "score_responses"]
 COLUMNS = ("respondent", "item", "response")
 
 
-def read_responses(path: str | Path, inst: Instrument, form: str = "original"
-                   ) -> dict[str, dict[str, int | None]]:
+def read_responses(
+    path: str | Path, inst: Instrument, form: str = "original"
+) -> dict[str, dict[str, int | None]]:
     """Read ``respondent,item,response`` rows into {respondent: {item: value}}.
 
     An empty response is missing (None). Unknown items, values outside the item's response
@@ -33,8 +34,10 @@ def read_responses(path: str | Path, inst: Instrument, form: str = "original"
         cols = [c.strip() for c in (reader.fieldnames or [])]
         missing = [c for c in COLUMNS if c not in cols]
         if missing:
-            raise ResponsesError(f"{p}, line 1: missing column(s) {', '.join(missing)} "
-                                 f"(expected columns: {', '.join(COLUMNS)})")
+            raise ResponsesError(
+                f"{p}, line 1: missing column(s) {', '.join(missing)} "
+                f"(expected columns: {', '.join(COLUMNS)})"
+            )
         reader.fieldnames = cols
         for line, row in enumerate(reader, start=2):
             who = (row.get("respondent") or "").strip()
@@ -43,8 +46,10 @@ def read_responses(path: str | Path, inst: Instrument, form: str = "original"
             if not who:
                 raise ResponsesError(f"{p}, line {line}: empty respondent")
             if item_id not in items:
-                raise ResponsesError(f"{p}, line {line}: unknown item {item_id!r} for task "
-                                     f"'{inst.id}' (items are {_id_range(list(items))})")
+                raise ResponsesError(
+                    f"{p}, line {line}: unknown item {item_id!r} for task "
+                    f"'{inst.id}' (items are {_id_range(list(items))})"
+                )
             rs = inst.response_scale_for(items[item_id])
             value: int | None
             if raw == "":
@@ -55,12 +60,15 @@ def read_responses(path: str | Path, inst: Instrument, form: str = "original"
                 except ValueError:
                     value = None
                 if value is None or value not in rs.values():
-                    raise ResponsesError(f"{p}, line {line}: response {raw!r} to item {item_id} "
-                                         f"is not a value of its scale ({rs.min}..{rs.max})")
+                    raise ResponsesError(
+                        f"{p}, line {line}: response {raw!r} to item {item_id} "
+                        f"is not a value of its scale ({rs.min}..{rs.max})"
+                    )
             answers = data.setdefault(who, {})
             if item_id in answers:
-                raise ResponsesError(f"{p}, line {line}: respondent {who!r} answers item "
-                                     f"{item_id} twice")
+                raise ResponsesError(
+                    f"{p}, line {line}: respondent {who!r} answers item {item_id} twice"
+                )
             answers[item_id] = value
     if not data:
         raise ResponsesError(f"{p}: no response rows")
@@ -71,14 +79,17 @@ def _id_range(ids: list[str]) -> str:
     return f"{ids[0]}..{ids[-1]}" if len(ids) > 3 else ", ".join(ids)
 
 
-def score_responses(task: str, path: str | Path, form: str = "original"
-                    ) -> dict[str, dict[str, Any]]:
+def score_responses(
+    task: str, path: str | Path, form: str = "original"
+) -> dict[str, dict[str, Any]]:
     """Scale scores per respondent: {respondent: {scale: {score, n_items, n_answered}}}."""
     inst = get_instrument(task)
     hook = get_plugin_manager().hook
     out: dict[str, dict[str, Any]] = {}
     for who, answers in read_responses(path, inst, form).items():
         scores = hook.score(instrument=inst, responses=answers, form=form)
-        out[who] = {name: {"score": s.score, "n_items": s.n_items, "n_answered": s.n_answered}
-                    for name, s in scores.items()}
+        out[who] = {
+            name: {"score": s.score, "n_items": s.n_items, "n_answered": s.n_answered}
+            for name, s in scores.items()
+        }
     return out

@@ -1,4 +1,4 @@
-"""Run records: ``results.json`` (scores and provenance) and ``samples.jsonl`` (one line per item)."""
+"""Run records: ``results.json`` (scores, provenance) and ``samples.jsonl`` (one line per item)."""
 
 from __future__ import annotations
 
@@ -32,7 +32,8 @@ def provenance() -> dict[str, Any]:
         "psymetrics": __version__,
         "plugins": {
             r.name: {"distribution": r.distribution, "version": r.version, "status": r.status}
-            for r in plugin_records() if r.status != "builtin"
+            for r in plugin_records()
+            if r.status != "builtin"
         },
         "python": sys.version.split()[0],
         "platform": platform.platform(),

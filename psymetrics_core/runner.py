@@ -24,8 +24,9 @@ def make_backend(model: str, model_args: str | dict[str, str] | None = None) -> 
     args = model_args if isinstance(model_args, dict) else parse_model_args(model_args)
     entries = backends()
     if model not in entries:
-        raise BackendError(f"unknown model backend '{model}' (available: "
-                           f"{', '.join(sorted(entries))})")
+        raise BackendError(
+            f"unknown model backend '{model}' (available: {', '.join(sorted(entries))})"
+        )
     return entries[model].factory(args)
 
 
@@ -92,8 +93,7 @@ def evaluate(
     try:
         for inst in instruments:
             reporter = progress(inst.id, _count(inst, form, limit)) if progress else None
-            results["tasks"][inst.id] = _run_task(inst, be, settings, form, limit, writer,
-                                                  reporter)
+            results["tasks"][inst.id] = _run_task(inst, be, settings, form, limit, writer, reporter)
     finally:
         writer.close()
     if out_dir is not None:
@@ -106,8 +106,15 @@ def _count(inst: Instrument, form: str, limit: int | None) -> int:
     return min(n, limit) if limit else n
 
 
-def _run_task(inst: Instrument, be: Any, settings: GenerationSettings, form: str,
-              limit: int | None, writer: SampleWriter, reporter: Reporter | None) -> dict[str, Any]:
+def _run_task(
+    inst: Instrument,
+    be: Any,
+    settings: GenerationSettings,
+    form: str,
+    limit: int | None,
+    writer: SampleWriter,
+    reporter: Reporter | None,
+) -> dict[str, Any]:
     hook = get_plugin_manager().hook
     items: list[Item] = hook.load_items(instrument=inst, form=form)
     if limit is not None:
@@ -116,27 +123,30 @@ def _run_task(inst: Instrument, be: Any, settings: GenerationSettings, form: str
     answers: list[tuple[Item, Answer]] = []
     call = be.option_logprobs if settings.mode == "logprob" else be.generate
     for start in range(0, len(items), CHUNK):
-        chunk_items = items[start:start + CHUNK]
-        chunk_prompts = prompts[start:start + CHUNK]
+        chunk_items = items[start : start + CHUNK]
+        chunk_prompts = prompts[start : start + CHUNK]
         completions = call(chunk_prompts, settings, reporter)
         for it, pr, comp in zip(chunk_items, chunk_prompts, completions, strict=True):
-            ans: Answer = hook.parse_response(instrument=inst, item=it, prompt=pr,
-                                              completion=comp)
+            ans: Answer = hook.parse_response(instrument=inst, item=it, prompt=pr, completion=comp)
             answers.append((it, ans))
-            writer.write({
-                "task": inst.id,
-                "form": form,
-                "item": it.id,
-                "prompt": pr.to_json(),
-                "rendered_prompt": pr.text,
-                "completion": comp.text,
-                "option_logprobs": (dict(zip([o.value for o in pr.options],
-                                             comp.option_logprobs, strict=True))
-                                    if comp.option_logprobs is not None else None),
-                "answer": ans.value,
-                "parse_status": ans.status,
-                "option_probs": ans.probabilities,
-            })
+            writer.write(
+                {
+                    "task": inst.id,
+                    "form": form,
+                    "item": it.id,
+                    "prompt": pr.to_json(),
+                    "rendered_prompt": pr.text,
+                    "completion": comp.text,
+                    "option_logprobs": (
+                        dict(zip([o.value for o in pr.options], comp.option_logprobs, strict=True))
+                        if comp.option_logprobs is not None
+                        else None
+                    ),
+                    "answer": ans.value,
+                    "parse_status": ans.status,
+                    "option_probs": ans.probabilities,
+                }
+            )
     responses = {it.id: a.value for it, a in answers}
     scores = hook.score(instrument=inst, responses=responses, form=form)
     entry: dict[str, Any] = hook.aggregate(instrument=inst, scores=scores, answers=answers)

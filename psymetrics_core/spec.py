@@ -30,8 +30,18 @@ _TRUE = {"1", "true", "yes", "y", "r", "reverse", "reversed"}
 _FALSE = {"", "0", "false", "no", "n"}
 _FLAGS = {"attention_check", "filler"}
 _METHODS = {"mean", "sum"}
-_REQUIRED_TOP = ("id", "name", "version", "citation", "license", "item_source", "forms",
-                 "response_scales", "scales", "prompt")
+_REQUIRED_TOP = (
+    "id",
+    "name",
+    "version",
+    "citation",
+    "license",
+    "item_source",
+    "forms",
+    "response_scales",
+    "scales",
+    "prompt",
+)
 
 
 def find_spec_file(path: str | Path) -> Path:
@@ -44,8 +54,9 @@ def find_spec_file(path: str | Path) -> Path:
     return p
 
 
-def load_instrument(path: str | Path, *, items_override: dict[str, Path] | None = None
-                    ) -> Instrument:
+def load_instrument(
+    path: str | Path, *, items_override: dict[str, Path] | None = None
+) -> Instrument:
     """Load and validate the instrument spec at ``path``.
 
     ``items_override`` maps form names to item CSVs supplied by the user (for instruments whose
@@ -63,8 +74,9 @@ def load_instrument(path: str | Path, *, items_override: dict[str, Path] | None 
     return _build(spec_path, raw, items_override or {})
 
 
-def _req(path: Path, data: dict[str, Any], key: str, kind: type | tuple[type, ...],
-         where: str = "") -> Any:
+def _req(
+    path: Path, data: dict[str, Any], key: str, kind: type | tuple[type, ...], where: str = ""
+) -> Any:
     name = f"{where}{key}"
     if key not in data or data[key] is None:
         raise SpecError(path, "is required but missing", field=name)
@@ -78,15 +90,19 @@ def _req(path: Path, data: dict[str, Any], key: str, kind: type | tuple[type, ..
 def _build(path: Path, raw: dict[str, Any], items_override: dict[str, Path]) -> Instrument:
     version = raw.get("schema_version", SCHEMA_VERSION)
     if version != SCHEMA_VERSION:
-        raise SpecError(path, f"unsupported schema_version {version!r} (this psymetrics reads "
-                        f"{SCHEMA_VERSION})", field="schema_version")
+        raise SpecError(
+            path,
+            f"unsupported schema_version {version!r} (this psymetrics reads {SCHEMA_VERSION})",
+            field="schema_version",
+        )
     for key in _REQUIRED_TOP:
         if key not in raw:
             raise SpecError(path, "is required but missing", field=key)
     inst_id = str(_req(path, raw, "id", str))
     if not inst_id.replace("-", "").replace("_", "").isalnum():
-        raise SpecError(path, f"task id {inst_id!r} may hold only letters, digits, '-' and '_'",
-                        field="id")
+        raise SpecError(
+            path, f"task id {inst_id!r} may hold only letters, digits, '-' and '_'", field="id"
+        )
     lic = _req(path, raw, "license", dict)
     license_status = str(_req(path, lic, "status", str, "license."))
     redistributable = lic.get("redistributable")
@@ -101,8 +117,9 @@ def _build(path: Path, raw: dict[str, Any], items_override: dict[str, Path]) -> 
     _check_template(path, template)
     reverse_rule = raw.get("reverse", "min_plus_max")
     if reverse_rule != "min_plus_max":
-        raise SpecError(path, "only 'min_plus_max' (x' = min + max - x) is supported",
-                        field="reverse")
+        raise SpecError(
+            path, "only 'min_plus_max' (x' = min + max - x) is supported", field="reverse"
+        )
 
     forms_raw = _req(path, raw, "forms", dict)
     if "original" not in forms_raw:
@@ -151,11 +168,16 @@ def _response_scales(path: Path, raw: dict[str, Any]) -> dict[str, ResponseScale
         lo = _req(path, rs, "min", int, where)
         hi = _req(path, rs, "max", int, where)
         if hi <= lo:
-            raise SpecError(path, f"max ({hi}) must be greater than min ({lo})", field=where + "max")
+            raise SpecError(
+                path, f"max ({hi}) must be greater than min ({lo})", field=where + "max"
+            )
         labels = _req(path, rs, "labels", list, where)
         if len(labels) != hi - lo + 1:
-            raise SpecError(path, f"expected {hi - lo + 1} labels (one per value {lo}..{hi}), "
-                            f"got {len(labels)}", field=where + "labels")
+            raise SpecError(
+                path,
+                f"expected {hi - lo + 1} labels (one per value {lo}..{hi}), got {len(labels)}",
+                field=where + "labels",
+            )
         options = tuple(Option(lo + i, str(lab)) for i, lab in enumerate(labels))
         out[str(name)] = ResponseScale(str(name), lo, hi, options, rs.get("instruction"))
     return out
@@ -171,30 +193,47 @@ def _scales(path: Path, raw: dict[str, Any]) -> dict[str, ScaleDef]:
             raise SpecError(path, "expected a mapping", field=f"scales.{name}")
         method = sd.get("method", "mean")
         if method not in _METHODS:
-            raise SpecError(path, f"method must be one of {sorted(_METHODS)}, got {method!r}",
-                            field=f"scales.{name}.method")
+            raise SpecError(
+                path,
+                f"method must be one of {sorted(_METHODS)}, got {method!r}",
+                field=f"scales.{name}.method",
+            )
         items = sd.get("items")
         if items not in (None, "all"):
-            raise SpecError(path, "only 'all' is accepted here (membership is the CSV's "
-                            "'scale' column)", field=f"scales.{name}.items")
-        out[str(name)] = ScaleDef(str(name), method, str(sd.get("description", "")),
-                                  include_all=items == "all")
+            raise SpecError(
+                path,
+                "only 'all' is accepted here (membership is the CSV's 'scale' column)",
+                field=f"scales.{name}.items",
+            )
+        out[str(name)] = ScaleDef(
+            str(name), method, str(sd.get("description", "")), include_all=items == "all"
+        )
     return out
 
 
-def _items(csv_path: Path, rscales: dict[str, ResponseScale], scales: dict[str, ScaleDef],
-           redistributable: bool | None) -> list[Item]:
+def _items(
+    csv_path: Path,
+    rscales: dict[str, ResponseScale],
+    scales: dict[str, ScaleDef],
+    redistributable: bool | None,
+) -> list[Item]:
     if not csv_path.is_file():
-        hint = ("" if redistributable else
-                " (this instrument's items are not shipped: supply your own item file)")
+        hint = (
+            ""
+            if redistributable
+            else " (this instrument's items are not shipped: supply your own item file)"
+        )
         raise SpecError(csv_path, f"item file not found{hint}")
     with csv_path.open(newline="", encoding="utf-8-sig") as fh:
         reader = csv.DictReader(fh)
         cols = reader.fieldnames or []
         for col in ("id", "text", "scale", "reverse"):
             if col not in cols:
-                raise SpecError(csv_path, f"missing column '{col}' (columns are: "
-                                f"{', '.join(cols) or 'none'})", row=1)
+                raise SpecError(
+                    csv_path,
+                    f"missing column '{col}' (columns are: {', '.join(cols) or 'none'})",
+                    row=1,
+                )
         items: list[Item] = []
         seen: set[str] = set()
         for lineno, row in enumerate(reader, start=2):
@@ -204,8 +243,14 @@ def _items(csv_path: Path, rscales: dict[str, ResponseScale], scales: dict[str, 
     return items
 
 
-def _item(csv_path: Path, lineno: int, row: dict[str, str | None], rscales: dict[str, ResponseScale],
-          scales: dict[str, ScaleDef], seen: set[str]) -> Item:
+def _item(
+    csv_path: Path,
+    lineno: int,
+    row: dict[str, str | None],
+    rscales: dict[str, ResponseScale],
+    scales: dict[str, ScaleDef],
+    seen: set[str],
+) -> Item:
     def cell(name: str) -> str:
         return (row.get(name) or "").strip()
 
@@ -220,24 +265,44 @@ def _item(csv_path: Path, lineno: int, row: dict[str, str | None], rscales: dict
         raise SpecError(csv_path, "empty item text", row=lineno, field="text")
     rev = cell("reverse").lower()
     if rev not in _TRUE | _FALSE:
-        raise SpecError(csv_path, f"expected 1/0 (or true/false, R), got {cell('reverse')!r}",
-                        row=lineno, field="reverse")
+        raise SpecError(
+            csv_path,
+            f"expected 1/0 (or true/false, R), got {cell('reverse')!r}",
+            row=lineno,
+            field="reverse",
+        )
     flag = cell("flag") or None
     if flag is not None and flag not in _FLAGS:
-        raise SpecError(csv_path, f"expected one of {sorted(_FLAGS)} or empty, got {flag!r}",
-                        row=lineno, field="flag")
+        raise SpecError(
+            csv_path,
+            f"expected one of {sorted(_FLAGS)} or empty, got {flag!r}",
+            row=lineno,
+            field="flag",
+        )
     member = tuple(s.strip() for s in cell("scale").split(";") if s.strip())
     for s in member:
         if s not in scales:
-            raise SpecError(csv_path, f"unknown scale {s!r} (spec defines: {', '.join(scales)})",
-                            row=lineno, field="scale")
+            raise SpecError(
+                csv_path,
+                f"unknown scale {s!r} (spec defines: {', '.join(scales)})",
+                row=lineno,
+                field="scale",
+            )
     if not member and flag is None:
-        raise SpecError(csv_path, "item belongs to no scale; give a scale or flag it "
-                        "attention_check/filler", row=lineno, field="scale")
+        raise SpecError(
+            csv_path,
+            "item belongs to no scale; give a scale or flag it attention_check/filler",
+            row=lineno,
+            field="scale",
+        )
     rs = cell("response_scale") or "default"
     if rs not in rscales:
-        raise SpecError(csv_path, f"unknown response scale {rs!r} (spec defines: "
-                        f"{', '.join(rscales)})", row=lineno, field="response_scale")
+        raise SpecError(
+            csv_path,
+            f"unknown response scale {rs!r} (spec defines: {', '.join(rscales)})",
+            row=lineno,
+            field="response_scale",
+        )
     return Item(item_id, text, member, rev in _TRUE, rs, flag)
 
 
@@ -249,13 +314,20 @@ def _check_forms_agree(path: Path, forms: dict[str, list[Item]]) -> None:
         ids = {it.id for it in items}
         if ids != set(ref):
             diff = sorted(ids ^ set(ref))
-            raise SpecError(path, f"form '{form}' must have the same item ids as 'original' "
-                            f"(differ: {', '.join(diff[:5])})", field=f"forms.{form}")
+            raise SpecError(
+                path,
+                f"form '{form}' must have the same item ids as 'original' "
+                f"(differ: {', '.join(diff[:5])})",
+                field=f"forms.{form}",
+            )
         for it in items:
             o = ref[it.id]
             if (it.scales, it.reverse, it.flag) != (o.scales, o.reverse, o.flag):
-                raise SpecError(path, f"item {it.id} of form '{form}' is keyed differently from "
-                                "the original", field=f"forms.{form}")
+                raise SpecError(
+                    path,
+                    f"item {it.id} of form '{form}' is keyed differently from the original",
+                    field=f"forms.{form}",
+                )
 
 
 def _check_template(path: Path, template: str) -> None:
@@ -264,8 +336,9 @@ def _check_template(path: Path, template: str) -> None:
     try:
         jinja2.Environment().parse(template)
     except jinja2.TemplateSyntaxError as exc:
-        raise SpecError(path, f"line {exc.lineno} of the template: {exc.message}",
-                        field="prompt.template") from None
+        raise SpecError(
+            path, f"line {exc.lineno} of the template: {exc.message}", field="prompt.template"
+        ) from None
 
 
 def _describe_scoring(scales: dict[str, ScaleDef], items: list[Item]) -> str:
@@ -274,4 +347,4 @@ def _describe_scoring(scales: dict[str, ScaleDef], items: list[Item]) -> str:
         members = [it for it in items if it.scored and (sdef.include_all or name in it.scales)]
         ids = ", ".join(it.id + ("R" if it.reverse else "") for it in members)
         parts.append(f"{name} = {sdef.method} of items {ids}")
-    return ("Reverse-keyed items (R) are recoded as min + max - x. " + "; ".join(parts) + ".")
+    return "Reverse-keyed items (R) are recoded as min + max - x. " + "; ".join(parts) + "."

@@ -35,13 +35,21 @@ class Reporter(Protocol):
 class Backend(Protocol):
     """What a model backend provides to the pipeline."""
 
-    def generate(self, prompts: Sequence[Prompt], settings: GenerationSettings,
-                 progress: Reporter | None = None) -> list[Completion]:
+    def generate(
+        self,
+        prompts: Sequence[Prompt],
+        settings: GenerationSettings,
+        progress: Reporter | None = None,
+    ) -> list[Completion]:
         """One text completion per prompt."""
         ...
 
-    def option_logprobs(self, prompts: Sequence[Prompt], settings: GenerationSettings,
-                        progress: Reporter | None = None) -> list[Completion]:
+    def option_logprobs(
+        self,
+        prompts: Sequence[Prompt],
+        settings: GenerationSettings,
+        progress: Reporter | None = None,
+    ) -> list[Completion]:
         """Per prompt, the log-likelihood of each option (``Completion.option_logprobs``)."""
         ...
 

@@ -28,9 +28,10 @@ class HFBackend:
 
     def __init__(self, model_args: dict[str, str]) -> None:
         args = dict(model_args)
-        self.pretrained = args.pop("pretrained", None)
-        if not self.pretrained:
+        pretrained = args.pop("pretrained", None)
+        if not pretrained:
             raise BackendError("--model hf needs --model-args pretrained=PATH[,gguf_file=FILE]")
+        self.pretrained: str = pretrained
         self.gguf_file = args.pop("gguf_file", None)
         self.device = args.pop("device", "cpu")
         self.dtype = args.pop("dtype", "float32")
@@ -42,12 +43,16 @@ class HFBackend:
             raise BackendError("--model-args batch_size must be an integer") from exc
         self.chat_template = args.pop("chat_template", "true").lower() not in ("0", "false", "no")
         if args:
-            raise BackendError(f"unknown --model-args for hf: {', '.join(sorted(args))} "
-                               "(known: pretrained, gguf_file, device, dtype, batch_size, "
-                               "chat_template)")
+            raise BackendError(
+                f"unknown --model-args for hf: {', '.join(sorted(args))} "
+                "(known: pretrained, gguf_file, device, dtype, batch_size, "
+                "chat_template)"
+            )
         if not self.gguf_file and not Path(self.pretrained).exists():
-            raise BackendError(f"model path not found: {self.pretrained} (the hf backend loads "
-                               "local models only; nothing is downloaded)")
+            raise BackendError(
+                f"model path not found: {self.pretrained} (the hf backend loads "
+                "local models only; nothing is downloaded)"
+            )
         self._model: Any = None
         self._tok: Any = None
 
@@ -86,11 +91,14 @@ class HFBackend:
         assert self.gguf_file is not None and self.pretrained is not None
         copy = converted_copy(self.pretrained, self.gguf_file)
         if (copy / "config.json").is_file():
-            return (AutoModelForCausalLM.from_pretrained(copy, dtype=dtype),
-                    AutoTokenizer.from_pretrained(copy))
+            return (
+                AutoModelForCausalLM.from_pretrained(copy, dtype=dtype),
+                AutoTokenizer.from_pretrained(copy),
+            )
         tok = AutoTokenizer.from_pretrained(self.pretrained, gguf_file=self.gguf_file)
-        model = AutoModelForCausalLM.from_pretrained(self.pretrained, gguf_file=self.gguf_file,
-                                                     dtype=dtype)
+        model = AutoModelForCausalLM.from_pretrained(
+            self.pretrained, gguf_file=self.gguf_file, dtype=dtype
+        )
         self._save_copy(model, tok, copy)
         return model, tok
 
@@ -120,8 +128,11 @@ class HFBackend:
         """The exact text the model is conditioned on (chat template applied)."""
         self._load()
         if self.chat_template and getattr(self._tok, "chat_template", None):
-            return str(self._tok.apply_chat_template(list(prompt.messages), tokenize=False,
-                                                     add_generation_prompt=True))
+            return str(
+                self._tok.apply_chat_template(
+                    list(prompt.messages), tokenize=False, add_generation_prompt=True
+                )
+            )
         return "\n\n".join(m["content"] for m in prompt.messages)
 
     def _encode(self, text: str) -> list[int]:
@@ -129,8 +140,12 @@ class HFBackend:
 
     # -- generation ----------------------------------------------------------------------------
 
-    def generate(self, prompts: Sequence[Prompt], settings: GenerationSettings,
-                 progress: Reporter | None = None) -> list[Completion]:
+    def generate(
+        self,
+        prompts: Sequence[Prompt],
+        settings: GenerationSettings,
+        progress: Reporter | None = None,
+    ) -> list[Completion]:
         """Greedy (temperature 0) or seeded sampled completions, batched with left padding."""
         self._load()
         import torch
@@ -139,12 +154,14 @@ class HFBackend:
         tok.padding_side = "left"
         out: list[Completion] = []
         for start in range(0, len(prompts), self.batch_size):
-            batch = prompts[start:start + self.batch_size]
+            batch = prompts[start : start + self.batch_size]
             texts = [self.context_text(p) for p in batch]
             enc = tok(texts, return_tensors="pt", padding=True, add_special_tokens=False)
             enc = {k: v.to(self.device) for k, v in enc.items()}
-            kwargs: dict[str, Any] = {"max_new_tokens": settings.max_new_tokens,
-                                      "pad_token_id": tok.pad_token_id}
+            kwargs: dict[str, Any] = {
+                "max_new_tokens": settings.max_new_tokens,
+                "pad_token_id": tok.pad_token_id,
+            }
             if settings.temperature > 0:
                 torch.manual_seed(settings.seed + start)
                 kwargs.update(do_sample=True, temperature=settings.temperature)
@@ -152,15 +169,19 @@ class HFBackend:
                 kwargs.update(do_sample=False, temperature=None, top_p=None, top_k=None)
             with torch.inference_mode():
                 gen = model.generate(**enc, **kwargs)
-            new = gen[:, enc["input_ids"].shape[1]:]
+            new = gen[:, enc["input_ids"].shape[1] :]
             for row in new:
                 out.append(Completion(text=tok.decode(row, skip_special_tokens=True)))
             if progress is not None:
                 progress.advance(len(batch))
         return out
 
-    def option_logprobs(self, prompts: Sequence[Prompt], settings: GenerationSettings,
-                        progress: Reporter | None = None) -> list[Completion]:
+    def option_logprobs(
+        self,
+        prompts: Sequence[Prompt],
+        settings: GenerationSettings,
+        progress: Reporter | None = None,
+    ) -> list[Completion]:
         """Log-likelihood of each option's value (e.g. ``"3"``) right after the prompt."""
         self._load()
         out: list[Completion] = []
@@ -185,10 +206,10 @@ class HFBackend:
         pieces = []
         for cont in continuations:
             whole = self._encode(context + cont)
-            if whole[:len(ctx)] != ctx:
+            if whole[: len(ctx)] != ctx:
                 pieces.append((ctx, self._encode(cont)))
             else:
-                pieces.append((ctx, whole[len(ctx):]))
+                pieces.append((ctx, whole[len(ctx) :]))
         with torch.inference_mode():
             if all(len(c) == 1 for _, c in pieces):
                 ids = torch.tensor([ctx], device=self.device)

@@ -18,8 +18,14 @@ stdout = Console(highlight=False)
 
 def progress_bar() -> Progress:
     """A progress bar on stderr for long model work."""
-    return Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                    TimeElapsedColumn(), console=stderr, transient=False)
+    return Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=stderr,
+        transient=False,
+    )
 
 
 def print_json(data: Any) -> None:

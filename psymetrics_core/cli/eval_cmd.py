@@ -12,24 +12,47 @@ from .console import fmt, print_json, progress_bar, stderr, stdout, table
 
 @click.command("eval")
 @click.option("--tasks", required=True, help="Comma-separated task ids, e.g. bfi,mfq.")
-@click.option("--model", default="smollm2", show_default=True,
-              help="Backend name (see `psym plugins`); default: SmolLM2 on CPU.")
+@click.option(
+    "--model",
+    default="smollm2",
+    show_default=True,
+    help="Backend name (see `psym plugins`); default: SmolLM2 on CPU.",
+)
 @click.option("--model-args", default="", help="Backend arguments, k=v,k=v (lm-eval style).")
-@click.option("--mode", type=click.Choice(["generate", "logprob"]), default="generate",
-              show_default=True, help="Generate text and parse it, or score options' likelihood.")
+@click.option(
+    "--mode",
+    type=click.Choice(["generate", "logprob"]),
+    default="generate",
+    show_default=True,
+    help="Generate text and parse it, or score options' likelihood.",
+)
 @click.option("--seed", type=int, default=1234, show_default=True)
 @click.option("--limit", type=int, default=None, help="Administer only the first N items per task.")
 @click.option("--form", default="original", show_default=True, help="Instrument form.")
 @click.option("--max-new-tokens", type=int, default=24, show_default=True)
-@click.option("--temperature", type=float, default=0.0, show_default=True,
-              help="0 = greedy decoding.")
-@click.option("--output", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Run directory for results.json and samples.jsonl "
-                   "[default: psym-results/<timestamp>].")
+@click.option(
+    "--temperature", type=float, default=0.0, show_default=True, help="0 = greedy decoding."
+)
+@click.option(
+    "--output",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Run directory for results.json and samples.jsonl [default: psym-results/<timestamp>].",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print results.json instead of a table.")
-def eval_cmd(tasks: str, model: str, model_args: str, mode: str, seed: int, limit: int | None,
-             form: str, max_new_tokens: int, temperature: float, output: Path | None,
-             as_json: bool) -> None:
+def eval_cmd(
+    tasks: str,
+    model: str,
+    model_args: str,
+    mode: str,
+    seed: int,
+    limit: int | None,
+    form: str,
+    max_new_tokens: int,
+    temperature: float,
+    output: Path | None,
+    as_json: bool,
+) -> None:
     """Administer instruments to a model and report scale scores with parse rates."""
     from datetime import datetime
 
@@ -47,9 +70,19 @@ def eval_cmd(tasks: str, model: str, model_args: str, mode: str, seed: int, limi
             def advance(self, n: int = 1) -> None:
                 bar.advance(self.id, n)
 
-        results = evaluate(task_list, model=model, model_args=model_args, mode=mode, seed=seed,
-                           limit=limit, form=form, max_new_tokens=max_new_tokens,
-                           temperature=temperature, output=output, progress=_Reporter)
+        results = evaluate(
+            task_list,
+            model=model,
+            model_args=model_args,
+            mode=mode,
+            seed=seed,
+            limit=limit,
+            form=form,
+            max_new_tokens=max_new_tokens,
+            temperature=temperature,
+            output=output,
+            progress=_Reporter,
+        )
     if as_json:
         print_json(results)
         return
@@ -58,16 +91,22 @@ def eval_cmd(tasks: str, model: str, model_args: str, mode: str, seed: int, limi
 
 
 def _print_table(results: dict[str, Any]) -> None:
-    t = table(f"model: {results['model']}  mode: {results['settings']['mode']}  "
-              f"seed: {results['seed']}", ["task", "scale", "score", "items answered"])
+    t = table(
+        f"model: {results['model']}  mode: {results['settings']['mode']}  seed: {results['seed']}",
+        ["task", "scale", "score", "items answered"],
+    )
     for task, entry in results["tasks"].items():
         for i, (scale, s) in enumerate(entry["scales"].items()):
-            t.add_row(task if i == 0 else "", scale, fmt(s["score"]),
-                      f"{s['n_answered']}/{s['n_items']}")
+            t.add_row(
+                task if i == 0 else "", scale, fmt(s["score"]), f"{s['n_answered']}/{s['n_items']}"
+            )
         rate = entry.get("parse_rate")
-        t.add_row("", "[dim]parse rate[/dim]",
-                  "—" if rate is None else f"{100 * rate:.0f}%",
-                  f"[dim]{entry['n_answered']}/{entry['n_items']} parsed, "
-                  f"{entry['n_unparsed']} unparsed, {entry['n_refused']} refused[/dim]",
-                  end_section=True)
+        t.add_row(
+            "",
+            "[dim]parse rate[/dim]",
+            "—" if rate is None else f"{100 * rate:.0f}%",
+            f"[dim]{entry['n_answered']}/{entry['n_items']} parsed, "
+            f"{entry['n_unparsed']} unparsed, {entry['n_refused']} refused[/dim]",
+            end_section=True,
+        )
     stdout.print(t)

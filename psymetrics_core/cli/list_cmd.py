@@ -14,11 +14,17 @@ def list_cmd(as_json: bool) -> None:
     from ..registry import instruments, registration_failures
 
     insts = instruments()
-    rows = [{"task": i.id, "name": i.name, "items": len(i.items),
-             "plugin": i.plugin.name if i.plugin else None,
-             "distribution": i.plugin.distribution if i.plugin else None,
-             "version": i.plugin.version if i.plugin else None}
-            for i in sorted(insts.values(), key=lambda i: i.id)]
+    rows = [
+        {
+            "task": i.id,
+            "name": i.name,
+            "items": len(i.items),
+            "plugin": i.plugin.name if i.plugin else None,
+            "distribution": i.plugin.distribution if i.plugin else None,
+            "version": i.plugin.version if i.plugin else None,
+        }
+        for i in sorted(insts.values(), key=lambda i: i.id)
+    ]
     for msg in registration_failures():
         stderr.print(f"psym: skipped an invalid instrument: {msg}", markup=False)
     if as_json:
@@ -26,5 +32,7 @@ def list_cmd(as_json: bool) -> None:
         return
     t = table("installed tasks", ["task", "name", "items", "plugin"])
     for r in rows:
-        t.add_row(r["task"], r["name"], str(r["items"]), f"{r['distribution']} {r['version']}")
+        t.add_row(
+            str(r["task"]), str(r["name"]), str(r["items"]), f"{r['distribution']} {r['version']}"
+        )
     stdout.print(t)

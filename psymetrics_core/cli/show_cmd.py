@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from .console import print_json, stdout, table
@@ -16,37 +18,54 @@ def show_cmd(task: str, as_json: bool) -> None:
     from ..runner import instrument_record
 
     inst = get_instrument(task)
-    scales = {}
+    scales: dict[str, dict[str, Any]] = {}
     for name, sdef in inst.scales.items():
         members = inst.scale_items(name)
-        scales[name] = {"method": sdef.method, "items": [it.id for it in members],
-                        "reverse": [it.id for it in members if it.reverse]}
+        scales[name] = {
+            "method": sdef.method,
+            "items": [it.id for it in members],
+            "reverse": [it.id for it in members if it.reverse],
+        }
     flagged = {it.id: it.flag for it in inst.items if it.flag}
-    rscales = {n: {"min": r.min, "max": r.max, "labels": [o.label for o in r.options]}
-               for n, r in inst.response_scales.items()}
-    info = {**instrument_record(inst), "n_items": len(inst.items), "forms": list(inst.forms),
-            "scales": scales, "flagged_items": flagged, "response_scales": rscales,
-            "notes": inst.notes}
+    rscales = {
+        n: {"min": r.min, "max": r.max, "labels": [o.label for o in r.options]}
+        for n, r in inst.response_scales.items()
+    }
+    info = {
+        **instrument_record(inst),
+        "n_items": len(inst.items),
+        "forms": list(inst.forms),
+        "scales": scales,
+        "flagged_items": flagged,
+        "response_scales": rscales,
+        "notes": inst.notes,
+    }
     if as_json:
         print_json(info)
         return
-    stdout.print(f"[bold]{inst.name}[/bold]  (task [cyan]{inst.id}[/cyan], "
-                 f"version {inst.version}, {len(inst.items)} items, forms: "
-                 f"{', '.join(inst.forms)})")
+    stdout.print(
+        f"[bold]{inst.name}[/bold]  (task [cyan]{inst.id}[/cyan], "
+        f"version {inst.version}, {len(inst.items)} items, forms: "
+        f"{', '.join(inst.forms)})"
+    )
     stdout.print(f"citation: {inst.citation}", markup=False)
     stdout.print(f"licence:  {inst.license_status}", markup=False)
     stdout.print(f"items:    {inst.item_source}", markup=False)
     if flagged:
-        stdout.print("not scored: " + ", ".join(f"{k} ({v})" for k, v in flagged.items()),
-                     markup=False)
-    for n, r in rscales.items():
-        stdout.print(f"response scale '{n}': " + ", ".join(
-            f"{inst.response_scales[n].min + i}={lab}" for i, lab in enumerate(r["labels"])),
-            markup=False)
+        stdout.print(
+            "not scored: " + ", ".join(f"{k} ({v})" for k, v in flagged.items()), markup=False
+        )
+    for n, rs in inst.response_scales.items():
+        opts = ", ".join(f"{o.value}={o.label}" for o in rs.options)
+        stdout.print(f"response scale '{n}': {opts}", markup=False)
     t = table("scales", ["scale", "method", "items", "reverse-keyed"])
     for name, s in scales.items():
-        t.add_row(name, s["method"], f"{len(s['items'])}: " + " ".join(s["items"]),
-                  " ".join(s["reverse"]) or "—")
+        t.add_row(
+            name,
+            s["method"],
+            f"{len(s['items'])}: " + " ".join(s["items"]),
+            " ".join(s["reverse"]) or "—",
+        )
     stdout.print(t)
     stdout.print(f"scoring: {inst.scoring_rule}", markup=False)
     if inst.notes:

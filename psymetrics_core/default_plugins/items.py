@@ -11,6 +11,7 @@ from ..types import Instrument, Item
 def load_items(instrument: Instrument, form: str) -> list[Item]:
     """Return the items of ``form``; an unknown form is an error listing the known ones."""
     if form not in instrument.forms:
-        raise PsymError(f"task '{instrument.id}' has no form '{form}' "
-                        f"(forms: {', '.join(instrument.forms)})")
+        raise PsymError(
+            f"task '{instrument.id}' has no form '{form}' (forms: {', '.join(instrument.forms)})"
+        )
     return list(instrument.forms[form])

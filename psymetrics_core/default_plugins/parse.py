@@ -39,22 +39,16 @@ def first_valid_int(text: str, options: Sequence[Option]) -> tuple[int | None, s
         if value in valid:
             return value, "ok"
     lowered = text.lower()
-    best: tuple[int, int, int] | None = None  # (position, -label length, value)
-    for o in sorted(options, key=lambda o: -len(o.label)):
+    spans: list[tuple[int, int, int]] = []  # (start, end, value) of every label occurrence
+    for o in options:
         label = o.label.lower().strip()
-        if not label:
-            continue
-        m = re.search(r"(?<![a-z])" + re.escape(label) + r"(?![a-z])", lowered)
-        if m is None:
-            continue
-        # a shorter label inside an already matched longer one does not count
-        if best is not None and best[0] <= m.start() < best[0] - best[1]:
-            continue
-        cand = (m.start(), -len(label), o.value)
-        if best is None or cand < best:
-            best = cand
-    if best is not None:
-        return best[2], "ok"
+        if label:
+            pattern = r"(?<![a-z])" + re.escape(label) + r"(?![a-z])"
+            spans += [(m.start(), m.end(), o.value) for m in re.finditer(pattern, lowered)]
+    # a label inside a longer matched label ("agree" in "strongly agree") does not count
+    outer = [a for a in spans if not any(b != a and b[0] <= a[0] and a[1] <= b[1] for b in spans)]
+    if outer:
+        return min(outer)[2], "ok"
     return None, "refused" if looks_like_refusal(text) else "unparsed"
 
 
@@ -65,8 +59,9 @@ def register_parsers(register: Callable[..., None]) -> None:
 
 
 @hookimpl(trylast=True)
-def parse_response(instrument: Instrument, item: Item, prompt: Prompt,
-                   completion: Completion) -> Answer:
+def parse_response(
+    instrument: Instrument, item: Item, prompt: Prompt, completion: Completion
+) -> Answer:
     """Argmax over option log-probabilities when given, else the instrument's text parser."""
     if completion.option_logprobs is not None:
         lps = list(completion.option_logprobs)
@@ -82,7 +77,9 @@ def parse_response(instrument: Instrument, item: Item, prompt: Prompt,
     if parser is None:
         from ..errors import PsymError
 
-        raise PsymError(f"task '{instrument.id}' asks for parser '{instrument.parser}', which no "
-                        f"plugin registers (known: {', '.join(sorted(parsers()))})")
+        raise PsymError(
+            f"task '{instrument.id}' asks for parser '{instrument.parser}', which no "
+            f"plugin registers (known: {', '.join(sorted(parsers()))})"
+        )
     value, status = parser(completion.text or "", prompt.options)
     return Answer(value, status)

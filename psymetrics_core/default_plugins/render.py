@@ -14,23 +14,28 @@ __all__ = ["render_prompt", "render_text"]
 
 @lru_cache(maxsize=64)
 def _template(source: str) -> jinja2.Template:
-    env = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=False,
-                             autoescape=False)
+    env = jinja2.Environment(
+        undefined=jinja2.StrictUndefined, keep_trailing_newline=False, autoescape=False
+    )
     return env.from_string(source)
 
 
 def render_text(instrument: Instrument, item: Item) -> str:
     """The user-message text for ``item``: template filled with instruction, item and options."""
     rs = instrument.response_scale_for(item)
-    return _template(instrument.prompt_template).render(
-        instruction=rs.instruction or instrument.instruction,
-        item=item.text,
-        item_id=item.id,
-        options=list(rs.options),
-        eos=instrument.eos,
-        scale_min=rs.min,
-        scale_max=rs.max,
-    ).strip()
+    return (
+        _template(instrument.prompt_template)
+        .render(
+            instruction=rs.instruction or instrument.instruction,
+            item=item.text,
+            item_id=item.id,
+            options=list(rs.options),
+            eos=instrument.eos,
+            scale_min=rs.min,
+            scale_max=rs.max,
+        )
+        .strip()
+    )
 
 
 @hookimpl(trylast=True)

@@ -18,8 +18,9 @@ def keyed_value(instrument: Instrument, item_id: str, value: int, form: str = "o
 
 
 @hookimpl(trylast=True)
-def score(instrument: Instrument, responses: Mapping[str, int | None],
-          form: str) -> dict[str, ScaleScore]:
+def score(
+    instrument: Instrument, responses: Mapping[str, int | None], form: str
+) -> dict[str, ScaleScore]:
     """Score each scale over the answered items; a scale with no answers scores None."""
     out: dict[str, ScaleScore] = {}
     for name, sdef in instrument.scales.items():
