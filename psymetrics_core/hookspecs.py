@@ -102,9 +102,15 @@ def parse_response(
 
 @hookspec(firstresult=True)
 def score(
-    instrument: Instrument, responses: Mapping[str, int | None], form: str
+    instrument: Instrument,
+    responses: Mapping[str, int | None],
+    form: str,
+    answers: Mapping[str, Answer],
 ) -> dict[str, ScaleScore] | None:
     """Score one respondent: ``responses`` maps item id to raw answer value (None = missing).
+
+    ``answers`` holds the full ``Answer`` per item id (status, probabilities, free-form data)
+    for scorers that need more than the value (behaviour tasks).
 
     firstresult: the core default reverse-keys (``min + max - x``) and takes the mean or sum of
     the answered items of each scale.

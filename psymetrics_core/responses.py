@@ -9,7 +9,7 @@ from typing import Any
 from .errors import ResponsesError
 from .plugins import get_plugin_manager
 from .registry import get_instrument
-from .types import Instrument
+from .types import Answer, Instrument
 
 __all__ = ["read_responses", "score_responses"]
 
@@ -87,7 +87,8 @@ def score_responses(
     hook = get_plugin_manager().hook
     out: dict[str, dict[str, Any]] = {}
     for who, answers in read_responses(path, inst, form).items():
-        scores = hook.score(instrument=inst, responses=answers, form=form)
+        given = {k: Answer(v, "ok") for k, v in answers.items()}
+        scores = hook.score(instrument=inst, responses=answers, form=form, answers=given)
         out[who] = {
             name: {"score": s.score, "n_items": s.n_items, "n_answered": s.n_answered}
             for name, s in scores.items()

@@ -148,7 +148,9 @@ def _run_task(
                 }
             )
     responses = {it.id: a.value for it, a in answers}
-    scores = hook.score(instrument=inst, responses=responses, form=form)
+    scores = hook.score(
+        instrument=inst, responses=responses, form=form, answers={it.id: a for it, a in answers}
+    )
     entry: dict[str, Any] = hook.aggregate(instrument=inst, scores=scores, answers=answers)
     entry["instrument"] = instrument_record(inst)
     entry["prompt_template"] = inst.prompt_template

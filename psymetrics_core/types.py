@@ -145,6 +145,7 @@ class Answer:
     value: int | None
     status: str  # "ok", "unparsed", "refused"
     probabilities: dict[int, float] | None = None  # option value -> probability (logprob mode)
+    data: dict[str, Any] | None = None  # free-form parse output (e.g. behaviour tasks' text)
 
 
 @dataclass(frozen=True)
