@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from .backends.base import GenerationSettings, Reporter, parse_model_args
 from .errors import BackendError, PsymError
+from .item_texts import require_item_texts
 from .plugins import get_plugin_manager
 from .registry import backends, get_instrument
 from .results import SampleWriter, provenance, redact, write_results
@@ -41,6 +42,7 @@ def instrument_record(inst: Instrument) -> dict[str, Any]:
         "license_status": inst.license_status,
         "item_source": inst.item_source,
         "scoring_rule": inst.scoring_rule,
+        "item_texts": "shipped" if inst.texts_shipped else "user-supplied",
         "plugin": plugin.name if plugin else None,
         "distribution": plugin.distribution if plugin else None,
         "plugin_version": plugin.version if plugin else None,
@@ -59,6 +61,7 @@ def evaluate(
     max_new_tokens: int = 24,
     temperature: float = 0.0,
     output: str | Path | None = None,
+    item_files: Mapping[str, str | Path] | None = None,
     progress: Callable[[str, int], Reporter] | None = None,
     backend: Any = None,
 ) -> dict[str, Any]:
@@ -66,12 +69,14 @@ def evaluate(
 
     ``progress(task, n_prompts)`` may return a reporter that is advanced as prompts finish.
     ``backend`` overrides ``model``/``model_args`` with a ready backend object.
+    ``item_files`` maps ``task`` (or ``task:form``) to a CSV of item texts (``id,text``) for
+    instruments that do not ship their texts.
     """
     if mode not in MODES:
         raise PsymError(f"--mode must be one of {', '.join(MODES)}, got {mode!r}")
     if limit is not None and limit < 1:
         raise PsymError("--limit must be at least 1")
-    instruments = [get_instrument(t) for t in tasks]
+    instruments = [require_item_texts(get_instrument(t), form, item_files) for t in tasks]
     if not instruments:
         raise PsymError("no tasks given")
     settings = GenerationSettings(mode, max_new_tokens, temperature, seed)

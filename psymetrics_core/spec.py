@@ -54,13 +54,11 @@ def find_spec_file(path: str | Path) -> Path:
     return p
 
 
-def load_instrument(
-    path: str | Path, *, items_override: dict[str, Path] | None = None
-) -> Instrument:
+def load_instrument(path: str | Path) -> Instrument:
     """Load and validate the instrument spec at ``path``.
 
-    ``items_override`` maps form names to item CSVs supplied by the user (for instruments whose
-    items are not redistributable).
+    A spec with ``item_texts: user`` ships its key (ids, scales, reverse keying) but not the item
+    texts; ``psymetrics_core.item_texts.apply_item_texts`` adds them from a user's file.
     """
     spec_path = find_spec_file(path)
     try:
@@ -71,7 +69,7 @@ def load_instrument(
         raise SpecError(spec_path, f"{line}invalid YAML ({getattr(exc, 'problem', exc)})") from None
     if not isinstance(raw, dict):
         raise SpecError(spec_path, "expected a mapping at the top level")
-    return _build(spec_path, raw, items_override or {})
+    return _build(spec_path, raw)
 
 
 def _req(
@@ -87,7 +85,7 @@ def _req(
     return value
 
 
-def _build(path: Path, raw: dict[str, Any], items_override: dict[str, Path]) -> Instrument:
+def _build(path: Path, raw: dict[str, Any]) -> Instrument:
     version = raw.get("schema_version", SCHEMA_VERSION)
     if version != SCHEMA_VERSION:
         raise SpecError(
@@ -124,10 +122,15 @@ def _build(path: Path, raw: dict[str, Any], items_override: dict[str, Path]) -> 
     forms_raw = _req(path, raw, "forms", dict)
     if "original" not in forms_raw:
         raise SpecError(path, "must define an 'original' form", field="forms")
+    item_texts = raw.get("item_texts", "shipped")
+    if item_texts not in ("shipped", "user"):
+        raise SpecError(
+            path, f"expected 'shipped' or 'user', got {item_texts!r}", field="item_texts"
+        )
     forms: dict[str, list[Item]] = {}
     for form, rel in forms_raw.items():
-        csv_path = items_override.get(form) or (path.parent / str(rel))
-        forms[str(form)] = _items(csv_path, rscales, scales, redistributable)
+        csv_path = path.parent / str(rel)
+        forms[str(form)] = _items(csv_path, rscales, scales, item_texts == "shipped")
     _check_forms_agree(path, forms)
     for sname, sdef in scales.items():
         if not sdef.include_all and not any(sname in it.scales for it in forms["original"]):
@@ -152,6 +155,7 @@ def _build(path: Path, raw: dict[str, Any], items_override: dict[str, Path]) -> 
         eos=str(prompt.get("eos", ":")),
         parser=str(raw.get("parser", "first_valid_int")),
         notes=str(raw.get("notes", "")).strip(),
+        texts_shipped=item_texts == "shipped",
         spec_path=path,
         extra={k: v for k, v in raw.items() if k not in _REQUIRED_TOP},
     )
@@ -215,19 +219,16 @@ def _items(
     csv_path: Path,
     rscales: dict[str, ResponseScale],
     scales: dict[str, ScaleDef],
-    redistributable: bool | None,
+    texts_required: bool,
 ) -> list[Item]:
     if not csv_path.is_file():
-        hint = (
-            ""
-            if redistributable
-            else " (this instrument's items are not shipped: supply your own item file)"
-        )
-        raise SpecError(csv_path, f"item file not found{hint}")
+        raise SpecError(csv_path, "item file not found")
     with csv_path.open(newline="", encoding="utf-8-sig") as fh:
         reader = csv.DictReader(fh)
         cols = reader.fieldnames or []
-        for col in ("id", "text", "scale", "reverse"):
+        for col in (
+            ("id", "text", "scale", "reverse") if texts_required else ("id", "scale", "reverse")
+        ):
             if col not in cols:
                 raise SpecError(
                     csv_path,
@@ -237,7 +238,7 @@ def _items(
         items: list[Item] = []
         seen: set[str] = set()
         for lineno, row in enumerate(reader, start=2):
-            items.append(_item(csv_path, lineno, row, rscales, scales, seen))
+            items.append(_item(csv_path, lineno, row, rscales, scales, seen, texts_required))
     if not items:
         raise SpecError(csv_path, "holds no items")
     return items
@@ -250,6 +251,7 @@ def _item(
     rscales: dict[str, ResponseScale],
     scales: dict[str, ScaleDef],
     seen: set[str],
+    texts_required: bool = True,
 ) -> Item:
     def cell(name: str) -> str:
         return (row.get(name) or "").strip()
@@ -261,7 +263,7 @@ def _item(
         raise SpecError(csv_path, f"duplicate item id {item_id!r}", row=lineno, field="id")
     seen.add(item_id)
     text = cell("text")
-    if not text:
+    if not text and texts_required:
         raise SpecError(csv_path, "empty item text", row=lineno, field="text")
     rev = cell("reverse").lower()
     if rev not in _TRUE | _FALSE:

@@ -91,6 +91,7 @@ class Instrument:
     eos: str = ":"
     parser: str = "first_valid_int"
     notes: str = ""
+    texts_shipped: bool = True  # False: the key ships, item texts come from the user
     spec_path: Path | None = None
     plugin: PluginInfo | None = None
     extra: dict[str, Any] = field(default_factory=dict)

@@ -39,6 +39,13 @@ from .console import fmt, print_json, progress_bar, stderr, stdout, table
     default=None,
     help="Run directory for results.json and samples.jsonl [default: psym-results/<timestamp>].",
 )
+@click.option(
+    "--items",
+    "items",
+    multiple=True,
+    metavar="TASK=FILE",
+    help="Item texts (CSV id,text) for a task that does not ship them; repeatable.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print results.json instead of a table.")
 def eval_cmd(
     tasks: str,
@@ -51,11 +58,13 @@ def eval_cmd(
     max_new_tokens: int,
     temperature: float,
     output: Path | None,
+    items: tuple[str, ...],
     as_json: bool,
 ) -> None:
     """Administer instruments to a model and report scale scores with parse rates."""
     from datetime import datetime
 
+    from ..item_texts import parse_items_option
     from ..runner import evaluate
 
     if output is None:
@@ -81,6 +90,7 @@ def eval_cmd(
             max_new_tokens=max_new_tokens,
             temperature=temperature,
             output=output,
+            item_files=parse_items_option(items),
             progress=_Reporter,
         )
     if as_json:

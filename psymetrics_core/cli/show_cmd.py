@@ -51,6 +51,12 @@ def show_cmd(task: str, as_json: bool) -> None:
     stdout.print(f"citation: {inst.citation}", markup=False)
     stdout.print(f"licence:  {inst.license_status}", markup=False)
     stdout.print(f"items:    {inst.item_source}", markup=False)
+    if not inst.texts_shipped:
+        stdout.print(
+            "item texts: NOT shipped with this plugin (licence); supply them with "
+            f"`psym eval --items {inst.id}=FILE.csv` (columns id,text)",
+            markup=False,
+        )
     if flagged:
         stdout.print(
             "not scored: " + ", ".join(f"{k} ({v})" for k, v in flagged.items()), markup=False
