@@ -60,6 +60,20 @@ def register_parsers(register: Callable[..., None]) -> None:
 
 
 @hookspec
+def register_conditions(register: Callable[..., None]) -> None:
+    """Register administration conditions (``psym eval --condition NAME[=ARG]``).
+
+    :param register: call ``register(name, factory, description="", facet="",
+        takes_argument=False)``. ``factory(arg)`` receives the text after ``=`` (or ``None``)
+        and returns a ``psymetrics_core.conditions.Condition``: a named set of optional
+        transforms (form, item list, instrument text, option order, rendered text, chat
+        messages, battery administration). ``facet`` names what it varies (e.g.
+        ``"option_order"``, ``"persona"``); conditions of different facets are crossed in a
+        grid, conditions of one facet are alternative levels.
+    """
+
+
+@hookspec
 def register_commands(cli: click.Group) -> None:
     """Add subcommands to the ``psym`` command-line interface.
 
@@ -79,10 +93,15 @@ def load_items(instrument: Instrument, form: str) -> list[Item] | None:
 
 
 @hookspec(firstresult=True)
-def render_prompt(instrument: Instrument, item: Item) -> Prompt | None:
+def render_prompt(instrument: Instrument, item: Item, condition: Any = None) -> Prompt | None:
     """Render one item as a chat prompt with its answer options in presented order.
 
-    firstresult: the core default renders the instrument's Jinja template.
+    ``condition`` is the administration cell (``psymetrics_core.conditions.Cell``, bound to a
+    seed via ``condition.seed``) or ``None``; implementations may ignore it, but then the
+    conditions' option order, wording and system-prompt changes are not applied.
+
+    firstresult: the core default renders the instrument's Jinja template and applies the
+    condition.
     """
 
 

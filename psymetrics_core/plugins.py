@@ -41,6 +41,7 @@ DEFAULT_PLUGINS = (
     "psymetrics_core.default_plugins.score",
     "psymetrics_core.default_plugins.aggregate",
     "psymetrics_core.default_plugins.backends",
+    "psymetrics_core.conditions.builtin",
 )
 
 

@@ -16,6 +16,7 @@ __all__ = [
     "get_instrument",
     "backends",
     "parsers",
+    "conditions",
     "BackendEntry",
     "clear_caches",
     "registration_failures",
@@ -153,4 +154,33 @@ def parsers() -> dict[str, Callable[..., tuple[int | None, str]]]:
 
         impl.function(register=register)
     _CACHE["parsers"] = found
+    return found
+
+
+def conditions() -> dict[str, Any]:
+    """Every registered administration condition by name (``ConditionEntry`` values)."""
+    if "conditions" in _CACHE:
+        return _CACHE["conditions"]  # type: ignore[no-any-return]
+    from .conditions.base import ConditionEntry
+
+    found: dict[str, ConditionEntry] = {}
+    for impl in _each_impl("register_conditions"):
+
+        def register(
+            name: str,
+            factory: Callable[[str | None], Any],
+            description: str = "",
+            facet: str = "",
+            takes_argument: bool = False,
+            _plugin: str = impl.plugin_name,
+        ) -> None:
+            if name in found:
+                raise PsymError(
+                    f"condition '{name}' is registered twice: by plugin "
+                    f"'{found[name].plugin}' and by plugin '{_plugin}'"
+                )
+            found[name] = ConditionEntry(name, factory, description, facet, takes_argument, _plugin)
+
+        impl.function(register=register)
+    _CACHE["conditions"] = found
     return found

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from .backends.base import GenerationSettings, Reporter, parse_model_args
+from .conditions import Cell, Condition, cells_for
 from .errors import BackendError, PsymError
 from .item_texts import require_item_texts
 from .plugins import get_plugin_manager
@@ -64,6 +66,9 @@ def evaluate(
     item_files: Mapping[str, str | Path] | None = None,
     progress: Callable[[str, int], Reporter] | None = None,
     backend: Any = None,
+    conditions: Sequence[str] = (),
+    repeats: int = 1,
+    design: str = "grid",
 ) -> dict[str, Any]:
     """Administer ``tasks`` to a model and return the results dict (also written to ``output``).
 
@@ -71,12 +76,19 @@ def evaluate(
     ``backend`` overrides ``model``/``model_args`` with a ready backend object.
     ``item_files`` maps ``task`` (or ``task:form``) to a CSV of item texts (``id,text``) for
     instruments that do not ship their texts.
+    ``conditions`` are ``--condition`` values expanded into cells by ``design`` (see
+    ``conditions.build_cells``); every cell is run ``repeats`` times with seeds ``seed + r``.
+    ``tasks.<task>`` holds the first (cell, repeat) run; ``tasks.<task>.runs`` all of them.
     """
     if mode not in MODES:
         raise PsymError(f"--mode must be one of {', '.join(MODES)}, got {mode!r}")
     if limit is not None and limit < 1:
         raise PsymError("--limit must be at least 1")
     instruments = [require_item_texts(get_instrument(t), form, item_files) for t in tasks]
+    if repeats < 1:
+        raise PsymError("--repeats must be at least 1")
+    cells = cells_for(list(conditions), design)
+    instruments = [get_instrument(t) for t in tasks]
     if not instruments:
         raise PsymError("no tasks given")
     settings = GenerationSettings(mode, max_new_tokens, temperature, seed)
@@ -92,13 +104,26 @@ def evaluate(
         "seed": seed,
         "limit": limit,
         "form": form,
+        "conditions": [c.name for c in cells],
+        "design": design,
+        "repeats": repeats,
+        "seeds": [seed + r for r in range(repeats)],
         **provenance(),
         "tasks": {},
     }
     try:
         for inst in instruments:
-            reporter = progress(inst.id, _count(inst, form, limit)) if progress else None
-            results["tasks"][inst.id] = _run_task(inst, be, settings, form, limit, writer, reporter)
+            n = _count(inst, form, limit) * len(cells) * repeats
+            reporter = progress(inst.id, n) if progress else None
+            runs = [
+                _run_task(
+                    inst, be, replace(settings, seed=seed + r), form, limit, writer, reporter,
+                    cell=cell.bind(seed + r), repeat=r,
+                )
+                for cell in cells
+                for r in range(repeats)
+            ]  # fmt: skip
+            results["tasks"][inst.id] = {**runs[0], "runs": [_run_summary(e) for e in runs]}
     finally:
         writer.close()
     if out_dir is not None:
@@ -119,13 +144,29 @@ def _run_task(
     limit: int | None,
     writer: SampleWriter,
     reporter: Reporter | None,
+    cell: Cell | None = None,
+    repeat: int = 0,
 ) -> dict[str, Any]:
     hook = get_plugin_manager().hook
+    cell = cell if cell is not None else Cell((Condition("original"),), settings.seed)
+    form = cell.form(form)
     items: list[Item] = hook.load_items(instrument=inst, form=form)
     if limit is not None:
         items = items[:limit]
-    prompts: list[Prompt] = [hook.render_prompt(instrument=inst, item=it) for it in items]
+    items = cell.apply_items(inst, items, cell.seed)
+    tag = {**cell.record(), "repeat": repeat, "seed": settings.seed}
     answers: list[tuple[Item, Answer]] = []
+    if cell.battery:
+        from .conditions.battery import administer_battery
+
+        given = administer_battery(inst, items, be, settings, cell, reporter)
+        for it, b_ans, pr, text, extra in given:
+            answers.append((it, b_ans))
+            writer.write(_sample(inst, form, it, pr, text, None, b_ans, {**tag, **extra}))
+        items = []
+    prompts: list[Prompt] = [
+        hook.render_prompt(instrument=inst, item=it, condition=cell) for it in items
+    ]
     call = be.option_logprobs if settings.mode == "logprob" else be.generate
     for start in range(0, len(items), CHUNK):
         chunk_items = items[start : start + CHUNK]
@@ -134,24 +175,7 @@ def _run_task(
         for it, pr, comp in zip(chunk_items, chunk_prompts, completions, strict=True):
             ans: Answer = hook.parse_response(instrument=inst, item=it, prompt=pr, completion=comp)
             answers.append((it, ans))
-            writer.write(
-                {
-                    "task": inst.id,
-                    "form": form,
-                    "item": it.id,
-                    "prompt": pr.to_json(),
-                    "rendered_prompt": pr.text,
-                    "completion": comp.text,
-                    "option_logprobs": (
-                        dict(zip([o.value for o in pr.options], comp.option_logprobs, strict=True))
-                        if comp.option_logprobs is not None
-                        else None
-                    ),
-                    "answer": ans.value,
-                    "parse_status": ans.status,
-                    "option_probs": ans.probabilities,
-                }
-            )
+            writer.write(_sample(inst, form, it, pr, comp.text, comp.option_logprobs, ans, tag))
     responses = {it.id: a.value for it, a in answers}
     scores = hook.score(
         instrument=inst, responses=responses, form=form, answers={it.id: a for it, a in answers}
@@ -159,4 +183,56 @@ def _run_task(
     entry: dict[str, Any] = hook.aggregate(instrument=inst, scores=scores, answers=answers)
     entry["instrument"] = instrument_record(inst)
     entry["prompt_template"] = inst.prompt_template
+    entry.update(condition=cell.name, facets=cell.facets, repeat=repeat, seed=settings.seed)
+    entry["form"] = form
     return entry
+
+
+def _sample(
+    inst: Instrument,
+    form: str,
+    it: Item,
+    pr: Prompt,
+    text: str | None,
+    logprobs: tuple[float, ...] | None,
+    ans: Answer,
+    tag: dict[str, Any],
+) -> dict[str, Any]:
+    """One samples.jsonl line: the item, prompt, completion, answer and the condition tag."""
+    rs = inst.response_scale_for(it)
+    return {
+        "task": inst.id,
+        "form": form,
+        "item": it.id,
+        "prompt": pr.to_json(),
+        "rendered_prompt": pr.text,
+        "completion": text,
+        "option_logprobs": (
+            dict(zip([o.value for o in pr.options], logprobs, strict=True))
+            if logprobs is not None
+            else None
+        ),
+        "answer": ans.value,
+        "parse_status": ans.status,
+        "option_probs": ans.probabilities,
+        **tag,
+        "item_meta": {
+            "scales": list(it.scales),
+            "reverse": it.reverse,
+            "scored": it.scored,
+            "min": rs.min,
+            "max": rs.max,
+        },
+    }
+
+
+def _run_summary(entry: dict[str, Any]) -> dict[str, Any]:
+    """The per-(condition, repeat) record kept in ``tasks.<task>.runs``."""
+    keys = ("condition", "facets", "repeat", "seed", "form", "n_items", "n_answered")
+    out = {k: entry.get(k) for k in keys}
+    out.update({k: entry.get(k) for k in ("n_unparsed", "n_refused", "parse_rate")})
+    out["scales"] = {
+        name: {k: s.get(k) for k in ("score", "n_items", "n_answered")}
+        for name, s in entry.get("scales", {}).items()
+    }
+    return out

@@ -46,6 +46,36 @@ from .console import fmt, print_json, progress_bar, stderr, stdout, table
     metavar="TASK=FILE",
     help="Item texts (CSV id,text) for a task that does not ship them; repeatable.",
 )
+@click.option(
+    "--condition",
+    "conditions",
+    multiple=True,
+    metavar="NAME[=ARG]",
+    help="Administration condition (repeatable; see `psym eval --list-conditions`). "
+    "Conditions of different facets are crossed; A+B composes one cell.",
+)
+@click.option(
+    "--design",
+    type=click.Choice(["grid", "each"]),
+    default="grid",
+    show_default=True,
+    help="grid: every combination across facets; each: every --condition on its own.",
+)
+@click.option(
+    "--repeats",
+    type=int,
+    default=1,
+    show_default=True,
+    help="Seeded repetitions per condition (seeds SEED, SEED+1, ...).",
+)
+@click.option(
+    "--list-conditions",
+    is_flag=True,
+    is_eager=True,
+    expose_value=False,
+    callback=lambda ctx, _p, v: _list_conditions(ctx) if v else None,
+    help="List the registered conditions and exit.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print results.json instead of a table.")
 def eval_cmd(
     tasks: str,
@@ -59,6 +89,9 @@ def eval_cmd(
     temperature: float,
     output: Path | None,
     items: tuple[str, ...],
+    conditions: tuple[str, ...],
+    design: str,
+    repeats: int,
     as_json: bool,
 ) -> None:
     """Administer instruments to a model and report scale scores with parse rates."""
@@ -70,6 +103,11 @@ def eval_cmd(
     if output is None:
         output = Path("psym-results") / datetime.now().strftime("%Y%m%d-%H%M%S")
     task_list = [t.strip() for t in tasks.split(",") if t.strip()]
+    if repeats > 1 and temperature == 0 and mode == "generate":
+        stderr.print(
+            "[yellow]note:[/yellow] --repeats at --temperature 0 (greedy) repeat the same "
+            "answers except where a condition is seeded (permuted-options, item-order-shuffle)"
+        )
     with progress_bar() as bar:
 
         class _Reporter:
@@ -92,12 +130,40 @@ def eval_cmd(
             output=output,
             item_files=parse_items_option(items),
             progress=_Reporter,
+            conditions=conditions,
+            repeats=repeats,
+            design=design,
         )
     if as_json:
         print_json(results)
         return
     _print_table(results)
     stderr.print(f"results: {output / 'results.json'}   samples: {output / 'samples.jsonl'}")
+
+
+def _list_conditions(ctx: click.Context) -> None:
+    from ..registry import conditions
+
+    t = table("conditions", ["name", "facet", "description", "plugin"])
+    for name, e in sorted(conditions().items()):
+        t.add_row(name + ("=ARG" if e.takes_argument else ""), e.facet, e.description, e.plugin)
+    stdout.print(t)
+    ctx.exit(0)
+
+
+def _print_runs(results: dict[str, Any]) -> None:
+    """Scores per (condition, repeat) when more than one run was made."""
+    for task, entry in results["tasks"].items():
+        runs = entry.get("runs") or []
+        if len(runs) < 2:
+            continue
+        scales = list(runs[0]["scales"])
+        t = table(f"{task}: scores per condition and repeat", ["condition", "seed", *scales])
+        for r in runs:
+            t.add_row(
+                r["condition"], str(r["seed"]), *(fmt(r["scales"][s]["score"]) for s in scales)
+            )
+        stdout.print(t)
 
 
 def _print_table(results: dict[str, Any]) -> None:
@@ -120,3 +186,4 @@ def _print_table(results: dict[str, Any]) -> None:
             end_section=True,
         )
     stdout.print(t)
+    _print_runs(results)

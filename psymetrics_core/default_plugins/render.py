@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
+from typing import Any
 
 import jinja2
 
 from ..hookspecs import hookimpl
-from ..types import Instrument, Item, Prompt
+from ..types import Instrument, Item, Option, Prompt
 
 __all__ = ["render_prompt", "render_text"]
 
@@ -20,8 +22,11 @@ def _template(source: str) -> jinja2.Template:
     return env.from_string(source)
 
 
-def render_text(instrument: Instrument, item: Item) -> str:
-    """The user-message text for ``item``: template filled with instruction, item and options."""
+def render_text(instrument: Instrument, item: Item, options: Sequence[Option] | None = None) -> str:
+    """The user-message text for ``item``: template filled with instruction, item and options.
+
+    ``options`` is the presented order (default: the response scale's order).
+    """
     rs = instrument.response_scale_for(item)
     return (
         _template(instrument.prompt_template)
@@ -29,7 +34,7 @@ def render_text(instrument: Instrument, item: Item) -> str:
             instruction=rs.instruction or instrument.instruction,
             item=item.text,
             item_id=item.id,
-            options=list(rs.options),
+            options=list(rs.options if options is None else options),
             eos=instrument.eos,
             scale_min=rs.min,
             scale_max=rs.max,
@@ -39,12 +44,24 @@ def render_text(instrument: Instrument, item: Item) -> str:
 
 
 @hookimpl(trylast=True)
-def render_prompt(instrument: Instrument, item: Item) -> Prompt:
-    """Render ``item`` as chat messages (optional system prompt, then the user message)."""
-    text = render_text(instrument, item)
+def render_prompt(instrument: Instrument, item: Item, condition: Any = None) -> Prompt:
+    """Render ``item`` as chat messages (optional system prompt, then the user message).
+
+    ``condition`` (a ``conditions.Cell``) may change the instrument's text, the option order,
+    the rendered statement and the chat messages.
+    """
+    if condition is not None:
+        instrument = condition.apply_instrument(instrument)
+    options = instrument.response_scale_for(item).options
+    if condition is not None:
+        options = condition.apply_options(instrument, item, options, condition.seed)
+    text = render_text(instrument, item, options)
+    if condition is not None:
+        text = condition.apply_text(instrument, item, text)
     messages: list[dict[str, str]] = []
     if instrument.system_prompt:
         messages.append({"role": "system", "content": instrument.system_prompt})
     messages.append({"role": "user", "content": text})
-    options = instrument.response_scale_for(item).options
-    return Prompt(messages=tuple(messages), options=options, text=text)
+    if condition is not None:
+        messages = condition.apply_messages(messages)
+    return Prompt(messages=tuple(messages), options=tuple(options), text=text)
