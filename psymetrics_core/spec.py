@@ -133,8 +133,11 @@ def _build(path: Path, raw: dict[str, Any]) -> Instrument:
         forms[str(form)] = _items(csv_path, rscales, scales, item_texts == "shipped")
     _check_forms_agree(path, forms)
     for sname, sdef in scales.items():
-        if not sdef.include_all and not any(sname in it.scales for it in forms["original"]):
-            raise SpecError(path, "no item belongs to this scale", field=f"scales.{sname}")
+        if sdef.include_all:
+            continue
+        for need in sdef.of_scales or (sname,):
+            if not any(need in it.scales for it in forms["original"]):
+                raise SpecError(path, "no item belongs to this scale", field=f"scales.{need}")
 
     scoring_rule = raw.get("scoring_rule") or _describe_scoring(scales, forms["original"])
     return Instrument(
@@ -203,16 +206,50 @@ def _scales(path: Path, raw: dict[str, Any]) -> dict[str, ScaleDef]:
                 field=f"scales.{name}.method",
             )
         items = sd.get("items")
-        if items not in (None, "all"):
+        union: tuple[str, ...] = ()
+        if isinstance(items, list) and items and all(isinstance(x, str) for x in items):
+            union = tuple(items)
+        elif items not in (None, "all"):
             raise SpecError(
                 path,
-                "only 'all' is accepted here (membership is the CSV's 'scale' column)",
+                "expected 'all' or a list of scale names (membership is the CSV's 'scale' "
+                f"column), got {items!r}",
                 field=f"scales.{name}.items",
             )
         out[str(name)] = ScaleDef(
-            str(name), method, str(sd.get("description", "")), include_all=items == "all"
+            str(name),
+            method,
+            str(sd.get("description", "")),
+            include_all=items == "all",
+            **_scale_options(path, str(name), sd),
+            of_scales=union,
         )
+    for name, sdef in out.items():
+        for other in sdef.of_scales:
+            if other not in out or other == name:
+                raise SpecError(
+                    path,
+                    f"unknown scale {other!r} (spec defines: {', '.join(out)})",
+                    field=f"scales.{name}.items",
+                )
     return out
+
+
+def _scale_options(path: Path, name: str, sd: dict[str, Any]) -> dict[str, Any]:
+    """The optional ``centre``, ``invert`` and ``higher_is`` settings of one scale."""
+    centre = sd.get("centre")
+    if centre not in (None, "mrat"):
+        raise SpecError(
+            path,
+            f"expected 'mrat' (minus the mean rating of all scored items), got {centre!r}",
+            field=f"scales.{name}.centre",
+        )
+    invert = sd.get("invert", False)
+    if not isinstance(invert, bool):
+        raise SpecError(
+            path, f"expected true or false, got {invert!r}", field=f"scales.{name}.invert"
+        )
+    return {"centre": centre, "invert": invert, "higher_is": str(sd.get("higher_is", ""))}
 
 
 def _items(
@@ -305,7 +342,36 @@ def _item(
             row=lineno,
             field="response_scale",
         )
-    return Item(item_id, text, member, rev in _TRUE, rs, flag)
+    rescale = _rescale(csv_path, lineno, cell("rescale"), rscales[rs])
+    return Item(item_id, text, member, rev in _TRUE, rs, flag, rescale)
+
+
+def _rescale(
+    csv_path: Path, lineno: int, raw: str, rs: ResponseScale
+) -> tuple[tuple[int, float], ...] | None:
+    """Parse a ``rescale`` cell such as ``1=1;2=2.5;3=4`` (one target per response value)."""
+    if not raw:
+        return None
+    pairs: dict[int, float] = {}
+    try:
+        for part in raw.split(";"):
+            src, dst = part.split("=")
+            pairs[int(src)] = float(dst)
+    except ValueError:
+        raise SpecError(
+            csv_path,
+            f"expected value=target pairs such as '1=1;2=2.5;3=4', got {raw!r}",
+            row=lineno,
+            field="rescale",
+        ) from None
+    if sorted(pairs) != rs.values():
+        raise SpecError(
+            csv_path,
+            f"give one target for each value {rs.values()} of scale '{rs.name}', got {raw!r}",
+            row=lineno,
+            field="rescale",
+        )
+    return tuple(sorted(pairs.items()))
 
 
 def _check_forms_agree(path: Path, forms: dict[str, list[Item]]) -> None:
@@ -324,7 +390,12 @@ def _check_forms_agree(path: Path, forms: dict[str, list[Item]]) -> None:
             )
         for it in items:
             o = ref[it.id]
-            if (it.scales, it.reverse, it.flag) != (o.scales, o.reverse, o.flag):
+            if (it.scales, it.reverse, it.flag, it.rescale) != (
+                o.scales,
+                o.reverse,
+                o.flag,
+                o.rescale,
+            ):
                 raise SpecError(
                     path,
                     f"item {it.id} of form '{form}' is keyed differently from the original",
@@ -346,7 +417,12 @@ def _check_template(path: Path, template: str) -> None:
 def _describe_scoring(scales: dict[str, ScaleDef], items: list[Item]) -> str:
     parts = []
     for name, sdef in scales.items():
-        members = [it for it in items if it.scored and (sdef.include_all or name in it.scales)]
+        wanted = set(sdef.of_scales or (name,))
+        members = [
+            it for it in items if it.scored and (sdef.include_all or wanted & set(it.scales))
+        ]
         ids = ", ".join(it.id + ("R" if it.reverse else "") for it in members)
-        parts.append(f"{name} = {sdef.method} of items {ids}")
+        extra = " minus the mean of all scored items (MRAT)" if sdef.centre == "mrat" else ""
+        extra += ", each item inverted (lo + hi - x)" if sdef.invert else ""
+        parts.append(f"{name} = {sdef.method} of items {ids}{extra}")
     return "Reverse-keyed items (R) are recoded as min + max - x. " + "; ".join(parts) + "."

@@ -53,6 +53,8 @@ class Item:
     reverse: bool = False
     response_scale: str = "default"
     flag: str | None = None  # "attention_check", "filler" or None
+    # value map applied after reverse keying, e.g. SR2K item 3: ((1, 1.0), (2, 2.5), (3, 4.0))
+    rescale: tuple[tuple[int, float], ...] | None = None
 
     @property
     def scored(self) -> bool:
@@ -68,6 +70,10 @@ class ScaleDef:
     method: str = "mean"  # "mean" or "sum"
     description: str = ""
     include_all: bool = False  # a total over every scored item
+    of_scales: tuple[str, ...] = ()  # a union of other scales' items (e.g. higher-order values)
+    centre: str | None = None  # "mrat": minus the respondent's mean over all scored items
+    invert: bool = False  # score each keyed item as lo + hi - x (flip the whole orientation)
+    higher_is: str = ""  # what a higher score means, e.g. "more symbolic racism"
 
 
 @dataclass
@@ -107,6 +113,8 @@ class Instrument:
         items = self.forms[form]
         if sdef.include_all:
             return [it for it in items if it.scored]
+        if sdef.of_scales:
+            return [it for it in items if it.scored and set(it.scales) & set(sdef.of_scales)]
         return [it for it in items if it.scored and scale in it.scales]
 
     def response_scale_for(self, item: Item) -> ResponseScale:

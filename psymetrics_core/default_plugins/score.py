@@ -1,20 +1,46 @@
-"""Default ``score``: reverse keying (min + max - x), then mean or sum per scale."""
+"""Default ``score``: reverse keying (min + max - x), optional per-item rescaling, then mean or
+sum per scale, with optional whole-scale inversion and MRAT centring."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
 from ..hookspecs import hookimpl
-from ..types import Instrument, ScaleScore
+from ..types import Instrument, Item, ScaleScore
 
-__all__ = ["score", "keyed_value"]
+__all__ = ["score", "keyed_value", "item_value", "value_range"]
 
 
-def keyed_value(instrument: Instrument, item_id: str, value: int, form: str = "original") -> int:
-    """The value of ``item_id`` after reverse keying."""
-    item = next(it for it in instrument.forms[form] if it.id == item_id)
+def item_value(instrument: Instrument, item: Item, raw: int) -> float:
+    """``raw`` after reverse keying (min + max - x) and the item's ``rescale`` map, if any."""
     rs = instrument.response_scale_for(item)
-    return rs.min + rs.max - value if item.reverse else value
+    x = rs.min + rs.max - raw if item.reverse else raw
+    return dict(item.rescale)[x] if item.rescale else float(x)
+
+
+def value_range(instrument: Instrument, item: Item) -> tuple[float, float]:
+    """The lowest and highest value ``item_value`` can give for ``item``."""
+    if item.rescale:
+        targets = [t for _, t in item.rescale]
+        return min(targets), max(targets)
+    rs = instrument.response_scale_for(item)
+    return float(rs.min), float(rs.max)
+
+
+def keyed_value(instrument: Instrument, item_id: str, value: int, form: str = "original") -> float:
+    """The value of ``item_id`` after reverse keying (and rescaling)."""
+    item = next(it for it in instrument.forms[form] if it.id == item_id)
+    return item_value(instrument, item, value)
+
+
+def _mrat(instrument: Instrument, responses: Mapping[str, int | None], form: str) -> float | None:
+    """The respondent's mean keyed value over every answered scored item (Schwartz's MRAT)."""
+    vals = [
+        item_value(instrument, it, raw)
+        for it in instrument.forms[form]
+        if it.scored and (raw := responses.get(it.id)) is not None
+    ]
+    return sum(vals) / len(vals) if vals else None
 
 
 @hookimpl(trylast=True)
@@ -23,15 +49,24 @@ def score(
 ) -> dict[str, ScaleScore]:
     """Score each scale over the answered items; a scale with no answers scores None."""
     out: dict[str, ScaleScore] = {}
+    mrat = None
+    if any(s.centre == "mrat" for s in instrument.scales.values()):
+        mrat = _mrat(instrument, responses, form)
     for name, sdef in instrument.scales.items():
         members = instrument.scale_items(name, form)
-        values = []
+        values: list[float] = []
         for it in members:
             raw = responses.get(it.id)
             if raw is None:
                 continue
-            rs = instrument.response_scale_for(it)
-            values.append(rs.min + rs.max - raw if it.reverse else raw)
+            v = item_value(instrument, it, raw)
+            if sdef.invert:
+                lo, hi = value_range(instrument, it)
+                v = lo + hi - v
+            if sdef.centre == "mrat" and mrat is not None:
+                v -= mrat
+            values.append(v)
+        value: float | None
         if not values:
             value = None
         elif sdef.method == "sum":
