@@ -25,6 +25,7 @@ def show_cmd(task: str, as_json: bool) -> None:
             "method": sdef.method,
             "items": [it.id for it in members],
             "reverse": [it.id for it in members if it.reverse],
+            **({"higher_is": sdef.higher_is} if sdef.higher_is else {}),
         }
     flagged = {it.id: it.flag for it in inst.items if it.flag}
     rscales = {
@@ -73,6 +74,9 @@ def show_cmd(task: str, as_json: bool) -> None:
             " ".join(s["reverse"]) or "—",
         )
     stdout.print(t)
+    for name, s in scales.items():
+        if s.get("higher_is"):
+            stdout.print(f"{name}: higher = {s['higher_is']}", markup=False)
     stdout.print(f"scoring: {inst.scoring_rule}", markup=False)
     if inst.notes:
         stdout.print(f"notes: {inst.notes}", markup=False)

@@ -91,3 +91,12 @@ def test_16p_schema_matches_the_notes():
         assert {int(it.id) for it in members} == first | second
         # code 1 = agree, so first-pole items are the recoded (8 - x) ones
         assert {int(it.id) for it in members if it.reverse} == first
+
+
+def test_16p_show_flags_the_key_as_unofficial():
+    import subprocess
+    import sys
+
+    cmd = [sys.executable, "-m", "psymetrics_core", "show", "16p"]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    assert out.count("UNOFFICIAL") >= 2  # the name and the scoring rule

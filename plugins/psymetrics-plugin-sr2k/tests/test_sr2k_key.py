@@ -67,3 +67,14 @@ def test_sr2k_schema_matches_the_notes():
     assert inst.scales["racism"].invert and not inst.scales["racism_original_coding"].invert
     assert "more symbolic racism" in inst.scales["racism"].higher_is
     assert inst.response_scales["speed3"].values() == [1, 2, 3]
+
+
+def test_sr2k_show_states_the_orientation():
+    import json
+    import subprocess
+    import sys
+
+    cmd = [sys.executable, "-m", "psymetrics_core", "show", "sr2k", "--json"]
+    info = json.loads(subprocess.run(cmd, capture_output=True, text=True, check=True).stdout)
+    assert info["scales"]["racism"]["higher_is"].startswith("more symbolic racism")
+    assert info["scales"]["racism_original_coding"]["higher_is"].startswith("less")
