@@ -232,7 +232,7 @@ def _run_summary(entry: dict[str, Any]) -> dict[str, Any]:
     out = {k: entry.get(k) for k in keys}
     out.update({k: entry.get(k) for k in ("n_unparsed", "n_refused", "parse_rate")})
     out["scales"] = {
-        name: {k: s.get(k) for k in ("score", "n_items", "n_answered")}
+        name: {k: s.get(k) for k in ("score", "n_items", "n_answered", "method")}
         for name, s in entry.get("scales", {}).items()
     }
     return out

@@ -19,6 +19,7 @@ __all__ = ["main", "cli"]
 
 CORE_COMMANDS = {
     "eval": "psymetrics_core.cli.eval_cmd:eval_cmd",
+    "analyze": "psymetrics_core.cli.analyze_cmd:analyze_cmd",
     "score": "psymetrics_core.cli.score_cmd:score_cmd",
     "list": "psymetrics_core.cli.list_cmd:list_cmd",
     "show": "psymetrics_core.cli.show_cmd:show_cmd",

@@ -1,0 +1,17 @@
+"""``psym analyze``: reliability, validity, norm and response-style analyses of run records.
+
+Pure functions on arrays and frames live in one module per topic (``consistency``,
+``reliability``, ``norms``, ``styles``, ``mbti``, ``facets``, ``validity``); ``report`` puts
+them together for run directories read by ``records``. No model is called.
+"""
+
+from __future__ import annotations
+
+__all__ = ["analyze"]
+
+
+def analyze(*args: object, **kwargs: object) -> dict[str, object]:
+    """Build the analysis report for run directories (see ``report.analyze``)."""
+    from .report import analyze as _analyze
+
+    return _analyze(*args, **kwargs)  # type: ignore[arg-type]

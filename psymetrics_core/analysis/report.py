@@ -1,0 +1,398 @@
+"""Assemble the ``psym analyze`` report from run directories (no model calls)."""
+
+from __future__ import annotations
+
+import csv
+import itertools
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..errors import PsymError
+from . import consistency as cons
+from . import facets as fac
+from . import mbti, norms, reliability, styles, validity
+from .records import DEFAULT_FACET, Run, load_runs
+
+__all__ = ["analyze", "RESPONDENTS", "read_baseline"]
+
+RESPONDENTS = (
+    "respondents are administrations of one model (condition cells x seeded repeats), not "
+    "people; alpha/omega describe how the scale's items co-vary across those administrations"
+)
+
+
+def read_baseline(path: str | Path) -> pd.DataFrame:
+    """Human consistency values: CSV with a ``consistency`` column (optional ``task``,
+    ``condition``), one row per participant (seed 002 §3.4)."""
+    p = Path(path)
+    if not p.is_file():
+        raise PsymError(f"{p}: no such file")
+    rows = []
+    with p.open(newline="", encoding="utf-8-sig") as fh:
+        reader = csv.DictReader(fh)
+        if "consistency" not in (reader.fieldnames or []):
+            raise PsymError(
+                f"{p}, line 1: missing column 'consistency' (optional: task, condition)"
+            )
+        for line, row in enumerate(reader, start=2):
+            try:
+                value = float(row["consistency"])
+            except (TypeError, ValueError):
+                raise PsymError(
+                    f"{p}, line {line}: consistency {row['consistency']!r} is not a number"
+                ) from None
+            if not 0 <= value <= 1:
+                raise PsymError(f"{p}, line {line}: consistency {value} is outside 0..1")
+            rows.append(
+                {
+                    "task": row.get("task") or None,
+                    "condition": row.get("condition") or None,
+                    "consistency": value,
+                }
+            )
+    if not rows:
+        raise PsymError(f"{p}: no rows")
+    return pd.DataFrame(rows)
+
+
+def analyze(
+    paths: Sequence[str | Path],
+    *,
+    reference: str = "original",
+    nan_policy: str = "match",
+    baseline: str | Path | None = None,
+    fence_k: float = 1.5,
+    hypotheses: Sequence[str] = (),
+) -> dict[str, Any]:
+    """The full report for ``paths`` (run directories) as a JSON-able dict."""
+    if nan_policy not in cons.NAN_POLICIES:
+        raise PsymError(f"--nan-policy must be one of {', '.join(cons.NAN_POLICIES)}")
+    runs = load_runs(list(paths))
+    base = read_baseline(baseline) if baseline else None
+    report: dict[str, Any] = {
+        "respondents": RESPONDENTS,
+        "nan_policy": nan_policy,
+        "reference_condition": reference,
+        "runs": [_run_info(r) for r in runs],
+        "analyses": {},
+    }
+    for run in runs:
+        for task in sorted(run.items["task"].unique()) if not run.items.empty else []:
+            items = run.items[run.items["task"] == task]
+            scores = run.scores[run.scores["task"] == task]
+            report["analyses"].setdefault(run.label, {})[task] = _task_report(
+                run, task, items, scores, reference, nan_policy, base, fence_k
+            )
+    hyps = [validity.parse_hypothesis(h) for h in hypotheses]
+    report["convergent_validity"] = _convergent(runs, hyps)
+    return report
+
+
+def _run_info(run: Run) -> dict[str, Any]:
+    r = run.results
+    return {
+        "label": run.label,
+        "path": str(run.path),
+        "model": r.get("model"),
+        "backend": (r.get("backend") or {}).get("pretrained") or r.get("model"),
+        "tasks": sorted(r.get("tasks", {})),
+        "conditions": r.get("conditions", ["original"]),
+        "repeats": r.get("repeats", 1),
+        "seeds": r.get("seeds", [r.get("seed")]),
+        "temperature": (r.get("settings") or {}).get("temperature"),
+        "facets": run.facets,
+    }
+
+
+def _task_report(
+    run: Run,
+    task: str,
+    items: pd.DataFrame,
+    scores: pd.DataFrame,
+    reference: str,
+    nan_policy: str,
+    base: pd.DataFrame | None,
+    fence_k: float,
+) -> dict[str, Any]:
+    conditions = list(dict.fromkeys(items["condition"]))
+    ref = reference if reference in conditions else conditions[0]
+    out: dict[str, Any] = {"conditions": conditions, "reference": ref}
+    out["consistency"] = _consistency(items, ref, nan_policy, base, task, fence_k)
+    scored = items[items["scored"]]
+    out["reliability"] = _reliability(scored)
+    out["icc"] = _icc(scored)
+    out["response_styles"] = _styles(items)
+    out["norms"] = _norms(task, scores, ref)
+    out["mbti_metrics"] = _mbti(items, scores)
+    out["facets"] = _facets(run, scores)
+    return out
+
+
+def _answers(frame: pd.DataFrame) -> dict[str, Any]:
+    return {
+        str(k): (None if pd.isna(v) else v)
+        for k, v in zip(frame["item"], frame["answer"], strict=True)
+    }
+
+
+def _consistency(
+    items: pd.DataFrame, ref: str, nan_policy: str, base: pd.DataFrame | None, task: str, k: float
+) -> dict[str, Any]:
+    rows: list[dict[str, Any]] = []
+    per_item: dict[str, dict[str, list[float]]] = {}
+    for repeat, grp in items.groupby("repeat"):
+        ref_ans = _answers(grp[grp["condition"] == ref])
+        for cond in dict.fromkeys(grp["condition"]):
+            if cond == ref:
+                continue
+            other = _answers(grp[grp["condition"] == cond])
+            ids = [i for i in ref_ans if i in other]
+            m = cons.match_vector([ref_ans[i] for i in ids], [other[i] for i in ids], nan_policy)
+            for i, v in zip(ids, m, strict=True):
+                per_item.setdefault(cond, {}).setdefault(i, []).append(float(v))
+            value = float(np.nanmean(m)) if np.any(~np.isnan(m)) else float("nan")
+            seed = grp["seed"].iloc[0]
+            rows.append(
+                {
+                    "condition": cond,
+                    "repeat": int(repeat),
+                    "seed": _py(seed),
+                    "consistency": value,
+                    "n_items": len(ids),
+                }
+            )
+    out: dict[str, Any] = {"versus": ref, "per_seed": rows, "mean": {}, "per_item": {}}
+    for cond in dict.fromkeys(r["condition"] for r in rows):
+        vals = [r["consistency"] for r in rows if r["condition"] == cond]
+        out["mean"][cond] = float(np.nanmean(vals)) if any(np.isfinite(vals)) else float("nan")
+        out["per_item"][cond] = {i: float(np.nanmean(v)) for i, v in per_item[cond].items()}
+    if base is not None:
+        sel = base[(base["task"].isna()) | (base["task"] == task)]
+        if not sel.empty:
+            fences = cons.tukey_fences(sel["consistency"].tolist(), k)
+            out["human_fences"] = fences
+            for r in rows:
+                c = r["consistency"]
+                r["outside_fences"] = bool(c < fences["lower"] or c > fences["upper"])
+    return out
+
+
+def _matrix(scored: pd.DataFrame, scale: str) -> pd.DataFrame:
+    sub = scored[scored["scales"].apply(lambda s: scale in s)]
+    return sub.pivot_table(
+        index=["condition", "repeat"], columns="item", values="keyed", aggfunc="first"
+    )
+
+
+def _scales(scored: pd.DataFrame) -> list[str]:
+    return list(dict.fromkeys(s for ss in scored["scales"] for s in ss))
+
+
+def _reliability(scored: pd.DataFrame) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for scale in _scales(scored):
+        mat = _matrix(scored, scale).astype(float)
+        out[scale] = {
+            **reliability.cronbach_alpha(mat),
+            "omega": reliability.mcdonald_omega(mat),
+            "respondents": f"{len(mat)} administrations",
+        }
+    return out
+
+
+def _icc(scored: pd.DataFrame) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for cond, grp in scored.groupby("condition", sort=False):
+        if grp["repeat"].nunique() < 2:
+            continue
+        long = grp[["item", "repeat", "keyed"]].astype({"keyed": float})
+        out[str(cond)] = reliability.icc(long, "item", "repeat", "keyed")
+    return out
+
+
+def _styles(items: pd.DataFrame) -> dict[str, Any]:
+    per: list[dict[str, Any]] = []
+    for (cond, repeat), grp in items.groupby(["condition", "repeat"], sort=False):
+        ans = [None if pd.isna(a) else float(a) for a in grp["answer"]]
+        s = styles.response_styles(ans, list(grp["min"]), list(grp["max"]), list(grp["status"]))
+        per.append({"condition": cond, "repeat": int(repeat), **s})
+    keys = (
+        "acquiescence",
+        "agree_rate",
+        "extreme",
+        "midpoint",
+        "straightlining",
+        "modal_share",
+        "refusal_rate",
+        "invalid_rate",
+    )
+    mean: dict[str, dict[str, float]] = {}
+    for cond in dict.fromkeys(p["condition"] for p in per):
+        rows = [p for p in per if p["condition"] == cond]
+        mean[cond] = {k: _nanmean([r[k] for r in rows]) for k in keys}
+    return {"per_administration": per, "mean": mean}
+
+
+def _nanmean(values: Sequence[float]) -> float:
+    arr = np.asarray(values, dtype=float)
+    return float(np.nanmean(arr)) if np.any(np.isfinite(arr)) else float("nan")
+
+
+def _norms(task: str, scores: pd.DataFrame, ref: str) -> dict[str, Any]:
+    try:
+        from ..registry import get_instrument
+
+        groups = norms.norm_groups(get_instrument(task))
+    except PsymError:
+        return {"note": f"instrument '{task}' is not installed; norms unavailable"}
+    if not groups:
+        return {"note": f"instrument '{task}' has no norms"}
+    out: dict[str, Any] = {"caveat": norms.N_CAVEAT, "scales": {}}
+    sub = scores[scores["condition"] == ref]
+    for scale, glist in groups.items():
+        vals = sub.loc[sub["scale"] == scale, "score"].dropna().to_numpy(float)
+        if vals.size == 0:
+            continue
+        m, n = float(vals.mean()), int(vals.size)
+        s = float(vals.std(ddof=1)) if n > 1 else 0.0
+        rows = []
+        for g in glist:
+            row: dict[str, Any] = {"group": g, "model_mean": m, "model_sd": s, "model_n": n}
+            row.update(norms.z_and_percentile(m, g["mean"], g["sd"]))
+            row["hedges_g"] = norms.hedges_g(m, s, n, g["mean"], g["sd"], g["n"])
+            if n >= 2:
+                row["psychobench_test"] = norms.psychobench_test(
+                    m, s, n, g["mean"], g["sd"], g["n"]
+                )
+            else:
+                row["psychobench_test"] = {"note": "needs at least 2 administrations (--repeats)"}
+            rows.append(row)
+        out["scales"][scale] = rows
+    return out
+
+
+def _pomp_vectors(items: pd.DataFrame, scores: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+    """Scale scores per administration rescaled to 0-100 (wide: rows = (condition, repeat))."""
+    wide = scores.pivot_table(
+        index=["condition", "repeat"], columns="scale", values="score", aggfunc="first"
+    ).dropna(axis=1)
+    method = dict(zip(scores["scale"], scores["method"], strict=True))
+    n_items = dict(zip(scores["scale"], scores["n_items"], strict=True))
+    lo, hi = float(items["min"].min()), float(items["max"].max())
+    for scale in wide.columns:
+        k = float(n_items.get(scale) or 1) if method.get(scale) == "sum" else 1.0
+        wide[scale] = [mbti.pomp(v, k * lo, k * hi) for v in wide[scale]]
+    return wide, list(wide.columns)
+
+
+def _mbti(items: pd.DataFrame, scores: pd.DataFrame) -> dict[str, Any]:
+    wide, dims = _pomp_vectors(items, scores)
+    out: dict[str, Any] = {"alpha": mbti.ALPHA, "dimensions": dims, "scale": "0-100 (POMP)"}
+    if not dims:
+        out["note"] = "no scale was scored in every administration"
+        return out
+    conds = list(dict.fromkeys(wide.index.get_level_values(0)))
+    out["consistency"] = {c: mbti.consistency(wide.loc[c].to_numpy()) for c in conds}
+    facet_of = _facet_levels(scores)
+    opt = facet_of.get("option_order", {})
+    fixed = [c for c in conds if opt.get(c, DEFAULT_FACET) == DEFAULT_FACET]
+    shuffled = [c for c in conds if opt.get(c, DEFAULT_FACET) != DEFAULT_FACET]
+    if fixed and shuffled:
+        fx = np.vstack([wide.loc[c].to_numpy() for c in fixed])
+        out["robustness"] = {c: mbti.robustness(fx, wide.loc[c].to_numpy()) for c in shuffled}
+    subj = facet_of.get("subject", {})
+    levels = [c for c in conds if subj.get(c, DEFAULT_FACET) != DEFAULT_FACET]
+    if len(levels) >= 2:
+        out["fairness"] = {
+            f"{a} vs {b}": mbti.fairness(wide.loc[a].to_numpy(), wide.loc[b].to_numpy())
+            for a, b in itertools.combinations(levels, 2)
+        }
+    return out
+
+
+def _facet_levels(scores: pd.DataFrame) -> dict[str, dict[str, str]]:
+    """facet -> {condition: level}."""
+    out: dict[str, dict[str, str]] = {}
+    for col in [c for c in scores.columns if c.startswith("facet:")]:
+        pairs = scores[["condition", col]].drop_duplicates()
+        out[col.split(":", 1)[1]] = dict(zip(pairs["condition"], pairs[col], strict=True))
+    return out
+
+
+def _facets(run: Run, scores: pd.DataFrame) -> dict[str, Any]:
+    cols = [c for c in scores.columns if c.startswith("facet:")]
+    frame = scores.copy()
+    frame["facet:seed"] = frame["repeat"].astype(str)
+    names = [*cols, "facet:seed"]
+    out: dict[str, Any] = {}
+    for scale, grp in frame.groupby("scale", sort=False):
+        res = fac.decompose(grp, names)
+        res["shares"] = {k.split(":", 1)[-1]: v for k, v in res["shares"].items()}
+        res["facets"] = [f.split(":", 1)[1] for f in res["facets"]]
+        out[str(scale)] = res
+    return out
+
+
+def _unit_scores(runs: Sequence[Run]) -> pd.DataFrame:
+    """Scores per unit (run, or run x persona): mean over its default-facet administrations."""
+    rows = []
+    for run in runs:
+        sc = run.scores.dropna(subset=["score"])
+        if sc.empty:
+            continue
+        persona = "facet:persona" if "facet:persona" in sc else None
+        others = [c for c in sc.columns if c.startswith("facet:") and c != persona]
+        for unit, grp in sc.groupby(persona) if persona else [(None, sc)]:
+            base = grp
+            for c in others:
+                base = base[base[c] == DEFAULT_FACET]
+            use = base if not base.empty else grp
+            label = run.label if unit in (None, DEFAULT_FACET) else f"{run.label}/{unit}"
+            for (task, scale), g in use.groupby(["task", "scale"]):
+                rows.append(
+                    {"unit": label, "score_id": f"{task}.{scale}", "score": g["score"].mean()}
+                )
+    return pd.DataFrame(rows)
+
+
+def _convergent(runs: Sequence[Run], hyps: list[validity.Hypothesis]) -> dict[str, Any]:
+    units = _unit_scores(runs)
+    if units.empty or units["unit"].nunique() < 2:
+        return {"note": "needs two or more runs (or persona cells) with scores", "rows": []}
+    wide = units.pivot_table(index="unit", columns="score_id", values="score")
+    declared = bool(hyps)
+    if not hyps:
+        hyps = [h for h in validity.DEFAULT_HYPOTHESES if h.a in wide and h.b in wide]
+    exploratory = False
+    if not hyps:
+        exploratory = True
+        hyps = [
+            validity.Hypothesis(a, b, 0, "exploratory (no declared sign)")
+            for a, b in itertools.combinations(wide.columns, 2)
+        ]
+    rows = []
+    for h in hyps:
+        if h.a not in wide or h.b not in wide:
+            rows.append({"a": h.a, "b": h.b, "expected": h.sign, "note": "score not in every run"})
+            continue
+        res = validity.spearman_fisher(wide[h.a].tolist(), wide[h.b].tolist(), h.sign)
+        rows.append({"a": h.a, "b": h.b, "expected": h.sign, "source": h.source, **res})
+    return {
+        "units": list(wide.index),
+        "declared": declared,
+        "exploratory": exploratory,
+        "rows": rows,
+    }
+
+
+def _py(x: Any) -> Any:
+    if isinstance(x, np.generic):
+        return x.item()
+    if isinstance(x, float) and math.isnan(x):
+        return None
+    return x

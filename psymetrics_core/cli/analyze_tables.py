@@ -1,0 +1,194 @@
+"""Tables and files for ``psym analyze`` (rendering only; the numbers come from analysis)."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+from .console import _clean, stdout, table
+
+__all__ = ["print_report", "write_outputs"]
+
+
+def _f(x: Any, digits: int = 2) -> str:
+    if x is None or (isinstance(x, float) and not math.isfinite(x)):
+        return "—"
+    return f"{x:.{digits}f}"
+
+
+def print_report(report: dict[str, Any]) -> None:
+    """Print every analysis as rich tables on stdout."""
+    t = table("runs", ["run", "model", "conditions", "repeats", "temperature"])
+    for r in report["runs"]:
+        t.add_row(
+            r["label"],
+            str(r["backend"]),
+            ", ".join(r["conditions"]),
+            str(r["repeats"]),
+            str(r["temperature"]),
+        )
+    stdout.print(t)
+    stdout.print(f"[dim]Note: {report['respondents']}.[/dim]")
+    for run, tasks in report["analyses"].items():
+        for task, a in tasks.items():
+            _task_tables(f"{run} · {task}", a)
+    _convergent(report["convergent_validity"])
+
+
+def _task_tables(title: str, a: dict[str, Any]) -> None:
+    c = a["consistency"]
+    if c["per_seed"]:
+        cols = ["condition", f"consistency vs {c['versus']} (mean)", "per seed"]
+        if "human_fences" in c:
+            cols.append("outside human fences")
+        t = table(f"{title}: answer consistency (seed 002 §5.1)", cols)
+        for cond, mean in c["mean"].items():
+            seeds = [r for r in c["per_seed"] if r["condition"] == cond]
+            row = [cond, _f(mean), " ".join(f"{r['seed']}:{_f(r['consistency'])}" for r in seeds)]
+            if "human_fences" in c:
+                row.append(f"{sum(r.get('outside_fences', False) for r in seeds)}/{len(seeds)}")
+            t.add_row(*row)
+        stdout.print(t)
+        if "human_fences" in c:
+            h = c["human_fences"]
+            stdout.print(
+                f"[dim]human fences: [{_f(h['lower'])}, {_f(h['upper'])}] "
+                f"(Q1 {_f(h['q1'])}, Q3 {_f(h['q3'])}, n {h['n']})[/dim]"
+            )
+    t = table(f"{title}: internal consistency", ["scale", "alpha", "omega", "respondents", "items"])
+    for scale, r in a["reliability"].items():
+        om = r["omega"]
+        t.add_row(scale, _f(r["alpha"]), _f(om.get("omega")), r["respondents"], str(r["k"]))
+    stdout.print(t)
+    if a["icc"]:
+        t = table(
+            f"{title}: test-retest across repeats (targets = items)",
+            ["condition", "ICC(A,1)", "ICC(C,1)", "ICC(A,k)", "items", "repeats"],
+        )
+        for cond, r in a["icc"].items():
+            t.add_row(
+                cond,
+                _f(r.get("ICC(A,1)")),
+                _f(r.get("ICC(C,1)")),
+                _f(r.get("ICC(A,k)")),
+                str(r["n_targets"]),
+                str(r["k"]),
+            )
+        stdout.print(t)
+    keys = [
+        "acquiescence",
+        "agree_rate",
+        "extreme",
+        "midpoint",
+        "straightlining",
+        "refusal_rate",
+        "invalid_rate",
+    ]
+    t = table(f"{title}: response styles (mean over repeats)", ["condition", *keys])
+    for cond, r in a["response_styles"]["mean"].items():
+        t.add_row(cond, *(_f(r[k]) for k in keys))
+    stdout.print(t)
+    m = a["mbti_metrics"]
+    if m.get("dimensions"):
+        t = table(
+            f"{title}: seed 001 metrics (alpha = 100, scores as 0-100)",
+            ["metric", "condition(s)", "value"],
+        )
+        for name in ("consistency", "robustness", "fairness"):
+            for cond, v in (m.get(name) or {}).items():
+                t.add_row(name, cond, _f(v, 3))
+        stdout.print(t)
+    facets = a["facets"]
+    names = sorted({k for r in facets.values() for k in r["shares"]} - {"residual"})
+    t = table(
+        f"{title}: variance of scale scores by facet (share of total)",
+        ["scale", *names, "residual", "note"],
+    )
+    for scale, r in facets.items():
+        sh = r["shares"]
+        t.add_row(scale, *(_f(sh.get(n)) for n in names), _f(sh.get("residual")), r.get("note", ""))
+    stdout.print(t)
+    n = a["norms"]
+    if n.get("scales"):
+        t = table(
+            f"{title}: human norms",
+            ["scale", "group", "model", "z", "pct", "Hedges g [95% CI]", "PsychoBench p"],
+        )
+        for scale, rows in n["scales"].items():
+            for r in rows:
+                g = r["hedges_g"]
+                pb = r["psychobench_test"]
+                t.add_row(
+                    scale,
+                    f"{r['group']['name']} {_f(r['group']['mean'])}±{_f(r['group']['sd'])}",
+                    f"{_f(r['model_mean'])}±{_f(r['model_sd'])} (n {r['model_n']})",
+                    _f(r["z"]),
+                    _f(r["percentile"], 0),
+                    f"{_f(g['g'])} [{_f(g['ci_low'])}, {_f(g['ci_high'])}]",
+                    _f(pb.get("p"), 4) if "p" in pb else "—",
+                )
+        stdout.print(t)
+        stdout.print(f"[dim]{n['caveat']}[/dim]")
+    elif n.get("note"):
+        stdout.print(f"[dim]norms: {n['note']}[/dim]")
+
+
+def _convergent(cv: dict[str, Any]) -> None:
+    if not cv.get("rows"):
+        stdout.print(f"[dim]convergent validity: {cv.get('note', 'no hypotheses')}[/dim]")
+        return
+    kind = (
+        "declared hypotheses"
+        if cv["declared"]
+        else ("exploratory, no declared sign" if cv["exploratory"] else "seed 002 hypotheses")
+    )
+    t = table(
+        f"convergent validity across {len(cv['units'])} units ({kind})",
+        ["score A", "score B", "expected", "rho", "95% CI (Fisher z)", "p", "n", "strength"],
+    )
+    for r in cv["rows"]:
+        exp = {1: "+", -1: "−", 0: "?"}[r["expected"]]
+        ci = r.get("ci") or [None, None]
+        t.add_row(
+            r["a"],
+            r["b"],
+            exp,
+            _f(r.get("rho")),
+            f"[{_f(ci[0])}, {_f(ci[1])}]",
+            _f(r.get("p"), 3),
+            str(r.get("n", "")),
+            r.get("strength", r.get("note", "")),
+        )
+    stdout.print(t)
+    stdout.print(f"[dim]units: {', '.join(cv['units'])}[/dim]")
+
+
+def write_outputs(report: dict[str, Any], out: Path) -> None:
+    """Write analysis.json and flat CSVs of consistency, styles and facets into ``out``."""
+    import pandas as pd
+
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "analysis.json").write_text(
+        json.dumps(_clean(report), indent=2) + "\n", encoding="utf-8"
+    )
+    cons, sty, fac = [], [], []
+    for run, tasks in report["analyses"].items():
+        for task, a in tasks.items():
+            cons += [{"run": run, "task": task, **r} for r in a["consistency"]["per_seed"]]
+            sty += [
+                {"run": run, "task": task, **r} for r in a["response_styles"]["per_administration"]
+            ]
+            for scale, r in a["facets"].items():
+                fac += [
+                    {"run": run, "task": task, "scale": scale, "facet": k, "share": v}
+                    for k, v in r["shares"].items()
+                ]
+    for name, rows in (
+        ("consistency", cons),
+        ("response_styles", sty),
+        ("facets", fac),
+        ("convergent_validity", report["convergent_validity"].get("rows", [])),
+    ):
+        pd.DataFrame(rows).to_csv(out / f"{name}.csv", index=False)

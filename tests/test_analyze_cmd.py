@@ -1,0 +1,190 @@
+"""``psym analyze`` end to end on recorded runs (scripted backends in unit tests only)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from psymetrics_core.analysis.report import analyze
+from psymetrics_core.runner import evaluate
+from psymetrics_core.types import Completion
+
+
+class _ValueBackend:
+    """Unit-test backend: answers a value fixed by (item text, seed), whatever the option order."""
+
+    def identity(self) -> dict[str, str]:
+        return {"backend": "scripted"}
+
+    def generate(self, prompts, settings, progress=None):
+        out = []
+        for p in prompts:
+            stmt = re.search(r"Statement: (.*)", p.text)
+            key = f"{stmt.group(1) if stmt else p.text}:{settings.seed}".encode()
+            low = min(o.value for o in p.options)
+            value = low + hashlib.sha256(key).digest()[0] % len(p.options)
+            out.append(Completion(text=f"{value}"))
+        return out
+
+
+# persona k answers item i with PERSONA_ANSWERS[k][i] (mfq items 1..5 = care, fairness,
+# loyalty, authority, purity)
+PERSONA_ANSWERS = {
+    "1": [1, 1, 4, 0, 2],
+    "2": [2, 3, 3, 1, 2],
+    "3": [3, 2, 2, 2, 2],
+    "4": [4, 4, 1, 3, 2],
+}
+
+
+class _PersonaBackend:
+    """Unit-test backend: answers from PERSONA_ANSWERS by the persona in the system prompt."""
+
+    def identity(self) -> dict[str, str]:
+        return {"backend": "scripted-persona"}
+
+    def generate(self, prompts, settings, progress=None):
+        out = []
+        for p in prompts:
+            system = " ".join(m["content"] for m in p.messages if m["role"] == "system")
+            persona = re.search(r"persona (\d)", system).group(1)
+            item = int(re.search(r"\[item (\d+)\]", " ".join(m["content"] for m in p.messages))[1])
+            out.append(Completion(text=str(PERSONA_ANSWERS[persona][item - 1])))
+        return out
+
+
+@pytest.fixture
+def value_run(fresh_plugins, tmp_path: Path) -> Path:
+    out = tmp_path / "run"
+    evaluate(
+        ["bfi"],
+        backend=_ValueBackend(),
+        limit=10,
+        conditions=["original", "reversed-options"],
+        repeats=3,
+        output=out,
+    )
+    return out
+
+
+def test_consistency_styles_and_facets_on_a_value_consistent_respondent(value_run: Path):
+    rep = analyze([value_run])
+    a = rep["analyses"]["run"]["bfi"]
+    # answers do not depend on option order -> consistency 1 in every seed
+    assert a["consistency"]["mean"] == {"reversed-options": 1.0}
+    assert [r["seed"] for r in a["consistency"]["per_seed"]] == [1234, 1235, 1236]
+    # scale scores vary with the seed only: all variance is the seed's
+    for scale, res in a["facets"].items():
+        if res.get("note"):
+            continue
+        assert res["shares"]["option_order"] == pytest.approx(0.0, abs=1e-9), scale
+        assert res["shares"]["seed"] == pytest.approx(1.0), scale
+    assert set(a["reliability"]) == {"extraversion", "agreeableness", "conscientiousness",
+                                     "neuroticism", "openness"}  # fmt: skip
+    assert a["reliability"]["extraversion"]["respondents"] == "6 administrations"
+    assert set(a["icc"]) == {"original", "reversed-options"}
+    styles = a["response_styles"]["mean"]["original"]
+    assert styles["refusal_rate"] == 0.0 and 0.0 <= styles["extreme"] <= 1.0
+    assert a["mbti_metrics"]["robustness"]["reversed-options"] == pytest.approx(1.0)
+    assert "respondents are administrations" in rep["respondents"]
+
+
+def test_consistency_matches_a_direct_count_from_samples(value_run: Path):
+    # independent computation: count unchanged answers straight from samples.jsonl
+    lines = [json.loads(x) for x in (value_run / "samples.jsonl").read_text().splitlines()]
+    by = {(x["condition"], x["seed"], x["item"]): x["answer"] for x in lines}
+    seed = 1235
+    same = [
+        by[("original", seed, i)] == by[("reversed-options", seed, i)]
+        for i in map(str, range(1, 11))
+    ]
+    rep = analyze([value_run], nan_policy="mismatch")
+    row = next(
+        r for r in rep["analyses"]["run"]["bfi"]["consistency"]["per_seed"] if r["seed"] == seed
+    )
+    assert row["consistency"] == pytest.approx(sum(same) / len(same))
+
+
+def test_baseline_fences_flag_out_of_range_models(value_run: Path, tmp_path: Path):
+    base = tmp_path / "human.csv"
+    base.write_text("consistency\n0.5\n0.6\n0.7\n0.8\n0.9\n")  # fences 0.3 .. 1.1
+    rep = analyze([value_run], baseline=base)
+    c = rep["analyses"]["run"]["bfi"]["consistency"]
+    assert c["human_fences"]["upper"] == pytest.approx(1.1)
+    assert not any(r["outside_fences"] for r in c["per_seed"])
+    base.write_text("consistency\n0.5\n0.5\n0.5\n0.5\n")  # fences collapse to 0.5
+    c = analyze([value_run], baseline=base)["analyses"]["run"]["bfi"]["consistency"]
+    assert all(r["outside_fences"] for r in c["per_seed"])
+
+
+def _persona_files(tmp_path: Path) -> list[str]:
+    files = []
+    for k in PERSONA_ANSWERS:
+        f = tmp_path / f"p{k}.txt"
+        f.write_text(f"You are persona {k}.")
+        files.append(f"persona={f}")
+    return files
+
+
+def test_convergent_validity_across_persona_units(fresh_plugins, tmp_path: Path, monkeypatch):
+    from psymetrics_core.registry import get_instrument
+
+    inst = get_instrument("mfq")
+    # tag every item so the scripted backend knows which item it is asked
+    monkeypatch.setattr(inst, "prompt_template", inst.prompt_template + " [item {{ item_id }}]")
+    out = tmp_path / "personas"
+    evaluate(["mfq"], backend=_PersonaBackend(), limit=5, conditions=_persona_files(tmp_path),
+             output=out)  # fmt: skip
+    rep = analyze([out], hypotheses=["mfq.care~mfq.fairness:+", "mfq.care~mfq.loyalty:-"])
+    cv = rep["convergent_validity"]
+    assert cv["units"] == ["personas/persona=p1", "personas/persona=p2", "personas/persona=p3",
+                           "personas/persona=p4"]  # fmt: skip
+    care_fair, care_loyal = cv["rows"]
+    # hand calculation: care 1 2 3 4 vs fairness 1 3 2 4 -> sum d^2 = 2 -> 1 - 12/60 = 0.8;
+    # loyalty 4 3 2 1 -> rho = -1 (CI undefined at |rho| = 1)
+    assert care_fair["rho"] == pytest.approx(0.8) and care_fair["supported"]
+    assert care_loyal["rho"] == pytest.approx(-1.0) and care_loyal["supported"]
+    assert care_fair["n"] == 4
+    # purity is constant across personas: no correlation can be computed
+    rep2 = analyze([out], hypotheses=["mfq.care~mfq.purity:+"])
+    assert "varying" in rep2["convergent_validity"]["rows"][0]["note"]
+    # without declared hypotheses, an exploratory table over all scale pairs
+    assert analyze([out])["convergent_validity"]["exploratory"] is True
+
+
+def test_cli_json_output_dir_and_errors(value_run: Path, tmp_path: Path, capsys):
+    from psymetrics_core.cli import main
+
+    main(["analyze", str(value_run), "--json", "--output", str(tmp_path / "an")])
+    report = json.loads(capsys.readouterr().out)
+    assert report["analyses"]["run"]["bfi"]["consistency"]["mean"]["reversed-options"] == 1.0
+    for name in ("analysis.json", "consistency.csv", "response_styles.csv", "facets.csv"):
+        assert (tmp_path / "an" / name).is_file()
+    main(["analyze", str(value_run)])
+    text = capsys.readouterr().out
+    for heading in ("answer consistency", "internal consistency", "test-retest",
+                    "response styles", "variance of scale scores by facet"):  # fmt: skip
+        assert heading in text
+    with pytest.raises(SystemExit) as exc:
+        main(["analyze", str(tmp_path / "nope")])
+    assert exc.value.code == 1
+    err = capsys.readouterr().err
+    assert "results.json: no such file" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.model
+def test_analyze_a_real_smollm2_run(fresh_plugins, smollm2, tmp_path: Path):
+    out = tmp_path / "real"
+    evaluate(["mfq"], backend=smollm2, limit=2, repeats=2,
+             conditions=["original", "reversed-options"], output=out)  # fmt: skip
+    lines = (out / "samples.jsonl").read_text().splitlines()
+    assert len(lines) == 2 * 2 * 2
+    rep = analyze([out])
+    a = rep["analyses"]["real"]["mfq"]
+    assert set(a["consistency"]["mean"]) == {"reversed-options"}
+    assert 0.0 <= a["consistency"]["mean"]["reversed-options"] <= 1.0
+    assert set(a["response_styles"]["mean"]) == {"original", "reversed-options"}
