@@ -35,6 +35,7 @@ class ScriptedBackend:
 
     def generate(self, prompts, settings, progress=None):
         self.calls += len(prompts)
+        self.prompts = list(prompts)
         return [Completion(text=self.text) for _ in prompts]
 
     def option_logprobs(self, prompts, settings, progress=None):
@@ -43,6 +44,14 @@ class ScriptedBackend:
 
     def identity(self):
         return {"backend": "scripted"}
+
+
+class ScriptedPromptSpy:
+    """Reads back what a ScriptedBackend was last asked."""
+
+    @staticmethod
+    def last(backend: ScriptedBackend) -> str:
+        return backend.prompts[-1].text
 
 
 @pytest.fixture
@@ -145,6 +154,25 @@ def test_hook_register_commands(pm_with):
     group = LazyGroup(name="psym-test")
     result = CliRunner().invoke(group, ["hello"])
     assert result.exit_code == 0 and "hello from a plugin" in result.output
+
+
+def test_hook_register_conditions(pm_with):
+    from psymetrics_core.conditions import Condition
+
+    class Plug:
+        @hookimpl
+        def register_conditions(self, register):
+            shout = Condition("shout", facet="wording", text=lambda inst, item, text: text.upper())
+            register("shout", lambda arg: shout, description="upper-case prompts", facet="wording")
+
+    pm_with(Plug())
+    backend = ScriptedBackend("4")
+    from psymetrics_core.runner import evaluate
+
+    res = evaluate(["bfi"], backend=backend, limit=2, conditions=["shout"])
+    assert res["conditions"] == ["shout"]
+    prompt = ScriptedPromptSpy.last(backend)
+    assert "I SEE MYSELF AS SOMEONE WHO" in prompt
 
 
 def test_hook_load_items(pm_with):
