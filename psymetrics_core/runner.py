@@ -217,13 +217,26 @@ def _sample(
         "option_probs": ans.probabilities,
         **tag,
         "item_meta": {
-            "scales": list(it.scales),
+            "scales": _scales_of(inst, form, it),
             "reverse": it.reverse,
             "scored": it.scored,
             "min": rs.min,
             "max": rs.max,
+            "rescale": [list(p) for p in it.rescale] if it.rescale else None,
         },
     }
+
+
+def _scales_of(inst: Instrument, form: str, it: Item) -> list[str]:
+    """Every scale whose score uses ``it`` (totals and unions of scales included)."""
+    out = []
+    for name in inst.scales:
+        try:
+            if any(x.id == it.id for x in inst.scale_items(name, form)):
+                out.append(name)
+        except KeyError:
+            continue
+    return out or list(it.scales)
 
 
 def _run_summary(entry: dict[str, Any]) -> dict[str, Any]:

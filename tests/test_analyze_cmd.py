@@ -188,3 +188,28 @@ def test_analyze_a_real_smollm2_run(fresh_plugins, smollm2, tmp_path: Path):
     assert set(a["consistency"]["mean"]) == {"reversed-options"}
     assert 0.0 <= a["consistency"]["mean"]["reversed-options"] <= 1.0
     assert set(a["response_styles"]["mean"]) == {"original", "reversed-options"}
+
+
+def test_totals_and_rescaled_items_reach_the_item_analyses(fresh_plugins, tmp_path: Path):
+    from psymetrics_core.registry import get_instrument
+
+    out = tmp_path / "asi"
+    evaluate(["asi"], backend=_ValueBackend(), limit=6, repeats=2, output=out)
+    rel = analyze([out])["analyses"]["asi"]["asi"]["reliability"]
+    assert "total" in rel and rel["total"]["k"] == 6  # the total uses every scored item
+    # SR2K item 3 is rescaled (1-3 onto 1-4) after reverse keying; the keyed value used by
+    # the item analyses is the one the scorer uses
+    out2 = tmp_path / "sr2k"
+    evaluate(["sr2k"], backend=_ValueBackend(), output=out2)
+    from psymetrics_core.analysis.records import load_run
+
+    items = load_run(out2).items
+    inst = get_instrument("sr2k")
+    it3 = next(it for it in inst.items if it.id == "3")
+    row = items[items["item"] == "3"].iloc[0]
+    x = row["answer"]
+    rs = inst.response_scale_for(it3)
+    x = rs.min + rs.max - x if it3.reverse else x
+    expected = dict(it3.rescale or ()).get(int(x), x)
+    assert row["keyed"] == pytest.approx(expected)
+    assert it3.rescale  # the test would be vacuous without a rescale

@@ -235,3 +235,19 @@ def test_identity_cell_renders_like_no_condition(fresh_plugins):
         instrument=inst, item=inst.items[0], condition=Cell((Condition("original"),), 3)
     )
     assert plain == ident
+
+
+def test_alternate_form_condition_administers_the_alternate_items(fresh_plugins, tmp_path: Path):
+    from psymetrics_core.runner import evaluate
+
+    inst = get_instrument("mfq")
+    if "alternate" not in inst.forms:
+        pytest.skip("mfq has no alternate form here")
+    evaluate(["mfq"], backend=_Scripted(), limit=2, conditions=["original", "alternate-form"],
+             output=tmp_path)  # fmt: skip
+    lines = [json.loads(x) for x in (tmp_path / "samples.jsonl").read_text().splitlines()]
+    alt = [x for x in lines if x["condition"] == "alternate-form"]
+    assert [x["form"] for x in alt] == ["alternate", "alternate"]
+    texts = {it.id: it.text for it in inst.forms["alternate"]}
+    assert texts["1"] in alt[0]["rendered_prompt"]
+    assert texts["1"] != {it.id: it.text for it in inst.items}["1"]

@@ -82,6 +82,8 @@ def load_run(path: str | Path, label: str | None = None) -> Run:
         keyed = None
         if answer is not None:
             keyed = meta["min"] + meta["max"] - answer if meta["reverse"] else answer
+            rescale = dict((int(k), float(v)) for k, v in (meta.get("rescale") or []))
+            keyed = rescale.get(int(keyed), keyed) if rescale else keyed
         row = {
             "run": label,
             "task": s["task"],
