@@ -12,6 +12,7 @@ from typing import Any
 import yaml
 
 from .errors import SpecError
+from .spec_scoring import check_scale_rescales, item_rescale, scale_options
 from .types import Instrument, Item, Option, ResponseScale, ScaleDef
 
 __all__ = ["load_instrument", "DEFAULT_TEMPLATE", "SCHEMA_VERSION", "find_spec_file"]
@@ -132,6 +133,7 @@ def _build(path: Path, raw: dict[str, Any]) -> Instrument:
         csv_path = path.parent / str(rel)
         forms[str(form)] = _items(csv_path, rscales, scales, item_texts == "shipped")
     _check_forms_agree(path, forms)
+    scales = check_scale_rescales(path, scales, forms["original"], rscales)
     for sname, sdef in scales.items():
         if sdef.include_all:
             continue
@@ -221,7 +223,7 @@ def _scales(path: Path, raw: dict[str, Any]) -> dict[str, ScaleDef]:
             method,
             str(sd.get("description", "")),
             include_all=items == "all",
-            **_scale_options(path, str(name), sd),
+            **scale_options(path, str(name), sd),
             of_scales=union,
         )
     for name, sdef in out.items():
@@ -233,23 +235,6 @@ def _scales(path: Path, raw: dict[str, Any]) -> dict[str, ScaleDef]:
                     field=f"scales.{name}.items",
                 )
     return out
-
-
-def _scale_options(path: Path, name: str, sd: dict[str, Any]) -> dict[str, Any]:
-    """The optional ``centre``, ``invert`` and ``higher_is`` settings of one scale."""
-    centre = sd.get("centre")
-    if centre not in (None, "mrat"):
-        raise SpecError(
-            path,
-            f"expected 'mrat' (minus the mean rating of all scored items), got {centre!r}",
-            field=f"scales.{name}.centre",
-        )
-    invert = sd.get("invert", False)
-    if not isinstance(invert, bool):
-        raise SpecError(
-            path, f"expected true or false, got {invert!r}", field=f"scales.{name}.invert"
-        )
-    return {"centre": centre, "invert": invert, "higher_is": str(sd.get("higher_is", ""))}
 
 
 def _items(
@@ -342,36 +327,8 @@ def _item(
             row=lineno,
             field="response_scale",
         )
-    rescale = _rescale(csv_path, lineno, cell("rescale"), rscales[rs])
+    rescale = item_rescale(csv_path, lineno, cell("rescale"), rscales[rs])
     return Item(item_id, text, member, rev in _TRUE, rs, flag, rescale)
-
-
-def _rescale(
-    csv_path: Path, lineno: int, raw: str, rs: ResponseScale
-) -> tuple[tuple[int, float], ...] | None:
-    """Parse a ``rescale`` cell such as ``1=1;2=2.5;3=4`` (one target per response value)."""
-    if not raw:
-        return None
-    pairs: dict[int, float] = {}
-    try:
-        for part in raw.split(";"):
-            src, dst = part.split("=")
-            pairs[int(src)] = float(dst)
-    except ValueError:
-        raise SpecError(
-            csv_path,
-            f"expected value=target pairs such as '1=1;2=2.5;3=4', got {raw!r}",
-            row=lineno,
-            field="rescale",
-        ) from None
-    if sorted(pairs) != rs.values():
-        raise SpecError(
-            csv_path,
-            f"give one target for each value {rs.values()} of scale '{rs.name}', got {raw!r}",
-            row=lineno,
-            field="rescale",
-        )
-    return tuple(sorted(pairs.items()))
 
 
 def _check_forms_agree(path: Path, forms: dict[str, list[Item]]) -> None:

@@ -74,6 +74,8 @@ class ScaleDef:
     centre: str | None = None  # "mrat": minus the respondent's mean over all scored items
     invert: bool = False  # score each keyed item as lo + hi - x (flip the whole orientation)
     higher_is: str = ""  # what a higher score means, e.g. "more symbolic racism"
+    # per-scale replacement of items' rescale maps: ((item id, ((value, target), ...)), ...)
+    rescale: tuple[tuple[str, Any], ...] = ()
 
 
 @dataclass

@@ -86,8 +86,21 @@ def test_bad_rescale_names_row_and_field(tmp_path, rescale, message):
         ("  c: {items: 3}", r"field 'scales.c.items': expected 'all' or a list of scale names"),
         ("  c: {items: [a], centre: mean}", r"field 'scales.c.centre': expected 'mrat'"),
         ("  c: {items: [a], invert: yes please}", r"field 'scales.c.invert': expected true or"),
+        ("  c: {items: [b], rescale: {9: '1=1'}}", r"field 'scales.c.rescale.9': unknown item id"),
+        (
+            "  c: {items: [b], rescale: {3: '1=1'}}",
+            r"'scales.c.rescale.3': give one target for each",
+        ),
+        ("  c: {items: [b], rescale: [3]}", r"field 'scales.c.rescale': expected a mapping"),
     ],
 )
 def test_bad_scale_options_name_the_field(tmp_path, scales, message):
     with pytest.raises(SpecError, match=message):
         load_instrument(_spec(tmp_path, scales))
+
+
+def test_scale_rescale_overrides_the_item_map_for_that_scale_only(tmp_path):
+    inst = load_instrument(_spec(tmp_path, "  b2: {items: [b], rescale: {3: '1=1;2=4;3=2.5'}}"))
+    # item 3 answered 2: the CSV map gives 2.5 (scale b), the override gives 4 (scale b2)
+    got = score(instrument=inst, responses={"3": 2}, form="original")
+    assert (got["b"].score, got["b2"].score) == (2.5, 4.0)

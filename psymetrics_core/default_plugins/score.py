@@ -1,5 +1,5 @@
-"""Default ``score``: reverse keying (min + max - x), optional per-item rescaling, then mean or
-sum per scale, with optional whole-scale inversion and MRAT centring."""
+"""Default ``score``: reverse keying (min + max - x), optional per-item (or per-scale) rescaling,
+then mean or sum per scale, with optional whole-scale inversion and MRAT centring."""
 
 from __future__ import annotations
 
@@ -10,18 +10,27 @@ from ..types import Instrument, Item, ScaleScore
 
 __all__ = ["score", "keyed_value", "item_value", "value_range"]
 
+Rescale = tuple[tuple[int, float], ...]
 
-def item_value(instrument: Instrument, item: Item, raw: int) -> float:
-    """``raw`` after reverse keying (min + max - x) and the item's ``rescale`` map, if any."""
+
+def item_value(
+    instrument: Instrument, item: Item, raw: int, rescale: Rescale | None = None
+) -> float:
+    """``raw`` after reverse keying (min + max - x) and the rescale map (``rescale`` if given,
+    else the item's own), if any."""
     rs = instrument.response_scale_for(item)
     x = rs.min + rs.max - raw if item.reverse else raw
-    return dict(item.rescale)[x] if item.rescale else float(x)
+    rmap = rescale or item.rescale
+    return dict(rmap)[x] if rmap else float(x)
 
 
-def value_range(instrument: Instrument, item: Item) -> tuple[float, float]:
+def value_range(
+    instrument: Instrument, item: Item, rescale: Rescale | None = None
+) -> tuple[float, float]:
     """The lowest and highest value ``item_value`` can give for ``item``."""
-    if item.rescale:
-        targets = [t for _, t in item.rescale]
+    rmap = rescale or item.rescale
+    if rmap:
+        targets = [t for _, t in rmap]
         return min(targets), max(targets)
     rs = instrument.response_scale_for(item)
     return float(rs.min), float(rs.max)
@@ -54,14 +63,15 @@ def score(
         mrat = _mrat(instrument, responses, form)
     for name, sdef in instrument.scales.items():
         members = instrument.scale_items(name, form)
+        overrides = dict(sdef.rescale)
         values: list[float] = []
         for it in members:
             raw = responses.get(it.id)
             if raw is None:
                 continue
-            v = item_value(instrument, it, raw)
+            v = item_value(instrument, it, raw, overrides.get(it.id))
             if sdef.invert:
-                lo, hi = value_range(instrument, it)
+                lo, hi = value_range(instrument, it, overrides.get(it.id))
                 v = lo + hi - v
             if sdef.centre == "mrat" and mrat is not None:
                 v -= mrat

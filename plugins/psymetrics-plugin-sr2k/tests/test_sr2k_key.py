@@ -18,15 +18,19 @@ from psymetrics_core import get_instrument
 #   racism = (8 * 5 - 24.5) / 8 = 15.5 / 8 = 1.9375
 # r_fours answers 4 everywhere, item 3 = 3 ("about the right speed" -> 4):
 #   values 4, 4, 4, 4, 1, 1, 1, 4 -> 23/8 = 2.875; racism = 17/8 = 2.125
+# racism_alt_item3 recodes item 3 as 1 -> 1, 2 -> 4, 3 -> 2.5 before inverting:
+#   r_ones: item 3 = 1 -> 1, as in racism -> 2.875
+#   r_mixed: item 3 = 2 -> 4 (not 2.5): sum 24.5 - 2.5 + 4 = 26 -> (40 - 26) / 8 = 1.75
+#   r_fours: item 3 = 3 -> 2.5 (not 4): sum 23 - 4 + 2.5 = 21.5 -> (40 - 21.5) / 8 = 2.3125
 RESPONSES = {
     "r_ones": {str(i): 1 for i in range(1, 9)},
     "r_mixed": {"1": 4, "2": 3, "3": 2, "4": 2, "5": 1, "6": 2, "7": 3, "8": 4},
     "r_fours": {**{str(i): 4 for i in range(1, 9)}, "3": 3},
 }
 EXPECTED = {
-    "r_ones": {"racism_original_coding": 2.125, "racism": 2.875},
-    "r_mixed": {"racism_original_coding": 3.0625, "racism": 1.9375},
-    "r_fours": {"racism_original_coding": 2.875, "racism": 2.125},
+    "r_ones": {"racism_original_coding": 2.125, "racism": 2.875, "racism_alt_item3": 2.875},
+    "r_mixed": {"racism_original_coding": 3.0625, "racism": 1.9375, "racism_alt_item3": 1.75},
+    "r_fours": {"racism_original_coding": 2.875, "racism": 2.125, "racism_alt_item3": 2.3125},
 }
 
 
