@@ -141,9 +141,15 @@ def aggregate(
     instrument: Instrument,
     scores: Mapping[str, ScaleScore],
     answers: Sequence[tuple[Item, Answer]],
+    norm_group: str | None,
 ) -> dict[str, Any] | None:
     """Build the task's entry in ``results.json`` from its scale scores and answers.
 
-    firstresult: the core default reports each scale's score and counts, and the number of
-    items answered, unparsed and refused (with the parse rate).
+    ``norm_group`` names the human norm group to compare with (``psym eval --norm-group``;
+    ``None`` when the instrument has no norms); ``psymetrics_core.norms.norm_comparison``
+    computes the z-scores.
+
+    firstresult: the core default reports each scale's score and counts, its z-score against
+    ``norm_group`` where the scale has norms, and the number of items answered, unparsed and
+    refused (with the parse rate).
     """

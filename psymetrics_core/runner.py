@@ -11,6 +11,7 @@ from .backends.base import GenerationSettings, Reporter, parse_model_args
 from .conditions import Cell, Condition, cells_for
 from .errors import BackendError, PsymError
 from .item_texts import require_item_texts
+from .norms import check_norm_groups, resolve_norm_group
 from .plugins import get_plugin_manager
 from .registry import backends, get_instrument
 from .results import SampleWriter, provenance, redact, write_results
@@ -69,6 +70,7 @@ def evaluate(
     conditions: Sequence[str] = (),
     repeats: int = 1,
     design: str = "grid",
+    norm_group: Mapping[str, str] | str | None = None,
 ) -> dict[str, Any]:
     """Administer ``tasks`` to a model and return the results dict (also written to ``output``).
 
@@ -79,6 +81,8 @@ def evaluate(
     ``conditions`` are ``--condition`` values expanded into cells by ``design`` (see
     ``conditions.build_cells``); every cell is run ``repeats`` times with seeds ``seed + r``.
     ``tasks.<task>`` holds the first (cell, repeat) run; ``tasks.<task>.runs`` all of them.
+    ``norm_group`` picks the human norm group for z-scores: a name for every task, or
+    {task: name} ({"*": name} for the rest); by default each instrument's first group.
     """
     if mode not in MODES:
         raise PsymError(f"--mode must be one of {', '.join(MODES)}, got {mode!r}")
@@ -88,9 +92,10 @@ def evaluate(
     if repeats < 1:
         raise PsymError("--repeats must be at least 1")
     cells = cells_for(list(conditions), design)
-    instruments = [get_instrument(t) for t in tasks]
     if not instruments:
         raise PsymError("no tasks given")
+    groups = {"*": norm_group} if isinstance(norm_group, str) else dict(norm_group or {})
+    check_norm_groups(instruments, groups)
     settings = GenerationSettings(mode, max_new_tokens, temperature, seed)
     be = backend if backend is not None else make_backend(model, model_args)
     out_dir = Path(output) if output is not None else None
@@ -115,10 +120,11 @@ def evaluate(
         for inst in instruments:
             n = _count(inst, form, limit) * len(cells) * repeats
             reporter = progress(inst.id, n) if progress else None
+            group = resolve_norm_group(inst, groups)
             runs = [
                 _run_task(
                     inst, be, replace(settings, seed=seed + r), form, limit, writer, reporter,
-                    cell=cell.bind(seed + r), repeat=r,
+                    cell=cell.bind(seed + r), repeat=r, norm_group=group,
                 )
                 for cell in cells
                 for r in range(repeats)
@@ -146,6 +152,7 @@ def _run_task(
     reporter: Reporter | None,
     cell: Cell | None = None,
     repeat: int = 0,
+    norm_group: str | None = None,
 ) -> dict[str, Any]:
     hook = get_plugin_manager().hook
     cell = cell if cell is not None else Cell((Condition("original"),), settings.seed)
@@ -180,7 +187,9 @@ def _run_task(
     scores = hook.score(
         instrument=inst, responses=responses, form=form, answers={it.id: a for it, a in answers}
     )
-    entry: dict[str, Any] = hook.aggregate(instrument=inst, scores=scores, answers=answers)
+    entry: dict[str, Any] = hook.aggregate(
+        instrument=inst, scores=scores, answers=answers, norm_group=norm_group
+    )
     entry["instrument"] = instrument_record(inst)
     entry["prompt_template"] = inst.prompt_template
     entry.update(condition=cell.name, facets=cell.facets, repeat=repeat, seed=settings.seed)
@@ -245,7 +254,7 @@ def _run_summary(entry: dict[str, Any]) -> dict[str, Any]:
     out = {k: entry.get(k) for k in keys}
     out.update({k: entry.get(k) for k in ("n_unparsed", "n_refused", "parse_rate")})
     out["scales"] = {
-        name: {k: s.get(k) for k in ("score", "n_items", "n_answered", "method")}
+        name: {k: s.get(k) for k in ("score", "n_items", "n_answered", "method", "z")}
         for name, s in entry.get("scales", {}).items()
     }
     return out

@@ -12,6 +12,7 @@ from typing import Any
 import yaml
 
 from .errors import SpecError
+from .norms import parse_norms
 from .spec_scoring import check_scale_rescales, item_rescale, scale_options
 from .types import Instrument, Item, Option, ResponseScale, ScaleDef
 
@@ -225,6 +226,7 @@ def _scales(path: Path, raw: dict[str, Any]) -> dict[str, ScaleDef]:
             include_all=items == "all",
             **scale_options(path, str(name), sd),
             of_scales=union,
+            norms=parse_norms(path, str(name), sd.get("norms")),
         )
     for name, sdef in out.items():
         for other in sdef.of_scales:

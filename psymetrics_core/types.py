@@ -11,6 +11,7 @@ __all__ = [
     "ResponseScale",
     "Item",
     "ScaleDef",
+    "NormGroup",
     "Instrument",
     "Prompt",
     "Completion",
@@ -63,6 +64,19 @@ class Item:
 
 
 @dataclass(frozen=True)
+class NormGroup:
+    """Published human norms of one scale in one group (e.g. "Male"): mean, SD and sample size."""
+
+    group: str
+    mean: float
+    sd: float
+    source: str
+    n: int | None = None
+    year: int | None = None
+    note: str = ""
+
+
+@dataclass(frozen=True)
 class ScaleDef:
     """A scale (or subscale) and how its score is computed."""
 
@@ -76,6 +90,7 @@ class ScaleDef:
     higher_is: str = ""  # what a higher score means, e.g. "more symbolic racism"
     # per-scale replacement of items' rescale maps: ((item id, ((value, target), ...)), ...)
     rescale: tuple[tuple[str, Any], ...] = ()
+    norms: tuple[NormGroup, ...] = ()  # human norm groups, the default (first) group first
 
 
 @dataclass
@@ -118,6 +133,13 @@ class Instrument:
         if sdef.of_scales:
             return [it for it in items if it.scored and set(it.scales) & set(sdef.of_scales)]
         return [it for it in items if it.scored and scale in it.scales]
+
+    def norm_groups(self) -> list[str]:
+        """Names of the norm groups of any scale, in spec order (the first is the default)."""
+        names: list[str] = []
+        for sdef in self.scales.values():
+            names += [g.group for g in sdef.norms if g.group not in names]
+        return names
 
     def response_scale_for(self, item: Item) -> ResponseScale:
         """The response scale that ``item`` is answered on."""

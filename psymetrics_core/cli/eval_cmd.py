@@ -76,6 +76,13 @@ from .console import fmt, print_json, progress_bar, stderr, stdout, table
     callback=lambda ctx, _p, v: _list_conditions(ctx) if v else None,
     help="List the registered conditions and exit.",
 )
+@click.option(
+    "--norm-group",
+    "norm_groups",
+    multiple=True,
+    metavar="[TASK=]NAME",
+    help="Human norm group for z-scores (see `psym show TASK`); default: each task's first.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print results.json instead of a table.")
 def eval_cmd(
     tasks: str,
@@ -92,12 +99,14 @@ def eval_cmd(
     conditions: tuple[str, ...],
     design: str,
     repeats: int,
+    norm_groups: tuple[str, ...],
     as_json: bool,
 ) -> None:
     """Administer instruments to a model and report scale scores with parse rates."""
     from datetime import datetime
 
     from ..item_texts import parse_items_option
+    from ..norms import parse_norm_group_option
     from ..runner import evaluate
 
     if output is None:
@@ -133,6 +142,7 @@ def eval_cmd(
             conditions=conditions,
             repeats=repeats,
             design=design,
+            norm_group=parse_norm_group_option(norm_groups),
         )
     if as_json:
         print_json(results)
@@ -169,12 +179,16 @@ def _print_runs(results: dict[str, Any]) -> None:
 def _print_table(results: dict[str, Any]) -> None:
     t = table(
         f"model: {results['model']}  mode: {results['settings']['mode']}  seed: {results['seed']}",
-        ["task", "scale", "score", "items answered"],
+        ["task", "scale", "score", "items answered", "z (norm group)"],
     )
     for task, entry in results["tasks"].items():
         for i, (scale, s) in enumerate(entry["scales"].items()):
             t.add_row(
-                task if i == 0 else "", scale, fmt(s["score"]), f"{s['n_answered']}/{s['n_items']}"
+                task if i == 0 else "",
+                scale,
+                fmt(s["score"]),
+                f"{s['n_answered']}/{s['n_items']}",
+                f"{fmt(s['z'])} ({s['norm']['group']})" if "norm" in s else "",
             )
         rate = entry.get("parse_rate")
         t.add_row(

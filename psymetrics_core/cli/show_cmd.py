@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any
 
 import click
@@ -26,6 +27,7 @@ def show_cmd(task: str, as_json: bool) -> None:
             "items": [it.id for it in members],
             "reverse": [it.id for it in members if it.reverse],
             **({"higher_is": sdef.higher_is} if sdef.higher_is else {}),
+            "norms": [asdict(g) for g in sdef.norms],
         }
     flagged = {it.id: it.flag for it in inst.items if it.flag}
     rscales = {
@@ -40,6 +42,7 @@ def show_cmd(task: str, as_json: bool) -> None:
         "flagged_items": flagged,
         "response_scales": rscales,
         "notes": inst.notes,
+        "norm_groups": inst.norm_groups(),
     }
     if as_json:
         print_json(info)
@@ -77,6 +80,29 @@ def show_cmd(task: str, as_json: bool) -> None:
     for name, s in scales.items():
         if s.get("higher_is"):
             stdout.print(f"{name}: higher = {s['higher_is']}", markup=False)
+    _print_norms(inst.norm_groups(), scales)
     stdout.print(f"scoring: {inst.scoring_rule}", markup=False)
     if inst.notes:
         stdout.print(f"notes: {inst.notes}", markup=False)
+
+
+def _print_norms(groups: list[str], scales: dict[str, dict[str, Any]]) -> None:
+    """Print the human norm groups, one row per scale and group (the default group first)."""
+    if not groups:
+        return
+    t = table(
+        f"human norms (default group for z-scores: {groups[0]})",
+        ["scale", "group", "mean", "SD", "n", "source"],
+    )
+    for name, s in scales.items():
+        for g in s["norms"]:
+            year = f" ({g['year']})" if g["year"] and str(g["year"]) not in g["source"] else ""
+            t.add_row(
+                name,
+                g["group"],
+                f"{g['mean']:g}",
+                f"{g['sd']:g}",
+                "—" if g["n"] is None else str(g["n"]),
+                g["source"] + year,
+            )
+    stdout.print(t)

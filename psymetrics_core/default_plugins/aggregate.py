@@ -1,4 +1,4 @@
-"""Default ``aggregate``: a task's results entry with scale scores and parse counts."""
+"""Default ``aggregate``: a task's results entry with scale scores, norms and parse counts."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..hookspecs import hookimpl
+from ..norms import norm_comparison
 from ..types import Answer, Instrument, Item, ScaleScore
 
 __all__ = ["aggregate"]
@@ -13,22 +14,30 @@ __all__ = ["aggregate"]
 
 @hookimpl(trylast=True)
 def aggregate(
-    instrument: Instrument, scores: Mapping[str, ScaleScore], answers: Sequence[tuple[Item, Answer]]
+    instrument: Instrument,
+    scores: Mapping[str, ScaleScore],
+    answers: Sequence[tuple[Item, Answer]],
+    norm_group: str | None,
 ) -> dict[str, Any]:
-    """Scale scores with their item counts, and how many answers parsed, failed or refused."""
+    """Scale scores with item counts and z-scores, and how many answers parsed or failed."""
     statuses = [a.status for _, a in answers]
     n = len(statuses)
     n_ok = statuses.count("ok")
+    norms = norm_comparison(instrument, scores, norm_group)
+    scales: dict[str, dict[str, Any]] = {}
+    for name, s in scores.items():
+        scales[name] = {
+            "score": s.score,
+            "n_items": s.n_items,
+            "n_answered": s.n_answered,
+            "method": s.method,
+        }
+        if name in norms:
+            scales[name]["norm"] = norms[name]
+            scales[name]["z"] = norms[name]["z"]
     return {
-        "scales": {
-            name: {
-                "score": s.score,
-                "n_items": s.n_items,
-                "n_answered": s.n_answered,
-                "method": s.method,
-            }
-            for name, s in scores.items()
-        },
+        "scales": scales,
+        "norm_group": norm_group,
         "n_items": n,
         "n_answered": n_ok,
         "n_unparsed": statuses.count("unparsed"),

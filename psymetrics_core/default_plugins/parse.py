@@ -15,7 +15,13 @@ from collections.abc import Callable, Sequence
 from ..hookspecs import hookimpl
 from ..types import Answer, Completion, Instrument, Item, Option, Prompt
 
-__all__ = ["first_valid_int", "parse_response", "register_parsers", "looks_like_refusal"]
+__all__ = [
+    "first_valid_int",
+    "indexed_score",
+    "parse_response",
+    "register_parsers",
+    "looks_like_refusal",
+]
 
 _INT = re.compile(r"(?<![\d.])\d+(?![\d.]\d)")
 _REFUSAL = re.compile(
@@ -52,10 +58,29 @@ def first_valid_int(text: str, options: Sequence[Option]) -> tuple[int | None, s
     return None, "refused" if looks_like_refusal(text) else "unparsed"
 
 
+_INDEXED = re.compile(
+    r"^\s*(?:statement|question)?\s*\d+\s*[:.)\-\u2013]\s*(\d+)\b", re.IGNORECASE | re.MULTILINE
+)
+
+
+def indexed_score(text: str, options: Sequence[Option]) -> tuple[int | None, str]:
+    """Parse a PsychoBench-style ``"statement index: score"`` reply (e.g. ``"1: 4"``).
+
+    The score after the index is taken (seed 003 §6, robust mode); an out-of-range score is
+    "unparsed". Without an ``index: score`` line, ``first_valid_int`` decides.
+    """
+    m = _INDEXED.search(text)
+    if m is None:
+        return first_valid_int(text, options)
+    value = int(m.group(1))
+    return (value, "ok") if value in {o.value for o in options} else (None, "unparsed")
+
+
 @hookimpl(trylast=True)
 def register_parsers(register: Callable[..., None]) -> None:
     """Register the built-in parsers."""
     register("first_valid_int", first_valid_int)
+    register("indexed_score", indexed_score)
 
 
 @hookimpl(trylast=True)
