@@ -42,6 +42,7 @@ DEFAULT_PLUGINS = (
     "psymetrics_core.default_plugins.aggregate",
     "psymetrics_core.default_plugins.backends",
     "psymetrics_core.conditions.builtin",
+    "psymetrics_core.default_plugins.local",
 )
 
 

@@ -9,11 +9,17 @@ import click
 from .console import print_json, stdout, table
 
 
-@click.command("plugins")
+@click.group("plugins", invoke_without_command=True)
 @click.option("--json", "as_json", is_flag=True)
 @click.option("--all", "show_all", is_flag=True, help="Include the core's built-in plugins.")
-def plugins_cmd(as_json: bool, show_all: bool) -> None:
-    """List plugins with version, hooks, tasks and backends, and load failures with reasons."""
+@click.pass_context
+def plugins_cmd(ctx: click.Context, as_json: bool, show_all: bool) -> None:
+    """List plugins with version, hooks, tasks and backends, and load failures with reasons.
+
+    `psym plugins available` lists the catalogue of known plugins, installed or not.
+    """
+    if ctx.invoked_subcommand is not None:
+        return
     from ..plugins import get_plugin_manager, plugin_records
     from ..registry import backends, instruments
 
@@ -49,4 +55,42 @@ def plugins_cmd(as_json: bool, show_all: bool) -> None:
         ) or ", ".join(r["hooks"])
         status = r["status"] if not r["error"] else f"[red]failed[/red]: {r['error']}"
         t.add_row(r["name"], f"{r['distribution']} {r['version']}", status, what)
+    stdout.print(t)
+
+
+@plugins_cmd.command("available")
+@click.option("--json", "as_json", is_flag=True)
+def available_cmd(as_json: bool) -> None:
+    """Every plugin in the catalogue (registry/plugins.yaml), installed or not."""
+    from importlib import metadata
+
+    from ..catalogue import catalogue
+
+    rows: list[dict[str, Any]] = []
+    for e in catalogue():
+        try:
+            version: str | None = metadata.version(e.distribution)
+        except metadata.PackageNotFoundError:
+            version = None
+        rows.append(
+            {
+                "name": e.name,
+                "distribution": e.distribution,
+                "tasks": list(e.tasks),
+                "licence": e.licence,
+                "citation": e.citation,
+                "installed": version,
+            }
+        )
+    if as_json:
+        print_json(rows)
+        return
+    t = table("available plugins (psym install NAME)", ["plugin", "tasks", "installed", "licence"])
+    for r in rows:
+        t.add_row(
+            f"{r['name']}\n[dim]{r['distribution']}[/dim]",
+            ", ".join(r["tasks"]),
+            r["installed"] or "no",
+            r["licence"],
+        )
     stdout.print(t)

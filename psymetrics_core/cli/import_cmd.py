@@ -1,0 +1,46 @@
+"""``psym import``: convert other frameworks' questionnaire files into instrument specs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from .console import stdout
+
+
+@click.group("import")
+def import_cmd() -> None:
+    """Convert questionnaire files of other frameworks into psymetrics instruments."""
+
+
+@import_cmd.command("psychobench")
+@click.argument("path", type=click.Path(path_type=Path))
+@click.option(
+    "--output",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Folder to write one <task>/instrument.yaml + items.csv per scale into.",
+)
+@click.option("--prefix", default="pbi-", show_default=True, help="Prefix of the task ids.")
+def psychobench_cmd(path: Path, output: Path, prefix: str) -> None:
+    """Convert a PsychoBench questionnaires.json (items, keys, norms) and report the fixes."""
+    from ..importers.psychobench import import_psychobench
+    from ..spec import load_instrument
+
+    report = import_psychobench(path, output, prefix)
+    for folder in report.written:
+        load_instrument(folder)  # what we wrote must load
+    for line in report.fixes:
+        stdout.print(f"fixed: {line}", markup=False)
+    for line in report.skipped:
+        stdout.print(f"skipped: {line}", markup=False)
+    stdout.print(
+        f"wrote {len(report.tasks)} task(s) to {output}: {', '.join(report.tasks) or 'none'}",
+        markup=False,
+    )
+    if report.tasks:
+        stdout.print(
+            f"use them with: PSYM_INSTRUMENTS_PATH={output} psym eval --tasks {report.tasks[0]}",
+            markup=False,
+        )

@@ -1,0 +1,1 @@
+"""Importers that convert other frameworks' questionnaire files into psymetrics instrument specs."""
