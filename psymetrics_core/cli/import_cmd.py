@@ -6,8 +6,6 @@ from pathlib import Path
 
 import click
 
-from .console import stdout
-
 
 @click.group("import")
 def import_cmd() -> None:
@@ -32,15 +30,13 @@ def psychobench_cmd(path: Path, output: Path, prefix: str) -> None:
     for folder in report.written:
         load_instrument(folder)  # what we wrote must load
     for line in report.fixes:
-        stdout.print(f"fixed: {line}", markup=False)
+        click.echo(f"fixed: {line}")
     for line in report.skipped:
-        stdout.print(f"skipped: {line}", markup=False)
-    stdout.print(
-        f"wrote {len(report.tasks)} task(s) to {output}: {', '.join(report.tasks) or 'none'}",
-        markup=False,
+        click.echo(f"skipped: {line}")
+    click.echo(
+        f"wrote {len(report.tasks)} task(s) to {output}: {', '.join(report.tasks) or 'none'}"
     )
     if report.tasks:
-        stdout.print(
-            f"use them with: PSYM_INSTRUMENTS_PATH={output} psym eval --tasks {report.tasks[0]}",
-            markup=False,
+        click.echo(
+            f"use them with: PSYM_INSTRUMENTS_PATH={output} psym eval --tasks {report.tasks[0]}"
         )
