@@ -1,0 +1,124 @@
+"""The plugin catalogue (registry/plugins.yaml), `psym plugins available` and `psym install`."""
+
+from __future__ import annotations
+
+import configparser
+import json
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from psymetrics_core.catalogue import catalogue, find_entry, install_command
+from psymetrics_core.errors import PsymError
+
+REPO = Path(__file__).resolve().parents[1]
+CATALOGUE = REPO / "registry" / "plugins.yaml"
+
+
+def _distributions() -> dict[str, set[str]]:
+    """Every plugins/* distribution of the checkout with the task ids its specs declare."""
+    out: dict[str, set[str]] = {}
+    for setup in sorted(REPO.glob("plugins/*/setup.cfg")):
+        cfg = configparser.ConfigParser()
+        cfg.read(setup)
+        name = cfg["metadata"]["name"]
+        tasks = set()
+        for spec in setup.parent.glob("*/instruments/*/instrument.yaml"):
+            tasks.add(str(yaml.safe_load(spec.read_text())["id"]))
+        out[name] = tasks
+    return out
+
+
+def test_every_checkout_plugin_is_catalogued_with_its_tasks(fresh_plugins):
+    from psymetrics_core.registry import instruments
+
+    entries = {e.distribution: e for e in catalogue(CATALOGUE)}
+    dists = _distributions()
+    assert {"psymetrics-plugin-bfi", "psymetrics-plugin-psychobench"} <= set(dists)
+    registered: dict[str, set[str]] = {}
+    for inst in instruments().values():
+        if inst.plugin and inst.plugin.distribution:
+            registered.setdefault(inst.plugin.distribution, set()).add(inst.id)
+    for dist, tasks in dists.items():
+        assert dist in entries, f"{dist} is missing from registry/plugins.yaml"
+        # tasks from the shipped specs, plus any a code plugin registers when installed
+        want = tasks | registered.get(dist, set())
+        assert set(entries[dist].tasks) == want, dist
+
+
+def test_catalogue_lists_the_known_plugins():
+    entries = catalogue(CATALOGUE)
+    names = {e.name: e for e in entries}
+    expected = {
+        "bfi": ["bfi"], "mfq": ["mfq"], "asi": ["asi"], "sr2k": ["sr2k"], "pvq": ["pvq40"],
+        "sd3": ["sd3"], "mbti": ["16p"], "refletter": ["refletter"], "housing": ["housing"],
+        "moral-advice": ["moral-advice"],
+    }  # fmt: skip
+    for name, tasks in expected.items():
+        assert list(names[name].tasks) == tasks
+        assert names[name].distribution == f"psymetrics-plugin-{name}"
+    assert len(names["psychobench"].tasks) == 13
+    for e in entries:
+        assert e.licence and e.citation
+
+
+def test_plugins_available_shows_installed_and_not(fresh_plugins):
+    from psymetrics_core.cli import cli
+
+    res = CliRunner().invoke(cli, ["plugins", "available", "--json"])
+    assert res.exit_code == 0, res.output
+    rows = {r["name"]: r for r in json.loads(res.output)}
+    assert rows["bfi"]["installed"] == "0.1.0"  # installed by `make setup`
+    assert set(rows) == {e.name for e in catalogue(CATALOGUE)}
+    plain = CliRunner().invoke(cli, ["plugins", "--json"])  # the group still lists installed
+    assert plain.exit_code == 0 and '"name": "bfi"' in plain.output
+
+
+def test_install_uses_the_checkout_then_the_index(tmp_path):
+    entry = find_entry("psychobench", catalogue(CATALOGUE))
+    assert install_command(entry, REPO) == [
+        sys.executable, "-m", "pip", "install", "-e",
+        str(REPO / "plugins" / "psymetrics-plugin-psychobench"),
+    ]  # fmt: skip
+    # a checkout without that folder (or an installed core): from the package index
+    assert install_command(entry, tmp_path) == [
+        sys.executable, "-m", "pip", "install", "psymetrics-plugin-psychobench",
+    ]  # fmt: skip
+    assert find_entry("pb-gse", catalogue(CATALOGUE)).name == "psychobench"  # by task id
+    with pytest.raises(PsymError, match="no plugin 'nosuch' in the catalogue"):
+        find_entry("nosuch", catalogue(CATALOGUE))
+
+
+def test_install_cli_dry_run():
+    from psymetrics_core.cli import cli
+
+    res = CliRunner().invoke(cli, ["install", "bfi", "--dry-run"])
+    assert res.exit_code == 0
+    local = str(REPO / "plugins" / "psymetrics-plugin-bfi")
+    assert res.output.split() == [sys.executable, "-m", "pip", "install", "-e", local]
+
+
+def test_install_runs_pip(tmp_path, monkeypatch):
+    """`psym install` really runs pip: reinstall the (already installed) bfi plugin, no deps."""
+    from psymetrics_core import catalogue as cat
+
+    calls = []
+    real = cat.subprocess.call
+
+    def spy(cmd):
+        calls.append(cmd)
+        return real([*cmd, "--no-deps", "-q"])
+
+    monkeypatch.setattr(cat.subprocess, "call", spy)
+    cmd, status = cat.install("bfi")
+    assert status == 0 and calls == [cmd]
+
+
+def test_bad_catalogue_is_a_one_line_error(tmp_path):
+    bad = tmp_path / "plugins.yaml"
+    bad.write_text("plugins:\n  - name: x\n    distribution: y\n")
+    with pytest.raises(PsymError, match=r"plugins\[0\] \(x\) lacks 'tasks'"):
+        catalogue(bad)

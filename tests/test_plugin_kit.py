@@ -1,0 +1,117 @@
+"""``psym new-plugin`` writes an installable, tested plugin; ``check_instrument`` catches errors."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from psymetrics_core.errors import PsymError
+from psymetrics_core.plugin_kit import new_plugin
+
+
+def test_new_plugin_is_installable_listed_and_its_test_passes(tmp_path):
+    """Generate `demo`, pip-install it into a target folder, list it, run its own tests.
+
+    The plugin goes into ``--target`` (added to PYTHONPATH for the subprocesses) instead of the
+    test environment, so nothing needs uninstalling; removing tmp_path cleans it up.
+    """
+    from psymetrics_core.cli import cli
+
+    res = CliRunner().invoke(cli, ["new-plugin", "demo", "--directory", str(tmp_path)])
+    assert res.exit_code == 0, res.output
+    root = tmp_path / "psymetrics-plugin-demo"
+    for rel in (
+        "setup.cfg",
+        "pyproject.toml",
+        "README.md",
+        "psymetrics_plugin_demo/__init__.py",
+        "psymetrics_plugin_demo/instruments/demo/instrument.yaml",
+        "psymetrics_plugin_demo/instruments/demo/items.csv",
+        "tests/test_demo.py",
+    ):
+        assert (root / rel).is_file(), rel
+    readme = (root / "README.md").read_text()
+    assert "**Citation:**" in readme and "**Licence status:**" in readme
+    site = tmp_path / "site"
+    pip = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation",
+         "--target", str(site), str(root)],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert pip.returncode == 0, pip.stderr
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")]),
+    }
+    listed = subprocess.run(
+        [sys.executable, "-m", "psymetrics_core", "list", "--json"],
+        capture_output=True, text=True, env=env,
+    )  # fmt: skip
+    assert listed.returncode == 0, listed.stderr
+    assert '"task": "demo"' in listed.stdout
+    assert '"distribution": "psymetrics-plugin-demo"' in listed.stdout
+    tests = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"],
+        capture_output=True, text=True, env=env, cwd=root,
+    )  # fmt: skip
+    assert tests.returncode == 0, tests.stdout + tests.stderr
+    assert "3 passed" in tests.stdout
+
+
+def test_new_plugin_refuses_bad_names_and_existing_folders(tmp_path):
+    with pytest.raises(PsymError, match="lower-case letters"):
+        new_plugin("Bad_Name", tmp_path)
+    new_plugin("ok-name", tmp_path)
+    assert (tmp_path / "psymetrics-plugin-ok-name" / "psymetrics_plugin_ok_name").is_dir()
+    with pytest.raises(PsymError, match="already exists"):
+        new_plugin("ok-name", tmp_path)
+
+
+def _local_plugin(tmp_path: Path, items: str, labels: str = "[a, b, c, d, e]") -> Path:
+    """A generated skeleton's instrument, edited, served through PSYM_INSTRUMENTS_PATH."""
+    root = new_plugin("kitcheck", tmp_path)
+    folder = root / "psymetrics_plugin_kitcheck" / "instruments" / "kitcheck"
+    spec = folder / "instrument.yaml"
+    text = spec.read_text().replace(
+        "[Strongly disagree, Disagree, Neither agree nor disagree, Agree, Strongly agree]", labels
+    )
+    spec.write_text(text)
+    (folder / "items.csv").write_text(items)
+    return folder
+
+
+GOOD = "id,text,scale,reverse,flag\n1,A,alpha,0,\n2,B,alpha,1,\n3,C,beta,0,\n4,D,beta,1,\n"
+
+
+def test_check_instrument_passes_and_catches_a_wrong_reverse_key(
+    tmp_path, monkeypatch, fresh_plugins
+):
+    from psymetrics_core.testing import check_instrument, score_vector
+
+    monkeypatch.setenv("PSYM_INSTRUMENTS_PATH", str(_local_plugin(tmp_path, GOOD)))
+    check_instrument("kitcheck", reverse={2, 4}, scale_sizes={"alpha": 2, "beta": 2}, n_items=4)
+    # alpha = mean(5, 6 - 1) = 5; beta = mean(2, 6 - 4) = 2
+    assert score_vector("kitcheck", {1: 5, 2: 1, 3: 2, 4: 4}) == {"alpha": 5.0, "beta": 2.0}
+    with pytest.raises(AssertionError, match=r"extra \['4'\], missing \['3'\]"):
+        check_instrument("kitcheck", reverse={2, 3})
+    with pytest.raises(AssertionError, match="scale 'alpha' has 2 items, not 3"):
+        check_instrument("kitcheck", scale_sizes={"alpha": 3})
+
+
+def test_check_instrument_catches_labels_that_do_not_parse(tmp_path, monkeypatch, fresh_plugins):
+    from psymetrics_core.testing import check_instrument
+
+    # every label must read back as its own value; "1 or 2" (the label of 2) reads as 1
+    folder = _local_plugin(tmp_path, GOOD, labels="[no, agree, 3, 4, 5]")
+    monkeypatch.setenv("PSYM_INSTRUMENTS_PATH", str(folder))
+    check_instrument("kitcheck")  # distinct labels parse back
+    spec = folder / "instrument.yaml"
+    spec.write_text(spec.read_text().replace("[no, agree, 3, 4, 5]", "[x, 1 or 2, 3, 4, 5]"))
+    fresh_plugins.reset()
+    with pytest.raises(AssertionError, match="reply '1 or 2' parses to 1, not 2"):
+        check_instrument("kitcheck")
