@@ -5,7 +5,6 @@ from __future__ import annotations
 import click
 
 from ..errors import PsymError
-from .console import stdout
 
 
 @click.command("install")
@@ -16,9 +15,9 @@ def install_cmd(name: str, dry_run: bool) -> None:
     from ..catalogue import find_entry, install, install_command
 
     if dry_run:
-        stdout.print(" ".join(install_command(find_entry(name))), markup=False)
+        click.echo(" ".join(install_command(find_entry(name))))
         return
     cmd, status = install(name)
     if status != 0:
         raise PsymError(f"pip failed (exit {status}): {' '.join(cmd)}")
-    stdout.print(f"installed {name}: {' '.join(cmd[3:])}", markup=False)
+    click.echo(f"installed {name}: {' '.join(cmd[3:])}")
