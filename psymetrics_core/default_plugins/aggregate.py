@@ -6,20 +6,36 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..hookspecs import hookimpl
-from ..norms import norm_comparison
+from ..norms import norm_comparison, resolve_norm_group
 from ..types import Answer, Instrument, Item, ScaleScore
 
-__all__ = ["aggregate"]
+__all__ = ["aggregate", "aggregate_hook"]
 
 
-@hookimpl(trylast=True)
-def aggregate(
+@hookimpl(trylast=True, specname="aggregate")
+def aggregate_hook(
     instrument: Instrument,
     scores: Mapping[str, ScaleScore],
     answers: Sequence[tuple[Item, Answer]],
     norm_group: str | None,
 ) -> dict[str, Any]:
-    """Scale scores with item counts and z-scores, and how many answers parsed or failed."""
+    """The hook implementation (pluggy passes only arguments without defaults)."""
+    return aggregate(instrument, scores, answers, norm_group)
+
+
+def aggregate(
+    instrument: Instrument,
+    scores: Mapping[str, ScaleScore],
+    answers: Sequence[tuple[Item, Answer]],
+    norm_group: str | None = None,
+) -> dict[str, Any]:
+    """Scale scores with item counts and z-scores, and how many answers parsed or failed.
+
+    ``norm_group`` None means the instrument's default (first) norm group. Plugins that wrap
+    the default may call this function directly.
+    """
+    if norm_group is None:
+        norm_group = resolve_norm_group(instrument, None)
     statuses = [a.status for _, a in answers]
     n = len(statuses)
     n_ok = statuses.count("ok")
