@@ -133,7 +133,7 @@ def test_scores_match_hand_computed_key():
 
 README = """# {dist}
 
-{title} for [psymetrics](https://github.com/psymetrics/psymetrics), task `{task}`.
+{title} for psymetrics (the `psymetrics` package on the package index), task `{task}`.
 
 - **Citation:** REPLACE with the instrument's full reference.
 - **Licence status:** REPLACE (may the item texts be redistributed? under which terms?).

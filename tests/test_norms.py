@@ -153,3 +153,15 @@ def test_bfi_has_psychobench_norms(fresh_plugins):
 
     norms = get_instrument("bfi").scales["openness"].norms
     assert [(g.group, g.mean, g.sd, g.n) for g in norms] == [("Crowd", 3.92, 0.66, 6076)]
+
+
+def test_analyze_reads_spec_norms(fresh_plugins):
+    """`psym analyze` compares with the same norm groups the spec declares."""
+    from psymetrics_core.analysis.norms import norm_groups
+    from psymetrics_core.registry import get_instrument
+
+    groups = norm_groups(get_instrument("bfi"))
+    assert groups["openness"] == [
+        {"name": "Crowd", "mean": 3.92, "sd": 0.66, "n": 6076,
+         "source": get_instrument("bfi").scales["openness"].norms[0].source, "year": 2003}
+    ]  # fmt: skip

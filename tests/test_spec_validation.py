@@ -77,7 +77,9 @@ def test_missing_citation(spec: Path):
 
 
 def test_bad_scoring_method(spec: Path):
-    _edit(spec / "instrument.yaml", "openness: {method: mean}", "openness: {method: median}")
+    _edit(
+        spec / "instrument.yaml", "  openness:\n    method: mean", "  openness:\n    method: median"
+    )
     assert "field 'scales.openness.method'" in _error(spec)
 
 
@@ -94,8 +96,8 @@ def test_invalid_yaml_names_line(spec: Path):
 def test_scale_without_items(spec: Path):
     _edit(
         spec / "instrument.yaml",
-        "  openness: {method: mean}",
-        "  openness: {method: mean}\n  humility: {method: mean}",
+        "  openness:\n",
+        "  humility: {method: mean}\n  openness:\n",
     )
     assert "field 'scales.humility'" in _error(spec)
 

@@ -86,9 +86,14 @@ def psychobench_test(
 def norm_groups(instrument: Any) -> dict[str, list[dict[str, Any]]]:
     """Norms of an instrument, read defensively: {scale: [{name, mean, sd, n, source, year}]}.
 
-    Looks at ``instrument.norms`` then ``instrument.extra["norms"]``; accepts a list of groups
-    per scale or a mapping of group name to stats. Groups without mean, sd and n are skipped.
+    Looks at the spec's per-scale norm groups (``scales.<scale>.norms``, see
+    ``psymetrics_core.norms``), then ``instrument.norms`` and ``instrument.extra["norms"]``;
+    accepts a list of groups per scale or a mapping of group name to stats. Groups without
+    mean, sd and n are skipped.
     """
+    from_spec = _spec_norms(instrument)
+    if from_spec:
+        return from_spec
     raw = getattr(instrument, "norms", None)
     if raw is None:
         raw = (getattr(instrument, "extra", None) or {}).get("norms")
@@ -120,4 +125,21 @@ def norm_groups(instrument: Any) -> dict[str, list[dict[str, Any]]]:
             except (KeyError, TypeError, ValueError):
                 continue
             out.setdefault(str(scale), []).append(rec)
+    return out
+
+
+def _spec_norms(instrument: Any) -> dict[str, list[dict[str, Any]]]:
+    """Norm groups declared per scale in the instrument spec (groups without n are skipped)."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    scales = getattr(instrument, "scales", None)
+    if not isinstance(scales, dict):
+        return out
+    for name, sdef in scales.items():
+        for g in getattr(sdef, "norms", ()) or ():
+            if g.n is None:
+                continue
+            out.setdefault(str(name), []).append(
+                {"name": g.group, "mean": g.mean, "sd": g.sd, "n": g.n, "source": g.source,
+                 "year": g.year}
+            )  # fmt: skip
     return out
