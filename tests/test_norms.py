@@ -165,3 +165,33 @@ def test_analyze_reads_spec_norms(fresh_plugins):
         {"name": "Crowd", "mean": 3.92, "sd": 0.66, "n": 6076,
          "source": get_instrument("bfi").scales["openness"].norms[0].source, "year": 2003}
     ]  # fmt: skip
+
+
+def test_eval_cli_rejects_an_unknown_norm_group_before_loading_a_model(fresh_plugins):
+    from psymetrics_core.cli import cli
+
+    res = CliRunner().invoke(
+        cli, ["eval", "--tasks", "bfi", "--norm-group", "Nope", "--model", "no-such-backend"]
+    )
+    assert res.exit_code != 0
+    assert "no task in this run has the norm group 'Nope' (groups: Crowd)" in str(res.exception)
+
+
+@pytest.mark.model
+def test_real_model_results_carry_z(smollm2, tmp_path, fresh_plugins):
+    """Two BFI and two GSE items on SmolLM2: z where a mean scale has answers, none for a
+    partial sum (GSE is a sum of 10 items, 2 asked)."""
+    from psymetrics_core.runner import evaluate
+
+    res = evaluate(["bfi", "pb-gse"], backend=smollm2, limit=2, output=tmp_path)
+    bfi = res["tasks"]["bfi"]["scales"]
+    for name in ("extraversion", "agreeableness"):  # items 1 and 2
+        s = bfi[name]
+        if s["score"] is not None:
+            assert s["z"] == pytest.approx((s["score"] - s["norm"]["mean"]) / s["norm"]["sd"])
+        assert s["norm"]["group"] == "Crowd" and s["norm"]["n"] == 6076
+    gse = res["tasks"]["pb-gse"]["scales"]["overall"]
+    assert gse["n_items"] == 10 and gse["n_answered"] <= 2
+    assert gse["norm"]["mean"] == 29.55 and gse["z"] is None
+    saved = json.loads((tmp_path / "results.json").read_text())
+    assert saved["tasks"]["bfi"]["norm_group"] == "Crowd"
