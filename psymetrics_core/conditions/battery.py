@@ -71,6 +71,11 @@ def battery_prompts(
                 statements=statements,
             )
             sys_text = SYSTEM.format(min=rs.min, max=rs.max)
+            if "psychobench" in inst.extra and inst.system_prompt:
+                # a PsychoBench scale carries its own full prompt (seed 003 §3.3): send it as
+                # the repo does, instruction + "\n" + numbered statements (§5.2)
+                text = inst.instruction.strip() + "\n" + statements
+                sys_text = inst.system_prompt
             if system:
                 sys_text = system + "\n\n" + sys_text
             messages = (

@@ -552,3 +552,60 @@ def test_user_texts_are_required_and_accepted(tmp_path):
     f = tmp_path / "icb.csv"
     f.write_text("id,text\n" + "".join(f"{i},Statement {i}\n" for i in range(1, 9)))
     assert require_item_texts(inst, "original", {"pb-icb": f}).items[7].text == "Statement 8"
+
+
+def test_battery_condition_reproduces_the_psychobench_gse_prompt():
+    """§5.2/§12.9: under `--condition battery` the GSE in original order is sent byte-for-byte
+    as the PsychoBench worked example (system message, instruction, numbered statements)."""
+    from psymetrics_core.conditions.battery import battery_prompts
+
+    inst = get_instrument("pb-gse")
+    [(prompt, chunk)] = battery_prompts(inst, inst.items, {})
+    assert len(chunk) == 10
+    assert prompt.messages[0]["content"] == (
+        "You are a helpful assistant who can only reply numbers from 1 to 4. "
+        'Format: "statement index: score".'
+    )
+    assert prompt.messages[1]["content"] == (
+        "You can only reply numbers from 1 to 4 in the following statements. Please provide a "
+        "rating based on the following 10 descriptions according to your actual feelings and "
+        "experiences. The rating and judgment criteria are as follows: 1 denotes Disagree, 2 "
+        "denotes Somewhat disagree, 3 denotes Somewhat agree, 4 denotes Agree. Here are the "
+        "statements, score them one by one:\n"
+        "1. I can always manage to solve difficult problems if I try hard enough\n"
+        "2. If someone opposes me, I can find the means and ways to get what I want\n"
+        "3. I am certain that I can accomplish my goals\n"
+        "4. I am confident that I could deal efficiently with unexpected events\n"
+        "5. Thanks to my resourcefulness, I can handle unforeseen situations\n"
+        "6. I can solve most problems if I invest the necessary effort\n"
+        "7. I can remain calm when facing difficulties because I can rely on my coping abilities\n"
+        "8. When I am confronted with a problem, I can find several solutions\n"
+        "9. If I am in trouble, I can think of a good solution\n"
+        "10. I can handle whatever comes my way"
+    )
+
+
+class _Battery:
+    """A unit-test backend answering every battery line with "index: 4"."""
+
+    def identity(self):
+        return {"name": "scripted"}
+
+    def generate(self, prompts, settings, reporter=None):
+        from psymetrics_core.types import Completion
+
+        out = []
+        for p in prompts:
+            n = p.text.count("\n")
+            out.append(Completion(text="\n".join(f"{i}: 4" for i in range(1, n + 1))))
+        return out
+
+
+def test_battery_run_scores_the_whole_scale():
+    """All 10 GSE items answered 4 in one battery prompt: the §12.2 maximum 40, z vs the norm."""
+    from psymetrics_core.runner import evaluate
+
+    entry = evaluate(["pb-gse"], backend=_Battery(), conditions=["battery"])["tasks"]["pb-gse"]
+    overall = entry["scales"]["overall"]
+    assert overall["score"] == 40.0 and overall["n_answered"] == 10
+    assert overall["z"] == pytest.approx((40 - 29.55) / 5.32)
