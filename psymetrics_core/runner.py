@@ -17,7 +17,7 @@ from .registry import backends, get_instrument
 from .results import SampleWriter, provenance, redact, write_results
 from .types import Answer, Instrument, Item, Prompt
 
-__all__ = ["evaluate", "make_backend", "instrument_record"]
+__all__ = ["evaluate", "make_backend", "instrument_record", "set_concurrency"]
 
 MODES = ("generate", "logprob")
 CHUNK = 8  # prompts per backend call; samples are flushed after each chunk
@@ -27,11 +27,22 @@ def make_backend(model: str, model_args: str | dict[str, str] | None = None) -> 
     """Build the backend registered as ``model`` with lm-eval style ``model_args``."""
     args = model_args if isinstance(model_args, dict) else parse_model_args(model_args)
     entries = backends()
+    base, sep, variant = model.partition(":")
+    if model not in entries and sep and base in entries:  # e.g. lm-eval:hf
+        return entries[base].factory({**args, "variant": variant})
     if model not in entries:
         raise BackendError(
             f"unknown model backend '{model}' (available: {', '.join(sorted(entries))})"
         )
     return entries[model].factory(args)
+
+
+def set_concurrency(be: Any, n: int) -> None:
+    """Bound the requests ``be`` keeps in flight (ignored by backends that run one at a time)."""
+    if n < 1:
+        raise PsymError("--concurrency must be at least 1")
+    if hasattr(be, "concurrency"):
+        be.concurrency = n
 
 
 def instrument_record(inst: Instrument) -> dict[str, Any]:
@@ -71,6 +82,8 @@ def evaluate(
     repeats: int = 1,
     design: str = "grid",
     norm_group: Mapping[str, str] | str | None = None,
+    cache: bool | None = None,
+    concurrency: int | None = None,
 ) -> dict[str, Any]:
     """Administer ``tasks`` to a model and return the results dict (also written to ``output``).
 
@@ -81,6 +94,9 @@ def evaluate(
     ``conditions`` are ``--condition`` values expanded into cells by ``design`` (see
     ``conditions.build_cells``); every cell is run ``repeats`` times with seeds ``seed + r``.
     ``tasks.<task>`` holds the first (cell, repeat) run; ``tasks.<task>.runs`` all of them.
+    ``cache`` stores every response in the response cache before use (default: on for backends
+    built by name, off for a ready ``backend`` object). ``concurrency`` bounds the requests in
+    flight for backends that run them concurrently (API backends).
     ``norm_group`` picks the human norm group for z-scores: a name for every task, or
     {task: name} ({"*": name} for the rest); by default each instrument's first group.
     """
@@ -98,6 +114,10 @@ def evaluate(
     check_norm_groups(instruments, groups)
     settings = GenerationSettings(mode, max_new_tokens, temperature, seed)
     be = backend if backend is not None else make_backend(model, model_args)
+    if concurrency is not None:
+        set_concurrency(be, concurrency)
+    cached = _with_cache(be, backend is None if cache is None else cache)
+    use = be if cached is None else cached  # what the tasks call
     out_dir = Path(output) if output is not None else None
     writer = SampleWriter(out_dir / "samples.jsonl" if out_dir else None)
     args = model_args if isinstance(model_args, dict) else parse_model_args(model_args)
@@ -105,6 +125,7 @@ def evaluate(
         "model": model,
         "model_args": redact(args),
         "backend": be.identity(),
+        "cache": None,
         "settings": settings.to_json(),
         "seed": seed,
         "limit": limit,
@@ -123,7 +144,7 @@ def evaluate(
             group = resolve_norm_group(inst, groups)
             runs = [
                 _run_task(
-                    inst, be, replace(settings, seed=seed + r), form, limit, writer, reporter,
+                    inst, use, replace(settings, seed=seed + r), form, limit, writer, reporter,
                     cell=cell.bind(seed + r), repeat=r, norm_group=group,
                 )
                 for cell in cells
@@ -132,9 +153,20 @@ def evaluate(
             results["tasks"][inst.id] = {**runs[0], "runs": [_run_summary(e) for e in runs]}
     finally:
         writer.close()
+        if cached is not None:
+            results["cache"] = cached.summary()
+            cached.cache.close()
+    if hasattr(be, "usage"):
+        results["usage"] = be.usage()
     if out_dir is not None:
         write_results(out_dir / "results.json", results)
     return results
+
+
+def _with_cache(be: Any, enabled: bool) -> Any:
+    from .cache import CachedBackend, ResponseCache
+
+    return CachedBackend(be, ResponseCache()) if enabled else None
 
 
 def _count(inst: Instrument, form: str, limit: int | None) -> int:
@@ -175,9 +207,10 @@ def _run_task(
         hook.render_prompt(instrument=inst, item=it, condition=cell) for it in items
     ]
     call = be.option_logprobs if settings.mode == "logprob" else be.generate
-    for start in range(0, len(items), CHUNK):
-        chunk_items = items[start : start + CHUNK]
-        chunk_prompts = prompts[start : start + CHUNK]
+    size = int(getattr(be, "chunk_size", CHUNK))  # concurrent backends take bigger chunks
+    for start in range(0, len(items), size):
+        chunk_items = items[start : start + size]
+        chunk_prompts = prompts[start : start + size]
         completions = call(chunk_prompts, settings, reporter)
         for it, pr, comp in zip(chunk_items, chunk_prompts, completions, strict=True):
             ans: Answer = hook.parse_response(instrument=inst, item=it, prompt=pr, completion=comp)

@@ -7,7 +7,7 @@ second load takes a fraction of a second instead of ~20 s.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +15,8 @@ from ..errors import BackendError
 from ..types import Completion, Prompt
 from .base import GenerationSettings, Reporter
 from .local_model import converted_copy
+
+OnResult = Callable[[int, Completion], None]
 
 __all__ = ["HFBackend"]
 
@@ -25,6 +27,8 @@ class HFBackend:
     """A causal language model run in-process with transformers (CPU by default)."""
 
     name = "hf"
+    accepts_on_result = True  # responses reach the cache batch by batch
+    chunk_size = 64  # prompts per call from the runner (batched inside)
 
     def __init__(self, model_args: dict[str, str]) -> None:
         args = dict(model_args)
@@ -41,12 +45,18 @@ class HFBackend:
             self.batch_size = int(args.pop("batch_size", "8"))
         except ValueError as exc:
             raise BackendError("--model-args batch_size must be an integer") from exc
-        self.chat_template = args.pop("chat_template", "true").lower() not in ("0", "false", "no")
+        self.chat_template = _flag(args.pop("chat_template", "true"))
+        self.prefix_cache = _flag(args.pop("prefix_cache", "true"))
+        threads = args.pop("threads", None)
+        try:
+            self.threads = int(threads) if threads else _cpu_threads()
+        except ValueError as exc:
+            raise BackendError("--model-args threads must be an integer") from exc
         if args:
             raise BackendError(
                 f"unknown --model-args for hf: {', '.join(sorted(args))} "
                 "(known: pretrained, gguf_file, device, dtype, batch_size, "
-                "chat_template)"
+                "chat_template, prefix_cache, threads)"
             )
         if not self.gguf_file and not Path(self.pretrained).exists():
             raise BackendError(
@@ -70,7 +80,10 @@ class HFBackend:
 
         transformers.utils.logging.disable_progress_bar()
 
-        torch.set_num_threads(max(1, os.cpu_count() or 1))
+        if self.device == "cpu":
+            torch.set_num_threads(self.threads)
+        elif self.device.startswith("cuda") and not torch.cuda.is_available():
+            raise BackendError(f"--model-args device={self.device}: no CUDA device is available")
         dtype = getattr(torch, self.dtype) if self.dtype != "auto" else "auto"
         try:
             if self.gguf_file:
@@ -145,6 +158,7 @@ class HFBackend:
         prompts: Sequence[Prompt],
         settings: GenerationSettings,
         progress: Reporter | None = None,
+        on_result: OnResult | None = None,
     ) -> list[Completion]:
         """Greedy (temperature 0) or seeded sampled completions, batched with left padding."""
         self._load()
@@ -172,6 +186,8 @@ class HFBackend:
             new = gen[:, enc["input_ids"].shape[1] :]
             for row in new:
                 out.append(Completion(text=tok.decode(row, skip_special_tokens=True)))
+                if on_result is not None:
+                    on_result(len(out) - 1, out[-1])
             if progress is not None:
                 progress.advance(len(batch))
         return out
@@ -181,17 +197,30 @@ class HFBackend:
         prompts: Sequence[Prompt],
         settings: GenerationSettings,
         progress: Reporter | None = None,
+        on_result: OnResult | None = None,
     ) -> list[Completion]:
-        """Log-likelihood of each option's value (e.g. ``"3"``) right after the prompt."""
+        """Log-likelihood of each option's value (e.g. ``"3"``) right after the prompt.
+
+        Prompts are scored in batches; the token prefix a batch shares (system prompt and
+        instruction) is run once and its KV cache reused (``prefix_cache=false`` turns this
+        off and scores each prompt on its own with :meth:`loglikelihoods`).
+        """
         self._load()
-        out: list[Completion] = []
-        for prompt in prompts:
-            context = self.context_text(prompt)
-            conts = [str(o.value) for o in prompt.options]
-            out.append(Completion(option_logprobs=tuple(self.loglikelihoods(context, conts))))
-            if progress is not None:
-                progress.advance(1)
-        return out
+        if not self.prefix_cache:
+            out: list[Completion] = []
+            for i, prompt in enumerate(prompts):
+                context = self.context_text(prompt)
+                conts = [str(o.value) for o in prompt.options]
+                comp = Completion(option_logprobs=tuple(self.loglikelihoods(context, conts)))
+                out.append(comp)
+                if on_result is not None:
+                    on_result(i, comp)
+                if progress is not None:
+                    progress.advance(1)
+            return out
+        from .hf_fast import score_prompts
+
+        return score_prompts(self, prompts, progress, on_result)
 
     def loglikelihoods(self, context: str, continuations: Sequence[str]) -> list[float]:
         """Sum of token log-probabilities of each continuation given ``context``.
@@ -227,8 +256,7 @@ class HFBackend:
 
     def identity(self) -> dict[str, Any]:
         """Backend, model path, file and settings for run records."""
-        import torch
-        import transformers
+        from importlib.metadata import version
 
         return {
             "backend": self.name,
@@ -238,6 +266,19 @@ class HFBackend:
             "dtype": self.dtype,
             "batch_size": self.batch_size,
             "chat_template": self.chat_template,
-            "transformers": transformers.__version__,
-            "torch": torch.__version__,
+            "threads": self.threads,
+            "transformers": version("transformers"),
+            "torch": version("torch"),
         }
+
+
+def _flag(text: str) -> bool:
+    return text.lower() not in ("0", "false", "no")
+
+
+def _cpu_threads() -> int:
+    """CPUs this process may run on (cgroup/affinity aware), at least 1."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)

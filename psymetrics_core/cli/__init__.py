@@ -25,6 +25,7 @@ CORE_COMMANDS = {
     "show": "psymetrics_core.cli.show_cmd:show_cmd",
     "plugins": "psymetrics_core.cli.plugins_cmd:plugins_cmd",
     "validate": "psymetrics_core.cli.validate_cmd:validate_cmd",
+    "cache": "psymetrics_core.cli.cache_cmd:cache_cmd",
     "import": "psymetrics_core.cli.import_cmd:import_cmd",
     "new-plugin": "psymetrics_core.cli.new_plugin_cmd:new_plugin_cmd",
     "install": "psymetrics_core.cli.install_cmd:install_cmd",

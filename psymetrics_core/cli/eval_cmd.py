@@ -83,6 +83,17 @@ from .console import fmt, print_json, progress_bar, stderr, stdout, table
     metavar="[TASK=]NAME",
     help="Human norm group for z-scores (see `psym show TASK`); default: each task's first.",
 )
+@click.option(
+    "--no-cache",
+    is_flag=True,
+    help="Neither read nor write the response cache (see `psym cache info`).",
+)
+@click.option(
+    "--concurrency",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Requests in flight at once for API backends [default: the backend's, 8].",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print results.json instead of a table.")
 def eval_cmd(
     tasks: str,
@@ -100,6 +111,8 @@ def eval_cmd(
     design: str,
     repeats: int,
     norm_groups: tuple[str, ...],
+    no_cache: bool,
+    concurrency: int | None,
     as_json: bool,
 ) -> None:
     """Administer instruments to a model and report scale scores with parse rates."""
@@ -143,6 +156,8 @@ def eval_cmd(
             repeats=repeats,
             design=design,
             norm_group=parse_norm_group_option(norm_groups),
+            cache=not no_cache,
+            concurrency=concurrency,
         )
     if as_json:
         print_json(results)

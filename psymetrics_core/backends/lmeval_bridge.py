@@ -1,0 +1,148 @@
+"""``--model lm-eval:<name>``: any model in lm-eval's registry, through its LM interface.
+
+``logprob`` mode sends one ``loglikelihood`` request per (prompt, option) with the option's
+value as continuation (no leading space under a chat template, as lm-eval scores multiple
+choice); ``generate`` mode sends ``generate_until`` requests. The chat template of the model is
+applied when it has one (``chat_template=false`` joins the messages instead).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import Any
+
+from ..errors import BackendError
+from ..results import redact
+from ..types import Completion, Prompt
+from .base import GenerationSettings, Reporter
+
+__all__ = ["LMEvalBackend"]
+
+
+class LMEvalBackend:
+    """A psymetrics backend wrapping an lm-eval ``LM`` built from its registry."""
+
+    name = "lm-eval"
+
+    def __init__(self, model_args: dict[str, str]) -> None:
+        args = dict(model_args)
+        self.lm_name = args.pop("variant", "") or args.pop("lm_eval_model", "")
+        if not self.lm_name:
+            raise BackendError("use --model lm-eval:<name>, e.g. lm-eval:hf or lm-eval:vllm")
+        self.chat_template = args.pop("chat_template", "true").lower() not in ("0", "false", "no")
+        self.model_args = args
+        self._lm: Any = None
+
+    def _load(self) -> Any:
+        if self._lm is not None:
+            return self._lm
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+        try:
+            import lm_eval.models  # noqa: F401  (fills the registry before any lookup)
+            from lm_eval.api.registry import get_model
+        except ImportError as exc:
+            raise BackendError(
+                f"--model lm-eval:{self.lm_name} needs lm-eval: pip install lm-eval ({exc})"
+            ) from exc
+        try:
+            cls = get_model(self.lm_name)
+        except (KeyError, ValueError) as exc:
+            raise BackendError(f"lm-eval has no model '{self.lm_name}': {exc}") from exc
+        arg_string = ",".join(f"{k}={v}" for k, v in self.model_args.items())
+        try:
+            self._lm = cls.create_from_arg_string(arg_string, {})
+        except (OSError, ValueError, TypeError) as exc:
+            raise BackendError(f"lm-eval could not build '{self.lm_name}': {exc}") from exc
+        return self._lm
+
+    def context_text(self, prompt: Prompt) -> str:
+        """The text the model is conditioned on (the LM's chat template when it has one)."""
+        lm = self._load()
+        if self.chat_template and hasattr(lm, "apply_chat_template"):
+            try:
+                return str(lm.apply_chat_template(list(prompt.messages), True))
+            except (AttributeError, NotImplementedError, ValueError):
+                pass  # no template for this model: plain text below
+        return "\n\n".join(m["content"] for m in prompt.messages)
+
+    def option_logprobs(
+        self,
+        prompts: Sequence[Prompt],
+        settings: GenerationSettings,
+        progress: Reporter | None = None,
+    ) -> list[Completion]:
+        """One lm-eval ``loglikelihood`` request per (prompt, option); sums as lm-eval does."""
+        from lm_eval.api.instance import Instance
+
+        lm = self._load()
+        reqs: list[Any] = []
+        spans: list[tuple[int, int]] = []
+        for p in prompts:
+            ctx = self.context_text(p)
+            start = len(reqs)
+            for o in p.options:
+                reqs.append(
+                    Instance("loglikelihood", doc={}, arguments=(ctx, str(o.value)), idx=len(reqs))
+                )
+            spans.append((start, len(reqs)))
+        out = lm.loglikelihood(reqs, disable_tqdm=True)
+        comps = [
+            Completion(option_logprobs=tuple(float(ll) for ll, _ in out[a:b])) for a, b in spans
+        ]
+        if progress is not None:
+            progress.advance(len(prompts))
+        return comps
+
+    def generate(
+        self,
+        prompts: Sequence[Prompt],
+        settings: GenerationSettings,
+        progress: Reporter | None = None,
+    ) -> list[Completion]:
+        """lm-eval ``generate_until`` with greedy or sampled decoding."""
+        from lm_eval.api.instance import Instance
+
+        lm = self._load()
+        kwargs: dict[str, Any] = {"until": [], "max_gen_toks": settings.max_new_tokens}
+        if settings.temperature > 0:
+            kwargs.update(do_sample=True, temperature=settings.temperature)
+            _seed(settings.seed)
+        else:
+            kwargs.update(do_sample=False, temperature=0.0)
+        reqs = [
+            Instance(
+                "generate_until", doc={}, arguments=(self.context_text(p), dict(kwargs)), idx=i
+            )
+            for i, p in enumerate(prompts)
+        ]
+        texts = lm.generate_until(reqs, disable_tqdm=True)
+        if progress is not None:
+            progress.advance(len(prompts))
+        return [Completion(text=str(t)) for t in texts]
+
+    def identity(self) -> dict[str, Any]:
+        """The lm-eval model name, its (redacted) arguments and lm-eval's version."""
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            lm_eval_version = version("lm-eval")
+        except PackageNotFoundError:
+            lm_eval_version = None
+        return {
+            "backend": f"lm-eval:{self.lm_name}",
+            "model": f"lm-eval:{self.lm_name}",
+            "model_args": redact(self.model_args),
+            "chat_template": self.chat_template,
+            "lm_eval": lm_eval_version,
+        }
+
+
+def _seed(seed: int) -> None:
+    try:
+        import torch
+
+        torch.manual_seed(seed)
+    except ImportError:
+        pass

@@ -1,0 +1,47 @@
+"""``psym cache info|clear``: inspect or empty the response cache."""
+
+from __future__ import annotations
+
+import click
+
+from .console import stdout, table
+
+
+@click.group("cache")
+def cache_cmd() -> None:
+    """The response cache ($PSYM_CACHE_DIR or the user cache directory)."""
+
+
+@cache_cmd.command("info")
+def info_cmd() -> None:
+    """Where the cache is, how big, and how many responses per model."""
+    from ..cache import ResponseCache
+
+    cache = ResponseCache()
+    try:
+        st = cache.stats()
+    finally:
+        cache.close()
+    stdout.print(f"path: {st.path}")
+    stdout.print(f"responses: {st.entries}   size: {st.size_bytes / 1e6:.2f} MB")
+    if st.models:
+        t = table("responses by model", ["model", "responses"])
+        for model, n in st.models.items():
+            t.add_row(model, str(n))
+        stdout.print(t)
+
+
+@cache_cmd.command("clear")
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+def clear_cmd(yes: bool) -> None:
+    """Delete every cached response (the dequantised model copies are kept)."""
+    from ..cache import ResponseCache, cache_path
+
+    if not yes:
+        click.confirm(f"delete all cached responses in {cache_path()}?", abort=True)
+    cache = ResponseCache()
+    try:
+        n = cache.clear()
+    finally:
+        cache.close()
+    stdout.print(f"deleted {n} cached responses")
