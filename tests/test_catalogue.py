@@ -110,7 +110,7 @@ def test_install_runs_pip(tmp_path, monkeypatch):
 
     def spy(cmd):
         calls.append(cmd)
-        return real([*cmd, "--no-deps", "-q"])
+        return real([*cmd, "--no-deps", "--no-build-isolation", "-q"])
 
     monkeypatch.setattr(cat.subprocess, "call", spy)
     cmd, status = cat.install("bfi")
