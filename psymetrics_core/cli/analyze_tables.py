@@ -77,19 +77,22 @@ def _task_tables(title: str, a: dict[str, Any]) -> None:
                 str(r["k"]),
             )
         stdout.print(t)
-    keys = [
-        "acquiescence",
-        "agree_rate",
-        "extreme",
-        "midpoint",
-        "straightlining",
-        "refusal_rate",
-        "invalid_rate",
-    ]
-    t = table(f"{title}: response styles (mean over repeats)", ["condition", *keys])
+    short = {
+        "acquiescence": "acq",
+        "extreme": "extreme",
+        "midpoint": "mid",
+        "straightlining": "straight",
+        "refusal_rate": "refused",
+        "invalid_rate": "invalid",
+    }
+    t = table(f"{title}: response styles (mean over repeats)", ["condition", *short.values()])
     for cond, r in a["response_styles"]["mean"].items():
-        t.add_row(cond, *(_f(r[k]) for k in keys))
+        t.add_row(cond, *(_f(r[k]) for k in short))
     stdout.print(t)
+    stdout.print(
+        "[dim]acq: mean (x - mid)/half-range, -1..1; extreme/mid: share at the ends/middle; "
+        "straight: longest identical run / answered; refused/invalid: share of items[/dim]"
+    )
     m = a["mbti_metrics"]
     if m.get("dimensions"):
         t = table(

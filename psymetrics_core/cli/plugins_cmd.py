@@ -21,10 +21,10 @@ def plugins_cmd(ctx: click.Context, as_json: bool, show_all: bool) -> None:
     if ctx.invoked_subcommand is not None:
         return
     from ..plugins import get_plugin_manager, plugin_records
-    from ..registry import backends, instruments
+    from ..registry import backends, conditions, instruments
 
     pm = get_plugin_manager()
-    insts, bes = instruments(), backends()
+    insts, bes, conds = instruments(), backends(), conditions()
     rows: list[dict[str, Any]] = []
     for rec in plugin_records():
         if rec.status == "builtin" and not show_all:
@@ -43,6 +43,7 @@ def plugins_cmd(ctx: click.Context, as_json: bool, show_all: bool) -> None:
                     i.id for i in insts.values() if i.plugin and i.plugin.name == rec.name
                 ),
                 "backends": sorted(b.name for b in bes.values() if b.plugin.name == rec.name),
+                "conditions": sorted(c.name for c in conds.values() if c.plugin == rec.name),
             }
         )
     if as_json:
@@ -51,7 +52,11 @@ def plugins_cmd(ctx: click.Context, as_json: bool, show_all: bool) -> None:
     t = table("plugins", ["plugin", "distribution", "status", "registers"])
     for r in rows:
         what = ", ".join(
-            [*(f"task {x}" for x in r["tasks"]), *(f"backend {x}" for x in r["backends"])]
+            [
+                *(f"task {x}" for x in r["tasks"]),
+                *(f"backend {x}" for x in r["backends"]),
+                *(f"condition {x}" for x in r["conditions"]),
+            ]
         ) or ", ".join(r["hooks"])
         status = r["status"] if not r["error"] else f"[red]failed[/red]: {r['error']}"
         t.add_row(r["name"], f"{r['distribution']} {r['version']}", status, what)
