@@ -198,3 +198,14 @@ def test_hypothesis_parsing():
     assert (h.a, h.b, h.sign) == ("mfq.fairness", "asi.hostile", -1)
     with pytest.raises(PsymError, match="expected TASK.SCALE~TASK.SCALE"):
         validity.parse_hypothesis("mfq.fairness,asi.hostile")
+
+
+def test_norm_groups_from_scale_definitions():
+    from types import SimpleNamespace
+
+    group = SimpleNamespace(group="Crowd", mean=3.25, sd=0.9, n=6076, source="S", year=2003)
+    nameless = SimpleNamespace(group="Male", mean=4.0, sd=1.0, n=None, source="S", year=None)
+    inst = SimpleNamespace(scales={"extraversion": SimpleNamespace(norms=(group, nameless))},
+                           extra={})  # fmt: skip
+    g = norms.norm_groups(inst)["extraversion"]
+    assert [x["name"] for x in g] == ["Crowd", "Male"] and g[1]["n"] is None

@@ -213,3 +213,25 @@ def test_totals_and_rescaled_items_reach_the_item_analyses(fresh_plugins, tmp_pa
     expected = dict(it3.rescale or ()).get(int(x), x)
     assert row["keyed"] == pytest.approx(expected)
     assert it3.rescale  # the test would be vacuous without a rescale
+
+
+def test_norm_comparison_in_the_report(value_run: Path, monkeypatch):
+    from psymetrics_core.analysis import norms as nm
+    from psymetrics_core.registry import get_instrument
+
+    inst = get_instrument("bfi")
+    group = {"name": "Crowd", "mean": 3.25, "sd": 0.9, "n": 6076, "source": "test", "year": 2003}
+    monkeypatch.setitem(inst.extra, "norms", {"extraversion": [group]})
+    rep = analyze([value_run])
+    n = rep["analyses"]["run"]["bfi"]["norms"]
+    assert "not independent respondents" in n["caveat"]
+    [row] = n["scales"]["extraversion"]
+    # the model's scores: the three repeats of the reference condition, from results.json
+    res = json.loads((value_run / "results.json").read_text())
+    vals = [r["scales"]["extraversion"]["score"] for r in res["tasks"]["bfi"]["runs"]
+            if r["condition"] == "original"]  # fmt: skip
+    m = sum(vals) / 3
+    assert row["model_n"] == 3 and row["model_mean"] == pytest.approx(m)
+    assert row["z"] == pytest.approx((m - 3.25) / 0.9)
+    ref = nm.psychobench_test(m, row["model_sd"], 3, 3.25, 0.9, 6076)
+    assert row["psychobench_test"]["p"] == pytest.approx(ref["p"])

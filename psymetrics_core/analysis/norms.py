@@ -86,60 +86,50 @@ def psychobench_test(
 def norm_groups(instrument: Any) -> dict[str, list[dict[str, Any]]]:
     """Norms of an instrument, read defensively: {scale: [{name, mean, sd, n, source, year}]}.
 
-    Looks at the spec's per-scale norm groups (``scales.<scale>.norms``, see
-    ``psymetrics_core.norms``), then ``instrument.norms`` and ``instrument.extra["norms"]``;
-    accepts a list of groups per scale or a mapping of group name to stats. Groups without
-    mean, sd and n are skipped.
+    Looks at each scale definition's ``norms`` (``NormGroup`` objects or mappings), then at
+    ``instrument.norms`` and ``instrument.extra["norms"]`` ({scale: [groups]} or {scale:
+    {group: stats}}). Groups without a mean and an sd are skipped; ``n`` may be missing (None).
     """
-    from_spec = _spec_norms(instrument)
-    if from_spec:
-        return from_spec
-    raw = getattr(instrument, "norms", None)
-    if raw is None:
-        raw = (getattr(instrument, "extra", None) or {}).get("norms")
-    if not isinstance(raw, dict):
-        return {}
+    raw: dict[str, Any] = {}
+    for scale, sdef in (getattr(instrument, "scales", None) or {}).items():
+        groups = getattr(sdef, "norms", None)
+        if groups:
+            raw[str(scale)] = list(groups)
+    extra = getattr(instrument, "norms", None)
+    if extra is None:
+        extra = (getattr(instrument, "extra", None) or {}).get("norms")
+    if isinstance(extra, dict):
+        for scale, groups in extra.items():
+            raw.setdefault(str(scale), groups)
     out: dict[str, list[dict[str, Any]]] = {}
     for scale, groups in raw.items():
         if isinstance(groups, dict):
-            if "groups" in groups and isinstance(groups["groups"], list):
+            if isinstance(groups.get("groups"), list):
                 groups = groups["groups"]
             else:
                 groups = [{"name": k, **v} for k, v in groups.items() if isinstance(v, dict)]
-        if not isinstance(groups, list):
+        if not isinstance(groups, list | tuple):
             continue
         for g in groups:
-            if hasattr(g, "__dict__") and not isinstance(g, dict):
-                g = dict(vars(g))
-            if not isinstance(g, dict):
-                continue
-            try:
-                rec = {
-                    "name": str(g.get("name", g.get("group", "norm"))),
-                    "mean": float(g["mean"]),
-                    "sd": float(g["sd"]),
-                    "n": int(g["n"]),
-                    "source": g.get("source"),
-                    "year": g.get("year"),
-                }
-            except (KeyError, TypeError, ValueError):
-                continue
-            out.setdefault(str(scale), []).append(rec)
+            rec = _group_record(g)
+            if rec is not None:
+                out.setdefault(scale, []).append(rec)
     return out
 
 
-def _spec_norms(instrument: Any) -> dict[str, list[dict[str, Any]]]:
-    """Norm groups declared per scale in the instrument spec (groups without n are skipped)."""
-    out: dict[str, list[dict[str, Any]]] = {}
-    scales = getattr(instrument, "scales", None)
-    if not isinstance(scales, dict):
-        return out
-    for name, sdef in scales.items():
-        for g in getattr(sdef, "norms", ()) or ():
-            if g.n is None:
-                continue
-            out.setdefault(str(name), []).append(
-                {"name": g.group, "mean": g.mean, "sd": g.sd, "n": g.n, "source": g.source,
-                 "year": g.year}
-            )  # fmt: skip
-    return out
+def _group_record(g: Any) -> dict[str, Any] | None:
+    def get(key: str) -> Any:
+        return g.get(key) if isinstance(g, dict) else getattr(g, key, None)
+
+    try:
+        n = get("n")
+        return {
+            "name": str(get("name") or get("group") or "norm"),
+            "mean": float(get("mean")),
+            "sd": float(get("sd")),
+            "n": int(n) if n not in (None, "") else None,
+            "source": get("source"),
+            "year": get("year"),
+        }
+    except (KeyError, TypeError, ValueError):
+        return None

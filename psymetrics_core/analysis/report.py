@@ -264,12 +264,16 @@ def _norms(task: str, scores: pd.DataFrame, ref: str) -> dict[str, Any]:
         for g in glist:
             row: dict[str, Any] = {"group": g, "model_mean": m, "model_sd": s, "model_n": n}
             row.update(norms.z_and_percentile(m, g["mean"], g["sd"]))
-            row["hedges_g"] = norms.hedges_g(m, s, n, g["mean"], g["sd"], g["n"])
-            if n >= 2:
+            if g["n"] is None:
+                row["hedges_g"] = {"note": "the norm group has no n"}
+                row["psychobench_test"] = {"note": "the norm group has no n"}
+            else:
+                row["hedges_g"] = norms.hedges_g(m, s, n, g["mean"], g["sd"], g["n"])
+            if g["n"] is not None and n >= 2:
                 row["psychobench_test"] = norms.psychobench_test(
                     m, s, n, g["mean"], g["sd"], g["n"]
                 )
-            else:
+            elif g["n"] is not None:
                 row["psychobench_test"] = {"note": "needs at least 2 administrations (--repeats)"}
             rows.append(row)
         out["scales"][scale] = rows

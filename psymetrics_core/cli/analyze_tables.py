@@ -129,7 +129,7 @@ def _task_tables(title: str, a: dict[str, Any]) -> None:
                     f"{_f(r['model_mean'])}±{_f(r['model_sd'])} (n {r['model_n']})",
                     _f(r["z"]),
                     _f(r["percentile"], 0),
-                    f"{_f(g['g'])} [{_f(g['ci_low'])}, {_f(g['ci_high'])}]",
+                    f"{_f(g['g'])} [{_f(g['ci_low'])}, {_f(g['ci_high'])}]" if "g" in g else "—",
                     _f(pb.get("p"), 4) if "p" in pb else "—",
                 )
         stdout.print(t)
