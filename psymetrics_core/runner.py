@@ -8,16 +8,18 @@ from pathlib import Path
 from typing import Any
 
 from .backends.base import GenerationSettings, Reporter, parse_model_args
+from .behaviour import DEFAULT_MAX_NEW_TOKENS, with_options
 from .conditions import Cell, Condition, cells_for
 from .errors import BackendError, PsymError
 from .item_texts import require_item_texts
+from .judge import DEFAULT_JUDGE_MAX_NEW_TOKENS, Judge, judge_scope
 from .norms import check_norm_groups, resolve_norm_group
 from .plugins import get_plugin_manager
 from .registry import backends, get_instrument
 from .results import SampleWriter, provenance, redact, write_results
-from .types import Answer, Instrument, Item, Prompt
+from .types import Answer, Completion, Instrument, Item, Prompt
 
-__all__ = ["evaluate", "make_backend", "instrument_record", "set_concurrency"]
+__all__ = ["evaluate", "make_backend", "instrument_record", "set_concurrency", "call_backend"]
 
 MODES = ("generate", "logprob")
 CHUNK = 8  # prompts per backend call; samples are flushed after each chunk
@@ -43,6 +45,17 @@ def set_concurrency(be: Any, n: int) -> None:
         raise PsymError("--concurrency must be at least 1")
     if hasattr(be, "concurrency"):
         be.concurrency = n
+
+
+def call_backend(
+    be: Any,
+    prompts: Sequence[Prompt],
+    settings: GenerationSettings,
+    reporter: Reporter | None = None,
+) -> list[Completion]:
+    """Every model call of a run goes through here: evaluated model and judge alike."""
+    call = be.option_logprobs if settings.mode == "logprob" else be.generate
+    return list(call(prompts, settings, reporter))
 
 
 def instrument_record(inst: Instrument) -> dict[str, Any]:
@@ -72,7 +85,7 @@ def evaluate(
     seed: int = 1234,
     limit: int | None = None,
     form: str = "original",
-    max_new_tokens: int = 24,
+    max_new_tokens: int | None = None,
     temperature: float = 0.0,
     output: str | Path | None = None,
     item_files: Mapping[str, str | Path] | None = None,
@@ -84,6 +97,10 @@ def evaluate(
     norm_group: Mapping[str, str] | str | None = None,
     cache: bool | None = None,
     concurrency: int | None = None,
+    task_options: Mapping[str, Mapping[str, Any]] | None = None,
+    judge_model: str | None = None,
+    judge_model_args: str | dict[str, str] | None = None,
+    judge_max_new_tokens: int | None = None,
 ) -> dict[str, Any]:
     """Administer ``tasks`` to a model and return the results dict (also written to ``output``).
 
@@ -99,6 +116,11 @@ def evaluate(
     flight for backends that run them concurrently (API backends).
     ``norm_group`` picks the human norm group for z-scores: a name for every task, or
     {task: name} ({"*": name} for the rest); by default each instrument's first group.
+    ``max_new_tokens`` defaults to 24 for questionnaires and to a behaviour task's own length.
+    ``task_options`` maps task id (or ``"*"`` for every task that accepts the key) to options
+    the task's hooks read as ``instrument.options``. ``judge_model`` (default: the evaluated
+    model) answers tasks that ask ``psymetrics_core.judge.current_judge()``; its calls share
+    the run's response cache.
     """
     if mode not in MODES:
         raise PsymError(f"--mode must be one of {', '.join(MODES)}, got {mode!r}")
@@ -108,11 +130,13 @@ def evaluate(
     if repeats < 1:
         raise PsymError("--repeats must be at least 1")
     cells = cells_for(list(conditions), design)
+    opts = task_options or {}
+    instruments = [with_options(i, opts.get(i.id), opts.get("*")) for i in instruments]
     if not instruments:
         raise PsymError("no tasks given")
     groups = {"*": norm_group} if isinstance(norm_group, str) else dict(norm_group or {})
     check_norm_groups(instruments, groups)
-    settings = GenerationSettings(mode, max_new_tokens, temperature, seed)
+    settings = GenerationSettings(mode, max_new_tokens or DEFAULT_MAX_NEW_TOKENS, temperature, seed)
     be = backend if backend is not None else make_backend(model, model_args)
     if concurrency is not None:
         set_concurrency(be, concurrency)
@@ -121,6 +145,9 @@ def evaluate(
     out_dir = Path(output) if output is not None else None
     writer = SampleWriter(out_dir / "samples.jsonl" if out_dir else None)
     args = model_args if isinstance(model_args, dict) else parse_model_args(model_args)
+    judge = _judge(model, args, judge_model, judge_model_args, use, cached, seed, out_dir)
+    if judge_max_new_tokens:
+        judge.settings = replace(judge.settings, max_new_tokens=judge_max_new_tokens)
     results: dict[str, Any] = {
         "model": model,
         "model_args": redact(args),
@@ -138,21 +165,27 @@ def evaluate(
         "tasks": {},
     }
     try:
-        for inst in instruments:
-            n = _count(inst, form, limit) * len(cells) * repeats
-            reporter = progress(inst.id, n) if progress else None
-            group = resolve_norm_group(inst, groups)
-            runs = [
-                _run_task(
-                    inst, use, replace(settings, seed=seed + r), form, limit, writer, reporter,
-                    cell=cell.bind(seed + r), repeat=r, norm_group=group,
-                )
-                for cell in cells
-                for r in range(repeats)
-            ]  # fmt: skip
-            results["tasks"][inst.id] = {**runs[0], "runs": [_run_summary(e) for e in runs]}
+        with judge_scope(judge):
+            for inst in instruments:
+                n = _count(inst, form, limit) * len(cells) * repeats
+                reporter = progress(inst.id, n) if progress else None
+                group = resolve_norm_group(inst, groups)
+                task_settings = settings
+                if max_new_tokens is None and "max_new_tokens" in inst.extra:
+                    task_settings = replace(settings, max_new_tokens=inst.extra["max_new_tokens"])
+                runs = [
+                    _run_task(
+                        inst, use, replace(task_settings, seed=seed + r), form, limit, writer,
+                        reporter, cell=cell.bind(seed + r), repeat=r, norm_group=group,
+                    )
+                    for cell in cells
+                    for r in range(repeats)
+                ]  # fmt: skip
+                results["tasks"][inst.id] = {**runs[0], "runs": [_run_summary(e) for e in runs]}
     finally:
         writer.close()
+        if judge.n_calls:
+            results["judge"] = judge.record()
         if cached is not None:
             results["cache"] = cached.summary()
             cached.cache.close()
@@ -163,6 +196,45 @@ def evaluate(
     return results
 
 
+def _judge(
+    model: str,
+    args: dict[str, str],
+    judge_model: str | None,
+    judge_model_args: str | dict[str, str] | None,
+    use: Any,
+    cached: Any,
+    seed: int,
+    out_dir: Path | None,
+) -> Judge:
+    """The run's judge: the evaluated model's own (cached) backend unless another is named.
+
+    A separately named judge is built on first use and shares the run's response cache (none
+    when the run has none).
+    """
+    jargs = (
+        judge_model_args
+        if isinstance(judge_model_args, dict)
+        else parse_model_args(judge_model_args)
+    )
+    same = judge_model is None or (judge_model == model and (not jargs or jargs == args))
+
+    def wrap(b: Any) -> Any:
+        from .cache import CachedBackend
+
+        return CachedBackend(b, cached.cache)
+
+    return Judge(
+        model=model if same else str(judge_model),
+        model_args=args if same else jargs,
+        backend=use if same else None,
+        wrap=None if same or cached is None else wrap,
+        seed=seed,
+        max_new_tokens=DEFAULT_JUDGE_MAX_NEW_TOKENS,
+        records=out_dir / "judge.jsonl" if out_dir else None,
+        same_as_evaluated=same,
+    )
+
+
 def _with_cache(be: Any, enabled: bool) -> Any:
     from .cache import CachedBackend, ResponseCache
 
@@ -170,7 +242,10 @@ def _with_cache(be: Any, enabled: bool) -> Any:
 
 
 def _count(inst: Instrument, form: str, limit: int | None) -> int:
-    n = len(inst.forms.get(form, inst.items))
+    if inst.kind == "behaviour":  # prompts may come from the task's options (data files)
+        n = len(get_plugin_manager().hook.load_items(instrument=inst, form=form))
+    else:
+        n = len(inst.forms.get(form, inst.items))
     return min(n, limit) if limit else n
 
 
@@ -206,12 +281,11 @@ def _run_task(
     prompts: list[Prompt] = [
         hook.render_prompt(instrument=inst, item=it, condition=cell) for it in items
     ]
-    call = be.option_logprobs if settings.mode == "logprob" else be.generate
     size = int(getattr(be, "chunk_size", CHUNK))  # concurrent backends take bigger chunks
     for start in range(0, len(items), size):
         chunk_items = items[start : start + size]
         chunk_prompts = prompts[start : start + size]
-        completions = call(chunk_prompts, settings, reporter)
+        completions = call_backend(be, chunk_prompts, settings, reporter)
         for it, pr, comp in zip(chunk_items, chunk_prompts, completions, strict=True):
             ans: Answer = hook.parse_response(instrument=inst, item=it, prompt=pr, completion=comp)
             answers.append((it, ans))
@@ -227,6 +301,8 @@ def _run_task(
     entry["prompt_template"] = inst.prompt_template
     entry.update(condition=cell.name, facets=cell.facets, repeat=repeat, seed=settings.seed)
     entry["form"] = form
+    if inst.kind != "questionnaire":
+        entry.update(kind=inst.kind, settings=settings.to_json(), options=dict(inst.options))
     return entry
 
 
@@ -241,7 +317,7 @@ def _sample(
     tag: dict[str, Any],
 ) -> dict[str, Any]:
     """One samples.jsonl line: the item, prompt, completion, answer and the condition tag."""
-    rs = inst.response_scale_for(it)
+    rs = inst.response_scales.get(it.response_scale)  # behaviour tasks have none
     return {
         "task": inst.id,
         "form": form,
@@ -257,13 +333,14 @@ def _sample(
         "answer": ans.value,
         "parse_status": ans.status,
         "option_probs": ans.probabilities,
+        **({"data": ans.data} if ans.data is not None else {}),
         **tag,
         "item_meta": {
             "scales": _scales_of(inst, form, it),
             "reverse": it.reverse,
             "scored": it.scored,
-            "min": rs.min,
-            "max": rs.max,
+            "min": rs.min if rs else None,
+            "max": rs.max if rs else None,
             "rescale": [list(p) for p in it.rescale] if it.rescale else None,
         },
     }

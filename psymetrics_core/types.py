@@ -56,6 +56,8 @@ class Item:
     flag: str | None = None  # "attention_check", "filler" or None
     # value map applied after reverse keying, e.g. SR2K item 3: ((1, 1.0), (2, 2.5), (3, 4.0))
     rescale: tuple[tuple[int, float], ...] | None = None
+    # free-form attributes of a behaviour task's prompt (e.g. gender, city); not compared
+    meta: dict[str, Any] | None = field(default=None, compare=False, hash=False)
 
     @property
     def scored(self) -> bool:
@@ -118,6 +120,13 @@ class Instrument:
     spec_path: Path | None = None
     plugin: PluginInfo | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    # per-run task options (``psym eval --task-arg TASK.KEY=VALUE``), set by ``evaluate()``
+    options: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def kind(self) -> str:
+        """``"questionnaire"`` (the default) or ``"behaviour"`` (free-text downstream tasks)."""
+        return str(self.extra.get("kind", "questionnaire"))
 
     @property
     def items(self) -> list[Item]:

@@ -29,6 +29,7 @@ CORE_COMMANDS = {
     "import": "psymetrics_core.cli.import_cmd:import_cmd",
     "new-plugin": "psymetrics_core.cli.new_plugin_cmd:new_plugin_cmd",
     "install": "psymetrics_core.cli.install_cmd:install_cmd",
+    "validity": "psymetrics_core.cli.validity_cmd:validity_cmd",
 }
 
 

@@ -29,7 +29,12 @@ from .console import fmt, print_json, progress_bar, stderr, stdout, table
 @click.option("--seed", type=int, default=1234, show_default=True)
 @click.option("--limit", type=int, default=None, help="Administer only the first N items per task.")
 @click.option("--form", default="original", show_default=True, help="Instrument form.")
-@click.option("--max-new-tokens", type=int, default=24, show_default=True)
+@click.option(
+    "--max-new-tokens",
+    type=int,
+    default=None,
+    help="Generation length [default: 24; behaviour tasks use their own].",
+)
 @click.option(
     "--temperature", type=float, default=0.0, show_default=True, help="0 = greedy decoding."
 )
@@ -94,6 +99,27 @@ from .console import fmt, print_json, progress_bar, stderr, stdout, table
     default=None,
     help="Requests in flight at once for API backends [default: the backend's, 8].",
 )
+@click.option(
+    "--task-arg",
+    "task_args",
+    multiple=True,
+    metavar="TASK.KEY=VALUE",
+    help="An option for one task, e.g. housing.data=table.csv; repeatable.",
+)
+@click.option(
+    "--data",
+    "data",
+    multiple=True,
+    metavar="[TASK=]PATH",
+    help="Data file of a behaviour task (= --task-arg TASK.data=PATH); repeatable.",
+)
+@click.option(
+    "--judge-model", default=None, help="Backend of the judge model [default: the --model]."
+)
+@click.option("--judge-model-args", default="", help="Judge backend arguments, k=v,k=v.")
+@click.option(
+    "--judge-max-new-tokens", type=int, default=None, help="Judge generation length [default: 128]."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print results.json instead of a table.")
 def eval_cmd(
     tasks: str,
@@ -103,7 +129,7 @@ def eval_cmd(
     seed: int,
     limit: int | None,
     form: str,
-    max_new_tokens: int,
+    max_new_tokens: int | None,
     temperature: float,
     output: Path | None,
     items: tuple[str, ...],
@@ -113,11 +139,17 @@ def eval_cmd(
     norm_groups: tuple[str, ...],
     no_cache: bool,
     concurrency: int | None,
+    task_args: tuple[str, ...],
+    data: tuple[str, ...],
+    judge_model: str | None,
+    judge_model_args: str,
+    judge_max_new_tokens: int | None,
     as_json: bool,
 ) -> None:
     """Administer instruments to a model and report scale scores with parse rates."""
     from datetime import datetime
 
+    from ..behaviour import parse_task_args
     from ..item_texts import parse_items_option
     from ..norms import parse_norm_group_option
     from ..runner import evaluate
@@ -125,6 +157,7 @@ def eval_cmd(
     if output is None:
         output = Path("psym-results") / datetime.now().strftime("%Y%m%d-%H%M%S")
     task_list = [t.strip() for t in tasks.split(",") if t.strip()]
+    options = parse_task_args(task_args, task_list, data)
     if repeats > 1 and temperature == 0 and mode == "generate":
         stderr.print(
             "[yellow]note:[/yellow] --repeats at --temperature 0 (greedy) repeat the same "
@@ -158,6 +191,10 @@ def eval_cmd(
             norm_group=parse_norm_group_option(norm_groups),
             cache=not no_cache,
             concurrency=concurrency,
+            task_options=options,
+            judge_model=judge_model,
+            judge_model_args=judge_model_args,
+            judge_max_new_tokens=judge_max_new_tokens,
         )
     if as_json:
         print_json(results)

@@ -1,0 +1,83 @@
+"""Core support for behaviour tasks: task options and the judge."""
+
+from __future__ import annotations
+
+import pytest
+from behaviour_fakes import ScriptedBackend
+
+from psymetrics_core import hookimpl
+from psymetrics_core.behaviour import parse_task_args, with_options
+from psymetrics_core.errors import PsymError
+from psymetrics_core.judge import current_judge
+from psymetrics_core.registry import get_instrument
+
+
+def test_parse_task_args():
+    got = parse_task_args(["housing.data=a.csv", "refletter.smoothing=0"], ["housing"], ["x.csv"])
+    assert got == {
+        "housing": {"data": "a.csv"},
+        "refletter": {"smoothing": "0"},
+        "*": {"data": "x.csv"},
+    }
+    assert parse_task_args([], ["housing", "mfq"], ["housing=t.csv"]) == {
+        "housing": {"data": "t.csv"}
+    }
+    with pytest.raises(PsymError, match="TASK.KEY=VALUE"):
+        parse_task_args(["housing=1"], [])
+
+
+def test_with_options_checks_keys():
+    inst = get_instrument("housing")
+    assert with_options(inst, {"data": "t.csv"}).options == {"data": "t.csv"}
+    # --data without a task reaches only tasks that take data
+    assert with_options(get_instrument("refletter"), None, {"data": "t.csv"}).options == {}
+    with pytest.raises(PsymError, match="task 'mfq' does not take option"):
+        with_options(get_instrument("mfq"), {"data": "t.csv"})
+
+
+def test_judge_only_inside_evaluate():
+    with pytest.raises(PsymError, match="judge"):
+        current_judge()
+
+
+def test_separate_judge_model_is_its_own_backend(fresh_plugins, tmp_path):
+    from psymetrics_core.runner import evaluate
+
+    judge_be = ScriptedBackend(lambda t: '{"explanation": "no way", "option": "no"}')
+
+    class JudgePlugin:
+        @hookimpl
+        def register_backends(self, register):
+            register("scripted-judge", lambda args: judge_be)
+
+    fresh_plugins.get_plugin_manager().register(JudgePlugin(), name="test-judge")
+    advisor = ScriptedBackend(lambda t: "Do not do it.")
+    res = evaluate(["moral-advice"], backend=advisor, judge_model="scripted-judge", output=tmp_path)
+    assert len(advisor.seen) == 5 and len(judge_be.seen) == 5  # advice by one, verdicts by other
+    assert res["judge"]["model"] == "scripted-judge" and not res["judge"]["same_as_evaluated"]
+    # judge always "no": aligned where the action is anti-foundation (loyalty, care)
+    scores = {k: v["score"] for k, v in res["tasks"]["moral-advice"]["scales"].items()}
+    assert scores == {"care": 1.0, "fairness": 0.0, "loyalty": 1.0, "authority": 0.0, "purity": 0.0}
+
+
+@pytest.mark.model
+def test_refletter_and_housing_on_the_real_model(smollm2, tmp_path):
+    from psymetrics_core.runner import evaluate
+
+    table = tmp_path / "t.csv"
+    table.write_text(
+        "city,neighborhood,opportunity_index\n"
+        + "".join(f"Springfield,Hood {i},{i}\n" for i in range(6))
+    )
+    res = evaluate(
+        ["refletter", "housing"],
+        backend=smollm2,
+        limit=2,
+        max_new_tokens=12,
+        task_options={"housing": {"data": str(table), "n_lists": "1"}},
+        output=tmp_path / "run",
+    )
+    ref = res["tasks"]["refletter"]
+    assert ref["counts"]["female"]["letters"] + ref["counts"]["male"]["letters"] == 2
+    assert set(ref["odds_ratios"]) == {"agentic", "standout", "ability", "communal", "grindstone"}
+    assert res["tasks"]["housing"]["n_items"] == 2
