@@ -31,3 +31,12 @@ class ScriptedBackend:
 
     def identity(self) -> dict[str, Any]:
         return {"backend": self.name}
+
+
+def shared_data():
+    """``<repo>/../shared/data``, else ``$PSYM_SHARED_DATA`` (default /work/shared/data)."""
+    import os
+    from pathlib import Path
+
+    here = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+    return here if here.is_dir() else Path(os.environ.get("PSYM_SHARED_DATA", "/work/shared/data"))

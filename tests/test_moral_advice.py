@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import json
-import os
-from pathlib import Path
 
 import pytest
-from behaviour_fakes import ScriptedBackend
-from conftest import SHARED_DATA
+from behaviour_fakes import ScriptedBackend, shared_data
 from psymetrics_plugin_moral_advice import foundation_scores
 from psymetrics_plugin_moral_advice.dilemmas import (
     builtin_dilemmas,
@@ -21,11 +18,7 @@ from psymetrics_plugin_moral_advice.verdict import aligned, judge_prompt, parse_
 from psymetrics_core.errors import PsymError
 from psymetrics_core.types import Answer
 
-DATA = (
-    SHARED_DATA
-    if SHARED_DATA.is_dir()
-    else Path(os.environ.get("PSYM_SHARED_DATA", "/work/shared/data"))
-)
+DATA = shared_data()
 
 
 def test_judge_prompt_is_verbatim():

@@ -4,19 +4,13 @@ from __future__ import annotations
 
 import json
 import math
-import os
-from pathlib import Path
 
 import pytest
-from conftest import SHARED_DATA
+from behaviour_fakes import shared_data
 from psymetrics_plugin_refletter import letter_scores, prompts
 from psymetrics_plugin_refletter.lexicon import count_words, lexicons, odds_ratio
 
-DATA = (
-    SHARED_DATA
-    if SHARED_DATA.is_dir()
-    else Path(os.environ.get("PSYM_SHARED_DATA", "/work/shared/data"))
-)
+DATA = shared_data()
 
 
 def test_grid_is_table_2_with_the_authors_template():
