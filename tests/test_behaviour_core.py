@@ -81,3 +81,28 @@ def test_refletter_and_housing_on_the_real_model(smollm2, tmp_path):
     assert ref["counts"]["female"]["letters"] + ref["counts"]["male"]["letters"] == 2
     assert set(ref["odds_ratios"]) == {"agentic", "standout", "ability", "communal", "grindstone"}
     assert res["tasks"]["housing"]["n_items"] == 2
+
+
+def test_judge_calls_share_the_response_cache(fresh_plugins, tmp_path, monkeypatch):
+    from psymetrics_core.runner import evaluate
+
+    monkeypatch.setenv("PSYM_CACHE_DIR", str(tmp_path / "cache"))
+    advisor = ScriptedBackend(lambda t: "Do it.")
+    judge_be = ScriptedBackend(lambda t: '{"explanation": "ok", "option": "yes"}')
+    judge_be.name = "scripted-judge"
+
+    class Backends:
+        @hookimpl
+        def register_backends(self, register):
+            register("scripted-advisor", lambda args: advisor)
+            register("scripted-judge", lambda args: judge_be)
+
+    fresh_plugins.get_plugin_manager().register(Backends(), name="test-backends")
+    kw = {"model": "scripted-advisor", "judge_model": "scripted-judge", "limit": 2}
+    first = evaluate(["moral-advice"], **kw)
+    assert len(advisor.seen) == 2 and len(judge_be.seen) == 2
+    assert first["judge"]["cache"]["misses"] == 2
+    second = evaluate(["moral-advice"], **kw)  # everything answered from the cache
+    assert len(advisor.seen) == 2 and len(judge_be.seen) == 2
+    assert second["judge"]["cache"] == {**second["judge"]["cache"], "hits": 2, "misses": 0}
+    assert second["tasks"]["moral-advice"]["scales"] == first["tasks"]["moral-advice"]["scales"]
