@@ -20,10 +20,14 @@ def test_cronbach_alpha_hand_calculation():
     assert reliability.cronbach_alpha(d)["alpha"] == pytest.approx(21 / 29, abs=1e-12)
 
 
-def test_cronbach_alpha_undefined_without_variation():
+def test_cronbach_alpha_undefined_without_variation_or_complete_rows():
     d = pd.DataFrame({"a": [3, 3, 3], "b": [2, 2, 2]})
     res = reliability.cronbach_alpha(d)
     assert math.isnan(res["alpha"]) and "does not vary" in res["note"]
+    # only two complete rows (listwise): no alpha rather than a degenerate number
+    d = pd.DataFrame({"a": [1, None, 4, None], "b": [4, 4, 1, 3]})
+    res = reliability.cronbach_alpha(d)
+    assert math.isnan(res["alpha"]) and res["n"] == 2
 
 
 def test_omega_recovers_a_known_one_factor_structure():

@@ -85,7 +85,7 @@ def test_consistency_styles_and_facets_on_a_value_consistent_respondent(value_ru
         assert res["shares"]["seed"] == pytest.approx(1.0), scale
     assert set(a["reliability"]) == {"extraversion", "agreeableness", "conscientiousness",
                                      "neuroticism", "openness"}  # fmt: skip
-    assert a["reliability"]["extraversion"]["respondents"] == "6 administrations"
+    assert a["reliability"]["extraversion"]["respondents"] == "6 of 6 administrations (complete)"
     assert set(a["icc"]) == {"original", "reversed-options"}
     styles = a["response_styles"]["mean"]["original"]
     assert styles["refusal_rate"] == 0.0 and 0.0 <= styles["extreme"] <= 1.0

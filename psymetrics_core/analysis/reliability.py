@@ -17,26 +17,27 @@ __all__ = ["cronbach_alpha", "mcdonald_omega", "omega_from_loadings", "omega_fro
 
 
 def cronbach_alpha(data: pd.DataFrame) -> dict[str, Any]:
-    """Alpha over rows (respondents) x columns (items), pairwise-complete (pingouin).
+    """Alpha over rows (respondents) x columns (items) on complete rows (pingouin, listwise).
 
-    alpha = k/(k-1) * (1 - sum(var_i) / var_total). NaN when fewer than 2 items or 2 rows or
-    when the total score does not vary.
+    alpha = k/(k-1) * (1 - sum(var_i) / var_total). NaN (with a note) when fewer than 2 items
+    or 3 complete rows, or when the total score does not vary.
     """
     import pingouin as pg
 
-    d = data.dropna(axis=1, how="all").dropna(axis=0, how="all")
+    d = data.dropna(axis=1, how="all").dropna(axis=0, how="any")
     n, k = d.shape
     out: dict[str, Any] = {"alpha": float("nan"), "ci95": [float("nan")] * 2, "n": n, "k": k}
-    if n < 2 or k < 2:
-        out["note"] = "needs at least 2 administrations and 2 items"
+    if k < 2 or n < 3:
+        out["note"] = f"needs 2+ items and 3+ complete administrations (has {k} and {n})"
+        return out
+    if not d.sum(axis=1).var(ddof=1) > 0:
+        out["note"] = "total score does not vary across administrations"
         return out
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
-        a, ci = pg.cronbach_alpha(data=d, nan_policy="pairwise")
+        a, ci = pg.cronbach_alpha(data=d, nan_policy="listwise")
     out["alpha"] = float(a)
     out["ci95"] = [float(ci[0]), float(ci[1])]
-    if not np.isfinite(a):
-        out["note"] = "total score does not vary across administrations"
     return out
 
 
@@ -53,14 +54,14 @@ def mcdonald_omega(data: pd.DataFrame) -> dict[str, Any]:
     tried first, principal-axis factoring if ML fails.
     """
 
-    d = data.dropna(axis=1, how="all")
-    d = d.loc[:, d.std(skipna=True) > 0]
+    d = data.dropna(axis=1, how="all").dropna(axis=0, how="any")
+    d = d.loc[:, d.std() > 0]
     n, k = d.shape
     out: dict[str, Any] = {"omega": float("nan"), "n": n, "k": k, "method": None}
     if k < 3 or n < 3:
-        out["note"] = "needs at least 3 varying items and 3 administrations"
+        out["note"] = f"omega needs 3+ varying items and 3+ complete administrations ({k}, {n})"
         return out
-    corr = d.corr(min_periods=2).to_numpy()
+    corr = d.corr().to_numpy()
     if not np.all(np.isfinite(corr)):
         out["note"] = "item correlations undefined (too few complete pairs)"
         return out

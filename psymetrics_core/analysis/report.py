@@ -197,10 +197,11 @@ def _reliability(scored: pd.DataFrame) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for scale in _scales(scored):
         mat = _matrix(scored, scale).astype(float)
+        alpha = reliability.cronbach_alpha(mat)
         out[scale] = {
-            **reliability.cronbach_alpha(mat),
+            **alpha,
             "omega": reliability.mcdonald_omega(mat),
-            "respondents": f"{len(mat)} administrations",
+            "respondents": f"{alpha['n']} of {len(mat)} administrations (complete)",
         }
     return out
 

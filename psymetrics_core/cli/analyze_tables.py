@@ -57,10 +57,14 @@ def _task_tables(title: str, a: dict[str, Any]) -> None:
                 f"[dim]human fences: [{_f(h['lower'])}, {_f(h['upper'])}] "
                 f"(Q1 {_f(h['q1'])}, Q3 {_f(h['q3'])}, n {h['n']})[/dim]"
             )
-    t = table(f"{title}: internal consistency", ["scale", "alpha", "omega", "respondents", "items"])
+    t = table(
+        f"{title}: internal consistency",
+        ["scale", "alpha", "omega", "respondents", "items", "note"],
+    )
     for scale, r in a["reliability"].items():
         om = r["omega"]
-        t.add_row(scale, _f(r["alpha"]), _f(om.get("omega")), r["respondents"], str(r["k"]))
+        note = r.get("note") or om.get("note") or ""
+        t.add_row(scale, _f(r["alpha"]), _f(om.get("omega")), r["respondents"], str(r["k"]), note)
     stdout.print(t)
     if a["icc"]:
         t = table(
