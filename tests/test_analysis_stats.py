@@ -213,3 +213,10 @@ def test_norm_groups_from_scale_definitions():
                            extra={})  # fmt: skip
     g = norms.norm_groups(inst)["extraversion"]
     assert [x["name"] for x in g] == ["Crowd", "Male"] and g[1]["n"] is None
+
+
+def test_omega_refuses_a_singular_correlation_matrix():
+    # two distinct answer patterns repeated: rank-1 correlations, no factor model to fit
+    d = pd.DataFrame({"a": [1, 5] * 3, "b": [2, 4] * 3, "c": [5, 1] * 3})
+    res = reliability.mcdonald_omega(d)
+    assert math.isnan(res["omega"]) and "singular" in res["note"]

@@ -65,6 +65,11 @@ def mcdonald_omega(data: pd.DataFrame) -> dict[str, Any]:
     if not np.all(np.isfinite(corr)):
         out["note"] = "item correlations undefined (too few complete pairs)"
         return out
+    if np.linalg.eigvalsh(corr).min() < 1e-8:
+        out["note"] = (
+            "item correlations are singular (omega needs more distinct administrations than items)"
+        )
+        return out
     return {**out, **omega_from_corr(corr, n)}
 
 

@@ -198,11 +198,17 @@ def _reliability(scored: pd.DataFrame) -> dict[str, Any]:
     for scale in _scales(scored):
         mat = _matrix(scored, scale).astype(float)
         alpha = reliability.cronbach_alpha(mat)
+        distinct = int(len(mat.dropna().drop_duplicates()))
         out[scale] = {
             **alpha,
             "omega": reliability.mcdonald_omega(mat),
             "respondents": f"{alpha['n']} of {len(mat)} administrations (complete)",
+            "distinct_patterns": distinct,
         }
+        if distinct < 3 and "note" not in alpha:
+            out[scale]["note"] = (
+                f"only {distinct} distinct answer patterns: alpha/omega are not informative"
+            )
     return out
 
 
