@@ -6,7 +6,7 @@ PIP := $(PY) -m pip
 PLUGINS := $(wildcard plugins/psymetrics-plugin-*)
 TORCH_VERSION ?= 2.13.0
 
-.PHONY: setup test lint typecheck unit clean
+.PHONY: setup test lint typecheck unit check-tasks clean
 
 setup: $(VENV)/.setup-done
 
@@ -22,7 +22,7 @@ $(VENV)/.setup-done: setup.cfg pyproject.toml requirements-dev.txt $(wildcard pl
 	for p in $(PLUGINS); do $(PIP) install -q -e $$p || exit 1; done
 	touch $@
 
-test: setup lint typecheck unit
+test: setup lint typecheck check-tasks unit
 
 lint:
 	$(VENV)/bin/ruff check .
@@ -30,6 +30,12 @@ lint:
 
 typecheck:
 	$(VENV)/bin/mypy psymetrics_core
+
+# tasks/ must be exactly what `psym export lm-eval` writes for the installed plugins
+check-tasks:
+	@tmp=$$(mktemp -d) && $(VENV)/bin/psym export lm-eval --output $$tmp/tasks >/dev/null && \
+	if diff -r -x __init__.py -x __pycache__ tasks $$tmp/tasks; then rm -rf $$tmp; \
+	else rm -rf $$tmp; echo "tasks/ is stale: run '.venv/bin/psym export lm-eval --output tasks'"; exit 1; fi
 
 unit:
 	PSYM_TEST_CACHE_DIR=$${PSYM_TEST_CACHE_DIR:-$(CURDIR)/.venv/psym-test-cache} $(VENV)/bin/pytest -q

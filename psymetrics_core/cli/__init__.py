@@ -30,6 +30,8 @@ CORE_COMMANDS = {
     "new-plugin": "psymetrics_core.cli.new_plugin_cmd:new_plugin_cmd",
     "install": "psymetrics_core.cli.install_cmd:install_cmd",
     "validity": "psymetrics_core.cli.validity_cmd:validity_cmd",
+    "export": "psymetrics_core.cli.export_cmd:export_cmd",
+    "lm-eval": "psymetrics_core.cli.lmeval_cmd:lmeval_cmd",
 }
 
 

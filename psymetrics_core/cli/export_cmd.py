@@ -1,0 +1,47 @@
+"""``psym export lm-eval``: write lm-evaluation-harness task folders for installed instruments."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from .console import stderr, stdout
+
+
+@click.group("export")
+def export_cmd() -> None:
+    """Export installed instruments to other evaluation tools."""
+
+
+@export_cmd.command("lm-eval")
+@click.option(
+    "--tasks",
+    "-t",
+    "tasks",
+    multiple=True,
+    help="Task ids to export (repeat or comma-separate); default: every installed instrument.",
+)
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=Path("tasks"),
+    show_default=True,
+    help="Folder to write the task folders into (given to lm_eval as --include_path).",
+)
+def lm_eval_cmd(tasks: tuple[str, ...], output: Path) -> None:
+    """Write psym_<task> (logprob) and psym_<task>_gen (generate) lm-eval tasks."""
+    from ..export import export_lm_eval
+
+    ids = [t.strip() for chunk in tasks for t in chunk.split(",") if t.strip()]
+    report = export_lm_eval(output, ids or None)
+    for task_id, reason in report.skipped.items():
+        stderr.print(f"psym: skipped '{task_id}': {reason}", markup=False)
+    stdout.print(
+        f"wrote {len(report.tasks)} lm-eval tasks to {output}: {', '.join(report.tasks) or 'none'}"
+        f"\nrun: lm_eval --model hf --model_args pretrained=DIR --tasks psym "
+        f"--include_path {output} --apply_chat_template",
+        markup=False,
+        soft_wrap=True,
+    )

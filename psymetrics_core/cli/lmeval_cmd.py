@@ -1,0 +1,24 @@
+"""``psym lm-eval ARGS...``: run lm-evaluation-harness with psymetrics' tasks on the path."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+
+@click.command(
+    "lm-eval",
+    context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
+    add_help_option=False,
+)
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def lmeval_cmd(args: tuple[str, ...]) -> None:
+    """Run `lm_eval ARGS` with every installed instrument exported on --include_path.
+
+    All arguments go to lm_eval unchanged (e.g. --model hf --model_args ... --tasks psym_bfi
+    --apply_chat_template); an --include_path of your own is kept and searched after ours.
+    """
+    from ..export.lm_eval_cli import run_lm_eval
+
+    sys.exit(run_lm_eval(list(args)))
