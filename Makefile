@@ -33,7 +33,9 @@ typecheck:
 
 # tasks/ must be exactly what `psym export lm-eval` writes for the installed plugins
 check-tasks:
-	@tmp=$$(mktemp -d) && $(VENV)/bin/psym export lm-eval --output $$tmp/tasks >/dev/null && \
+	@tmp=$$(mktemp -d) && \
+	if ! $(VENV)/bin/psym export lm-eval --output $$tmp/tasks >$$tmp/log 2>&1; then \
+	cat $$tmp/log; rm -rf $$tmp; exit 1; fi; \
 	if diff -r -x __init__.py -x __pycache__ tasks $$tmp/tasks; then rm -rf $$tmp; \
 	else rm -rf $$tmp; echo "tasks/ is stale: run '.venv/bin/psym export lm-eval --output tasks'"; exit 1; fi
 

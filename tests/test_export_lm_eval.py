@@ -161,6 +161,23 @@ class _OddPlugin:
             return Instrument(**base)
 
         register(inst("summed", system_prompt="Answer as yourself."))
+        register(
+            inst(
+                "centred",
+                scales={
+                    "a": ScaleDef("a"),
+                    "a_c": ScaleDef("a_c", centre="mrat"),
+                    "b": ScaleDef("b"),
+                },
+                forms={
+                    "original": [
+                        Item("1", "one", ("a", "a_c")),
+                        Item("2", "two", ("a", "a_c")),
+                        Item("3", "three", ("b",)),
+                    ]
+                },
+            )
+        )
         register(inst("story", extra={"kind": "behaviour"}))
         register(inst("secret", forms={"original": []}))
 
@@ -178,7 +195,7 @@ def odd_plugins():
 
 def test_unexportable_tasks_are_skipped_with_a_reason(tmp_path, odd_plugins):
     report = export_lm_eval(tmp_path / "t")
-    assert report.tasks == ["psym_summed", "psym_summed_gen"]
+    assert report.tasks == ["psym_centred", "psym_centred_gen", "psym_summed", "psym_summed_gen"]
     assert set(report.skipped) == {"story", "secret"}
     assert "behaviour" in report.skipped["story"]
     assert report.skipped["secret"] == "no items shipped"
@@ -223,6 +240,14 @@ def test_lm_eval_loads_the_exported_tasks(fresh_plugins):
         "openness",
     }
     assert mfq_gen.config.generation_kwargs["do_sample"] is False
+    # every committed task builds, with one doc per item of the installed instrument
+    from psymetrics_core.registry import get_instrument
+
+    every = tm.load(["psym"])["tasks"]
+    assert len(every) == len(list((REPO / "tasks").glob("psym_*/psym_*.yaml")))
+    for name, task in every.items():
+        task_id = task.config.dataset_kwargs["psym_task"]
+        assert len(list(task.eval_docs)) == len(get_instrument(task_id).items), name
 
 
 def test_entry_point_names_the_committed_folder():
@@ -236,3 +261,20 @@ def test_entry_point_names_the_committed_folder():
     assert spec is not None and spec.submodule_search_locations
     folder = Path(next(iter(spec.submodule_search_locations)))
     assert filecmp.cmp(folder / "psym.yaml", REPO / "tasks" / "psym.yaml", shallow=False)
+
+
+def test_centred_scale_is_scored_over_all_answers(tmp_path, odd_plugins):
+    # Answers 2, 0, 2 on a 0-2 scale. MRAT (Schwartz 1992: the respondent's mean over all
+    # scored items) = 4/3, so a_c = ((2 - 4/3) + (0 - 4/3)) / 2 = -1/3; a = 1, b = 2.
+    docs = rt.item_docs("centred")
+    pick = {"1": 2, "2": 0, "3": 2}
+    per_item = []
+    for d in docs:
+        lls = [(-1.0 if int(c) == pick[d["item_id"]] else -5.0, False) for c in d["choices"]]
+        per_item.append(rt.process_logprob(d, lls))
+    assert [p.get("a") for p in per_item] == [2.0, 0.0, None]
+    rows = [p["a_c"] for p in per_item]  # every item reports its answer to the centred scale
+    assert math.isclose(rt.agg_respondent(rows), -1 / 3)
+    assert math.isnan(rt.agg_respondent([]))
+    yaml_text = export_lm_eval(tmp_path, ["centred"]).files[0].read_text()
+    assert '- metric: "a_c"\n    aggregation: !function utils.agg_respondent' in yaml_text

@@ -134,6 +134,19 @@ def test_logprob_parity_without_chat_template(smollm2, hflm, tmp_path):
     assert_logprob_parity(plain, lm_res, psym, {"bfi": BFI_SCALES, "mfq": MFQ_SCALES})
 
 
+def test_logprob_parity_every_exported_task(smollm2, hflm, tmp_path):
+    """The first 3 items of every task in tasks/ (system prompts, rescaled items, several
+    response scales) give the same contexts, choices and scores in both tools."""
+    from psymetrics_core.registry import get_instrument
+
+    names = sorted(p.stem for p in TASKS.glob("psym_*/psym_*.yaml") if not p.stem.endswith("_gen"))
+    ids = [n.removeprefix("psym_") for n in names]
+    lm_res = run_lm_eval(hflm, names, limit=3)
+    psym = run_psym(smollm2, ids, "logprob", 3, tmp_path)
+    scales = {t: tuple(get_instrument(t).scales) for t in ids}
+    assert_logprob_parity(smollm2, lm_res, psym, scales)
+
+
 GEN_LIMIT = int(os.environ.get("PSYM_PARITY_GEN_LIMIT", "10"))
 
 

@@ -65,14 +65,15 @@ def exportable(inst: Instrument, form: str = "original") -> str | None:
     bad = [s for s in inst.scales if not s or any(c in s for c in ",\n") or s == "parse_rate"]
     if bad:
         return f"scale name {bad[0]!r} cannot be an lm-eval metric name"
+    items = inst.forms.get(form, [])
+    if not getattr(inst, "texts_shipped", True) or any(not it.text.strip() for it in items):
+        return "item texts are not shipped (the user supplies them to `psym eval --items`)"
     try:
         docs = item_docs(inst.id, form)
     except (PsymError, KeyError) as exc:
         return f"its prompts cannot be rendered for lm-eval ({exc})"
     if not docs:
         return "no items shipped"
-    if any(not d["prompt"].strip() for d in docs):
-        return "item texts are not shipped"
     if any(not c.lstrip("-").isdigit() for d in docs for c in d["choices"]):
         return "response options are not numeric"
     return None
