@@ -218,3 +218,13 @@ def test_real_lm_eval_cli_with_gguf(smollm2, tmp_path):
     psym = run_psym(smollm2, ["bfi", "mfq"], "logprob", 5, tmp_path / "psym")
     report = assert_logprob_parity(smollm2, lm_res, psym, {"bfi": BFI_SCALES, "mfq": MFQ_SCALES})
     assert len(report) == 10
+
+
+def test_psym_lm_eval_passes_through_with_our_tasks(tmp_path):
+    """`psym lm-eval ARGS` runs the real lm_eval with a fresh export on --include_path."""
+    psym = Path(sys.executable).with_name("psym")
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
+    args = ["lm-eval", "validate", "--tasks", "psym_bfi,psym_mfq_gen"]
+    proc = subprocess.run([str(psym), *args], capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "All tasks found and valid" in proc.stdout + proc.stderr

@@ -36,8 +36,8 @@ def lm_eval_cmd(tasks: tuple[str, ...], output: Path) -> None:
 
     ids = [t.strip() for chunk in tasks for t in chunk.split(",") if t.strip()]
     report = export_lm_eval(output, ids or None)
-    for task_id, reason in report.skipped.items():
-        stderr.print(f"psym: skipped {task_id!r}: {reason}", markup=False, soft_wrap=True)
+    for note in report.skip_notes():
+        stderr.print(f"psym: skipped {note}", markup=False, soft_wrap=True)
     stdout.print(
         f"wrote {len(report.tasks)} lm-eval tasks to {output}: {', '.join(report.tasks) or 'none'}"
         f"\nrun: lm_eval --model hf --model_args pretrained=DIR --tasks psym "

@@ -45,7 +45,7 @@ def run_lm_eval(args: Sequence[str]) -> int:
         raise PsymError("lm-eval is not installed: pip install 'lm-eval[hf]==0.4.13'")
     with tempfile.TemporaryDirectory(prefix="psym-lm-eval-") as tmp:
         report = export_lm_eval(Path(tmp) / "tasks")
-        for task_id, reason in report.skipped.items():
-            print(f"psym: not exported '{task_id}': {reason}", file=sys.stderr)
+        for note in report.skip_notes():
+            print(f"psym: not exported {note}", file=sys.stderr)
         argv = with_include_path(args, Path(tmp) / "tasks")
         return subprocess.call([sys.executable, "-m", "lm_eval", *argv])

@@ -47,6 +47,13 @@ class ExportReport:
     skipped: dict[str, str] = field(default_factory=dict)  # psym task id -> reason
     files: list[Path] = field(default_factory=list)
 
+    def skip_notes(self) -> list[str]:
+        """One line per distinct reason, naming the tasks skipped for it."""
+        by_reason: dict[str, list[str]] = {}
+        for task_id, reason in self.skipped.items():
+            by_reason.setdefault(reason, []).append(task_id)
+        return [f"{', '.join(ids)}: {reason}" for reason, ids in by_reason.items()]
+
 
 def _q(text: str) -> str:
     """A YAML scalar for ``text`` (JSON strings are valid YAML)."""
