@@ -175,6 +175,17 @@ def test_generate_parity_greedy(smollm2, hflm, tmp_path):
         assert abs(lm_scores["parse_rate,psym_parse"] - parse_rate) <= 1e-6
 
 
+def _from_file(sample: dict) -> dict:
+    """A logged sample as saved by lm-eval's CLI, in the Python API's shape."""
+    args = sample["arguments"]
+    keys = sorted(args, key=lambda k: int(k.rsplit("_", 1)[1]))
+    sample["arguments"] = [(args[k]["arg_0"], args[k]["arg_1"]) for k in keys]
+    sample["filtered_resps"] = [
+        (float(ll), greedy == "True") for ll, greedy in sample["filtered_resps"]
+    ]
+    return sample
+
+
 def test_real_lm_eval_cli_with_gguf(smollm2, tmp_path):
     """The README command (real `lm_eval` script, GGUF file) on the first 5 items of each
     instrument (items 1-5 cover all five scales of both) matches `psym eval`."""
@@ -214,7 +225,9 @@ def test_real_lm_eval_cli_with_gguf(smollm2, tmp_path):
     lm_res["samples"] = {}
     for task in ("psym_bfi", "psym_mfq"):
         (sfile,) = out.rglob(f"samples_{task}_*.jsonl")
-        lm_res["samples"][task] = [json.loads(x) for x in sfile.read_text().splitlines()]
+        lm_res["samples"][task] = [
+            _from_file(json.loads(x)) for x in sfile.read_text().splitlines()
+        ]
     psym = run_psym(smollm2, ["bfi", "mfq"], "logprob", 5, tmp_path / "psym")
     report = assert_logprob_parity(smollm2, lm_res, psym, {"bfi": BFI_SCALES, "mfq": MFQ_SCALES})
     assert len(report) == 10
