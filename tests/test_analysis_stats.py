@@ -220,3 +220,9 @@ def test_omega_refuses_a_singular_correlation_matrix():
     d = pd.DataFrame({"a": [1, 5] * 3, "b": [2, 4] * 3, "c": [5, 1] * 3})
     res = reliability.mcdonald_omega(d)
     assert math.isnan(res["omega"]) and "singular" in res["note"]
+
+
+def test_icc_needs_enough_ratings():
+    long = pd.DataFrame({"t": [1, 1, 2, 2], "r": [0, 1, 0, 1], "y": [1.0, 1.0, 3.0, 2.0]})
+    res = reliability.icc(long, "t", "r", "y")
+    assert "ICC(A,1)" not in res and "5+ ratings" in res["note"]

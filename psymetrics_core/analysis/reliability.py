@@ -107,12 +107,16 @@ def icc(long: pd.DataFrame, targets: str, raters: str, ratings: str) -> dict[str
     keep = counts[counts == d[raters].nunique()].index
     d = d[d[targets].isin(keep)]
     out: dict[str, Any] = {"n_targets": int(d[targets].nunique()), "k": int(d[raters].nunique())}
-    if out["n_targets"] < 2 or out["k"] < 2:
-        out["note"] = "needs at least 2 targets answered on every occasion and 2 occasions"
+    if out["n_targets"] < 2 or out["k"] < 2 or len(d) < 5:
+        out["note"] = "needs 2+ targets answered on every occasion, 2+ occasions, 5+ ratings"
         return out
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
-        tab = pg.intraclass_corr(data=d, targets=targets, raters=raters, ratings=ratings)
+        try:
+            tab = pg.intraclass_corr(data=d, targets=targets, raters=raters, ratings=ratings)
+        except (AssertionError, ValueError) as exc:  # pingouin's own input checks
+            out["note"] = f"ICC not computable: {exc}"
+            return out
     for _, row in tab.iterrows():
         out[str(row["Type"])] = float(row["ICC"])
     return out
