@@ -251,3 +251,31 @@ def test_alternate_form_condition_administers_the_alternate_items(fresh_plugins,
     texts = {it.id: it.text for it in inst.forms["alternate"]}
     assert texts["1"] in alt[0]["rendered_prompt"]
     assert texts["1"] != {it.id: it.text for it in inst.items}["1"]
+
+
+def test_a_plugin_condition_as_in_contributing(fresh_plugins):
+    """The CONTRIBUTING.md example: a third-party condition through the plugin manager."""
+    from types import SimpleNamespace
+
+    from psymetrics_core import hookimpl
+
+    def _shout(messages):
+        return [
+            {**m, "content": m["content"].upper()} if m["role"] == "user" else m for m in messages
+        ]
+
+    @hookimpl
+    def register_conditions(register):
+        register("uppercase", lambda arg: Condition("uppercase", messages=_shout),
+                 description="the user message in capitals", facet="wording")  # fmt: skip
+
+    get_plugin_manager().register(SimpleNamespace(register_conditions=register_conditions), "up")
+    cells = cells_for(["original", "uppercase", "reversed-options"])
+    assert [c.name for c in cells] == [
+        "original", "reversed-options", "uppercase", "uppercase+reversed-options"
+    ]  # fmt: skip
+    inst = get_instrument("mfq")
+    pr = get_plugin_manager().hook.render_prompt(
+        instrument=inst, item=inst.items[0], condition=cells[2].bind(1)
+    )
+    assert pr.messages[-1]["content"].endswith("YOUR ANSWER:")
