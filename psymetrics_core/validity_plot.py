@@ -28,6 +28,7 @@ def rank_plot(
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     shown = [r for r in results if r.n >= 2]
     n = max(1, len(shown))
@@ -50,6 +51,8 @@ def rank_plot(
         ax.set_ylabel(f"rank on {r.behaviour_score} (1 = most)", fontsize=8)
         ax.set_xlim(0.5, r.n + 0.5)
         ax.set_ylim(r.n + 0.5, 0.5)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     fig.tight_layout()
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
