@@ -6,7 +6,7 @@ PIP := $(PY) -m pip
 PLUGINS := $(wildcard plugins/psymetrics-plugin-*)
 TORCH_VERSION ?= 2.13.0
 
-.PHONY: setup test lint typecheck unit check-tasks clean
+.PHONY: setup test lint typecheck unit check-tasks clean bench
 
 setup: $(VENV)/.setup-done
 
@@ -41,6 +41,9 @@ check-tasks:
 
 unit:
 	PSYM_TEST_CACHE_DIR=$${PSYM_TEST_CACHE_DIR:-$(CURDIR)/.venv/psym-test-cache} $(VENV)/bin/pytest -q
+
+bench: setup
+	$(PY) -m benchmarks.run
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info

@@ -50,6 +50,7 @@ class LatencyServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # no 40 ms delayed-ACK stalls
 
             def log_message(self, *args: Any) -> None:
                 pass

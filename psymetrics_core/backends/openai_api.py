@@ -14,6 +14,7 @@ clear error.
 from __future__ import annotations
 
 import asyncio
+import json
 import math
 import os
 import random
@@ -171,19 +172,16 @@ class OpenAIBackend:
         on_result: OnResult | None,
         one: Callable[..., Any],
     ) -> list[Completion]:
-        import httpx
+        import aiohttp
 
         headers = self._headers()
-        limits = httpx.Limits(
-            max_connections=self.concurrency, max_keepalive_connections=self.concurrency
-        )
         results: list[Completion | None] = [None] * len(prompts)
         sem = asyncio.Semaphore(self.concurrency)
-        async with httpx.AsyncClient(
-            base_url=self.base_url + "/",
+        connector = aiohttp.TCPConnector(limit=self.concurrency)
+        async with aiohttp.ClientSession(
             headers=headers,
-            timeout=httpx.Timeout(self.timeout),
-            limits=limits,
+            timeout=aiohttp.ClientTimeout(total=self.timeout),
+            connector=connector,
         ) as client:
 
             async def work(i: int) -> None:
@@ -205,24 +203,24 @@ class OpenAIBackend:
 
     async def _post(self, client: Any, body: dict[str, Any]) -> dict[str, Any]:
         """POST with retries on transport errors, 408/409/429 and 5xx; other errors fail."""
-        import httpx
+        import aiohttp
 
-        url = self.endpoint
+        url = f"{self.base_url}/{self.endpoint}"
         for attempt in range(self.max_retries + 1):
             try:
-                resp = await client.post(url, json=body)
-                if resp.status_code in _RETRY_STATUS or resp.status_code >= 500:
-                    raise _Retryable(f"HTTP {resp.status_code}", _retry_after(resp))
-                if resp.status_code >= 400:
-                    raise BackendError(
-                        f"{self.base_url}/{url}: HTTP {resp.status_code}: {_error_text(resp)}"
-                    )
-                data = resp.json()
-            except (httpx.TransportError, _Retryable) as exc:
+                async with client.post(url, json=body) as resp:
+                    text = await resp.text()
+                    status, retry_after = resp.status, _retry_after(resp.headers)
+                if status in _RETRY_STATUS or status >= 500:
+                    raise _Retryable(f"HTTP {status}", retry_after)
+                if status >= 400:
+                    raise BackendError(f"{url}: HTTP {status}: {_error_text(text)}")
+                data = json.loads(text)
+            except (aiohttp.ClientError, TimeoutError, _Retryable) as exc:
                 if attempt == self.max_retries:
+                    what = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
                     raise BackendError(
-                        f"{self.base_url}/{url}: gave up after {attempt + 1} attempts "
-                        f"({type(exc).__name__}: {exc})"
+                        f"{url}: gave up after {attempt + 1} attempts ({what})"
                     ) from None
                 wait = getattr(exc, "retry_after", None)
                 if wait is None:
@@ -232,9 +230,11 @@ class OpenAIBackend:
                 await asyncio.sleep(min(wait, 60.0))
                 continue
             except ValueError as exc:
-                raise BackendError(f"{self.base_url}/{url}: response is not JSON") from exc
+                raise BackendError(f"{url}: response is not JSON") from exc
+            if not isinstance(data, dict):
+                raise BackendError(f"{url}: response is not a JSON object")
             self._count(data)
-            return dict(data)
+            return data
         raise AssertionError("unreachable")
 
     def _count(self, data: dict[str, Any]) -> None:
@@ -383,22 +383,22 @@ def _logsumexp(xs: list[float]) -> float:
     return top + math.log(sum(math.exp(x - top) for x in xs))
 
 
-def _retry_after(resp: Any) -> float | None:
-    value = resp.headers.get("retry-after")
+def _retry_after(headers: Any) -> float | None:
+    value = headers.get("Retry-After")
     try:
         return float(value) if value is not None else None
     except ValueError:
         return None
 
 
-def _error_text(resp: Any) -> str:
+def _error_text(body: str) -> str:
     try:
-        data = resp.json()
+        data = json.loads(body)
         err = data.get("error", data) if isinstance(data, dict) else data
         msg = err.get("message", err) if isinstance(err, dict) else err
         text = str(msg)
     except ValueError:
-        text = resp.text
+        text = body
     return " ".join(text.split())[:300]
 
 

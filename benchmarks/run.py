@@ -1,0 +1,286 @@
+"""psymetrics speed benchmark: ``python -m benchmarks.run`` (``make bench``).
+
+1. ``psym eval --tasks bfi,mfq --mode logprob`` against ``lm_eval`` running the same items as
+   multiple-choice loglikelihood tasks on the same model (SmolLM2-135M-Instruct via
+   transformers on CPU, float32, same chat template), with the answers compared item by item.
+2. The ``openai-chat`` backend against a local server adding a fixed latency per request, at
+   concurrency 1, 8 and 32, against the bound (concurrency / latency) and against a sequential
+   one-request-at-a-time client (the way PsychoBench sends requests).
+3. The same ``psym eval`` again: served from the response cache (no model calls).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+TASKS = ("bfi", "mfq")
+
+_UTILS = '''"""Items of psymetrics instruments as lm-eval docs (written by benchmarks/run.py)."""
+import datasets
+
+from psymetrics_core.plugins import get_plugin_manager
+from psymetrics_core.registry import get_instrument
+
+
+def _docs(task, limit):
+    inst = get_instrument(task)
+    hook = get_plugin_manager().hook
+    items = inst.items[: int(limit)] if limit else inst.items
+    docs = []
+    for it in items:
+        p = hook.render_prompt(instrument=inst, item=it)
+        docs.append({"item": it.id, "text": p.messages[-1]["content"],
+                     "choices": [str(o.value) for o in p.options]})
+    return {"test": datasets.Dataset.from_list(docs)}
+
+
+def load_bfi(**kwargs):
+    return _docs("bfi", kwargs.get("psym_limit"))
+
+
+def load_mfq(**kwargs):
+    return _docs("mfq", kwargs.get("psym_limit"))
+'''
+
+_YAML = """task: psym_{task}
+custom_dataset: !function utils.load_{task}
+test_split: test
+output_type: multiple_choice
+doc_to_text: "{{{{text}}}}"
+doc_to_choice: "{{{{choices}}}}"
+doc_to_target: 0
+metric_list:
+  - metric: acc
+    aggregation: mean
+    higher_is_better: true
+metadata:
+  version: 1
+"""
+
+
+def _env(cache: Path) -> dict[str, str]:
+    return {
+        **os.environ,
+        "PSYM_CACHE_DIR": str(cache),
+        "HF_HUB_OFFLINE": "1",
+        "HF_DATASETS_OFFLINE": "1",
+        "TRANSFORMERS_VERBOSITY": "error",
+        "TOKENIZERS_PARALLELISM": "false",
+    }
+
+
+def _timed(cmd: list[str], env: dict[str, str], log: Path) -> float:
+    start = time.perf_counter()
+    with log.open("w") as fh:
+        rc = subprocess.run(cmd, env=env, stdout=fh, stderr=subprocess.STDOUT).returncode
+    wall = time.perf_counter() - start
+    if rc != 0:
+        sys.exit(f"failed ({rc}): {' '.join(cmd)}\n{log.read_text()[-3000:]}")
+    return wall
+
+
+def _psym_cmd(out: Path, limit: int | None) -> list[str]:
+    cmd = [sys.executable, "-m", "psymetrics_core", "eval", "--tasks", ",".join(TASKS)]
+    cmd += ["--mode", "logprob", "--output", str(out)]
+    return cmd + (["--limit", str(limit)] if limit else [])
+
+
+def _psym_answers(out: Path) -> dict[tuple[str, str], tuple[int, dict[str, float]]]:
+    rows = [json.loads(x) for x in (out / "samples.jsonl").read_text().splitlines()]
+    return {(r["task"], r["item"]): (r["answer"], r["option_logprobs"]) for r in rows}
+
+
+def _lmeval_answers(out: Path) -> dict[tuple[str, str], tuple[int, dict[str, float]]]:
+    found: dict[tuple[str, str], tuple[int, dict[str, float]]] = {}
+    for task in TASKS:
+        (path,) = sorted(out.rglob(f"samples_psym_{task}_*.jsonl"))[-1:]
+        for line in path.read_text().splitlines():
+            s = json.loads(line)
+            lls = [float(r[0]) for r in s["filtered_resps"]]
+            choices = s["doc"]["choices"]
+            best = max(range(len(lls)), key=lls.__getitem__)
+            found[(task, s["doc"]["item"])] = (
+                int(choices[best]),
+                dict(zip(choices, lls, strict=True)),
+            )
+    return found
+
+
+def bench_logprob(work: Path, limit: int | None, cache_root: Path) -> dict[str, Any]:
+    """psym vs lm_eval on bfi+mfq, logprob / multiple choice; then psym's cached re-run."""
+    from psymetrics_core.backends.hf import HFBackend
+    from psymetrics_core.backends.local_model import converted_copy, smollm2_location
+
+    folder, name = smollm2_location()
+    HFBackend({"pretrained": str(folder), "gguf_file": name})._load()  # the float copy exists
+    model_dir = converted_copy(str(folder), name)
+    cache = work / "psym-cache"  # fresh response cache, shared dequantised model copy
+    cache.mkdir()
+    (cache / "models").symlink_to(cache_root / "models", target_is_directory=True)
+    env = _env(cache)
+
+    tasks_dir = work / "lmeval_tasks"
+    tasks_dir.mkdir()
+    (tasks_dir / "utils.py").write_text(_UTILS)
+    for t in TASKS:
+        (tasks_dir / f"psym_{t}.yaml").write_text(_YAML.format(task=t))
+    lm_cmd = [sys.executable, "-m", "lm_eval", "--model", "hf"]
+    lm_cmd += ["--model_args", f"pretrained={model_dir},dtype=float32,device=cpu"]
+    lm_cmd += ["--tasks", ",".join(str(tasks_dir / f"psym_{t}.yaml") for t in TASKS)]
+    lm_cmd += ["--apply_chat_template", "--batch_size", "8", "--log_samples"]
+    lm_cmd += ["--output_path", str(work / "lmeval_out")]
+    if limit:
+        lm_cmd += ["--metadata", json.dumps({"psym_limit": limit})]
+
+    t_lm = _timed(lm_cmd, env, work / "lmeval.log")
+    t_psym = _timed(_psym_cmd(work / "psym1", limit), env, work / "psym1.log")
+    t_cached = _timed(_psym_cmd(work / "psym2", limit), env, work / "psym2.log")
+
+    ours, theirs = _psym_answers(work / "psym1"), _lmeval_answers(work / "lmeval_out")
+    same = sum(1 for k in ours if k in theirs and ours[k][0] == theirs[k][0])
+    diff = max(
+        abs(ours[k][1][c] - theirs[k][1][c]) for k in ours if k in theirs for c in theirs[k][1]
+    )
+    rerun = json.loads((work / "psym2" / "results.json").read_text())
+    return {
+        "items": len(ours),
+        "lm_eval_s": t_lm,
+        "psym_s": t_psym,
+        "ratio": t_psym / t_lm,
+        "identical_answers": f"{same}/{len(ours)} (lm-eval has {len(theirs)})",
+        "max_loglik_diff": diff,
+        "cached_s": t_cached,
+        "cached_ratio": t_cached / t_psym,
+        "cached_model_calls": rerun["cache"]["misses"],
+        "cached_hits": rerun["cache"]["hits"],
+    }
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def bench_api(latency: float, levels: tuple[int, ...], waves: int) -> list[dict[str, Any]]:
+    """openai-chat throughput at each concurrency, vs the bound and a sequential client."""
+    from psymetrics_core.backends.base import GenerationSettings
+    from psymetrics_core.backends.openai_api import OpenAIChatBackend
+    from psymetrics_core.types import Option, Prompt
+
+    port = _free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "benchmarks.latency_server", "--latency", str(latency)]
+        + ["--port", str(port)],
+        cwd=REPO,
+        stdout=subprocess.DEVNULL,
+    )
+    base = f"http://127.0.0.1:{port}/v1"
+    try:
+        for _ in range(100):
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=5):
+                    break
+            except OSError:
+                time.sleep(0.1)
+        opts = tuple(Option(v, str(v)) for v in range(1, 6))
+
+        def prompts(n: int, tag: str) -> list[Prompt]:
+            msgs = [({"role": "user", "content": f"{tag} statement {i}"},) for i in range(n)]
+            return [Prompt(messages=m, options=opts, text="") for m in msgs]
+
+        n_seq = waves * 2
+        start = time.perf_counter()
+        for p in prompts(n_seq, "seq"):  # one request after the other, like PsychoBench
+            body = {"model": "m", "messages": list(p.messages), "max_tokens": 24}
+            req = urllib.request.Request(
+                f"{base}/chat/completions",
+                data=json.dumps(body).encode(),
+                headers={"Content-Type": "application/json"},
+            )
+            with urllib.request.urlopen(req, timeout=60) as resp:
+                json.loads(resp.read())
+        seq_tput = n_seq / (time.perf_counter() - start)
+        rows = []
+        for c in levels:
+            be = OpenAIChatBackend({"base_url": base, "model": "m", "concurrency": str(c)})
+            ps = prompts(c * waves, f"c{c}")
+            start = time.perf_counter()
+            out = be.generate(ps, GenerationSettings())
+            wall = time.perf_counter() - start
+            assert len(out) == len(ps) and all(o.text for o in out)
+            tput = len(ps) / wall
+            bound = c / latency
+            rows.append(
+                {
+                    "concurrency": c,
+                    "requests": len(ps),
+                    "throughput": tput,
+                    "bound": bound,
+                    "of_bound": tput / bound,
+                    "vs_sequential": tput / seq_tput,
+                    "sequential": seq_tput,
+                }
+            )
+        return rows
+    finally:
+        server.terminate()
+        server.wait()
+
+
+def main() -> None:
+    """Run all three comparisons and print the ratios."""
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--limit", type=int, default=None, help="items per task (default: all)")
+    ap.add_argument("--latency", type=float, default=0.2, help="server latency in seconds")
+    ap.add_argument("--waves", type=int, default=8, help="requests per concurrency slot")
+    ap.add_argument("--skip-lmeval", action="store_true", help="only the API benchmark")
+    ap.add_argument("--keep", action="store_true", help="keep the work directory")
+    a = ap.parse_args()
+    from psymetrics_core.backends.local_model import cache_dir
+
+    work = Path(tempfile.mkdtemp(prefix="psym-bench-"))
+    try:
+        print(f"[api] openai-chat vs a server adding {a.latency * 1000:.0f} ms per request")
+        for r in bench_api(a.latency, (1, 8, 32), a.waves):
+            print(
+                f"  concurrency {r['concurrency']:>2}: {r['throughput']:7.1f} req/s "
+                f"({r['requests']} requests) = {100 * r['of_bound']:5.1f}% of the bound "
+                f"{r['bound']:.0f} req/s; {r['vs_sequential']:5.1f}x the sequential client "
+                f"({r['sequential']:.2f} req/s)"
+            )
+        if not a.skip_lmeval:
+            r = bench_logprob(work, a.limit, cache_dir())
+            print(f"[logprob] bfi+mfq, {r['items']} items, SmolLM2-135M on CPU (float32)")
+            print(f"  lm_eval (hf, multiple_choice): {r['lm_eval_s']:7.1f} s")
+            print(f"  psym eval --mode logprob:      {r['psym_s']:7.1f} s")
+            print(f"  ratio psym / lm_eval:          {r['ratio']:7.2f}x  (target <= 0.5)")
+            print(f"  identical answers:             {r['identical_answers']}")
+            print(f"  max |loglik psym - lm_eval|:   {r['max_loglik_diff']:.2e}")
+            print(
+                f"[cache] re-run: {r['cached_s']:.1f} s = {100 * r['cached_ratio']:.1f}% of the "
+                f"first run (target < 5%); model calls: {r['cached_model_calls']}, "
+                f"cache hits: {r['cached_hits']}"
+            )
+    finally:
+        if a.keep:
+            print(f"work directory: {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

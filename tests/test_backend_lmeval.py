@@ -1,0 +1,46 @@
+"""``--model lm-eval:<name>``: the real lm-eval ``hf`` model against psymetrics' own ``hf``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from psymetrics_core.backends.base import GenerationSettings
+from psymetrics_core.backends.local_model import converted_copy, smollm2_location
+from psymetrics_core.errors import BackendError
+from psymetrics_core.plugins import get_plugin_manager
+from psymetrics_core.registry import get_instrument
+from psymetrics_core.runner import evaluate, make_backend
+
+pytest.importorskip("lm_eval", reason="lm-eval is installed by make setup (requirements-dev)")
+
+
+def test_unknown_lm_eval_model_is_a_clear_error() -> None:
+    with pytest.raises(BackendError, match="lm-eval has no model 'no-such-model'"):
+        make_backend("lm-eval:no-such-model").option_logprobs(
+            [], GenerationSettings(mode="logprob")
+        )
+    with pytest.raises(BackendError, match="lm-eval:<name>"):
+        make_backend("lm-eval")
+
+
+@pytest.mark.model
+def test_lm_eval_hf_matches_psym_hf(smollm2: Any, tmp_path: Any) -> None:
+    smollm2._load()  # makes sure the dequantised copy exists
+    copy = converted_copy(*map(str, smollm2_location()))
+    args = f"pretrained={copy},dtype=float32,device=cpu,batch_size=4"
+    bridge = make_backend("lm-eval:hf", args)
+    inst = get_instrument("bfi")
+    hook = get_plugin_manager().hook
+    prompts = [hook.render_prompt(instrument=inst, item=it) for it in inst.items[:3]]
+    settings = GenerationSettings(mode="logprob")
+    theirs = bridge.option_logprobs(prompts, settings)
+    for p, c in zip(prompts, theirs, strict=True):
+        assert bridge.context_text(p) == smollm2.context_text(p)  # same chat template
+        ours = smollm2.loglikelihoods(smollm2.context_text(p), [str(o.value) for o in p.options])
+        assert c.option_logprobs == pytest.approx(ours, abs=1e-4)
+    res = evaluate(
+        ["bfi"], model="lm-eval:hf", model_args=args, mode="logprob", limit=3, cache=False
+    )
+    assert res["backend"]["backend"] == "lm-eval:hf" and res["tasks"]["bfi"]["n_answered"] == 3
