@@ -75,12 +75,12 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             proc.kill()
 
 
-def _eval(tmp: Path, model: str, base: str, mode: str) -> dict:
+def _eval(tmp: Path, model: str, base: str, mode: str, n: int = N) -> dict:
     out = tmp / f"{model}-{mode}"
     res = CliRunner().invoke(
         cli,
         [
-            "eval", "--tasks", "bfi", "--limit", str(N), "--mode", mode, "--model", model,
+            "eval", "--tasks", "bfi", "--limit", str(n), "--mode", mode, "--model", model,
             "--model-args", f"base_url={base},model=smollm2", "--output", str(out),
             "--concurrency", "2",
         ],
@@ -88,7 +88,7 @@ def _eval(tmp: Path, model: str, base: str, mode: str) -> dict:
     assert res.exit_code == 0, res.output
     results = json.loads((out / "results.json").read_text())
     samples = [json.loads(x) for x in (out / "samples.jsonl").read_text().splitlines()]
-    assert len(samples) == N
+    assert len(samples) == n
     return {"results": results, "samples": samples}
 
 
@@ -121,8 +121,8 @@ def test_completions_echo_logprobs_through_llama_cpp(
     llama_server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("PSYM_CACHE_DIR", str(tmp_path / "cache"))
-    run = _eval(tmp_path, "openai-completions", llama_server, "logprob")
-    assert run["results"]["usage"]["requests"] == 5 * N  # one echo request per option
+    run = _eval(tmp_path, "openai-completions", llama_server, "logprob", n=2)
+    assert run["results"]["usage"]["requests"] == 5 * 2  # one echo request per option
     for s in run["samples"]:
         lps = s["option_logprobs"]
         assert len(lps) == 5 and all(v < 0 for v in lps.values())
