@@ -1,7 +1,8 @@
 """psymetrics speed benchmark: ``python -m benchmarks.run`` (``make bench``).
 
 1. ``psym eval --tasks bfi,mfq --mode logprob`` against ``lm_eval`` running the same items as
-   multiple-choice loglikelihood tasks on the same model (SmolLM2-135M-Instruct via
+   multiple-choice loglikelihood tasks (the exported ``tasks/psym_bfi``, ``tasks/psym_mfq``;
+   an equivalent task YAML where those are missing) on the same model (SmolLM2-135M-Instruct via
    transformers on CPU, float32, same chat template), with the answers compared item by item.
 2. The ``openai-chat`` backend against a local server adding a fixed latency per request, at
    concurrency 1, 8 and 32, against the bound (concurrency / latency) and against a sequential
@@ -48,11 +49,11 @@ def _docs(task, limit):
 
 
 def load_bfi(**kwargs):
-    return _docs("bfi", kwargs.get("psym_limit"))
+    return _docs("bfi", None)
 
 
 def load_mfq(**kwargs):
-    return _docs("mfq", kwargs.get("psym_limit"))
+    return _docs("mfq", None)
 '''
 
 _YAML = """task: psym_{task}
@@ -110,9 +111,10 @@ def _lmeval_answers(out: Path) -> dict[tuple[str, str], tuple[int, dict[str, flo
         for line in path.read_text().splitlines():
             s = json.loads(line)
             lls = [float(r[0]) for r in s["filtered_resps"]]
-            choices = s["doc"]["choices"]
+            choices = [str(c) for c in s["doc"]["choices"]]
             best = max(range(len(lls)), key=lls.__getitem__)
-            found[(task, s["doc"]["item"])] = (
+            item = str(s["doc"].get("item_id", s["doc"].get("item")))
+            found[(task, item)] = (
                 int(choices[best]),
                 dict(zip(choices, lls, strict=True)),
             )
@@ -132,18 +134,21 @@ def bench_logprob(work: Path, limit: int | None, cache_root: Path) -> dict[str, 
     (cache / "models").symlink_to(cache_root / "models", target_is_directory=True)
     env = _env(cache)
 
-    tasks_dir = work / "lmeval_tasks"
-    tasks_dir.mkdir()
-    (tasks_dir / "utils.py").write_text(_UTILS)
-    for t in TASKS:
-        (tasks_dir / f"psym_{t}.yaml").write_text(_YAML.format(task=t))
+    exported = [REPO / "tasks" / f"psym_{t}" / f"psym_{t}.yaml" for t in TASKS]
+    if not all(p.is_file() for p in exported):  # before `psym export lm-eval` existed
+        tasks_dir = work / "lmeval_tasks"
+        tasks_dir.mkdir()
+        (tasks_dir / "utils.py").write_text(_UTILS)
+        for t in TASKS:
+            (tasks_dir / f"psym_{t}.yaml").write_text(_YAML.format(task=t))
+        exported = [tasks_dir / f"psym_{t}.yaml" for t in TASKS]
     lm_cmd = [sys.executable, "-m", "lm_eval", "--model", "hf"]
     lm_cmd += ["--model_args", f"pretrained={model_dir},dtype=float32", "--device", "cpu"]
-    lm_cmd += ["--tasks", ",".join(str(tasks_dir / f"psym_{t}.yaml") for t in TASKS)]
+    lm_cmd += ["--tasks", ",".join(map(str, exported))]
     lm_cmd += ["--apply_chat_template", "--batch_size", "8", "--log_samples"]
     lm_cmd += ["--output_path", str(work / "lmeval_out")]
     if limit:
-        lm_cmd += ["--metadata", json.dumps({"psym_limit": limit})]
+        lm_cmd += ["--limit", str(limit)]
 
     t_lm = _timed(lm_cmd, env, work / "lmeval.log")
     t_psym = _timed(_psym_cmd(work / "psym1", limit), env, work / "psym1.log")
