@@ -13,12 +13,18 @@ SHARED_DATA = REPO.parent / "shared" / "data"
 
 @pytest.fixture(scope="session", autouse=True)
 def _model_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> None:
-    """Keep the dequantised SmolLM2 copy in one place for the whole test session.
+    """A fresh cache directory per test session, sharing only the dequantised model copy.
 
-    ``PSYM_TEST_CACHE_DIR`` (set by the Makefile) lets repeated test runs reuse it.
+    ``PSYM_TEST_CACHE_DIR`` (set by the Makefile) keeps the SmolLM2 safetensors copy between test
+    runs; model responses are never reused across sessions, so every run really calls the model.
     """
-    cache = os.environ.get("PSYM_TEST_CACHE_DIR") or str(tmp_path_factory.mktemp("psymcache"))
-    os.environ["PSYM_CACHE_DIR"] = cache
+    cache = tmp_path_factory.mktemp("psymcache")
+    keep = os.environ.get("PSYM_TEST_CACHE_DIR")
+    if keep:
+        models = Path(keep) / "models"
+        models.mkdir(parents=True, exist_ok=True)
+        (cache / "models").symlink_to(models, target_is_directory=True)
+    os.environ["PSYM_CACHE_DIR"] = str(cache)
 
 
 @pytest.fixture
