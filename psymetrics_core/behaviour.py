@@ -1,8 +1,9 @@
 """Behaviour (downstream) tasks: free-text tasks that use the same hooks as questionnaires.
 
 A behaviour task is an ``Instrument`` with ``kind == "behaviour"``: its items are prompts, it has
-no response scales, and its plugin implements ``render_prompt``, ``parse_response``, ``score``
-and ``aggregate`` for its own task id (returning ``None`` for every other task). Per-run task
+no response scales, and its plugin implements ``parse_response``, ``score`` and ``aggregate``
+for its own task id (returning ``None`` for every other task); the core's default
+``render_prompt`` sends each item's text alone as the user message. Per-run task
 options (``psym eval --task-arg TASK.KEY=VALUE`` or ``--data``) reach the hooks as
 ``instrument.options``; the task declares the keys it accepts, so a typo is an error.
 """

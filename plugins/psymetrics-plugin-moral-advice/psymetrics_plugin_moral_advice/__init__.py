@@ -141,14 +141,6 @@ def load_items(instrument: Instrument, form: str) -> list[Item] | None:
 
 
 @hookimpl
-def render_prompt(instrument: Instrument, item: Item) -> Prompt | None:
-    """The dilemma text alone as the user message (seed 002 A8, [C])."""
-    if instrument.id != TASK:
-        return None
-    return Prompt(messages=({"role": "user", "content": item.text},), options=(), text=item.text)
-
-
-@hookimpl
 def parse_response(
     instrument: Instrument, item: Item, prompt: Prompt, completion: Completion
 ) -> Answer | None:

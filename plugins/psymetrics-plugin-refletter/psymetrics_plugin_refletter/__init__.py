@@ -163,14 +163,6 @@ def register_instruments(register: Callable[..., None]) -> None:
 
 
 @hookimpl
-def render_prompt(instrument: Instrument, item: Item) -> Prompt | None:
-    """The prompt as a single user message, no system prompt [C]."""
-    if instrument.id != TASK:
-        return None
-    return Prompt(messages=({"role": "user", "content": item.text},), options=(), text=item.text)
-
-
-@hookimpl
 def parse_response(
     instrument: Instrument, item: Item, prompt: Prompt, completion: Completion
 ) -> Answer | None:
