@@ -64,7 +64,7 @@ def test_16p_results_carry_type_and_unofficial_flag():
         given = {k: Answer(v, "ok") for k, v in answers.items()}
         scores = hook.score(instrument=inst, responses=answers, form="original", answers=given)
         pairs = [(it, given[it.id]) for it in inst.items]
-        entry = hook.aggregate(instrument=inst, scores=scores, answers=pairs)
+        entry = hook.aggregate(instrument=inst, scores=scores, answers=pairs, norm_group=None)
         assert (entry["type"], entry["role"]) == TYPES[who]
         assert entry["key"] == "unofficial"
         assert entry["scales"]["extraverted"]["score"] == EXPECTED[who]["extraverted"]
