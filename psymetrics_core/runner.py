@@ -126,14 +126,17 @@ def evaluate(
         raise PsymError(f"--mode must be one of {', '.join(MODES)}, got {mode!r}")
     if limit is not None and limit < 1:
         raise PsymError("--limit must be at least 1")
-    instruments = [require_item_texts(get_instrument(t), form, item_files) for t in tasks]
     if repeats < 1:
         raise PsymError("--repeats must be at least 1")
+    if not tasks:
+        raise PsymError("no tasks given")
     cells = cells_for(list(conditions), design)
     opts = task_options or {}
-    instruments = [with_options(i, opts.get(i.id), opts.get("*")) for i in instruments]
-    if not instruments:
-        raise PsymError("no tasks given")
+    instruments = [
+        with_options(require_item_texts(get_instrument(t), form, item_files), opts.get(t),
+                     opts.get("*"))
+        for t in tasks
+    ]  # fmt: skip
     groups = {"*": norm_group} if isinstance(norm_group, str) else dict(norm_group or {})
     check_norm_groups(instruments, groups)
     settings = GenerationSettings(mode, max_new_tokens or DEFAULT_MAX_NEW_TOKENS, temperature, seed)
