@@ -40,7 +40,22 @@ def score_cmd(task: str, responses: Path, form: str, as_json: bool) -> None:
         )
         return
     scales = list(next(iter(scored.values())))
-    t = table(f"{task}: scale scores per respondent", ["respondent", *scales])
+    t = table(
+        f"{task}: scale scores per respondent (answered/total items)", ["respondent", *scales]
+    )
+    incomplete = 0
     for who, res in scored.items():
-        t.add_row(who, *[fmt(res[s]["score"]) for s in scales])
+        cells = []
+        for s in scales:
+            r = res[s]
+            mark = r["n_answered"] < r["n_items"]
+            incomplete += mark
+            cell = f"{fmt(r['score'])} ({r['n_answered']}/{r['n_items']})"
+            cells.append(f"[bold yellow]{cell} *[/bold yellow]" if mark else cell)
+        t.add_row(who, *cells)
     stdout.print(t)
+    if incomplete:
+        stdout.print(
+            f"* {incomplete} incomplete score(s): computed from fewer items than the scale has "
+            "(a sum over them is not comparable with a complete sum or with norms)"
+        )
