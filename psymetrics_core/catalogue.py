@@ -76,8 +76,11 @@ def catalogue(path: str | Path | None = None) -> list[CatalogueEntry]:
         if not isinstance(e, dict):
             raise PsymError(f"{p}: plugins[{i}] is not a mapping")
         for f in _FIELDS:
-            if not e.get(f):
+            # a plugin that registers only conditions or backends lists no tasks: tasks: []
+            if not e.get(f) and not (f == "tasks" and e.get(f) == []):
                 raise PsymError(f"{p}: plugins[{i}] ({e.get('name', '?')}) lacks '{f}'")
+        if not isinstance(e["tasks"], list):
+            raise PsymError(f"{p}: plugins[{i}] ({e['name']}): 'tasks' must be a list")
         out.append(
             CatalogueEntry(
                 name=str(e["name"]),

@@ -98,6 +98,27 @@ def _names(folder: Path) -> set[str]:
     return {p.name for p in folder.iterdir()}
 
 
+def test_every_plugin_is_pyproject_based_and_depends_on_psymetrics_core():
+    """No setup.py anywhere; each plugin names its build system and requires psymetrics-core.
+
+    The bare name ``psymetrics`` on the public index is an unrelated project: a plugin that
+    required it would install that instead of our core.
+    """
+    import tomllib
+
+    from packaging.requirements import Requirement
+
+    assert not list(REPO.glob("setup.py")) and not list(REPO.glob("plugins/*/setup.py"))
+    for project in projects(REPO)[1:]:
+        meta = tomllib.loads((project / "pyproject.toml").read_text())
+        assert meta["build-system"]["build-backend"] == "setuptools.build_meta", project.name
+        deps = [Requirement(d) for d in meta["project"]["dependencies"]]
+        names = {d.name for d in deps}
+        assert "psymetrics-core" in names, f"{project.name}: depend on psymetrics-core"
+        assert "psymetrics" not in names, f"{project.name}: 'psymetrics' is another project"
+        assert "psymetrics" in meta["project"]["entry-points"], project.name
+
+
 def test_every_distribution_builds_without_warnings_and_ships_its_data(dists):
     """A wheel and an sdist per project; the wheels hold every data file of the source tree."""
     built = _names(dists)
