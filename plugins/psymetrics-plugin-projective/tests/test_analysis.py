@@ -79,3 +79,19 @@ def test_two_judges_agreement() -> None:
     report = analyse(preds)
     (ag,) = [g for g in report.agreement if g.target == "depression"]
     assert ag.exact.value == pytest.approx(0.5) and ag.judges == ("openai-chat:judge-b", "smollm2")
+
+
+def test_questionnaire_baselines_become_levels() -> None:
+    from psymetrics_plugin_projective.analysis import questionnaire_levels
+
+    bfi = {t: {"score": s} for t, s in [("openness", 3.5), ("conscientiousness", 2.5),
+           ("extraversion", 4.6), ("agreeableness", None), ("neuroticism", 1.2)]}  # fmt: skip
+    # round half to even, as the authors' code: 3.5 -> 4, 2.5 -> 2
+    assert questionnaire_levels("bfi", bfi) == {"O": 4.0, "C": 2.0, "E": 5.0, "A": None, "N": 1.0}
+    p16 = {n: {"score": s} for n, s in [("extraverted", 50), ("intuitive", 50),
+           ("thinking", 50), ("judging", 50)]}  # fmt: skip
+    assert questionnaire_levels("16p", p16) == {"EI": 1.0, "SN": 1.0, "TF": 1.0, "JP": 0.0}  # INFJ
+    p16 = {n: {"score": s} for n, s in [("extraverted", 70), ("intuitive", 20),
+           ("thinking", 60), ("judging", 10)]}  # fmt: skip
+    assert questionnaire_levels("16p", p16) == {"EI": 0.0, "SN": 0.0, "TF": 0.0, "JP": 1.0}  # ESTP
+    assert questionnaire_levels("sd3", {"machiavellianism": {"score": 3}}) == {}
