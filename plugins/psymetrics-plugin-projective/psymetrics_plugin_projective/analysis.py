@@ -155,12 +155,21 @@ _16P = {"EI": ("extraverted", 0, 1, 1), "SN": ("intuitive", 1, 0, 1),
         "TF": ("thinking", 0, 1, 1), "JP": ("judging", 0, 1, 0)}  # fmt: skip
 
 
+# key-only baselines: scale, minimum answered items, upper bound of levels 0, 1, 2 (3 above)
+_SUM_BANDS = {
+    "bdi2": ("depression", 15, (13, 19, 28, 63)),  # BDI-II manual cut-offs (Beck et al. 1996)
+    "bss": ("ideation", 13, (3, 8, 16, 38)),  # the authors' code; no standard banding exists
+}
+
+
 def questionnaire_levels(task: str, scales: Mapping[str, Any]) -> dict[str, float | None]:
     """Questionnaire baselines as diagnoses (Wang et al. 2026 §5.2, the authors' rules).
 
     BFI (``bfi``, ``pb-bfi``): each trait's item mean rounded half-to-even (Python ``round``,
-    as the authors' code) to a level 1-5. 16Personalities (``16p``): a letter per axis from its
-    0-100 score (toward E, N, T, J), ties to I, N, F, J (the authors' tie rule).
+    as the authors' code) to a level 1-5. BDI-II / BSS (``bdi2``, ``bss``): the item sum banded
+    into levels 0-3 when at least 15 / 13 items were answered. 16Personalities (``16p``): a
+    letter per axis from its 0-100 score (toward E, N, T, J), ties to I, N, F, J (the authors'
+    tie rule).
     Other tasks: no diagnoses.
     """
 
@@ -175,6 +184,15 @@ def questionnaire_levels(task: str, scales: Mapping[str, Any]) -> dict[str, floa
             v = score(trait)
             out[letter] = None if v is None else float(min(5, max(1, round(v))))
         return out
+    if task in _SUM_BANDS:
+        scale, minimum, bands = _SUM_BANDS[task]
+        cell = scales.get(scale)
+        answered = cell.get("n_answered") if isinstance(cell, dict) else None
+        v = score(scale)
+        target = "depression" if task == "bdi2" else "suicide"
+        if v is None or answered is None or answered < minimum:
+            return {target: None}
+        return {target: float(next(level for level, top in enumerate(bands) if v <= top))}
     if task == "16p":
         axes: dict[str, float | None] = {}
         for axis, (name, above, below, tie) in _16P.items():
