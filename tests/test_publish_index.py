@@ -139,6 +139,10 @@ def test_every_distribution_builds_without_warnings_and_ships_its_data(dists):
             whl.read("psymetrics_core/data/plugins.yaml")
             == (REPO / "registry" / "plugins.yaml").read_bytes()
         )
+    core = REPO / "psymetrics_core"
+    for f in core.rglob("*"):  # modules and data files (the instruments' are in the plugins)
+        if f.is_file() and "__pycache__" not in f.parts and "lm_eval_tasks" not in f.parts:
+            assert f"psymetrics_core/{f.relative_to(core).as_posix()}" in names, f
     tasks = REPO / "tasks"
     for f in tasks.rglob("*"):
         if f.is_file() and "__pycache__" not in f.parts:

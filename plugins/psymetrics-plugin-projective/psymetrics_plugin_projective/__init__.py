@@ -4,7 +4,8 @@ Tasks ``sct`` (sentence completion), ``tat`` (Thematic-Apperception-style storie
 ``rorschach`` (procedural inkblots, image models only): the evaluated model answers the stimuli,
 an interpreter judge codes the answers (SCORS-G, SRAS, Rotter-style SCT scores) and a
 diagnostician judge maps the indicators to Big Five levels, MBTI letters, depression and
-suicide-ideation risk. Adds the condition ``longctx=FILE`` and the command
+suicide-ideation risk. Also the key-only questionnaire baselines ``bdi2`` and ``bss``
+(item texts from the user). Adds the condition ``longctx=FILE`` and the command
 ``psym projective-analyze`` (κ, DCR, |μΔ|, accuracy against labels).
 """
 
@@ -13,9 +14,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from psymetrics_core import hookimpl
+from psymetrics_core import data_files, hookimpl
 
 __version__ = "0.1.0"
+
+
+@hookimpl
+def register_instruments(register: Callable[..., None]) -> None:
+    """Register the key-only BDI-II and BSS baselines."""
+    for spec in data_files(__name__):
+        register(spec)
 
 
 @hookimpl

@@ -147,14 +147,70 @@ def _judge_name(results: Mapping[str, Any]) -> str:
     return f"{judge.get('model')}" + (f":{model}" if model else "")
 
 
+_BFI = {"O": "openness", "C": "conscientiousness", "E": "extraversion",
+        "A": "agreeableness", "N": "neuroticism"}  # fmt: skip
+# 16p scales run 0-100 toward E, N, T, J; axis value above 50, below 50, at 50 (0 = E, S, T, J).
+# Ties go to I, N, F, J as in the authors' 16P scoring.
+_16P = {"EI": ("extraverted", 0, 1, 1), "SN": ("intuitive", 1, 0, 1),
+        "TF": ("thinking", 0, 1, 1), "JP": ("judging", 0, 1, 0)}  # fmt: skip
+
+
+# key-only baselines: scale, minimum answered items, upper bound of levels 0, 1, 2 (3 above)
+_SUM_BANDS = {
+    "bdi2": ("depression", 15, (13, 19, 28, 63)),  # BDI-II manual cut-offs (Beck et al. 1996)
+    "bss": ("ideation", 13, (3, 8, 16, 38)),  # the authors' code; no standard banding exists
+}
+
+
+def questionnaire_levels(task: str, scales: Mapping[str, Any]) -> dict[str, float | None]:
+    """Questionnaire baselines as diagnoses (Wang et al. 2026 §5.2, the authors' rules).
+
+    BFI (``bfi``, ``pb-bfi``): each trait's item mean rounded half-to-even (Python ``round``,
+    as the authors' code) to a level 1-5. BDI-II / BSS (``bdi2``, ``bss``): the item sum banded
+    into levels 0-3 when at least 15 / 13 items were answered. 16Personalities (``16p``): a
+    letter per axis from its 0-100 score (toward E, N, T, J), ties to I, N, F, J (the authors'
+    tie rule).
+    Other tasks: no diagnoses.
+    """
+
+    def score(name: str) -> float | None:
+        cell = scales.get(name)
+        value = cell.get("score") if isinstance(cell, dict) else None
+        return None if value is None else float(value)
+
+    if task in ("bfi", "pb-bfi"):
+        out: dict[str, float | None] = {}
+        for letter, trait in _BFI.items():
+            v = score(trait)
+            out[letter] = None if v is None else float(min(5, max(1, round(v))))
+        return out
+    if task in _SUM_BANDS:
+        scale, minimum, bands = _SUM_BANDS[task]
+        cell = scales.get(scale)
+        answered = cell.get("n_answered") if isinstance(cell, dict) else None
+        v = score(scale)
+        target = "depression" if task == "bdi2" else "suicide"
+        if v is None or answered is None or answered < minimum:
+            return {target: None}
+        return {target: float(next(level for level, top in enumerate(bands) if v <= top))}
+    if task == "16p":
+        axes: dict[str, float | None] = {}
+        for axis, (name, above, below, tie) in _16P.items():
+            v = score(name)
+            axes[axis] = None if v is None else float(above if v > 50 else below if v < 50 else tie)
+        return axes
+    return {}
+
+
 def predictions_from_results(results: Mapping[str, Any], source: str = "") -> list[Prediction]:
-    """One ``Prediction`` per (task, cell, repeat) that carries ``dx.*`` scores."""
+    """One ``Prediction`` per (task, cell, repeat) with ``dx.*`` scores or baseline levels."""
     judge = _judge_name(results)
     out: list[Prediction] = []
     for task, entry in (results.get("tasks") or {}).items():
         for run in entry.get("runs") or [entry]:
             scales = run.get("scales") or {}
             dx = {k[3:]: scales[k].get("score") for k in scales if k.startswith("dx.")}
+            dx = dx or questionnaire_levels(task, scales)
             if not dx:
                 continue
             facets = dict(run.get("facets") or {})
