@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 
 from .errors import PsymError, SpecError
 from .types import Instrument
@@ -13,11 +11,8 @@ from .types import Instrument
 __all__ = [
     "check_generation_options",
     "check_parser",
-    "check_placeholders",
     "check_task_options",
 ]
-
-_PLACEHOLDER = re.compile(r"\bREPLACE\b")
 
 
 def check_generation_options(
@@ -51,20 +46,6 @@ def check_parser(inst: Instrument) -> None:
             f"unknown parser {inst.parser!r}{hint} (known: {', '.join(sorted(known))})",
             field="parser",
         )
-
-
-def check_placeholders(inst: Instrument) -> None:
-    """No ``REPLACE`` placeholder (left by ``psym new-plugin``) in the spec or its item files."""
-    if inst.spec_path is None:
-        return
-    spec = Path(inst.spec_path)
-    for path in [spec, *sorted(spec.parent.glob("*.csv"))]:
-        for n, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines()):
-            if _PLACEHOLDER.search(line) and not line.lstrip().startswith("#"):
-                raise SpecError(
-                    path,
-                    f"line {n + 1} still holds a REPLACE placeholder: {line.strip()[:80]}",
-                )
 
 
 def check_task_options(tasks: Sequence[str], options: Mapping[str, object] | None) -> None:
