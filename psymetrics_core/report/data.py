@@ -1,8 +1,10 @@
 """Read what a report shows from run directories: results, samples, judge calls, panels.
 
 A run directory holds ``results.json`` and ``samples.jsonl`` (``psym eval --output``), and
-optionally ``judge.jsonl`` and the JSON results of panels written by other commands
-(``contamination.json``, ``projective.json``). Nothing here calls a model.
+optionally ``judge.jsonl`` and the JSON results of panels written by other commands:
+``contamination.json`` (``psym contamination --output DIR``) and ``projective.json``
+(``psym projective-analyze RUN_DIR --json RUN_DIR/projective.json``). A directory with only a
+panel file is read as a run without tasks. Nothing here calls a model.
 """
 
 from __future__ import annotations
@@ -76,12 +78,18 @@ def load_run_data(path: str | Path, label: str | None = None) -> RunData:
     """One run directory; a missing or malformed ``results.json`` is a one-line error."""
     p = Path(path)
     res_path = p / "results.json"
-    if not res_path.is_file():
-        raise PsymError(f"{res_path}: no such file (is {p} a `psym eval --output` directory?)")
-    results = _json(res_path)
-    if not isinstance(results, dict) or not isinstance(results.get("tasks"), dict):
-        raise PsymError(f"{res_path}: not a psym results file (expected a 'tasks' mapping)")
     panels = {name: _json(p / name) for name in PANEL_FILES if (p / name).is_file()}
+    if res_path.is_file():
+        results = _json(res_path)
+        if not isinstance(results, dict) or not isinstance(results.get("tasks"), dict):
+            raise PsymError(f"{res_path}: not a psym results file (expected a 'tasks' mapping)")
+    elif panels:  # e.g. a `psym contamination --output DIR` directory: panels only
+        results = {"tasks": {}}
+    else:
+        raise PsymError(
+            f"{res_path}: no such file (is {p} a `psym eval --output` directory? "
+            f"a directory with only {' or '.join(PANEL_FILES)} is read too)"
+        )
     name = label or results.get("label") or p.resolve().name
     return RunData(
         label=str(name),
