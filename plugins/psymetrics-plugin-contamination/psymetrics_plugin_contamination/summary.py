@@ -244,8 +244,8 @@ def summarise(
         res.detail["by_condition"] = {c: _ratio_stat(c)(units) for c in ("min", "mid", "max")}
         res.detail["mid_rule"] = opts.target_mid_rule
     base = {**res.baseline, "_f1": res.value}
-    ambiguous = frozenset(res.detail.get("ambiguous_items", ()))
-    res.component = component(probe, units, base, opts, ambiguous)
+    unclear = frozenset(res.detail.get("ambiguous_items", ()))
+    res.component = component(probe, units, base, opts, unclear)
     return res
 
 
