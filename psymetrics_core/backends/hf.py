@@ -13,7 +13,7 @@ from typing import Any
 
 from ..errors import BackendError
 from ..types import Completion, Prompt
-from .base import GenerationSettings, Reporter
+from .base import Backend, GenerationSettings, Reporter
 from .local_model import converted_copy
 
 OnResult = Callable[[int, Completion], None]
@@ -23,7 +23,7 @@ __all__ = ["HFBackend"]
 _DTYPES = ("float32", "bfloat16", "float16", "auto")
 
 
-class HFBackend:
+class HFBackend(Backend):
     """A causal language model run in-process with transformers (CPU by default)."""
 
     name = "hf"
