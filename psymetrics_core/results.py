@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
+import math
+import os
 import platform
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
+
+from .errors import PsymError
 
 __all__ = ["SampleWriter", "write_results", "provenance", "redact"]
 
@@ -15,11 +19,21 @@ _SECRET_WORDS = ("key", "token", "secret", "password", "authorization")
 
 
 def redact(args: dict[str, Any]) -> dict[str, Any]:
-    """Copy of ``args`` with values of secret-looking keys replaced (``api_key_env`` is a name)."""
+    """Copy of ``args`` with values of secret-looking keys replaced (``api_key_env`` is a name).
+
+    Credentials inside URL values (``user:key@`` or a ``?api_key=`` query) are masked too.
+    """
+    from .redaction import redact_url
+
     out: dict[str, Any] = {}
     for k, v in args.items():
         secret = any(w in k.lower() for w in _SECRET_WORDS) and not k.lower().endswith("_env")
-        out[k] = "***" if secret else v
+        if secret:
+            out[k] = "***"
+        elif isinstance(v, str) and "://" in v:
+            out[k] = redact_url(v)
+        else:
+            out[k] = v
     return out
 
 
@@ -48,25 +62,58 @@ class SampleWriter:
         self.path = path
         self._fh: IO[str] | None = None
         if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self._fh = path.open("w", encoding="utf-8")
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                self._fh = path.open("w", encoding="utf-8")
+            except OSError as exc:
+                raise PsymError(f"{path}: cannot write samples ({exc.strerror or exc})") from None
 
     def write(self, record: dict[str, Any]) -> None:
         """Write one sample line."""
         if self._fh is not None:
-            self._fh.write(json.dumps(record, ensure_ascii=False) + "\n")
-            self._fh.flush()
+            try:
+                self._fh.write(json.dumps(record, ensure_ascii=False) + "\n")
+                self._fh.flush()
+            except OSError as exc:
+                raise PsymError(
+                    f"{self.path}: cannot write samples ({exc.strerror or exc})"
+                ) from None
 
     def close(self) -> None:
         """Close the file."""
         if self._fh is not None:
-            self._fh.close()
+            try:
+                self._fh.close()
+            except OSError:
+                pass  # already reported by write()
             self._fh = None
 
 
 def write_results(path: Path, results: dict[str, Any]) -> None:
-    """Write ``results.json`` atomically."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    tmp.replace(path)
+    """Write ``results.json`` atomically: a complete file or none, always valid JSON.
+
+    A non-finite number (NaN, Infinity: not JSON) is written as ``null``.
+    """
+    text = json.dumps(_finite(results), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tmp.open("w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        tmp.replace(path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise PsymError(f"{path}: cannot write results ({exc.strerror or exc})") from None
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with NaN and infinities replaced by None (JSON has no such numbers)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value

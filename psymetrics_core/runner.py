@@ -23,10 +23,11 @@ from .backends.base import (
 from .behaviour import DEFAULT_MAX_NEW_TOKENS, with_options
 from .conditions import cells_for
 from .errors import PsymError
-from .item_texts import require_item_texts
+from .item_texts import check_item_files, require_item_texts
 from .judge import DEFAULT_JUDGE_MAX_NEW_TOKENS, Judge, judge_scope
 from .kinds.base import CellRun, instrument_record
 from .norms import check_norm_groups, resolve_norm_group
+from .preflight import check_generation_options, check_parser, check_task_options
 from .results import SampleWriter, provenance, redact, write_results
 from .session import Session, current_session
 from .types import Instrument
@@ -134,6 +135,10 @@ def evaluate(
         raise PsymError("--repeats must be at least 1")
     if not tasks:
         raise PsymError("no tasks given")
+    check_generation_options(temperature, max_new_tokens, judge_max_new_tokens)
+    ids = [t.id if isinstance(t, Instrument) else t for t in tasks]
+    check_item_files(ids, item_files)
+    check_task_options(ids, task_options)
     sess = session or current_session()
     with sess.activate():
         cells = cells_for(list(conditions), design)
@@ -141,6 +146,8 @@ def evaluate(
         kinds = {inst.id: sess.kind_of(inst) for inst in instruments}  # dispatch once per task
         groups = {"*": norm_group} if isinstance(norm_group, str) else dict(norm_group or {})
         check_norm_groups(instruments, groups)
+        for inst in instruments:
+            check_parser(inst)
         settings = GenerationSettings(
             mode, max_new_tokens or DEFAULT_MAX_NEW_TOKENS, temperature, seed
         )

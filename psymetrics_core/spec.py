@@ -5,14 +5,13 @@ Every error is a ``SpecError`` naming the file, the CSV line and the field at fa
 
 from __future__ import annotations
 
-import csv
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from .errors import SpecError
 from .norms import parse_norms
+from .safe_io import load_yaml, read_csv
 from .spec_scoring import check_scale_rescales, item_rescale, scale_options
 from .types import Instrument, Item, Option, ResponseScale, ScaleDef
 
@@ -63,12 +62,7 @@ def load_instrument(path: str | Path) -> Instrument:
     texts; ``psymetrics_core.item_texts.apply_item_texts`` adds them from a user's file.
     """
     spec_path = find_spec_file(path)
-    try:
-        raw = yaml.safe_load(spec_path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = f"line {mark.line + 1}: " if mark is not None else ""
-        raise SpecError(spec_path, f"{line}invalid YAML ({getattr(exc, 'problem', exc)})") from None
+    raw = load_yaml(spec_path, what="instrument spec")
     if not isinstance(raw, dict):
         raise SpecError(spec_path, "expected a mapping at the top level")
     return _build(spec_path, raw)
@@ -113,7 +107,14 @@ def _build(path: Path, raw: dict[str, Any]) -> Instrument:
     scales = _scales(path, _req(path, raw, "scales", dict))
     prompt = _req(path, raw, "prompt", dict)
     instruction = str(_req(path, prompt, "instruction", str, "prompt."))
-    template = prompt.get("template") or DEFAULT_TEMPLATE
+    template = prompt.get("template")
+    if template is not None and not isinstance(template, str):
+        raise SpecError(
+            path,
+            f"expected a string (a Jinja template), got {type(template).__name__}",
+            field="prompt.template",
+        )
+    template = template or DEFAULT_TEMPLATE
     _check_template(path, template)
     reverse_rule = raw.get("reverse", "min_plus_max")
     if reverse_rule != "min_plus_max":
@@ -159,7 +160,7 @@ def _build(path: Path, raw: dict[str, Any]) -> Instrument:
         instruction=instruction.strip(),
         system_prompt=prompt.get("system"),
         eos=str(prompt.get("eos", ":")),
-        parser=str(raw.get("parser", "first_valid_int")),
+        parser=_parser_name(path, raw.get("parser", "first_valid_int")),
         notes=str(raw.get("notes", "")).strip(),
         texts_shipped=item_texts == "shipped",
         spec_path=path,
@@ -247,22 +248,19 @@ def _items(
 ) -> list[Item]:
     if not csv_path.is_file():
         raise SpecError(csv_path, "item file not found")
-    with csv_path.open(newline="", encoding="utf-8-sig") as fh:
-        reader = csv.DictReader(fh)
-        cols = reader.fieldnames or []
-        for col in (
-            ("id", "text", "scale", "reverse") if texts_required else ("id", "scale", "reverse")
-        ):
-            if col not in cols:
-                raise SpecError(
-                    csv_path,
-                    f"missing column '{col}' (columns are: {', '.join(cols) or 'none'})",
-                    row=1,
-                )
-        items: list[Item] = []
-        seen: set[str] = set()
-        for lineno, row in enumerate(reader, start=2):
-            items.append(_item(csv_path, lineno, row, rscales, scales, seen, texts_required))
+    table = read_csv(csv_path, what="item file")
+    cols = table.columns
+    for col in ("id", "text", "scale", "reverse") if texts_required else ("id", "scale", "reverse"):
+        if col not in cols:
+            raise SpecError(
+                csv_path,
+                f"missing column '{col}' (columns are: {', '.join(cols) or 'none'})",
+                row=1,
+            )
+    items: list[Item] = []
+    seen: set[str] = set()
+    for lineno, row in table.rows:
+        items.append(_item(csv_path, lineno, row, rscales, scales, seen, texts_required))
     if not items:
         raise SpecError(csv_path, "holds no items")
     return items
@@ -271,7 +269,7 @@ def _items(
 def _item(
     csv_path: Path,
     lineno: int,
-    row: dict[str, str | None],
+    row: Mapping[str, str | None],
     rscales: dict[str, ResponseScale],
     scales: dict[str, ScaleDef],
     seen: set[str],
@@ -360,6 +358,12 @@ def _check_forms_agree(path: Path, forms: dict[str, list[Item]]) -> None:
                     f"item {it.id} of form '{form}' is keyed differently from the original",
                     field=f"forms.{form}",
                 )
+
+
+def _parser_name(path: Path, value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise SpecError(path, f"expected a parser name, got {value!r}", field="parser")
+    return value.strip()
 
 
 def _check_template(path: Path, template: str) -> None:

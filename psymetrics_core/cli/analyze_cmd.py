@@ -69,7 +69,7 @@ def analyze_cmd(
 
         raise PsymError(
             f"psym analyze needs the analysis extra ({exc.name} is missing): "
-            "pip install 'psymetrics[analysis]'"
+            "pip install 'psymetrics-core[analysis]'"
         ) from exc
 
     report = analyze(

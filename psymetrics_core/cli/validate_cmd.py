@@ -12,10 +12,28 @@ from .console import stdout
 @click.command("validate")
 @click.argument("path", type=click.Path(path_type=Path))
 def validate_cmd(path: Path) -> None:
-    """Validate an instrument.yaml (or its folder) and its item CSVs."""
-    from ..spec import load_instrument
+    """Validate an instrument.yaml (or its folder) and its item CSVs.
+
+    Also fails on the plugin kit's REPLACE markers left in the citation, licence, item source
+    or a norm group's source: a published plugin must say where its items come from.
+    """
+    from ..errors import SpecError
+    from ..plugin_kit import placeholders
+    from ..preflight import check_parser
+    from ..safe_io import load_yaml
+    from ..spec import find_spec_file, load_instrument
 
     inst = load_instrument(path)
+    check_parser(inst)
+    spec_file = find_spec_file(path)
+    left = placeholders(load_yaml(spec_file))
+    if left:
+        raise SpecError(
+            spec_file,
+            "still holds the plugin kit's REPLACE placeholder in "
+            + ", ".join(left)
+            + " (fill in the real reference, licence and sources)",
+        )
     n = {form: len(items) for form, items in inst.forms.items()}
     stdout.print(
         f"ok: task '{inst.id}' ({inst.name}): "
