@@ -14,7 +14,7 @@ from typing import Any
 
 from ..errors import BackendError
 from ..types import Completion, Prompt
-from .base import GenerationSettings, Reporter
+from .base import Backend, GenerationSettings, Reporter
 from .hf_vision import generate_with_images, is_image_text_model, load_image_text_model
 from .local_model import converted_copy, remove_stale_conversions
 
@@ -25,7 +25,7 @@ __all__ = ["HFBackend"]
 _DTYPES = ("float32", "bfloat16", "float16", "auto")
 
 
-class HFBackend:
+class HFBackend(Backend):
     """A causal language model run in-process with transformers (CPU by default)."""
 
     name = "hf"
