@@ -5,6 +5,9 @@ Environment variables:
 - ``PSYM_LOAD_PLUGINS``: comma-separated allow-list of entry-point names (``""`` loads none).
 - ``PSYM_DISABLE_PLUGINS``: comma-separated block-list of entry-point names.
 - ``PSYM_STRICT_PLUGINS=1``: a plugin that fails to load is an error instead of a warning.
+
+A plugin whose import raises anything, ``SystemExit`` and ``KeyboardInterrupt`` included, is
+reported in one line and skipped; the other plugins and every command keep working.
 """
 
 from __future__ import annotations
@@ -112,10 +115,12 @@ def _load_entry_points(pm: pluggy.PluginManager) -> list[PluginRecord]:
             obj = ep.load()
             pm.register(obj, name=ep.name)
             pm.check_pending()
-        except Exception as exc:  # a broken plugin must not take the CLI down
+        except (Exception, SystemExit, KeyboardInterrupt) as exc:  # contained: see the docstring
             if pm.get_plugin(ep.name) is not None:
                 pm.unregister(name=ep.name)
-            reason = f"{type(exc).__name__}: {exc}".splitlines()[0]
+            reason = (
+                f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+            ).splitlines()[0]
             if strict:
                 raise PluginLoadError(
                     f"plugin '{ep.name}' ({dist} {version}) failed to load: {reason}"

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import difflib
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from .errors import PsymError, SpecError, UnknownTaskError
+from .errors import SpecError, UnknownTaskError
 from .types import Instrument, PluginInfo
 
 __all__ = [
@@ -56,6 +57,44 @@ def _each_impl(hook_name: str) -> list[Any]:
     return list(reversed(getattr(pm.hook, hook_name).get_hookimpls()))
 
 
+_HOOK_ERRORS = (Exception, SystemExit, KeyboardInterrupt)
+
+
+def _warn(message: str) -> None:
+    """Report a registration problem once, in one line, on stderr."""
+    import sys
+
+    print(f"psym: {message}", file=sys.stderr)
+
+
+def _call_hook(
+    impl: Any, hook: str, register: Callable[..., None], report: Callable[[str], None]
+) -> None:
+    """Call one plugin's registration hook; whatever it raises is reported, never propagated."""
+    try:
+        impl.function(register=register)
+    except _HOOK_ERRORS as exc:
+        reason = f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
+        report(f"plugin '{impl.plugin_name}': {hook} failed ({reason}); its other entries are kept")
+
+
+def _builtin(plugin: str) -> bool:
+    return plugin.startswith("psymetrics_core.")
+
+
+def _clash(kind: str, name: str, first: str, second: str) -> tuple[bool, str]:
+    """Whether the second registration replaces the first, and the one-line report.
+
+    The core's own entry always wins over a third-party plugin's; otherwise the first stays.
+    """
+    replace_first = _builtin(second) and not _builtin(first)
+    kept = second if replace_first else first
+    return replace_first, (
+        f"{kind} '{name}' is registered by both plugin '{first}' and plugin '{second}'; "
+        f"using '{kept}'s (uninstall or disable one: PSYM_DISABLE_PLUGINS)"
+    )
+
+
 def registration_failures() -> list[str]:
     """One-line messages for instruments that failed validation at registration."""
     instruments()
@@ -76,6 +115,12 @@ def instruments() -> dict[str, Instrument]:
         info = _plugin_info(impl.plugin_name)
 
         def register(obj: Instrument | str | Path, _info: PluginInfo = info) -> None:
+            if not isinstance(obj, Instrument | str | Path):
+                failures.append(
+                    f"plugin '{_info.name}': registered {type(obj).__name__} {obj!r:.60} "
+                    "(expected an Instrument or the path of an instrument.yaml)"
+                )
+                return
             try:
                 inst = obj if isinstance(obj, Instrument) else load_instrument(obj)
             except SpecError as exc:
@@ -84,13 +129,14 @@ def instruments() -> dict[str, Instrument]:
             inst = replace(inst, plugin=_info)
             if inst.id in found:
                 other = found[inst.id].plugin
-                raise PsymError(
-                    f"task id '{inst.id}' is registered twice: by plugin "
-                    f"'{other.name if other else '?'}' and by plugin '{_info.name}'"
-                )
+                first = other.name if other else "?"
+                swap, message = _clash("task id", inst.id, first, _info.name)
+                failures.append(message)
+                if not swap:
+                    return
             found[inst.id] = inst
 
-        impl.function(register=register)
+        _call_hook(impl, "register_instruments", register, failures.append)
     _CACHE["instruments"] = found
     _CACHE["instrument_failures"] = failures
     return found
@@ -130,14 +176,20 @@ def backends() -> dict[str, BackendEntry]:
             description: str = "",
             _info: PluginInfo = info,
         ) -> None:
-            if name in found:
-                raise PsymError(
-                    f"backend '{name}' is registered twice: by plugin "
-                    f"'{found[name].plugin.name}' and by plugin '{_info.name}'"
+            if not isinstance(name, str) or not name or not callable(factory):
+                _warn(
+                    f"plugin '{_info.name}': register_backends registered {name!r:.40} with "
+                    f"{type(factory).__name__} (expected a name and a factory function); skipped"
                 )
-            found[name] = BackendEntry(name, factory, description, _info)
+                return
+            if name in found:
+                swap, message = _clash("backend", name, found[name].plugin.name, _info.name)
+                _warn(message)
+                if not swap:
+                    return
+            found[name] = BackendEntry(name, factory, str(description), _info)
 
-        impl.function(register=register)
+        _call_hook(impl, "register_backends", register, _warn)
     _CACHE["backends"] = found
     return found
 
@@ -149,10 +201,23 @@ def parsers() -> dict[str, Callable[..., tuple[int | None, str]]]:
     found: dict[str, Callable[..., tuple[int | None, str]]] = {}
     for impl in _each_impl("register_parsers"):
 
-        def register(name: str, function: Callable[..., tuple[int | None, str]]) -> None:
+        def register(
+            name: str, function: Callable[..., tuple[int | None, str]], _plugin: str = ""
+        ) -> None:
+            if not isinstance(name, str) or not name or not callable(function):
+                _warn(
+                    f"plugin '{_plugin}': register_parsers registered {name!r:.40} with "
+                    f"{type(function).__name__} (expected a name and a function); skipped"
+                )
+                return
             found[name] = function
 
-        impl.function(register=register)
+        _call_hook(
+            impl,
+            "register_parsers",
+            functools.partial(register, _plugin=impl.plugin_name),
+            _warn,
+        )
     _CACHE["parsers"] = found
     return found
 
@@ -174,13 +239,21 @@ def conditions() -> dict[str, Any]:
             takes_argument: bool = False,
             _plugin: str = impl.plugin_name,
         ) -> None:
-            if name in found:
-                raise PsymError(
-                    f"condition '{name}' is registered twice: by plugin "
-                    f"'{found[name].plugin}' and by plugin '{_plugin}'"
+            if not isinstance(name, str) or not name or not callable(factory):
+                _warn(
+                    f"plugin '{_plugin}': register_conditions registered {name!r:.40} with "
+                    f"{type(factory).__name__} (expected a name and a factory); skipped"
                 )
-            found[name] = ConditionEntry(name, factory, description, facet, takes_argument, _plugin)
+                return
+            if name in found:
+                swap, message = _clash("condition", name, found[name].plugin, _plugin)
+                _warn(message)
+                if not swap:
+                    return
+            found[name] = ConditionEntry(
+                name, factory, str(description), str(facet), bool(takes_argument), _plugin
+            )
 
-        impl.function(register=register)
+        _call_hook(impl, "register_conditions", register, _warn)
     _CACHE["conditions"] = found
     return found
