@@ -404,6 +404,57 @@ CONDITIONS: list[tuple[str, list[str], str]] = [
 ]
 
 
+# -- contamination keyword files, projective labels and image manifests --------------------------
+
+KEYWORD_TEXTS = {"1": "I like apples.", "2": "Rain makes me sad."}
+KH = b"id,keyword\n"
+KEYWORD_RAW: list[tuple[str, bytes, str]] = [
+    ("empty", b"", "no header"),
+    ("comments-only", b"# a\n# b\n", "no header"),
+    ("no-keyword-col", b"id,word\n1,apples\n", "missing column 'keyword'"),
+    ("unknown-id", KH + b"9,apples\n", "unknown item id"),
+    ("twice", KH + b"1,apples\n1,like\n", "twice"),
+    ("empty-keyword", KH + b"1,\n", "empty keyword"),
+    ("not-in-text", KH + b"1,pears\n2,Rain\n", "does not occur"),
+    ("part-of-word", KH + b"1,apple\n2,Rain\n", "does not occur"),
+    ("missing-item", KH + b"1,apples\n", "no keyword for item"),
+    ("latin1", KH + b"1," + LATIN1 + b"\n", "UTF-8"),
+    ("huge", KH + f'1,"{HUGE_FIELD}"\n'.encode(), "k.csv"),
+    ("junk", JUNK, "k.csv"),
+    ("quote-garbage", KH + b'1,"apples"x\n2,Rain\n', "k.csv"),
+]
+
+LABELS_RAW: list[tuple[str, bytes, str]] = [
+    ("not-json", b"{", "JSON"),
+    ("list", b"[1]", "expected an object"),
+    ("empty-object", b"{}", "expected an object"),
+    ("entry-number", b'{"a": 3}', "expected an object of labels"),
+    ("bad-mbti", b'{"a": {"mbti": {"type": "XXXX"}}}', "mbti"),
+    ("big-five-list", b'{"a": {"big_five": [1]}}', "big_five"),
+    ("level-high", b'{"a": {"big_five": {"openness": {"level": 9}}}}', "big_five.openness"),
+    ("level-float", b'{"a": {"depression": 1.5}}', "depression"),
+    ("level-bool", b'{"a": {"suicide": true}}', "suicide"),
+    ("latin1", b'{"' + LATIN1 + b'": {}}', "UTF-8"),
+    ("nan", b'{"a": {"depression": NaN}}', "labels.json"),
+    ("deep", DEEP_JSON.encode(), "labels.json"),
+]
+
+PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 32
+MH = b"file,category\n"
+MANIFEST_RAW: list[tuple[str, bytes, str]] = [
+    ("no-category", b"file\na.png\n", "expected the columns"),
+    ("header-only", MH, "lists no images"),
+    ("bad-category", MH + b"a.png,happy\n", "category"),
+    ("missing-file", MH + b"nope.png,solitary\n", "no image file"),
+    ("escape", MH + b"../a.png,solitary\n", "no image file"),
+    ("not-image", MH + b"notes.txt,solitary\n", "not a PNG or JPEG"),
+    ("dup-id", b"file,category,id\na.png,solitary,x\na.png,solitary,x\n", "duplicate id"),
+    ("latin1", MH + LATIN1 + b",solitary\n", "UTF-8"),
+    ("huge", MH + f'"{HUGE_FIELD}",solitary\n'.encode(), "131,072"),
+    ("junk", JUNK, "manifest.csv"),
+]
+
+
 def all_case_count() -> int:
     """Deterministic fuzz inputs defined here (hypothesis examples come on top)."""
     return sum(
@@ -411,7 +462,7 @@ def all_case_count() -> int:
         for x in (
             SPEC_EDITS, SPEC_RAW, ITEMS_RAW, RESPONSES_RAW, PB_CASES, PB_RAW, HOUSING_RAW,
             PERSONA_RAW, DILEMMA_RAW, ITEMS_OPTION, ITEM_TEXT_FILES, MODEL_ARGS, TASK_ARGS,
-            CONDITIONS,
+            CONDITIONS, KEYWORD_RAW, LABELS_RAW, MANIFEST_RAW,
         )
     )  # fmt: skip
 

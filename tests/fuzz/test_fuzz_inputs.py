@@ -27,10 +27,15 @@ from cases import (
     ITEM_TEXT_FILES,
     ITEMS_OPTION,
     ITEMS_RAW,
+    KEYWORD_RAW,
+    KEYWORD_TEXTS,
+    LABELS_RAW,
+    MANIFEST_RAW,
     MODEL_ARGS,
     PB_CASES,
     PB_RAW,
     PERSONA_RAW,
+    PNG,
     RESPONSES_RAW,
     SPEC_EDITS,
     SPEC_RAW,
@@ -340,6 +345,39 @@ def test_fuzz_dilemmas(tmp_path: Path, name: str, fname: str, raw: bytes, expect
     p = tmp_path / fname
     p.write_bytes(raw)
     out = expect_clean_error(lambda: read_dilemma_file(p), [fname], label=name)
+    assert expect in out.message, out.message
+
+
+@pytest.mark.parametrize("name, raw, expect", KEYWORD_RAW, ids=[c[0] for c in KEYWORD_RAW])
+def test_fuzz_keyword_files(tmp_path: Path, name: str, raw: bytes, expect: str) -> None:
+    kw = pytest.importorskip("psymetrics_plugin_contamination.keywords")
+    p = tmp_path / "k.csv"
+    p.write_bytes(raw)
+    out = expect_clean_error(
+        lambda: kw.load_keyword_file(p, KEYWORD_TEXTS, "t"), ["k.csv"], label=name
+    )
+    assert expect in out.message, out.message
+
+
+@pytest.mark.parametrize("name, raw, expect", LABELS_RAW, ids=[c[0] for c in LABELS_RAW])
+def test_fuzz_label_files(tmp_path: Path, name: str, raw: bytes, expect: str) -> None:
+    labels = pytest.importorskip("psymetrics_plugin_projective.labels")
+    p = tmp_path / "labels.json"
+    p.write_bytes(raw)
+    out = expect_clean_error(lambda: labels.read_labels(p), ["labels.json"], label=name)
+    assert expect in out.message, out.message
+
+
+@pytest.mark.parametrize("name, raw, expect", MANIFEST_RAW, ids=[c[0] for c in MANIFEST_RAW])
+def test_fuzz_image_manifests(tmp_path: Path, name: str, raw: bytes, expect: str) -> None:
+    tat = pytest.importorskip("psymetrics_plugin_projective.tat")
+    folder = tmp_path / "imgs"
+    folder.mkdir()
+    (folder / "a.png").write_bytes(PNG)
+    (folder / "notes.txt").write_text("hello")
+    (tmp_path / "a.png").write_bytes(PNG)  # outside the folder: must not be reachable
+    (folder / "manifest.csv").write_bytes(raw)
+    out = expect_clean_error(lambda: tat.read_image_folder(folder), ["manifest.csv"], label=name)
     assert expect in out.message, out.message
 
 
