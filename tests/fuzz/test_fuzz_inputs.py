@@ -164,18 +164,15 @@ def test_fuzz_instruments_path_bomb(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     """``psym list`` with an alias bomb on PSYM_INSTRUMENTS_PATH reports it and lists the rest."""
     from click.testing import CliRunner
 
-    from psymetrics_core import plugins
     from psymetrics_core.cli import cli
+    from psymetrics_core.session import Session
 
     _spec_dir(tmp_path, ALIAS_BOMB.encode())
     monkeypatch.setenv("PSYM_INSTRUMENTS_PATH", str(tmp_path))
-    plugins.reset()
-    try:
+    with Session().activate():
         r = CliRunner().invoke(cli, ["list"])
-    finally:
-        plugins.reset()
     assert r.exception is None or isinstance(r.exception, SystemExit), r.exception
-    assert "bfi" in r.output
+    assert "bfi" in r.output and "alias" in r.output, r.output[-500:]
 
 
 # -- responses CSV (psym score) -------------------------------------------------------------------
