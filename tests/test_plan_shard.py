@@ -200,3 +200,21 @@ def test_cache_export_import_moves_responses(tmp_path: Path) -> None:
     bad.write_text('{"key": "x"}\n')
     r = _psym(["cache", "import", str(bad)], tmp_path / "cb")
     assert r.returncode == 1 and "bad.jsonl:1: missing field 'model'" in r.stderr
+
+
+def test_plan_command_writes_the_plan_of_its_eval_options(tmp_path: Path) -> None:
+    out = tmp_path / "cli.plan.jsonl"
+    r = _psym(
+        ["plan", "--tasks", "bfi,mfq", "--model", "openai-chat", "--model-args",
+         "base_url=http://127.0.0.1:9/v1,model=stub,concurrency=1", "--limit", "5",
+         "--condition", "original", "--condition", "reversed-options", "--repeats", "2",
+         "--temperature", "0.7", "--output", str(out)],
+        tmp_path / "c",
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    assert "8 units" in r.stdout
+    ours = read_plan(out)
+    assert ours.hash == read_plan(_plan(tmp_path, "http://127.0.0.1:9/v1")).hash
+    r = _psym(["plan", "--tasks", "nosuch", "--output", str(tmp_path / "x.jsonl")], tmp_path / "c")
+    assert r.returncode == 1 and "nosuch" in r.stderr and "Traceback" not in r.stderr
+    assert not (tmp_path / "x.jsonl").exists()
