@@ -80,7 +80,8 @@ def _target(p: Path, raw: str, key: str, entry: Any) -> TargetLabels:
             cell = bf.get(trait, bf.get(letter))
             level = cell.get("level") if isinstance(cell, dict) else cell
             big_five[letter] = _level(where, f"big_five.{trait}", level, 1, 5)
-    label = entry.get("label") if isinstance(entry.get("label"), dict) else {}
+    raw_label = entry.get("label")
+    label: dict[str, Any] = raw_label if isinstance(raw_label, dict) else {}
     dep = _level(where, "depression", entry.get("depression", label.get("drisk")), 0, 3)
     sui = _level(where, "suicide", entry.get("suicide", label.get("srisk")), 0, 3)
     return TargetLabels(key, big_five, mbti, dep, sui)
