@@ -143,3 +143,25 @@ def test_user_stem_bank_through_items_option(tmp_path: Path, genpt: Path) -> Non
     with pytest.raises(Exception, match=r"bad.csv, line 2: domain 'ZZ'"):
         evaluate(["sct"], model="openai-chat", model_args={"base_url": "http://127.0.0.1:9",
                  "model": "m"}, item_files={"sct": bad}, limit=1)  # fmt: skip
+
+
+def test_targets_option_limits_the_diagnoses(tmp_path: Path) -> None:
+    with ScriptedServer() as srv:
+        out = evaluate(
+            ["sct"],
+            model="openai-chat",
+            model_args={"base_url": srv.base_url, "model": "m"},
+            limit=2,
+            output=tmp_path / "run",
+            task_options={"sct": {"targets": "depression"}},
+        )
+    sc = out["tasks"]["sct"]["scales"]
+    assert sc["dx.depression"]["score"] == 1  # the scripted diagnostician's answer
+    assert sc["dx.O"]["score"] is None and "not requested" in sc["dx.O"]["reason"]
+    stages = [
+        json.loads(x)["stage"] for x in (tmp_path / "run" / "judge.jsonl").read_text().splitlines()
+    ]
+    assert stages == ["interpreter", "diagnostician.depression"]
+    with pytest.raises(Exception, match="option targets takes"):
+        evaluate(["sct"], model="openai-chat", model_args={"base_url": srv.base_url, "model": "m"},
+                 task_options={"sct": {"targets": "anxiety"}}, limit=1)  # fmt: skip
