@@ -128,6 +128,7 @@ def test_killed_run_resumes_without_repeating_finished_prompts(tmp_path: Path) -
         asked_after = srv.requests - asked_before
         assert asked_after == DISTINCT - asked_before + len(repeated)
         assert len(srv.counts) == DISTINCT  # every prompt was answered overall
+        print(f"killed after {asked_before} requests; resumed run asked {asked_after}")
     rep = json.loads((tmp_path / "run" / "contamination.json").read_text())
     assert rep["tasks"]["bfi"]["probes"]["option-score"]["value"] == 0.0
     assert rep["cache"]["misses"] == asked_after
