@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from psymetrics_core.errors import PsymError
+from psymetrics_core.safe_io import parse_json, read_text
 
 __all__ = ["TargetLabels", "read_labels", "TRAITS"]
 
@@ -49,9 +50,9 @@ def read_labels(path: str | Path) -> dict[str, TargetLabels]:
     p = Path(path)
     if not p.is_file():
         raise PsymError(f"{p}: no such labels file")
-    raw = p.read_text(encoding="utf-8-sig")
+    raw = read_text(p, what="labels file")
     try:
-        data = json.loads(raw)
+        data = parse_json(raw, p)
     except json.JSONDecodeError as exc:
         raise PsymError(f"{p}, line {exc.lineno}: not valid JSON ({exc.msg})") from None
     if not isinstance(data, dict) or not data:
