@@ -111,10 +111,12 @@ def _load_entry_points(pm: pluggy.PluginManager) -> list[PluginRecord]:
             obj = ep.load()
             pm.register(obj, name=ep.name)
             pm.check_pending()
-        except Exception as exc:  # a broken plugin must not take the CLI down
+        except (Exception, SystemExit, KeyboardInterrupt) as exc:  # contained, reported below
             if pm.get_plugin(ep.name) is not None:
                 pm.unregister(name=ep.name)
-            reason = f"{type(exc).__name__}: {exc}".splitlines()[0]
+            reason = (
+                f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+            ).splitlines()[0]
             if strict:
                 raise PluginLoadError(
                     f"plugin '{ep.name}' ({dist} {version}) failed to load: {reason}"

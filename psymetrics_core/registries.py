@@ -14,7 +14,7 @@ from typing import Any
 
 import pluggy
 
-from .errors import PsymError, SpecError
+from .errors import SpecError
 from .plugin_loader import PluginRecord
 from .types import Instrument, PluginInfo
 
@@ -50,6 +50,44 @@ def _each_impl(pm: pluggy.PluginManager, hook_name: str) -> list[Any]:
     return list(reversed(getattr(pm.hook, hook_name).get_hookimpls()))
 
 
+_HOOK_ERRORS = (Exception, SystemExit, KeyboardInterrupt)
+
+
+def _warn(message: str) -> None:
+    """Report a registration problem in one line on stderr (the registry is built once)."""
+    import sys
+
+    print(f"psym: {message}", file=sys.stderr)
+
+
+def _call_hook(
+    impl: Any, hook: str, register: Callable[..., None], report: Callable[[str], None]
+) -> None:
+    """Call one plugin's registration hook; whatever it raises is reported, never propagated."""
+    try:
+        impl.function(register=register)
+    except _HOOK_ERRORS as exc:
+        reason = f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
+        report(f"plugin '{impl.plugin_name}': {hook} failed ({reason}); its other entries are kept")
+
+
+def _builtin(plugin: str) -> bool:
+    return plugin.startswith("psymetrics_core.")
+
+
+def _clash(kind: str, name: str, first: str, second: str) -> tuple[bool, str]:
+    """Whether the second registration replaces the first, and the one-line report.
+
+    The core's own entry always wins over a third-party plugin's; otherwise the first stays.
+    """
+    replace_first = _builtin(second) and not _builtin(first)
+    kept = second if replace_first else first
+    return replace_first, (
+        f"{kind} '{name}' is registered by both plugin '{first}' and plugin '{second}'; "
+        f"using '{kept}'s (uninstall or disable one: PSYM_DISABLE_PLUGINS)"
+    )
+
+
 def build_instruments(
     pm: pluggy.PluginManager, records: Sequence[PluginRecord]
 ) -> tuple[dict[str, Instrument], list[str]]:
@@ -62,6 +100,12 @@ def build_instruments(
         info = plugin_info(records, impl.plugin_name)
 
         def register(obj: Instrument | str | Path, _info: PluginInfo = info) -> None:
+            if not isinstance(obj, Instrument | str | Path):
+                failures.append(
+                    f"plugin '{_info.name}': registered {type(obj).__name__} {obj!r:.60} "
+                    "(expected an Instrument or the path of an instrument.yaml)"
+                )
+                return
             try:
                 inst = obj if isinstance(obj, Instrument) else load_instrument(obj)
             except SpecError as exc:
@@ -70,13 +114,13 @@ def build_instruments(
             inst = replace(inst, plugin=_info)
             if inst.id in found:
                 other = found[inst.id].plugin
-                raise PsymError(
-                    f"task id '{inst.id}' is registered twice: by plugin "
-                    f"'{other.name if other else '?'}' and by plugin '{_info.name}'"
-                )
+                swap, message = _clash("task id", inst.id, other.name if other else "?", _info.name)
+                failures.append(message)
+                if not swap:
+                    return
             found[inst.id] = inst
 
-        impl.function(register=register)
+        _call_hook(impl, "register_instruments", register, failures.append)
     return found, failures
 
 
@@ -94,14 +138,20 @@ def build_backends(
             description: str = "",
             _info: PluginInfo = info,
         ) -> None:
-            if name in found:
-                raise PsymError(
-                    f"backend '{name}' is registered twice: by plugin "
-                    f"'{found[name].plugin.name}' and by plugin '{_info.name}'"
+            if not isinstance(name, str) or not name or not callable(factory):
+                _warn(
+                    f"plugin '{_info.name}': register_backends registered {name!r:.40} with "
+                    f"{type(factory).__name__} (expected a name and a factory function); skipped"
                 )
-            found[name] = BackendEntry(name, factory, description, _info)
+                return
+            if name in found:
+                swap, message = _clash("backend", name, found[name].plugin.name, _info.name)
+                _warn(message)
+                if not swap:
+                    return
+            found[name] = BackendEntry(name, factory, str(description), _info)
 
-        impl.function(register=register)
+        _call_hook(impl, "register_backends", register, _warn)
     return found
 
 
@@ -110,10 +160,20 @@ def build_parsers(pm: pluggy.PluginManager) -> dict[str, Callable[..., tuple[int
     found: dict[str, Callable[..., tuple[int | None, str]]] = {}
     for impl in _each_impl(pm, "register_parsers"):
 
-        def register(name: str, function: Callable[..., tuple[int | None, str]]) -> None:
+        def register(
+            name: str,
+            function: Callable[..., tuple[int | None, str]],
+            _plugin: str = impl.plugin_name,
+        ) -> None:
+            if not isinstance(name, str) or not name or not callable(function):
+                _warn(
+                    f"plugin '{_plugin}': register_parsers registered {name!r:.40} with "
+                    f"{type(function).__name__} (expected a name and a function); skipped"
+                )
+                return
             found[name] = function
 
-        impl.function(register=register)
+        _call_hook(impl, "register_parsers", register, _warn)
     return found
 
 
@@ -132,14 +192,22 @@ def build_conditions(pm: pluggy.PluginManager) -> dict[str, Any]:
             takes_argument: bool = False,
             _plugin: str = impl.plugin_name,
         ) -> None:
-            if name in found:
-                raise PsymError(
-                    f"condition '{name}' is registered twice: by plugin "
-                    f"'{found[name].plugin}' and by plugin '{_plugin}'"
+            if not isinstance(name, str) or not name or not callable(factory):
+                _warn(
+                    f"plugin '{_plugin}': register_conditions registered {name!r:.40} with "
+                    f"{type(factory).__name__} (expected a name and a factory); skipped"
                 )
-            found[name] = ConditionEntry(name, factory, description, facet, takes_argument, _plugin)
+                return
+            if name in found:
+                swap, message = _clash("condition", name, found[name].plugin, _plugin)
+                _warn(message)
+                if not swap:
+                    return
+            found[name] = ConditionEntry(
+                name, factory, str(description), str(facet), bool(takes_argument), _plugin
+            )
 
-        impl.function(register=register)
+        _call_hook(impl, "register_conditions", register, _warn)
     return found
 
 
@@ -149,11 +217,14 @@ def build_kinds(pm: pluggy.PluginManager) -> dict[str, Any]:
     for impl in _each_impl(pm, "register_task_kinds"):
 
         def register(name: str, kind: Any, _plugin: str = impl.plugin_name) -> None:
+            if not isinstance(name, str) or not name:
+                _warn(f"plugin '{_plugin}': register_task_kinds registered {name!r:.40}; skipped")
+                return
             if name in found:
-                raise PsymError(
-                    f"task kind '{name}' is registered twice (again by plugin '{_plugin}')"
-                )
+                _warn(f"task kind '{name}' is registered twice (again by plugin '{_plugin}'); "
+                      "the first is kept")  # fmt: skip
+                return
             found[name] = kind
 
-        impl.function(register=register)
+        _call_hook(impl, "register_task_kinds", register, _warn)
     return found

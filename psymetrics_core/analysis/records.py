@@ -7,7 +7,6 @@ facets, repeat, seed, item, raw answer, keyed answer, parse status, scale member
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -15,6 +14,7 @@ from typing import Any
 import pandas as pd
 
 from ..errors import PsymError
+from ..safe_io import load_json, parse_json, read_text
 
 __all__ = ["Run", "load_run", "load_runs", "DEFAULT_FACET"]
 
@@ -40,10 +40,7 @@ class Run:
 def _read_json(path: Path) -> dict[str, Any]:
     if not path.is_file():
         raise PsymError(f"{path}: no such file (is {path.parent} a `psym eval` run directory?)")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except ValueError as exc:
-        raise PsymError(f"{path}: not valid JSON ({exc})") from exc
+    data = load_json(path, what="results file")
     if not isinstance(data, dict) or "tasks" not in data:
         raise PsymError(f"{path}: not a psym results file (no 'tasks')")
     return data
@@ -53,14 +50,13 @@ def _samples(path: Path) -> list[dict[str, Any]]:
     if not path.is_file():
         raise PsymError(f"{path}: no such file (run `psym eval --output DIR` to record samples)")
     rows = []
-    with path.open(encoding="utf-8") as fh:
-        for n, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                rows.append(json.loads(line))
-            except ValueError as exc:
-                raise PsymError(f"{path}, line {n}: not valid JSON ({exc})") from exc
+    for n, line in enumerate(read_text(path, what="samples file").splitlines(), start=1):
+        if not line.strip():
+            continue
+        row = parse_json(line, path, line=n)
+        if not isinstance(row, dict):
+            raise PsymError(f"{path}, line {n}: expected a JSON object (one sample per line)")
+        rows.append(row)
     return rows
 
 

@@ -173,7 +173,8 @@ def _convergent(cv: dict[str, Any]) -> None:
 
 
 def write_outputs(report: dict[str, Any], out: Path) -> None:
-    """Write analysis.json and flat CSVs of consistency, styles and facets into ``out``."""
+    """Write analysis.json and the non-empty flat CSVs (consistency, styles, facets, convergent
+    validity) into ``out``."""
     import pandas as pd
 
     out.mkdir(parents=True, exist_ok=True)
@@ -198,4 +199,5 @@ def write_outputs(report: dict[str, Any], out: Path) -> None:
         ("facets", fac),
         ("convergent_validity", report["convergent_validity"].get("rows", [])),
     ):
-        pd.DataFrame(rows).to_csv(out / f"{name}.csv", index=False)
+        if rows:  # a single run has no consistency/convergent rows: write no empty table
+            pd.DataFrame(rows).to_csv(out / f"{name}.csv", index=False)

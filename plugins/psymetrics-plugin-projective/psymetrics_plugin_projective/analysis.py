@@ -209,7 +209,12 @@ def predictions_from_results(results: Mapping[str, Any], source: str = "") -> li
     for task, entry in (results.get("tasks") or {}).items():
         for run in entry.get("runs") or [entry]:
             scales = run.get("scales") or {}
-            dx = {k[3:]: scales[k].get("score") for k in scales if k.startswith("dx.")}
+            dx = {
+                k[3:]: scales[k].get("score")
+                for k in scales
+                if k.startswith("dx.")
+                and not str(scales[k].get("reason") or "").startswith("not requested")
+            }
             dx = dx or questionnaire_levels(task, scales)
             if not dx:
                 continue
@@ -294,12 +299,12 @@ def _validity(
         return []
     dims, _ = FAMILIES[family]
     if family == "mbti":
-        truth = [labels[p].mbti for p in personas]
-        if not any(truth):
+        types = [labels[p].mbti for p in personas]
+        if not any(types):
             return []
         guess = [_mbti(preds[p].values) for p in personas]
-        ham = mbti_hamming(guess, truth)
-        return [Validity(judge, task, family, cond, "hamming", ham, _mbti_majority(truth))]
+        ham = mbti_hamming(guess, types)
+        return [Validity(judge, task, family, cond, "hamming", ham, _mbti_majority(types))]
     truth = {d: [_truth(labels[p], family, d) for p in personas] for d in dims}
     t = [truth[d][i] for i in range(len(personas)) for d in dims]
     if all(x is None for x in t):
