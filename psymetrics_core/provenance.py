@@ -20,6 +20,7 @@ __all__ = ["command_line", "git_commit", "sha256_file", "file_records", "run_pro
 
 _SECRET = re.compile(r"(?i)((?:api[_-]?key|token|secret|password|authorization)[^=\s,]*=)([^,\s]+)")
 _SECRET_FLAG = re.compile(r"(?i)^--?(api[_-]?key|token|secret|password)$")
+_URL_USERINFO = re.compile(r"(://)[^/@\s,]+@")  # user:key@ inside a URL
 _HASHES: dict[tuple[str, int, int], str] = {}
 
 
@@ -36,6 +37,7 @@ def command_line(argv: Sequence[str] | None = None) -> list[str]:
         if i == 0:
             a = Path(a).name
         hide_next = bool(_SECRET_FLAG.match(a))
+        a = _URL_USERINFO.sub(r"\1***@", a)
         out.append(_SECRET.sub(lambda m: m.group(1) + "***", a))
     return out
 

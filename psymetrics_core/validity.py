@@ -8,7 +8,6 @@ Fisher-z interval, tanh(atanh(rho) ± z/sqrt(n - 3)) (Jung et al. (2025)-5.5).
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -17,9 +16,8 @@ from pathlib import Path
 from statistics import NormalDist
 from typing import Any
 
-import yaml
-
 from .errors import PsymError
+from .safe_io import load_json, parse_yaml, read_text
 
 __all__ = [
     "Pair",
@@ -121,11 +119,8 @@ def load_pairs(path: str | Path | None = None) -> list[Pair]:
         p = Path(path)
         if not p.is_file():
             raise PsymError(f"{p}: no such pairing file")
-        text, where = p.read_text(encoding="utf-8"), str(p)
-    try:
-        raw = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise PsymError(f"{where}: invalid YAML ({exc})") from None
+        text, where = read_text(p, what="pairing file"), str(p)
+    raw = parse_yaml(text, where)
     if not isinstance(raw, dict) or not isinstance(raw.get("pairs"), list):
         raise PsymError(f"{where}: expected a mapping with a 'pairs' list")
     pairs = []
@@ -171,10 +166,9 @@ def read_runs(run_dirs: Iterable[str | Path]) -> dict[str, dict[str, float]]:
         f = p / "results.json" if p.is_dir() else p
         if not f.is_file():
             raise PsymError(f"{p}: no results.json (give run directories written by psym eval)")
-        try:
-            results = json.loads(f.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise PsymError(f"{f}: not valid JSON ({exc.msg}, line {exc.lineno})") from None
+        results = load_json(f, what="results file")
+        if not isinstance(results, dict):
+            raise PsymError(f"{f}: expected a JSON object (a psym eval results.json)")
         per = sums.setdefault(model_label(results), {})
         for k, v in _run_scores(results).items():
             per.setdefault(k, []).append(v)
