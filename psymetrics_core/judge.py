@@ -18,6 +18,7 @@ from typing import Any
 
 from .backends.base import GenerationSettings
 from .errors import PsymError
+from .records import JudgeRecord
 from .results import SampleWriter, redact
 from .types import Prompt
 
@@ -80,7 +81,7 @@ class Judge:
         out = [c.text or "" for c in completions]
         ids = list(item_ids) if item_ids is not None else [""] * len(out)
         if self._records_path is not None and self._writer is None:
-            self._writer = SampleWriter(self._records_path)
+            self._writer = SampleWriter(self._records_path, JudgeRecord)
         for item_id, pr, text in zip(ids, prompts, out, strict=True):
             self.n_calls += 1
             if self._writer is not None:

@@ -1,4 +1,8 @@
-"""Run records: ``results.json`` (scores, provenance) and ``samples.jsonl`` (one line per item)."""
+"""Run records: ``results.json`` (scores, provenance) and ``samples.jsonl`` (one line per item).
+
+Every record is validated against its typed model (``psymetrics_core.records``) before it is
+written, so a record that drifts from the published schema fails where it is made.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +13,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
-__all__ = ["SampleWriter", "write_results", "provenance", "redact"]
+from pydantic import BaseModel, ValidationError
+
+from .errors import PsymError
+
+__all__ = ["SampleWriter", "write_results", "provenance", "redact", "checked", "RecordError"]
 
 _SECRET_WORDS = ("key", "token", "secret", "password", "authorization")
 
@@ -41,20 +49,49 @@ def provenance() -> dict[str, Any]:
     }
 
 
-class SampleWriter:
-    """Appends one JSON line per answered item and flushes it at once (nothing paid is lost)."""
+class RecordError(PsymError):
+    """A run record does not match its schema (a bug in the code that built it)."""
 
-    def __init__(self, path: Path | None) -> None:
+
+def checked(record: dict[str, Any], model: type[BaseModel], what: str) -> dict[str, Any]:
+    """``record`` with ``schema_version``, validated against ``model`` (RecordError if not)."""
+    from .records import RECORD_SCHEMA_VERSION
+
+    full = {"schema_version": RECORD_SCHEMA_VERSION, **record}
+    try:
+        obj = model.model_validate(full)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(x) for x in err["loc"])
+        raise RecordError(
+            f"{what} record does not match the schema (`psym schema`): field '{where}': "
+            f"{err['msg']} ({len(exc.errors())} error(s))"
+        ) from None
+    return obj.model_dump(mode="json", exclude_unset=True)
+
+
+class SampleWriter:
+    """Appends one JSON line per answered item and flushes it at once (nothing paid is lost).
+
+    Each line is validated against ``model`` (default: ``records.SampleRecord``) first.
+    """
+
+    def __init__(self, path: Path | None, model: type[BaseModel] | None = None) -> None:
+        from .records import SampleRecord
+
         self.path = path
+        self.model: type[BaseModel] = model or SampleRecord
         self._fh: IO[str] | None = None
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._fh = path.open("w", encoding="utf-8")
 
     def write(self, record: dict[str, Any]) -> None:
-        """Write one sample line."""
+        """Validate and write one line."""
+        name = self.path.name if self.path is not None else "samples.jsonl"
+        line = checked(record, self.model, name)
         if self._fh is not None:
-            self._fh.write(json.dumps(record, ensure_ascii=False) + "\n")
+            self._fh.write(json.dumps(line, ensure_ascii=False) + "\n")
             self._fh.flush()
 
     def close(self) -> None:
@@ -65,8 +102,11 @@ class SampleWriter:
 
 
 def write_results(path: Path, results: dict[str, Any]) -> None:
-    """Write ``results.json`` atomically."""
+    """Validate ``results`` (``records.ResultsRecord``) and write ``results.json`` atomically."""
+    from .records import ResultsRecord
+
+    record = checked(results, ResultsRecord, "results.json")
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    tmp.write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     tmp.replace(path)

@@ -17,6 +17,7 @@ from .norms import check_norm_groups, resolve_norm_group
 from .plugins import get_plugin_manager
 from .registry import backends, get_instrument
 from .results import SampleWriter, provenance, redact, write_results
+from .spec_scoring import centred_scales, keyed_values, mrat_term
 from .types import Answer, Completion, Instrument, Item, Prompt
 
 __all__ = ["evaluate", "make_backend", "instrument_record", "set_concurrency", "call_backend"]
@@ -321,6 +322,13 @@ def _sample(
 ) -> dict[str, Any]:
     """One samples.jsonl line: the item, prompt, completion, answer and the condition tag."""
     rs = inst.response_scales.get(it.response_scale)  # behaviour tasks have none
+    scales = _scales_of(inst, form, it)
+    keys: dict[str, Any] = {}
+    if inst.kind == "questionnaire":  # keyed as scored (spec_scoring), MRAT centring excluded
+        keys = {
+            "keyed": keyed_values(inst, form, it, ans.value),
+            "mrat_term": mrat_term(inst, it, ans.value),
+        }
     return {
         "task": inst.id,
         "form": form,
@@ -337,14 +345,16 @@ def _sample(
         "parse_status": ans.status,
         "option_probs": ans.probabilities,
         **({"data": ans.data} if ans.data is not None else {}),
+        **keys,
         **tag,
         "item_meta": {
-            "scales": _scales_of(inst, form, it),
+            "scales": scales,
             "reverse": it.reverse,
             "scored": it.scored,
             "min": rs.min if rs else None,
             "max": rs.max if rs else None,
             "rescale": [list(p) for p in it.rescale] if it.rescale else None,
+            "centred": [s for s in centred_scales(inst) if it.scored and s in scales],
         },
     }
 

@@ -32,6 +32,7 @@ CORE_COMMANDS = {
     "validity": "psymetrics_core.cli.validity_cmd:validity_cmd",
     "export": "psymetrics_core.cli.export_cmd:export_cmd",
     "lm-eval": "psymetrics_core.cli.lmeval_cmd:lmeval_cmd",
+    "schema": "psymetrics_core.cli.schema_cmd:schema_cmd",
 }
 
 
