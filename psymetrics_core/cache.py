@@ -165,6 +165,27 @@ class ResponseCache:
         self._db.execute("VACUUM")
         return n
 
+    def rows(self, model: str | None = None) -> list[tuple[str, str, str, str, float]]:
+        """Every stored (key, model, mode, response, created), optionally of one model label."""
+        sql = "SELECT key, model, mode, response, created FROM responses"
+        with self._lock:
+            if model is None:
+                return list(self._db.execute(sql + " ORDER BY key").fetchall())
+            return list(self._db.execute(sql + " WHERE model = ? ORDER BY key", (model,)))
+
+    def add_rows(self, rows: Sequence[tuple[str, str, str, str, float]]) -> int:
+        """Store rows from :meth:`rows` of another cache, keeping entries already here."""
+        with self._lock:
+            before = self._db.total_changes
+            self._db.execute("BEGIN")
+            self._db.executemany(
+                "INSERT OR IGNORE INTO responses (key, model, mode, response, created) "
+                "VALUES (?, ?, ?, ?, ?)",
+                rows,
+            )
+            self._db.execute("COMMIT")
+            return int(self._db.total_changes - before)
+
     def close(self) -> None:
         """Close the connection."""
         self._db.close()

@@ -1,8 +1,11 @@
-"""The catalogue of known plugins (``registry/plugins.yaml``) and installing from it.
+"""The catalogue of known plugins and installing from it.
 
-The catalogue is read from ``PSYM_CATALOGUE`` when set, else from ``registry/plugins.yaml`` of
-the source checkout this package runs from. ``install`` uses ``sys.executable -m pip``: from
-``plugins/<distribution>`` when the checkout has it (editable), else from the package index.
+The catalogue is read from ``PSYM_CATALOGUE`` when set, else from the copy that ships inside this
+package (``psymetrics_core/data/plugins.yaml``, which in the repository is a link to its source,
+``registry/plugins.yaml``), so it works from any directory. ``install`` uses
+``sys.executable -m pip``: from ``plugins/<distribution>`` when this package runs from a source
+checkout that has it (editable), else from the configured package index (``--index-url`` and
+``--extra-index-url`` pass through to pip).
 """
 
 from __future__ import annotations
@@ -34,6 +37,9 @@ class CatalogueEntry:
     description: str = ""
 
 
+_PACKAGED = Path(__file__).resolve().parent / "data" / "plugins.yaml"
+
+
 def checkout_root() -> Path | None:
     """The source checkout holding this package (``registry/`` next to it), if any."""
     root = Path(__file__).resolve().parent.parent
@@ -41,17 +47,16 @@ def checkout_root() -> Path | None:
 
 
 def catalogue_path() -> Path:
-    """Where the catalogue is read from."""
+    """Where the catalogue is read from: ``$PSYM_CATALOGUE``, else the packaged copy."""
     env = os.environ.get("PSYM_CATALOGUE")
     if env:
         return Path(env)
-    root = checkout_root()
-    if root is None:
+    if not _PACKAGED.is_file():
         raise PsymError(
-            "no plugin catalogue: set PSYM_CATALOGUE to a registry/plugins.yaml "
-            "(it ships in the psymetrics source checkout)"
+            f"no plugin catalogue: {_PACKAGED} is missing (reinstall psymetrics-core, "
+            "or set PSYM_CATALOGUE to a plugins.yaml)"
         )
-    return root / "registry" / "plugins.yaml"
+    return _PACKAGED
 
 
 def catalogue(path: str | Path | None = None) -> list[CatalogueEntry]:
@@ -71,8 +76,11 @@ def catalogue(path: str | Path | None = None) -> list[CatalogueEntry]:
         if not isinstance(e, dict):
             raise PsymError(f"{p}: plugins[{i}] is not a mapping")
         for f in _FIELDS:
-            if not e.get(f):
+            # a plugin that registers only conditions or backends lists no tasks: tasks: []
+            if not e.get(f) and not (f == "tasks" and e.get(f) == []):
                 raise PsymError(f"{p}: plugins[{i}] ({e.get('name', '?')}) lacks '{f}'")
+        if not isinstance(e["tasks"], list):
+            raise PsymError(f"{p}: plugins[{i}] ({e['name']}): 'tasks' must be a list")
         out.append(
             CatalogueEntry(
                 name=str(e["name"]),
@@ -96,16 +104,33 @@ def find_entry(name: str, entries: list[CatalogueEntry] | None = None) -> Catalo
     raise PsymError(f"no plugin '{name}' in the catalogue (known: {known})")
 
 
-def install_command(entry: CatalogueEntry, root: Path | None = None) -> list[str]:
-    """The pip command that installs ``entry``: editable from a checkout, else from the index."""
+def install_command(
+    entry: CatalogueEntry,
+    root: Path | None = None,
+    index_url: str | None = None,
+    extra_index_urls: tuple[str, ...] = (),
+) -> list[str]:
+    """The pip command that installs ``entry``: editable from a checkout, else from the index.
+
+    ``index_url`` and ``extra_index_urls`` become pip's ``--index-url``/``--extra-index-url``;
+    without them pip uses its configured index. Naming an index installs from it even in a
+    checkout.
+    """
     root = checkout_root() if root is None else root
     local = root / "plugins" / entry.distribution if root is not None else None
-    if local is not None and (local / "setup.cfg").is_file():
-        return [sys.executable, "-m", "pip", "install", "-e", str(local)]
-    return [sys.executable, "-m", "pip", "install", entry.distribution]
+    pip = [sys.executable, "-m", "pip", "install"]
+    if index_url is None and not extra_index_urls and local is not None:
+        if (local / "pyproject.toml").is_file():
+            return [*pip, "-e", str(local)]
+    opts = ["--index-url", index_url] if index_url else []
+    for url in extra_index_urls:
+        opts += ["--extra-index-url", url]
+    return [*pip, *opts, entry.distribution]
 
 
-def install(name: str) -> tuple[list[str], int]:
+def install(
+    name: str, index_url: str | None = None, extra_index_urls: tuple[str, ...] = ()
+) -> tuple[list[str], int]:
     """Install the catalogue plugin ``name`` with pip; returns (command, exit status)."""
-    cmd = install_command(find_entry(name))
+    cmd = install_command(find_entry(name), index_url=index_url, extra_index_urls=extra_index_urls)
     return cmd, subprocess.call(cmd)

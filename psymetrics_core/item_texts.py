@@ -71,6 +71,9 @@ def require_item_texts(
     """``inst`` with user texts applied where given; an error if ``form`` still lacks texts."""
     files = item_files or {}
     path = files.get(f"{inst.id}:{form}") or (files.get(inst.id) if form == "original" else None)
+    option = inst.extra.get("item_file_option")  # a task that reads its own item file
+    if path is not None and option:
+        return replace(inst, extra={**inst.extra, "item_file": str(path)})
     if path is not None:
         inst = apply_item_texts(inst, path, form)
     if any(not it.text for it in inst.forms[form]):

@@ -8,42 +8,37 @@ from pathlib import Path
 from . import __version__
 from .errors import PsymError
 
-__all__ = ["new_plugin", "plugin_names"]
+__all__ = ["new_plugin", "placeholders", "plugin_names"]
+
+PLACEHOLDER = "REPLACE"
 
 _NAME = re.compile(r"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$")
 
-SETUP_CFG = """[metadata]
-name = {dist}
-version = 0.1.0
-description = psymetrics plugin: {title}, task "{task}"
-long_description = file: README.md
-long_description_content_type = text/markdown
-
-[options]
-packages = find:
-python_requires = >=3.10
-install_requires =
-    psymetrics>={core}
-include_package_data = True
-
-[options.packages.find]
-include = {pkg}, {pkg}.*
-
-[options.package_data]
-{pkg} = instruments/*/*.yaml, instruments/*/*.csv
-
-[options.extras_require]
-test =
-    pytest
-
-[options.entry_points]
-psymetrics =
-    {task} = {pkg}
-"""
-
 PYPROJECT = """[build-system]
-requires = ["setuptools>=61", "wheel"]
+requires = ["setuptools>=77"]
 build-backend = "setuptools.build_meta"
+
+[project]
+name = "{dist}"
+version = "0.1.0"
+description = "psymetrics plugin: {title}, task '{task}'"
+readme = "README.md"
+requires-python = ">=3.10"
+# psymetrics-core is the psymetrics distribution on the package index (not "psymetrics")
+dependencies = ["psymetrics-core>={core}"]
+
+[project.optional-dependencies]
+test = ["pytest"]
+
+# the entry point is what makes psymetrics find the plugin
+[project.entry-points.psymetrics]
+"{task}" = "{pkg}"
+
+[tool.setuptools.packages.find]
+include = ["{pkg}", "{pkg}.*"]
+
+[tool.setuptools.package-data]
+{pkg} = ["instruments/*/*.yaml", "instruments/*/*.csv"]
 """
 
 INIT = '''"""psymetrics plugin: {title}, task ``{task}``."""
@@ -133,7 +128,8 @@ def test_scores_match_hand_computed_key():
 
 README = """# {dist}
 
-{title} for psymetrics (the `psymetrics` package on the package index), task `{task}`.
+{title} for [psymetrics](https://pypi.org/project/psymetrics-core/) (the `psymetrics-core`
+distribution on the package index), task `{task}`.
 
 - **Citation:** REPLACE with the instrument's full reference.
 - **Licence status:** REPLACE (may the item texts be redistributed? under which terms?).
@@ -155,6 +151,23 @@ psym eval --tasks {task} --limit 5
 pip install -e '.[test]'
 pytest
 ```
+
+## Publish
+
+Fill in every `REPLACE` above and in `instrument.yaml` first: `psym validate` refuses them.
+
+```
+psym validate {pkg}/instruments/{task}     # the spec, its items and no REPLACE left
+pip install build twine
+python -m build                            # dist/*.whl and dist/*.tar.gz
+unzip -l dist/*.whl | grep instruments/    # the YAML and CSV files are in the wheel
+twine check dist/*
+twine upload dist/*                        # or: --repository testpypi first
+```
+
+Users then run `pip install {dist}` (it pulls in `psymetrics-core`) and `psym list` shows
+`{task}`. To have `psym plugins available` and `psym install {task}` know it, add it to the
+catalogue `registry/plugins.yaml` of psymetrics in a pull request.
 """
 
 
@@ -182,7 +195,6 @@ def new_plugin(name: str, directory: str | Path = ".") -> Path:
     pkg = root / names["pkg"]
     inst = pkg / "instruments" / name
     files = {
-        root / "setup.cfg": SETUP_CFG,
         root / "pyproject.toml": PYPROJECT,
         root / "README.md": README,
         pkg / "__init__.py": INIT,
@@ -194,3 +206,34 @@ def new_plugin(name: str, directory: str | Path = ".") -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(template.format(**names), encoding="utf-8")
     return root
+
+
+def _strings(value: object, where: str) -> list[tuple[str, str]]:
+    """Every string inside ``value`` (nested mappings and lists) with its dotted location."""
+    if isinstance(value, str):
+        return [(where, value)]
+    if isinstance(value, dict):
+        return [p for k, v in value.items() for p in _strings(v, f"{where}.{k}")]
+    if isinstance(value, list):
+        return [p for i, v in enumerate(value) for p in _strings(v, f"{where}[{i}]")]
+    return []
+
+
+def placeholders(spec: dict[str, object]) -> list[str]:
+    """Fields of an instrument spec that still hold the kit's ``REPLACE`` marker.
+
+    Checked: ``citation``, ``license`` (any field), ``item_source`` and each norm group's
+    ``source``, the fields a user needs to tell where the items come from and whether they
+    may use them.
+    """
+    found: list[tuple[str, str]] = []
+    for field in ("citation", "license", "item_source"):
+        found += _strings(spec.get(field), field)
+    scales = spec.get("scales")
+    if isinstance(scales, dict):
+        for name, scale in scales.items():
+            norms = scale.get("norms") if isinstance(scale, dict) else None
+            for i, norm in enumerate(norms if isinstance(norms, list) else []):
+                if isinstance(norm, dict):
+                    found += _strings(norm.get("source"), f"scales.{name}.norms[{i}].source")
+    return [where for where, text in found if PLACEHOLDER in text]

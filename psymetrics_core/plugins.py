@@ -82,7 +82,7 @@ def make_plugin_manager(
         records.extend(_load_entry_points(pm))
     for modname in DEFAULT_PLUGINS:
         pm.register(importlib.import_module(modname), name=modname)
-        records.append(PluginRecord(modname, "psymetrics", _core_version(), "builtin"))
+        records.append(PluginRecord(modname, "psymetrics-core", _core_version(), "builtin"))
     return pm, records
 
 

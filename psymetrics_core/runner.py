@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -102,6 +102,7 @@ def evaluate(
     judge_model: str | None = None,
     judge_model_args: str | dict[str, str] | None = None,
     judge_max_new_tokens: int | None = None,
+    units: Collection[tuple[str, str, int]] | None = None,
 ) -> dict[str, Any]:
     """Administer ``tasks`` to a model and return the results dict (also written to ``output``).
 
@@ -121,7 +122,9 @@ def evaluate(
     ``task_options`` maps task id (or ``"*"`` for every task that accepts the key) to options
     the task's hooks read as ``instrument.options``. ``judge_model`` (default: the evaluated
     model) answers tasks that ask ``psymetrics_core.judge.current_judge()``; its calls share
-    the run's response cache.
+    the run's response cache. ``units`` restricts the run to these (task, cell name, repeat)
+    units of work (one shard of a plan, see ``psymetrics_core.plan``); tasks with none are left
+    out of the results.
     """
     if mode not in MODES:
         raise PsymError(f"--mode must be one of {', '.join(MODES)}, got {mode!r}")
@@ -171,7 +174,15 @@ def evaluate(
     try:
         with judge_scope(judge):
             for inst in instruments:
-                n = _count(inst, form, limit) * len(cells) * repeats
+                todo = [
+                    (cell, r)
+                    for cell in cells
+                    for r in range(repeats)
+                    if units is None or (inst.id, cell.name, r) in units
+                ]
+                if not todo:
+                    continue
+                n = _count(inst, form, limit) * len(todo)
                 reporter = progress(inst.id, n) if progress else None
                 group = resolve_norm_group(inst, groups)
                 task_settings = settings
@@ -182,8 +193,7 @@ def evaluate(
                         inst, use, replace(task_settings, seed=seed + r), form, limit, writer,
                         reporter, cell=cell.bind(seed + r), repeat=r, norm_group=group,
                     )
-                    for cell in cells
-                    for r in range(repeats)
+                    for cell, r in todo
                 ]  # fmt: skip
                 results["tasks"][inst.id] = {**runs[0], "runs": [_run_summary(e) for e in runs]}
     finally:

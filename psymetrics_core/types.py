@@ -13,6 +13,7 @@ __all__ = [
     "ScaleDef",
     "NormGroup",
     "Instrument",
+    "ImagePart",
     "Prompt",
     "Completion",
     "Answer",
@@ -156,19 +157,50 @@ class Instrument:
 
 
 @dataclass(frozen=True)
+class ImagePart:
+    """An image shown with a prompt's last user message: PNG or JPEG bytes and the MIME type."""
+
+    data: bytes = field(repr=False)
+    mime: str = "image/png"
+
+    @property
+    def sha256(self) -> str:
+        """SHA-256 of the image bytes (what run records and cache keys carry)."""
+        import hashlib
+
+        return hashlib.sha256(self.data).hexdigest()
+
+    def data_url(self) -> str:
+        """The image as a ``data:`` URL (base64), as OpenAI-compatible chat APIs take it."""
+        import base64
+
+        return f"data:{self.mime};base64,{base64.b64encode(self.data).decode('ascii')}"
+
+
+@dataclass(frozen=True)
 class Prompt:
-    """A rendered prompt: chat messages plus the options in the order presented."""
+    """A rendered prompt: chat messages plus the options in the order presented.
+
+    ``images`` belong to the last user message (a backend without ``supports_images`` must
+    refuse such a prompt, never drop the images).
+    """
 
     messages: tuple[dict[str, str], ...]
     options: tuple[Option, ...]
     text: str  # the user-visible text of the last user message
+    images: tuple[ImagePart, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        """A JSON-able view for run records."""
-        return {
+        """A JSON-able view for run records (images by MIME type, size and SHA-256)."""
+        out: dict[str, Any] = {
             "messages": list(self.messages),
             "options": [{"value": o.value, "label": o.label} for o in self.options],
         }
+        if self.images:
+            out["images"] = [
+                {"mime": im.mime, "bytes": len(im.data), "sha256": im.sha256} for im in self.images
+            ]
+        return out
 
 
 @dataclass(frozen=True)

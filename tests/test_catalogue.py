@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-import configparser
 import json
+import os
+import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -21,12 +23,10 @@ CATALOGUE = REPO / "registry" / "plugins.yaml"
 def _distributions() -> dict[str, set[str]]:
     """Every plugins/* distribution of the checkout with the task ids its specs declare."""
     out: dict[str, set[str]] = {}
-    for setup in sorted(REPO.glob("plugins/*/setup.cfg")):
-        cfg = configparser.ConfigParser()
-        cfg.read(setup)
-        name = cfg["metadata"]["name"]
+    for pyproject in sorted(REPO.glob("plugins/*/pyproject.toml")):
+        name = tomllib.loads(pyproject.read_text())["project"]["name"]
         tasks = set()
-        for spec in setup.parent.glob("*/instruments/*/instrument.yaml"):
+        for spec in pyproject.parent.glob("*/instruments/*/instrument.yaml"):
             tasks.add(str(yaml.safe_load(spec.read_text())["id"]))
         out[name] = tasks
     return out
@@ -87,6 +87,11 @@ def test_install_uses_the_checkout_then_the_index(tmp_path):
     assert install_command(entry, tmp_path) == [
         sys.executable, "-m", "pip", "install", "psymetrics-plugin-psychobench",
     ]  # fmt: skip
+    # naming an index installs from it, even in a checkout; the URLs go to pip unchanged
+    assert install_command(entry, REPO, "http://127.0.0.1:1/simple/", ("file:///x",)) == [
+        sys.executable, "-m", "pip", "install", "--index-url", "http://127.0.0.1:1/simple/",
+        "--extra-index-url", "file:///x", "psymetrics-plugin-psychobench",
+    ]  # fmt: skip
     assert find_entry("pb-gse", catalogue(CATALOGUE)).name == "psychobench"  # by task id
     with pytest.raises(PsymError, match="no plugin 'nosuch' in the catalogue"):
         find_entry("nosuch", catalogue(CATALOGUE))
@@ -99,6 +104,40 @@ def test_install_cli_dry_run():
     assert res.exit_code == 0
     local = str(REPO / "plugins" / "psymetrics-plugin-bfi")
     assert res.output.split() == [sys.executable, "-m", "pip", "install", "-e", local]
+
+
+def test_install_cli_passes_the_index_to_pip():
+    from psymetrics_core.cli import cli
+
+    args = ["install", "asi", "--dry-run", "--index-url", "http://127.0.0.1:9/simple/"]
+    res = CliRunner().invoke(cli, [*args, "--extra-index-url", "https://example.org/simple/"])
+    assert res.exit_code == 0, res.output
+    assert res.output.split() == [
+        sys.executable, "-m", "pip", "install", "--index-url", "http://127.0.0.1:9/simple/",
+        "--extra-index-url", "https://example.org/simple/", "psymetrics-plugin-asi",
+    ]  # fmt: skip
+
+
+def test_packaged_catalogue_is_the_registry():
+    """The catalogue that ships in the wheel (psymetrics_core/data) is registry/plugins.yaml."""
+    from psymetrics_core import catalogue as cat
+
+    packaged = REPO / "psymetrics_core" / "data" / "plugins.yaml"
+    assert packaged.read_bytes() == CATALOGUE.read_bytes()
+    assert packaged.is_symlink(), "keep psymetrics_core/data/plugins.yaml a link to the registry"
+    assert cat._PACKAGED.samefile(CATALOGUE)
+
+
+def test_plugins_available_from_any_directory(tmp_path):
+    """`psym plugins available` run outside the checkout reads the packaged catalogue."""
+    env = {k: v for k, v in os.environ.items() if k != "PSYM_CATALOGUE"}
+    psym = Path(sys.executable).with_name("psym")
+    res = subprocess.run(
+        [str(psym), "plugins", "available", "--json"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    assert {r["name"] for r in json.loads(res.stdout)} == {e.name for e in catalogue(CATALOGUE)}
 
 
 def test_install_runs_pip(tmp_path, monkeypatch):

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tomllib
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -25,8 +27,8 @@ def test_new_plugin_is_installable_listed_and_its_test_passes(tmp_path):
     res = CliRunner().invoke(cli, ["new-plugin", "demo", "--directory", str(tmp_path)])
     assert res.exit_code == 0, res.output
     root = tmp_path / "psymetrics-plugin-demo"
+    assert not (root / "setup.cfg").exists() and not (root / "setup.py").exists()
     for rel in (
-        "setup.cfg",
         "pyproject.toml",
         "README.md",
         "psymetrics_plugin_demo/__init__.py",
@@ -115,3 +117,69 @@ def test_check_instrument_catches_labels_that_do_not_parse(tmp_path, monkeypatch
     fresh_plugins.reset()
     with pytest.raises(AssertionError, match="reply '1 or 2' parses to 1, not 2"):
         check_instrument("kitcheck")
+
+
+def test_new_plugin_is_a_pyproject_distribution_that_builds(tmp_path):
+    """PEP 621 metadata depending on psymetrics-core; `python -m build` makes a full wheel."""
+    root = new_plugin("demo", tmp_path)
+    meta = tomllib.loads((root / "pyproject.toml").read_text())
+    assert meta["build-system"]["build-backend"] == "setuptools.build_meta"
+    assert meta["project"]["name"] == "psymetrics-plugin-demo"
+    assert meta["project"]["dependencies"] == ["psymetrics-core>=0.1.0"]
+    assert meta["project"]["entry-points"]["psymetrics"] == {"demo": "psymetrics_plugin_demo"}
+    readme = (root / "README.md").read_text()
+    assert "## Publish" in readme and "python -m build" in readme and "twine upload" in readme
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    res = subprocess.run(
+        [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(tmp_path / "dist"),
+         str(root)],
+        capture_output=True, text=True, env=env,
+    )  # fmt: skip
+    assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-2000:]
+    assert "warning" not in (res.stdout + res.stderr).lower()
+    with zipfile.ZipFile(tmp_path / "dist" / "psymetrics_plugin_demo-0.1.0-py3-none-any.whl") as w:
+        names = set(w.namelist())
+        metadata = w.read("psymetrics_plugin_demo-0.1.0.dist-info/METADATA").decode()
+    assert "psymetrics_plugin_demo/instruments/demo/instrument.yaml" in names
+    assert "psymetrics_plugin_demo/instruments/demo/items.csv" in names
+    assert "Requires-Dist: psymetrics-core>=0.1.0" in metadata
+    assert (tmp_path / "dist" / "psymetrics_plugin_demo-0.1.0.tar.gz").is_file()
+
+
+def test_validate_refuses_the_kits_placeholders(tmp_path):
+    """`psym validate` fails while REPLACE is left in citation, licence, item source or norms."""
+    root = new_plugin("demo", tmp_path)
+    folder = root / "psymetrics_plugin_demo" / "instruments" / "demo"
+    spec = folder / "instrument.yaml"
+
+    def validate() -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "psymetrics_core", "validate", str(folder)],
+            capture_output=True, text=True,
+        )  # fmt: skip
+
+    res = validate()
+    assert res.returncode == 1
+    assert res.stderr.count("\n") == 1, res.stderr  # one line, no traceback
+    assert "REPLACE placeholder in citation, license.status, item_source, " in res.stderr
+    assert "scales.alpha.norms[0].source" in res.stderr and str(spec) in res.stderr
+    fixes = {
+        "REPLACE: full reference of the instrument (authors, year, title, journal, pages).":
+            "Doe, J. (2024). A demo scale. Journal of Demos, 1, 1-2.",
+        'REPLACE (e.g. "public domain", "free for non-commercial research use")':
+            "public domain",
+        "REPLACE: where the item texts and the key were transcribed from (table, page, URL).":
+            "Doe (2024), Table 1.",
+    }  # fmt: skip
+    text = spec.read_text()
+    for old, new in fixes.items():
+        assert old in text
+        text = text.replace(old, new)
+    spec.write_text(text)
+    res = validate()
+    assert res.returncode == 1 and "scales.alpha.norms[0].source" in res.stderr
+    assert "citation" not in res.stderr and "license" not in res.stderr
+    spec.write_text(text.replace("REPLACE: the publication the norms come from", "Doe (2024)"))
+    res = validate()
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.startswith("ok: task 'demo'")

@@ -14,6 +14,7 @@ from typing import Any
 from ..errors import BackendError
 from ..types import Completion, Prompt
 from .base import GenerationSettings, Reporter
+from .hf_vision import generate_with_images, is_image_text_model, load_image_text_model
 from .local_model import converted_copy
 
 OnResult = Callable[[int, Completion], None]
@@ -65,6 +66,8 @@ class HFBackend:
             )
         self._model: Any = None
         self._tok: Any = None
+        self._processor: Any = None  # image-text-to-text models (hf_vision)
+        self.supports_images = not self.gguf_file and is_image_text_model(self.pretrained)
 
     # -- loading -----------------------------------------------------------------------------
 
@@ -86,7 +89,10 @@ class HFBackend:
             raise BackendError(f"--model-args device={self.device}: no CUDA device is available")
         dtype = getattr(torch, self.dtype) if self.dtype != "auto" else "auto"
         try:
-            if self.gguf_file:
+            if self.supports_images:
+                self._model, self._processor = load_image_text_model(self.pretrained, dtype)
+                self._tok = getattr(self._processor, "tokenizer", self._processor)
+            elif self.gguf_file:
                 self._model, self._tok = self._load_gguf(dtype)
             else:
                 self._tok = AutoTokenizer.from_pretrained(self.pretrained)
@@ -162,6 +168,10 @@ class HFBackend:
     ) -> list[Completion]:
         """Greedy (temperature 0) or seeded sampled completions, batched with left padding."""
         self._load()
+        if self.supports_images:
+            return self._generate_images(prompts, settings, progress, on_result)
+        if any(p.images for p in prompts):
+            raise BackendError(f"{self.pretrained} is a text-only model: it cannot take images")
         import torch
 
         tok, model = self._tok, self._model
@@ -190,6 +200,24 @@ class HFBackend:
                     on_result(len(out) - 1, out[-1])
             if progress is not None:
                 progress.advance(len(batch))
+        return out
+
+    def _generate_images(
+        self,
+        prompts: Sequence[Prompt],
+        settings: GenerationSettings,
+        progress: Reporter | None,
+        on_result: OnResult | None,
+    ) -> list[Completion]:
+        """One prompt at a time through the image-text model's processor."""
+        out: list[Completion] = []
+        for prompt in prompts:
+            text = generate_with_images(self._model, self._processor, prompt, settings, self.device)
+            out.append(Completion(text=text))
+            if on_result is not None:
+                on_result(len(out) - 1, out[-1])
+            if progress is not None:
+                progress.advance(1)
         return out
 
     def option_logprobs(

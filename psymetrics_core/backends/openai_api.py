@@ -251,18 +251,32 @@ class OpenAIBackend:
         return dict(choices[0])
 
 
+def chat_messages(prompt: Prompt) -> list[dict[str, Any]]:
+    """The prompt's messages; its images become ``image_url`` data-URL content parts of the
+    last user message (after its text)."""
+    messages: list[dict[str, Any]] = [dict(m) for m in prompt.messages]
+    if not prompt.images:
+        return messages
+    last = max(i for i, m in enumerate(messages) if m["role"] == "user")
+    parts: list[dict[str, Any]] = [{"type": "text", "text": messages[last]["content"]}]
+    parts += [{"type": "image_url", "image_url": {"url": im.data_url()}} for im in prompt.images]
+    messages[last] = {"role": "user", "content": parts}
+    return messages
+
+
 class OpenAIChatBackend(OpenAIBackend):
-    """``/chat/completions``: the prompt's chat messages as they are."""
+    """``/chat/completions``: the prompt's chat messages as they are (images as data URLs)."""
 
     name = "openai-chat"
     endpoint = "chat/completions"
+    supports_images = True  # whether the served model reads them is the server's business
 
     async def _generate_one(
         self, client: Any, prompt: Prompt, settings: GenerationSettings
     ) -> Completion:
         body = {
             "model": self.model,
-            "messages": list(prompt.messages),
+            "messages": chat_messages(prompt),
             "max_tokens": settings.max_new_tokens,
             "temperature": settings.temperature,
             "seed": settings.seed,
@@ -276,7 +290,7 @@ class OpenAIChatBackend(OpenAIBackend):
     ) -> Completion:
         body = {
             "model": self.model,
-            "messages": list(prompt.messages),
+            "messages": chat_messages(prompt),
             "max_tokens": 1,
             "temperature": 0.0,
             "seed": settings.seed,
@@ -310,7 +324,9 @@ class OpenAICompletionsBackend(OpenAIBackend):
 
     @staticmethod
     def context_text(prompt: Prompt) -> str:
-        """The plain-text prompt sent to the completions endpoint."""
+        """The plain-text prompt sent to the completions endpoint (text only: never images)."""
+        if prompt.images:
+            raise BackendError("openai-completions sends text only; use openai-chat for images")
         return "\n\n".join(m["content"] for m in prompt.messages)
 
     async def _generate_one(

@@ -33,6 +33,11 @@ CORE_COMMANDS = {
     "export": "psymetrics_core.cli.export_cmd:export_cmd",
     "lm-eval": "psymetrics_core.cli.lmeval_cmd:lmeval_cmd",
     "schema": "psymetrics_core.cli.schema_cmd:schema_cmd",
+    "tasks-path": "psymetrics_core.cli.tasks_path_cmd:tasks_path_cmd",
+    "plan": "psymetrics_core.cli.plan_cmd:plan_cmd",
+    "run": "psymetrics_core.cli.plan_cmd:run_cmd",
+    "merge": "psymetrics_core.cli.plan_cmd:merge_cmd",
+    "batch": "psymetrics_core.cli.batch_cmd:batch_cmd",
 }
 
 
@@ -67,7 +72,7 @@ class LazyGroup(click.Group):
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="psymetrics", prog_name="psym")
+@click.version_option(package_name="psymetrics-core", prog_name="psym")
 def cli() -> None:
     """psymetrics: psychometric instruments for language models, scored like people."""
 

@@ -91,7 +91,7 @@ def analyze_cmd(
     except ImportError as exc:
         raise PsymError(
             f"psym analyze needs the analysis extra ({exc.name} is missing): "
-            "pip install 'psymetrics[analysis]'"
+            "pip install 'psymetrics-core[analysis]'"
         ) from exc
 
     if responses is not None or task is not None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
 from .console import stdout, table
@@ -45,3 +47,34 @@ def clear_cmd(yes: bool) -> None:
     finally:
         cache.close()
     stdout.print(f"deleted {n} cached responses")
+
+
+@cache_cmd.command("export")
+@click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--model", default=None, help="Only responses of this model label (`cache info`).")
+def export_cmd(path: Path, model: str | None) -> None:
+    """Write stored responses to PATH (JSON lines; .gz compresses) for another machine."""
+    from ..cache import ResponseCache
+    from ..cache_io import export_cache
+
+    cache = ResponseCache()
+    try:
+        n = export_cache(cache, path, model)
+    finally:
+        cache.close()
+    stdout.print(f"exported {n} responses to {path}")
+
+
+@cache_cmd.command("import")
+@click.argument("path", type=click.Path(dir_okay=False, exists=True, path_type=Path))
+def import_cmd(path: Path) -> None:
+    """Add the responses of a `psym cache export` file (entries already here are kept)."""
+    from ..cache import ResponseCache
+    from ..cache_io import import_cache
+
+    cache = ResponseCache()
+    try:
+        read, added = import_cache(cache, path)
+    finally:
+        cache.close()
+    stdout.print(f"imported {added} new responses ({read} read) into {cache.path}")

@@ -19,7 +19,7 @@ from .console import stdout
     help="Where to create the psymetrics-plugin-NAME folder.",
 )
 def new_plugin_cmd(name: str, directory: Path) -> None:
-    """Write an installable, tested plugin skeleton for task NAME (instrument YAML + CSV)."""
+    """Write an installable, tested plugin for task NAME (pyproject.toml, instrument YAML + CSV)."""
     from ..plugin_kit import new_plugin
 
     root = new_plugin(name, directory)
@@ -27,6 +27,7 @@ def new_plugin_cmd(name: str, directory: Path) -> None:
     stdout.print(
         f"next: edit {root.name}/*/instruments/{name}/ (instrument.yaml, items.csv), then\n"
         f"  pip install -e {root}\n  psym validate {root}/{root.name.replace('-', '_')}"
-        f"/instruments/{name}\n  pytest {root}/tests",
+        f"/instruments/{name}\n  pytest {root}/tests\n"
+        f"publish (python -m build, twine upload): see {root}/README.md",
         markup=False,
     )

@@ -12,10 +12,27 @@ from .console import stdout
 @click.command("validate")
 @click.argument("path", type=click.Path(path_type=Path))
 def validate_cmd(path: Path) -> None:
-    """Validate an instrument.yaml (or its folder) and its item CSVs."""
-    from ..spec import load_instrument
+    """Validate an instrument.yaml (or its folder) and its item CSVs.
+
+    Also fails on the plugin kit's REPLACE markers left in the citation, licence, item source
+    or a norm group's source: a published plugin must say where its items come from.
+    """
+    import yaml
+
+    from ..errors import SpecError
+    from ..plugin_kit import placeholders
+    from ..spec import find_spec_file, load_instrument
 
     inst = load_instrument(path)
+    spec_file = find_spec_file(path)
+    left = placeholders(yaml.safe_load(spec_file.read_text(encoding="utf-8")))
+    if left:
+        raise SpecError(
+            spec_file,
+            "still holds the plugin kit's REPLACE placeholder in "
+            + ", ".join(left)
+            + " (fill in the real reference, licence and sources)",
+        )
     n = {form: len(items) for form, items in inst.forms.items()}
     stdout.print(
         f"ok: task '{inst.id}' ({inst.name}): "

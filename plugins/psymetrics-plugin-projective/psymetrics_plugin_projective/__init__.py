@@ -1,0 +1,48 @@
+"""psymetrics plugin: generative projective tests (Wang et al. 2026, "GenPT").
+
+Tasks ``sct`` (sentence completion), ``tat`` (Thematic-Apperception-style stories) and
+``rorschach`` (procedural inkblots, image models only): the evaluated model answers the stimuli,
+an interpreter judge codes the answers (SCORS-G, SRAS, Rotter-style SCT scores) and a
+diagnostician judge maps the indicators to Big Five levels, MBTI letters, depression and
+suicide-ideation risk. Also the key-only questionnaire baselines ``bdi2`` and ``bss``
+(item texts from the user). Adds the condition ``longctx=FILE`` and the command
+``psym projective-analyze`` (κ, DCR, |μΔ|, accuracy against labels).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from psymetrics_core import data_files, hookimpl
+
+__version__ = "0.1.0"
+
+
+@hookimpl
+def register_instruments(register: Callable[..., None]) -> None:
+    """Register the key-only BDI-II and BSS baselines."""
+    for spec in data_files(__name__):
+        register(spec)
+
+
+@hookimpl
+def register_conditions(register: Callable[..., None]) -> None:
+    """Register ``longctx=FILE`` (a counselling dialogue before every elicitation)."""
+    from .longctx import longctx_condition
+
+    register(
+        "longctx",
+        longctx_condition,
+        description="prepend a counselling dialogue from FILE (Wang et al. 2026)",
+        facet="context",
+        takes_argument=True,
+    )
+
+
+@hookimpl
+def register_commands(cli: Any) -> None:
+    """Add ``psym projective-analyze``."""
+    from .report_cmd import projective_analyze
+
+    cli.add_command(projective_analyze)

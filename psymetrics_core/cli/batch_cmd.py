@@ -1,0 +1,54 @@
+"""``psym batch submit|status|collect``: a plan through the OpenAI Batch API."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from .console import stdout
+
+_DIR = click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
+_PLAN = click.argument("plan_path", type=click.Path(dir_okay=False, exists=True, path_type=Path))
+
+
+@click.group("batch")
+def batch_cmd() -> None:
+    """Send a plan's requests as one OpenAI Batch API job and cache the answers."""
+
+
+@batch_cmd.command("submit")
+@_PLAN
+@_DIR
+def submit_cmd(plan_path: Path, directory: Path) -> None:
+    """Upload the plan's uncached requests and create a batch; state goes to DIRECTORY."""
+    from ..batch import submit
+    from ..plan import read_plan
+
+    state = submit(read_plan(plan_path), directory)
+    stdout.print(f"batch {state.batch_id}: {state.requests} requests, {state.status}")
+
+
+@batch_cmd.command("status")
+@_DIR
+def status_cmd(directory: Path) -> None:
+    """Ask the server how far the batch is."""
+    from ..batch import status
+
+    state, info = status(directory)
+    counts = info.get("request_counts") or {}
+    done = f" ({counts.get('completed', 0)}/{counts.get('total', state.requests)} done)"
+    stdout.print(f"batch {state.batch_id}: {state.status}{done if counts else ''}")
+
+
+@batch_cmd.command("collect")
+@_PLAN
+@_DIR
+def collect_cmd(plan_path: Path, directory: Path) -> None:
+    """Download a completed batch into the response cache (then `psym run PLAN` is free)."""
+    from ..batch import collect
+    from ..plan import read_plan
+
+    stored, failed = collect(read_plan(plan_path), directory)
+    note = f"; {failed} failed (asked again online by `psym run`)" if failed else ""
+    stdout.print(f"stored {stored} responses in the response cache{note}")

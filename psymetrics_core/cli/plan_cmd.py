@@ -1,0 +1,191 @@
+"""``psym plan``, ``psym run PLAN`` and ``psym merge DIRS``: a study spread over processes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from .console import progress_bar, stderr, stdout
+
+# the `psym eval` options a plan records (same names, same help)
+_PLAN_OPTIONS = (
+    "tasks", "model", "model_args", "mode", "seed", "limit", "form", "max_new_tokens",
+    "temperature", "items", "conditions", "design", "repeats", "norm_groups", "task_args",
+    "data", "judge_model", "judge_model_args", "judge_max_new_tokens",
+)  # fmt: skip
+
+
+def _eval_params() -> list[click.Parameter]:
+    from .eval_cmd import eval_cmd
+
+    return [p for p in eval_cmd.params if p.name in _PLAN_OPTIONS]
+
+
+@click.command("plan", params=_eval_params())
+@click.option(
+    "--output",
+    "-o",
+    "plan_path",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Plan file to write (JSON lines).",
+)
+def plan_cmd(
+    plan_path: Path,
+    tasks: str,
+    model: str,
+    model_args: str,
+    mode: str,
+    seed: int,
+    limit: int | None,
+    form: str,
+    max_new_tokens: int | None,
+    temperature: float,
+    items: tuple[str, ...],
+    conditions: tuple[str, ...],
+    design: str,
+    repeats: int,
+    norm_groups: tuple[str, ...],
+    task_args: tuple[str, ...],
+    data: tuple[str, ...],
+    judge_model: str | None,
+    judge_model_args: str,
+    judge_max_new_tokens: int | None,
+) -> None:
+    """Write the run plan of a study: one line per unit (model, task, cell, repeat, seed).
+
+    Takes the options of `psym eval`; run the plan with `psym run PLAN [--shard i/N]`.
+    """
+    from ..backends.base import parse_model_args
+    from ..behaviour import parse_task_args
+    from ..item_texts import parse_items_option
+    from ..norms import parse_norm_group_option
+    from ..plan import PlanSettings, build_plan, write_plan
+
+    task_list = [t.strip() for t in tasks.split(",") if t.strip()]
+    settings = PlanSettings(
+        tasks=tuple(task_list),
+        model=model,
+        model_args=parse_model_args(model_args),
+        mode=mode,
+        seed=seed,
+        limit=limit,
+        form=form,
+        max_new_tokens=max_new_tokens,
+        temperature=temperature,
+        conditions=conditions,
+        design=design,
+        repeats=repeats,
+        norm_group=parse_norm_group_option(norm_groups),
+        task_options=parse_task_args(task_args, task_list, data),
+        item_files={k: str(Path(v).resolve()) for k, v in parse_items_option(items).items()},
+        judge_model=judge_model,
+        judge_model_args=parse_model_args(judge_model_args),
+        judge_max_new_tokens=judge_max_new_tokens,
+    )
+    plan = build_plan(settings)
+    write_plan(plan, plan_path)
+    stdout.print(f"{plan_path}: {len(plan.units)} units, plan {plan.hash[:12]}")
+
+
+@click.command("run")
+@click.argument("plan_path", type=click.Path(dir_okay=False, exists=True, path_type=Path))
+@click.option("--shard", default=None, metavar="i/N", help="Run only shard i of N (1-based).")
+@click.option(
+    "--shards",
+    type=click.IntRange(min=1),
+    default=None,
+    help="With --executor: split the plan into this many shards and merge them.",
+)
+@click.option(
+    "--executor",
+    type=click.Choice(["local", "dask"]),
+    default="local",
+    show_default=True,
+    help="local: this process; dask: every shard as a task of a Dask cluster "
+    "(pip install 'psymetrics[dask]').",
+)
+@click.option(
+    "--scheduler", default=None, help="Dask scheduler address [default: a local cluster]."
+)
+@click.option(
+    "--output",
+    "-o",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Run directory (a shard directory with --shard).",
+)
+@click.option("--concurrency", type=click.IntRange(min=1), default=None,
+              help="Requests in flight at once for API backends.")  # fmt: skip
+@click.option("--no-cache", is_flag=True, help="Neither read nor write the response cache.")
+def run_cmd(
+    plan_path: Path,
+    shard: str | None,
+    shards: int | None,
+    executor: str,
+    scheduler: str | None,
+    output: Path,
+    concurrency: int | None,
+    no_cache: bool,
+) -> None:
+    """Run a plan written by `psym plan`, whole or one shard (`--shard i/N`).
+
+    Running a killed shard again resumes it: finished responses come from the response cache.
+    """
+    from ..errors import PsymError
+    from ..plan import parse_shard, read_plan
+
+    plan = read_plan(plan_path)
+    if executor != "local" or shards:
+        if shard:
+            raise PsymError("--shard runs one shard here; --shards/--executor run them all")
+        from ..executor import run_sharded
+
+        report = run_sharded(
+            plan, output, shards or 2, executor=executor, scheduler=scheduler,
+            concurrency=concurrency, cache=not no_cache,
+        )  # fmt: skip
+        stderr.print(
+            f"{report.units} units in {report.shards} shards merged into {output} "
+            f"({report.samples} samples)"
+        )
+        return
+    from ..shard import run_plan
+
+    index, count = parse_shard(shard) if shard else (1, 1)
+    with progress_bar() as bar:
+
+        class _Reporter:
+            def __init__(self, task: str, total: int) -> None:
+                self.id = bar.add_task(task, total=total)
+
+            def advance(self, n: int = 1) -> None:
+                bar.advance(self.id, n)
+
+        record = run_plan(
+            plan, output, (index, count), concurrency=concurrency, cache=not no_cache,
+            progress=_Reporter,
+        )  # fmt: skip
+    stderr.print(f"shard {index}/{count}: {len(record['units'])} units complete in {output}")
+
+
+@click.command("merge")
+@click.argument("dirs", nargs=-1, required=True,
+                type=click.Path(file_okay=False, exists=True, path_type=Path))  # fmt: skip
+@click.option(
+    "--output",
+    "-o",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Merged run directory.",
+)
+def merge_cmd(dirs: tuple[Path, ...], output: Path) -> None:
+    """Merge the shard directories of one plan into one run directory."""
+    from ..merge import merge_runs
+
+    report = merge_runs(list(dirs), output)
+    stderr.print(
+        f"merged {report.shards} shards: {report.units} units, {report.samples} samples "
+        f"-> {output / 'results.json'}"
+    )
