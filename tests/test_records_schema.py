@@ -12,8 +12,8 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-
 from behaviour_fakes import ScriptedBackend
+
 from psymetrics_core.cli import main
 from psymetrics_core.results import RecordError, SampleWriter, write_results
 from psymetrics_core.runner import evaluate
@@ -61,12 +61,12 @@ def runs(tmp_path_factory) -> list[Path]:
 
     plugins.reset()
     base = tmp_path_factory.mktemp("records")
-    out = []
     # questionnaire, generate, with an SR2K rescaled item and inverted scales
     evaluate(["sr2k"], backend=_Backend(), output=base / "gen")
     # logprob mode, a 2 x 2 condition grid with repeats, two instruments
+    grid = ["original", "reversed-options", "changed-eos"]
     evaluate(["bfi", "asi"], backend=_Backend(), mode="logprob", limit=6, repeats=2,
-             conditions=["original", "reversed-options", "changed-eos"], output=base / "grid")  # fmt: skip
+             conditions=grid, output=base / "grid")  # fmt: skip
     # a free-text task scored from its text and a judged task (judge.jsonl)
     letter = "He is a brilliant, exceptional leader and a warm, caring person."
     evaluate(["refletter"], backend=ScriptedBackend(lambda t: letter), limit=4,

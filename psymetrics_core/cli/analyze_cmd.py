@@ -49,7 +49,7 @@ __all__ = ["analyze_cmd"]
     type=click.Choice(["match", "mismatch", "omit"]),
     default="match",
     show_default=True,
-    help="Consistency when answers are missing: both missing = match (seed 002), any "
+    help="Consistency when answers are missing: both missing = match (Jung et al., 2026), any "
     "missing = mismatch, or omit the item.",
 )
 @click.option(

@@ -125,3 +125,6 @@ class ResultsRecord(_Strict):
     tasks: dict[str, TaskEntry]
     judge: dict[str, Any] | None = None
     usage: dict[str, Any] | None = None
+    merged_from: list[dict[str, Any]] | None = Field(
+        default=None, description="the shard run directories a `psym merge` combined"
+    )
