@@ -11,9 +11,13 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
+import socket
 import sqlite3
 import threading
 import time
+import uuid
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,8 +45,17 @@ CREATE TABLE IF NOT EXISTS responses (
     mode TEXT NOT NULL,
     response TEXT NOT NULL,
     created REAL NOT NULL
-)
+);
+CREATE TABLE IF NOT EXISTS leases (
+    key TEXT PRIMARY KEY,
+    owner TEXT NOT NULL,
+    host TEXT NOT NULL,
+    pid INTEGER NOT NULL,
+    expires REAL NOT NULL
+);
 """
+LEASE_SECONDS = 900.0  # a lease of a process on another host is trusted this long
+_POLL = 0.05  # seconds between looks at a key another run is fetching
 # identity fields that never change a response (speed knobs, library versions stay in)
 _VOLATILE = ("batch_size", "concurrency", "max_retries", "timeout", "threads", "prefix_cache")
 
@@ -50,6 +63,16 @@ _VOLATILE = ("batch_size", "concurrency", "max_retries", "timeout", "threads", "
 def cache_path() -> Path:
     """Where the response database is: ``<cache dir>/responses.sqlite3``."""
     return cache_dir() / DB_NAME
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # e.g. EPERM: it exists
+        return True
+    return True
 
 
 def model_identity(backend: Any) -> dict[str, Any]:
@@ -90,6 +113,14 @@ def _decode(blob: str) -> Completion:
     )
 
 
+def _held(row: tuple[Any, ...], host: str) -> bool:
+    """Whether a lease row (owner, host, pid, expires) still binds other runs."""
+    _owner, lease_host, pid, expires = row
+    if lease_host == host:
+        return _alive(int(pid))
+    return float(expires) > time.time()
+
+
 @dataclass
 class CacheStats:
     """What ``psym cache info`` shows."""
@@ -107,16 +138,24 @@ class ResponseCache:
         self.path = Path(path) if path is not None else cache_path()
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+            if self.path.exists() and not self.path.is_file():
+                raise PsymError(f"response cache {self.path}: is not a file")
             self._db = sqlite3.connect(
                 str(self.path), timeout=timeout, check_same_thread=False, isolation_level=None
             )
             self._db.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
             self._db.execute("PRAGMA journal_mode = WAL")
             self._db.execute("PRAGMA synchronous = NORMAL")
-            self._db.execute(_SCHEMA)
+            self._db.executescript(_SCHEMA)
         except sqlite3.Error as exc:
-            raise PsymError(f"response cache {self.path}: {exc}") from exc
+            raise PsymError(f"response cache {self.path}: {exc}") from None
+        except OSError as exc:
+            raise PsymError(
+                f"response cache directory {self.path.parent}: {exc.strerror or exc} "
+                "(set PSYM_CACHE_DIR to a writable folder, or use --no-cache)"
+            ) from None
         self._lock = threading.Lock()
+        self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
 
     def get_many(self, keys: Sequence[str]) -> dict[str, Completion]:
         """The cached completions among ``keys``."""
@@ -132,13 +171,75 @@ class ResponseCache:
         return out
 
     def put(self, key: str, model: str, mode: str, completion: Completion) -> None:
-        """Store one response durably (committed before this returns)."""
+        """Store one response durably (committed before this returns) and end its lease."""
         with self._lock:
-            self._db.execute(
-                "INSERT OR REPLACE INTO responses (key, model, mode, response, created) "
-                "VALUES (?, ?, ?, ?, ?)",
-                (key, model, mode, _encode(completion), time.time()),
-            )
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+                self._db.execute(
+                    "INSERT OR REPLACE INTO responses (key, model, mode, response, created) "
+                    "VALUES (?, ?, ?, ?, ?)",
+                    (key, model, mode, _encode(completion), time.time()),
+                )
+                self._db.execute("DELETE FROM leases WHERE key = ?", (key,))
+                self._db.execute("COMMIT")
+            except sqlite3.Error as exc:
+                self._rollback()
+                raise PsymError(
+                    f"response cache {self.path}: cannot store a response ({exc})"
+                ) from None
+
+    def lease(self, keys: Sequence[str]) -> tuple[list[str], list[str]]:
+        """Claim ``keys`` for this process: (claimed by us, being fetched by another run).
+
+        A key already stored is in neither list. Leases of dead processes (same host) and
+        expired leases are taken over.
+        """
+        mine: list[str] = []
+        theirs: list[str] = []
+        host = socket.gethostname()
+        with self._lock:
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+                for key in dict.fromkeys(keys):
+                    if self._db.execute("SELECT 1 FROM responses WHERE key = ?", (key,)).fetchone():
+                        continue
+                    row = self._db.execute(
+                        "SELECT owner, host, pid, expires FROM leases WHERE key = ?", (key,)
+                    ).fetchone()
+                    if row is not None and row[0] != self.owner and _held(row, host):
+                        theirs.append(key)
+                        continue
+                    self._db.execute(
+                        "INSERT OR REPLACE INTO leases (key, owner, host, pid, expires) "
+                        "VALUES (?, ?, ?, ?, ?)",
+                        (key, self.owner, host, os.getpid(), time.time() + LEASE_SECONDS),
+                    )
+                    mine.append(key)
+                self._db.execute("COMMIT")
+            except sqlite3.Error as exc:
+                self._rollback()
+                raise PsymError(f"response cache {self.path}: {exc}") from None
+        return mine, theirs
+
+    def release(self, keys: Sequence[str]) -> None:
+        """End this process's leases on ``keys`` (the requests failed or were not made)."""
+        with self._lock:
+            try:
+                for start in range(0, len(keys), 500):
+                    part = list(keys[start : start + 500])
+                    marks = ",".join("?" * len(part))
+                    self._db.execute(
+                        f"DELETE FROM leases WHERE owner = ? AND key IN ({marks})",
+                        [self.owner, *part],
+                    )
+            except sqlite3.Error:
+                pass  # a lease left behind expires with its process
+
+    def _rollback(self) -> None:
+        try:
+            self._db.execute("ROLLBACK")
+        except sqlite3.Error:
+            pass
 
     def stats(self) -> CacheStats:
         """Entry counts by model, and the size of the database files."""
@@ -161,6 +262,7 @@ class ResponseCache:
         with self._lock:
             n = int(self._db.execute("SELECT COUNT(*) FROM responses").fetchone()[0])
             self._db.execute("DELETE FROM responses")
+            self._db.execute("DELETE FROM leases")
             self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         self._db.execute("VACUUM")
         return n
@@ -243,21 +345,59 @@ class CachedBackend:
         progress: Reporter | None,
     ) -> list[Completion]:
         keys = [request_key(self.identity_for_key, p, settings) for p in prompts]
+        count = Counter(keys)
         found = self.cache.get_many(keys)
-        missing = [i for i, k in enumerate(keys) if k not in found]
-        self.hits += len(prompts) - len(missing)
-        self.misses += len(missing)
-        if progress is not None and len(missing) < len(prompts):
-            progress.advance(len(prompts) - len(missing))
-        if missing:
-            sub = [prompts[i] for i in missing]
-            stored: set[int] = set()
+        shown = set(found)  # keys whose positions the progress bar has counted
+        if progress is not None and shown:
+            progress.advance(sum(count[k] for k in shown))
+        first: dict[str, int] = {}  # each distinct missing request, fetched at most once
+        for i, k in enumerate(keys):
+            if k not in found:
+                first.setdefault(k, i)
+        fetched = 0
+        while first:
+            mine, theirs = self.cache.lease(list(first))
+            if mine:
+                self._fetch(method, [(k, prompts[first[k]]) for k in mine], settings, found,
+                            progress)  # fmt: skip
+                fetched += len(mine)
+                shown.update(mine)  # the backend advanced the bar once for each
+                extra = sum(count[k] - 1 for k in mine)
+                if progress is not None and extra:
+                    progress.advance(extra)
+            elif theirs:  # another run is fetching these right now: wait for its answers
+                time.sleep(_POLL)
+            found.update(self.cache.get_many(list(first)))
+            new = [k for k in first if k in found and k not in shown]
+            if progress is not None and new:
+                progress.advance(sum(count[k] for k in new))
+            shown.update(new)
+            first = {k: i for k, i in first.items() if k not in found}
+            if first and not mine and not theirs:  # neither stored nor leased: retry the lease
+                time.sleep(_POLL)
+        self.misses += fetched
+        self.hits += len(keys) - fetched
+        return [found[k] for k in keys]
 
-            def on_result(j: int, comp: Completion) -> None:
-                self.cache.put(keys[missing[j]], self.label, settings.mode, comp)
-                stored.add(j)
+    def _fetch(
+        self,
+        method: str,
+        todo: list[tuple[str, Prompt]],
+        settings: GenerationSettings,
+        found: dict[str, Completion],
+        progress: Reporter | None,
+    ) -> None:
+        """Ask the model for the leased ``todo`` requests, storing each as it arrives."""
+        stored: set[int] = set()
 
-            fn: Callable[..., list[Completion]] = getattr(self.backend, method)
+        def on_result(j: int, comp: Completion) -> None:
+            self.cache.put(todo[j][0], self.label, settings.mode, comp)
+            found[todo[j][0]] = comp
+            stored.add(j)
+
+        sub = [p for _, p in todo]
+        fn: Callable[..., list[Completion]] = getattr(self.backend, method)
+        try:
             if getattr(self.backend, "accepts_on_result", False):
                 fresh = fn(sub, settings, progress, on_result=on_result)
             else:
@@ -265,5 +405,5 @@ class CachedBackend:
             for j, comp in enumerate(fresh):
                 if j not in stored:
                     on_result(j, comp)
-                found[keys[missing[j]]] = comp
-        return [found[k] for k in keys]
+        finally:
+            self.cache.release([k for j, (k, _) in enumerate(todo) if j not in stored])

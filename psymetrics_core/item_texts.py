@@ -6,15 +6,21 @@ keying). The user gives a CSV with columns ``id,text`` (``psym eval --items TASK
 
 from __future__ import annotations
 
-import csv
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
 from .errors import PsymError, SpecError
+from .safe_io import read_csv
 from .types import Instrument
 
-__all__ = ["apply_item_texts", "parse_items_option", "require_item_texts"]
+__all__ = [
+    "apply_item_texts",
+    "parse_items_option",
+    "require_item_texts",
+    "check_form",
+    "check_item_files",
+]
 
 
 def parse_items_option(values: tuple[str, ...] | list[str]) -> dict[str, Path]:
@@ -23,8 +29,12 @@ def parse_items_option(values: tuple[str, ...] | list[str]) -> dict[str, Path]:
     for v in values:
         if "=" not in v:
             raise PsymError(f"--items expects TASK=PATH (or TASK:FORM=PATH), got {v!r}")
-        key, path = v.split("=", 1)
-        out[key.strip()] = Path(path.strip())
+        key, path = (x.strip() for x in v.split("=", 1))
+        if not key or not path:
+            raise PsymError(f"--items expects TASK=PATH (or TASK:FORM=PATH), got {v!r}")
+        if key in out:
+            raise PsymError(f"--items {key} is given twice")
+        out[key] = Path(path)
     return out
 
 
@@ -40,24 +50,22 @@ def apply_item_texts(inst: Instrument, path: str | Path, form: str = "original")
         raise PsymError(f"task '{inst.id}' has no form '{form}' (forms: {', '.join(inst.forms)})")
     known = {it.id for it in inst.forms[form]}
     texts: dict[str, str] = {}
-    with p.open(newline="", encoding="utf-8-sig") as fh:
-        reader = csv.DictReader(fh)
-        cols = reader.fieldnames or []
-        for col in ("id", "text"):
-            if col not in cols:
-                raise SpecError(p, f"missing column '{col}' (expected columns id,text)", row=1)
-        for line, row in enumerate(reader, start=2):
-            item_id = (row.get("id") or "").strip()
-            text = (row.get("text") or "").strip()
-            if item_id not in known:
-                raise SpecError(
-                    p, f"unknown item id {item_id!r} for task '{inst.id}'", row=line, field="id"
-                )
-            if not text:
-                raise SpecError(p, "empty item text", row=line, field="text")
-            if item_id in texts:
-                raise SpecError(p, f"item {item_id} appears twice", row=line, field="id")
-            texts[item_id] = text
+    table = read_csv(p, what="item text file")
+    for col in ("id", "text"):
+        if col not in table.columns:
+            raise SpecError(p, f"missing column '{col}' (expected columns id,text)", row=1)
+    for line, row in table.rows:
+        item_id = (row.get("id") or "").strip()
+        text = (row.get("text") or "").strip()
+        if item_id not in known:
+            raise SpecError(
+                p, f"unknown item id {item_id!r} for task '{inst.id}'", row=line, field="id"
+            )
+        if not text:
+            raise SpecError(p, "empty item text", row=line, field="text")
+        if item_id in texts:
+            raise SpecError(p, f"item {item_id} appears twice", row=line, field="id")
+        texts[item_id] = text
     missing = [i for i in known if i not in texts]
     if missing:
         raise SpecError(p, f"no text for item(s) {', '.join(sorted(missing, key=_num))}")
@@ -70,6 +78,7 @@ def require_item_texts(
 ) -> Instrument:
     """``inst`` with user texts applied where given; an error if ``form`` still lacks texts."""
     files = item_files or {}
+    check_form(inst, form)
     path = files.get(f"{inst.id}:{form}") or (files.get(inst.id) if form == "original" else None)
     option = inst.extra.get("item_file_option")  # a task that reads its own item file
     if path is not None and option:
@@ -83,6 +92,28 @@ def require_item_texts(
             "(columns id,text)"
         )
     return inst
+
+
+def check_form(inst: Instrument, form: str) -> None:
+    """A one-line error when ``inst`` has no form ``form``."""
+    if form not in inst.forms:
+        raise PsymError(
+            f"--form {form}: task '{inst.id}' has no such form (forms: {', '.join(inst.forms)})"
+        )
+
+
+def check_item_files(tasks: Sequence[str], item_files: Mapping[str, object] | None) -> None:
+    """Every ``--items TASK[:FORM]=FILE`` must name a task of this run (typos are errors)."""
+    for key in item_files or {}:
+        task = key.partition(":")[0]
+        if task not in tasks:
+            import difflib
+
+            close = difflib.get_close_matches(task, list(tasks), n=1)
+            hint = f"; did you mean '{close[0]}'?" if close else ""
+            raise PsymError(
+                f"--items {key}=...: '{task}' is not among --tasks ({', '.join(tasks)}){hint}"
+            )
 
 
 def _num(item_id: str) -> tuple[int, str]:

@@ -14,6 +14,7 @@ The first group listed anywhere in the spec is the instrument's default group.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -40,8 +41,14 @@ def parse_norms(path: Path, scale: str, raw: Any) -> tuple[NormGroup, ...]:
             if g.get(key) in (None, ""):
                 raise SpecError(path, "is required but missing", field=f"{at}.{key}")
         for key in ("mean", "sd"):
-            if isinstance(g[key], bool) or not isinstance(g[key], int | float):
-                raise SpecError(path, f"expected a number, got {g[key]!r}", field=f"{at}.{key}")
+            if (
+                isinstance(g[key], bool)
+                or not isinstance(g[key], int | float)
+                or not math.isfinite(g[key])
+            ):
+                raise SpecError(
+                    path, f"expected a number (finite), got {g[key]!r}", field=f"{at}.{key}"
+                )
         if g["sd"] <= 0:
             raise SpecError(path, f"must be positive, got {g['sd']!r}", field=f"{at}.sd")
         for key in ("n", "year"):

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 from typing import Any
 
 from .errors import ResponsesError
+from .item_texts import check_form
 from .plugins import get_plugin_manager
 from .registry import get_instrument
+from .safe_io import read_csv
 from .types import Answer, Instrument
 
 __all__ = ["read_responses", "score_responses"]
@@ -27,49 +28,48 @@ def read_responses(
     p = Path(path)
     if not p.is_file():
         raise ResponsesError(f"{p}: no such file")
+    check_form(inst, form)
     items = {it.id: it for it in inst.forms[form]}
     data: dict[str, dict[str, int | None]] = {}
-    with p.open(newline="", encoding="utf-8-sig") as fh:
-        reader = csv.DictReader(fh)
-        cols = [c.strip() for c in (reader.fieldnames or [])]
-        missing = [c for c in COLUMNS if c not in cols]
-        if missing:
+    table = read_csv(p, what="responses file")
+    cols = table.columns
+    missing = [c for c in COLUMNS if c not in cols]
+    if missing:
+        raise ResponsesError(
+            f"{p}, line 1: missing column(s) {', '.join(missing)} "
+            f"(expected columns: {', '.join(COLUMNS)})"
+        )
+    for line, row in table.rows:
+        who = (row.get("respondent") or "").strip()
+        item_id = (row.get("item") or "").strip()
+        raw = (row.get("response") or "").strip()
+        if not who:
+            raise ResponsesError(f"{p}, line {line}: empty respondent")
+        if item_id not in items:
             raise ResponsesError(
-                f"{p}, line 1: missing column(s) {', '.join(missing)} "
-                f"(expected columns: {', '.join(COLUMNS)})"
+                f"{p}, line {line}: unknown item {item_id!r} for task "
+                f"'{inst.id}' (items are {_id_range(list(items))})"
             )
-        reader.fieldnames = cols
-        for line, row in enumerate(reader, start=2):
-            who = (row.get("respondent") or "").strip()
-            item_id = (row.get("item") or "").strip()
-            raw = (row.get("response") or "").strip()
-            if not who:
-                raise ResponsesError(f"{p}, line {line}: empty respondent")
-            if item_id not in items:
-                raise ResponsesError(
-                    f"{p}, line {line}: unknown item {item_id!r} for task "
-                    f"'{inst.id}' (items are {_id_range(list(items))})"
-                )
-            rs = inst.response_scale_for(items[item_id])
-            value: int | None
-            if raw == "":
+        rs = inst.response_scale_for(items[item_id])
+        value: int | None
+        if raw == "":
+            value = None
+        else:
+            try:
+                value = int(float(raw)) if float(raw).is_integer() else None
+            except ValueError:
                 value = None
-            else:
-                try:
-                    value = int(float(raw)) if float(raw).is_integer() else None
-                except ValueError:
-                    value = None
-                if value is None or value not in rs.values():
-                    raise ResponsesError(
-                        f"{p}, line {line}: response {raw!r} to item {item_id} "
-                        f"is not a value of its scale ({rs.min}..{rs.max})"
-                    )
-            answers = data.setdefault(who, {})
-            if item_id in answers:
+            if value is None or value not in rs.values():
                 raise ResponsesError(
-                    f"{p}, line {line}: respondent {who!r} answers item {item_id} twice"
+                    f"{p}, line {line}: response {raw!r} to item {item_id} "
+                    f"is not a value of its scale ({rs.min}..{rs.max})"
                 )
-            answers[item_id] = value
+        answers = data.setdefault(who, {})
+        if item_id in answers:
+            raise ResponsesError(
+                f"{p}, line {line}: respondent {who!r} answers item {item_id} twice"
+            )
+        answers[item_id] = value
     if not data:
         raise ResponsesError(f"{p}: no response rows")
     return data

@@ -7,6 +7,8 @@ written, so a record that drifts from the published schema fails where it is mad
 from __future__ import annotations
 
 import json
+import math
+import os
 import platform
 import sys
 from datetime import UTC, datetime
@@ -16,6 +18,7 @@ from typing import IO, Any
 from pydantic import BaseModel, ValidationError
 
 from .errors import PsymError
+from .records import RECORD_SCHEMA_VERSION, ResultsRecord, SampleRecord
 
 __all__ = ["SampleWriter", "write_results", "provenance", "redact", "checked", "RecordError"]
 
@@ -23,11 +26,21 @@ _SECRET_WORDS = ("key", "token", "secret", "password", "authorization")
 
 
 def redact(args: dict[str, Any]) -> dict[str, Any]:
-    """Copy of ``args`` with values of secret-looking keys replaced (``api_key_env`` is a name)."""
+    """Copy of ``args`` with values of secret-looking keys replaced (``api_key_env`` is a name).
+
+    Credentials inside URL values (``user:key@`` or a ``?api_key=`` query) are masked too.
+    """
+    from .redaction import redact_url
+
     out: dict[str, Any] = {}
     for k, v in args.items():
         secret = any(w in k.lower() for w in _SECRET_WORDS) and not k.lower().endswith("_env")
-        out[k] = "***" if secret else v
+        if secret:
+            out[k] = "***"
+        elif isinstance(v, str) and "://" in v:
+            out[k] = redact_url(v)
+        else:
+            out[k] = v
     return out
 
 
@@ -55,8 +68,6 @@ class RecordError(PsymError):
 
 def checked(record: dict[str, Any], model: type[BaseModel], what: str) -> dict[str, Any]:
     """``record`` with ``schema_version``, validated against ``model`` (RecordError if not)."""
-    from .records import RECORD_SCHEMA_VERSION
-
     full = {"schema_version": RECORD_SCHEMA_VERSION, **record}
     try:
         obj = model.model_validate(full)
@@ -73,40 +84,73 @@ def checked(record: dict[str, Any], model: type[BaseModel], what: str) -> dict[s
 class SampleWriter:
     """Appends one JSON line per answered item and flushes it at once (nothing paid is lost).
 
-    Each line is validated against ``model`` (default: ``records.SampleRecord``) first.
+    Each line is validated against ``model`` first: by default ``records.SampleRecord`` (a
+    ``psym eval`` sample); ``model=None`` writes lines unchecked (a plugin's own records).
     """
 
-    def __init__(self, path: Path | None, model: type[BaseModel] | None = None) -> None:
-        from .records import SampleRecord
-
+    def __init__(self, path: Path | None, model: type[BaseModel] | None = SampleRecord) -> None:
         self.path = path
-        self.model: type[BaseModel] = model or SampleRecord
+        self.model = model
         self._fh: IO[str] | None = None
         if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self._fh = path.open("w", encoding="utf-8")
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                self._fh = path.open("w", encoding="utf-8")
+            except OSError as exc:
+                raise PsymError(f"{path}: cannot write samples ({exc.strerror or exc})") from None
 
     def write(self, record: dict[str, Any]) -> None:
         """Validate and write one line."""
         name = self.path.name if self.path is not None else "samples.jsonl"
-        line = checked(record, self.model, name)
+        line = checked(record, self.model, name) if self.model is not None else record
         if self._fh is not None:
-            self._fh.write(json.dumps(line, ensure_ascii=False) + "\n")
-            self._fh.flush()
+            try:
+                self._fh.write(json.dumps(line, ensure_ascii=False) + "\n")
+                self._fh.flush()
+            except OSError as exc:
+                raise PsymError(
+                    f"{self.path}: cannot write samples ({exc.strerror or exc})"
+                ) from None
 
     def close(self) -> None:
         """Close the file."""
         if self._fh is not None:
-            self._fh.close()
+            try:
+                self._fh.close()
+            except OSError:
+                pass  # already reported by write()
             self._fh = None
 
 
-def write_results(path: Path, results: dict[str, Any]) -> None:
-    """Validate ``results`` (``records.ResultsRecord``) and write ``results.json`` atomically."""
-    from .records import ResultsRecord
+def write_results(path: Path, results: dict[str, Any], validate: bool = True) -> None:
+    """Validate ``results`` (``records.ResultsRecord``; ``validate=False`` for a plugin's own
+    report) and write it atomically: a complete file or none, always valid JSON.
 
-    record = checked(results, ResultsRecord, "results.json")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    tmp.replace(path)
+    A non-finite number (NaN, Infinity: not JSON) is written as ``null``.
+    """
+    record = _finite(results)
+    if validate:
+        record = checked(record, ResultsRecord, path.name)
+    text = json.dumps(record, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tmp.open("w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        tmp.replace(path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise PsymError(f"{path}: cannot write results ({exc.strerror or exc})") from None
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with NaN and infinities replaced by None (JSON has no such numbers)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value

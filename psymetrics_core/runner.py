@@ -11,10 +11,11 @@ from .backends.base import GenerationSettings, Reporter, parse_model_args
 from .behaviour import DEFAULT_MAX_NEW_TOKENS, with_options
 from .conditions import Cell, Condition, cells_for
 from .errors import BackendError, PsymError
-from .item_texts import require_item_texts
+from .item_texts import check_item_files, require_item_texts
 from .judge import DEFAULT_JUDGE_MAX_NEW_TOKENS, Judge, judge_scope
 from .norms import check_norm_groups, resolve_norm_group
 from .plugins import get_plugin_manager
+from .preflight import check_generation_options, check_parser, check_task_options
 from .registry import backends, get_instrument
 from .results import SampleWriter, provenance, redact, write_results
 from .spec_scoring import centred_scales, keyed_values, mrat_term
@@ -134,6 +135,9 @@ def evaluate(
         raise PsymError("--repeats must be at least 1")
     if not tasks:
         raise PsymError("no tasks given")
+    check_generation_options(temperature, max_new_tokens, judge_max_new_tokens)
+    check_item_files(tasks, item_files)
+    check_task_options(tasks, task_options)
     cells = cells_for(list(conditions), design)
     opts = task_options or {}
     instruments = [
@@ -143,6 +147,8 @@ def evaluate(
     ]  # fmt: skip
     groups = {"*": norm_group} if isinstance(norm_group, str) else dict(norm_group or {})
     check_norm_groups(instruments, groups)
+    for inst in instruments:
+        check_parser(inst)
     settings = GenerationSettings(mode, max_new_tokens or DEFAULT_MAX_NEW_TOKENS, temperature, seed)
     be = backend if backend is not None else make_backend(model, model_args)
     if concurrency is not None:

@@ -7,15 +7,14 @@ instrument`` prints their JSON Schema).
 
 from __future__ import annotations
 
-import csv
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
-
-import yaml
 
 from .errors import SpecError
 from .norms import parse_norms
 from .records.instrument import SPEC_SCHEMA_VERSION, validate_row, validate_spec
+from .safe_io import load_yaml, read_csv
 from .spec_scoring import check_scale_rescales, item_rescale
 from .types import Instrument, Item, Option, ResponseScale, ScaleDef
 
@@ -62,12 +61,7 @@ def load_instrument(path: str | Path) -> Instrument:
     texts; ``psymetrics_core.item_texts.apply_item_texts`` adds them from a user's file.
     """
     spec_path = find_spec_file(path)
-    try:
-        raw = yaml.safe_load(spec_path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = f"line {mark.line + 1}: " if mark is not None else ""
-        raise SpecError(spec_path, f"{line}invalid YAML ({getattr(exc, 'problem', exc)})") from None
+    raw = load_yaml(spec_path, what="instrument spec")
     if not isinstance(raw, dict):
         raise SpecError(spec_path, "expected a mapping at the top level")
     return _build(spec_path, raw)
@@ -148,22 +142,19 @@ def _items(
 ) -> list[Item]:
     if not csv_path.is_file():
         raise SpecError(csv_path, "item file not found")
-    with csv_path.open(newline="", encoding="utf-8-sig") as fh:
-        reader = csv.DictReader(fh)
-        cols = reader.fieldnames or []
-        for col in (
-            ("id", "text", "scale", "reverse") if texts_required else ("id", "scale", "reverse")
-        ):
-            if col not in cols:
-                raise SpecError(
-                    csv_path,
-                    f"missing column '{col}' (columns are: {', '.join(cols) or 'none'})",
-                    row=1,
-                )
-        items: list[Item] = []
-        seen: set[str] = set()
-        for lineno, row in enumerate(reader, start=2):
-            items.append(_item(csv_path, lineno, row, rscales, scales, seen, texts_required))
+    table = read_csv(csv_path, what="item file")
+    cols = table.columns
+    for col in ("id", "text", "scale", "reverse") if texts_required else ("id", "scale", "reverse"):
+        if col not in cols:
+            raise SpecError(
+                csv_path,
+                f"missing column '{col}' (columns are: {', '.join(cols) or 'none'})",
+                row=1,
+            )
+    items: list[Item] = []
+    seen: set[str] = set()
+    for lineno, row in table.rows:
+        items.append(_item(csv_path, lineno, row, rscales, scales, seen, texts_required))
     if not items:
         raise SpecError(csv_path, "holds no items")
     return items
@@ -172,7 +163,7 @@ def _items(
 def _item(
     csv_path: Path,
     lineno: int,
-    row: dict[str, str | None],
+    row: Mapping[str, str | None],
     rscales: dict[str, ResponseScale],
     scales: dict[str, ScaleDef],
     seen: set[str],

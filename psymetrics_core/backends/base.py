@@ -69,6 +69,10 @@ def parse_model_args(text: str | None) -> dict[str, str]:
             continue
         if "=" not in part:
             raise BackendError(f"--model-args: expected key=value, got {part!r}")
-        key, value = part.split("=", 1)
-        out[key.strip()] = value.strip()
+        key, value = (x.strip() for x in part.split("=", 1))
+        if not key:
+            raise BackendError(f"--model-args: expected key=value, got {part!r}")
+        if key in out:
+            raise BackendError(f"--model-args: '{key}' is given twice")
+        out[key] = value
     return out

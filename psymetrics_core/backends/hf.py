@@ -7,6 +7,7 @@ second load takes a fraction of a second instead of ~20 s.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,7 @@ from ..errors import BackendError
 from ..types import Completion, Prompt
 from .base import GenerationSettings, Reporter
 from .hf_vision import generate_with_images, is_image_text_model, load_image_text_model
-from .local_model import converted_copy
+from .local_model import converted_copy, remove_stale_conversions
 
 OnResult = Callable[[int, Completion], None]
 
@@ -53,6 +54,7 @@ class HFBackend:
             self.threads = int(threads) if threads else _cpu_threads()
         except ValueError as exc:
             raise BackendError("--model-args threads must be an integer") from exc
+        _check_hf_args(self.device, self.batch_size, self.threads)
         if args:
             raise BackendError(
                 f"unknown --model-args for hf: {', '.join(sorted(args))} "
@@ -133,6 +135,7 @@ class HFBackend:
             del config.quantization_config
         fresh = AutoModelForCausalLM.from_config(config, dtype=model.dtype)
         fresh.load_state_dict(model.state_dict())
+        remove_stale_conversions()
         tmp = copy.with_name(copy.name + f".tmp{os.getpid()}")
         try:
             fresh.save_pretrained(tmp)
@@ -302,6 +305,16 @@ class HFBackend:
 
 def _flag(text: str) -> bool:
     return text.lower() not in ("0", "false", "no")
+
+
+def _check_hf_args(device: str, batch_size: int, threads: int) -> None:
+    """Reject impossible settings before anything is loaded."""
+    if not re.fullmatch(r"cpu|mps|cuda(:\d+)?", device):
+        raise BackendError(f"--model-args device must be cpu, cuda, cuda:N or mps, got {device!r}")
+    if batch_size < 1:
+        raise BackendError(f"--model-args batch_size must be at least 1, got {batch_size}")
+    if threads < 1:
+        raise BackendError(f"--model-args threads must be at least 1, got {threads}")
 
 
 def _cpu_threads() -> int:

@@ -20,9 +20,13 @@ import os
 import random
 import threading
 from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from ..errors import BackendError
+from ..redaction import redact_text, redact_url, secret_forms, url_secrets
 from ..types import Completion, Prompt
 from .base import GenerationSettings, Reporter
 
@@ -58,21 +62,25 @@ class OpenAIBackend:
         self.model = args.pop("model", "")
         if not self.base_url or not self.model:
             raise BackendError(f"--model {self.name} needs --model-args base_url=URL,model=NAME")
-        for suffix in ("/chat/completions", "/completions"):
-            if self.base_url.endswith(suffix):
-                self.base_url = self.base_url[: -len(suffix)]
+        self.base_url = _strip_endpoint(self.base_url)
+        self._url_secrets = url_secrets(self.base_url)
+        self.public_url = redact_url(self.base_url)
+        _check_url(self.base_url, self.public_url)
         self.api_key_env = args.pop("api_key_env", None)
         self.concurrency = _int(args, "concurrency", 8, 1)
         self.max_retries = _int(args, "max_retries", 6, 0)
-        self.timeout = _float(args, "timeout", 120.0)
+        self.timeout = _float(args, "timeout", 120.0, positive=True)
+        self.deadline = _float(args, "deadline", 600.0, positive=True)
         self.top_logprobs = _int(args, "top_logprobs", 20, 1)
         self.backoff = _float(args, "backoff", 0.5)
+        self.max_response_bytes = _int(args, "max_response_bytes", 64 * 1024 * 1024, 1024)
         if args:
             raise BackendError(
                 f"unknown --model-args for {self.name}: {', '.join(sorted(args))} (known: "
-                "base_url, model, api_key_env, concurrency, max_retries, timeout, "
-                "top_logprobs, backoff)"
+                "base_url, model, api_key_env, concurrency, max_retries, timeout, deadline, "
+                "top_logprobs, backoff, max_response_bytes)"
             )
+        self._connected = False  # a first connection failure is reported at once, not retried
         self._usage = {"requests": 0, "retries": 0, "prompt_tokens": 0, "completion_tokens": 0}
         self._usage_lock = threading.Lock()
 
@@ -82,7 +90,7 @@ class OpenAIBackend:
         """Backend, endpoint and model name (the API key never appears here)."""
         return {
             "backend": self.name,
-            "base_url": self.base_url,
+            "base_url": self.public_url,
             "model": self.model,
             "endpoint": self.endpoint,
             "top_logprobs": self.top_logprobs,
@@ -138,8 +146,26 @@ class OpenAIBackend:
                 raise BackendError(
                     f"environment variable {self.api_key_env} (api_key_env) is unset"
                 )
+            if not key.isascii() or not key.isprintable() or " " in key:
+                raise BackendError(
+                    f"environment variable {self.api_key_env} (api_key_env) holds spaces, "
+                    "line breaks or non-ASCII characters; it cannot be sent as a bearer key"
+                )
             headers["Authorization"] = f"Bearer {key}"
         return headers
+
+    def _secret_forms(self) -> list[str]:
+        """The key (from ``api_key_env``) and URL credentials in every form a server may echo."""
+        key = os.environ.get(self.api_key_env) if self.api_key_env else None
+        try:
+            user = urlsplit(self.base_url).username
+        except ValueError:
+            user = None
+        return secret_forms([key, *self._url_secrets], user=user)
+
+    def _redact(self, text: str) -> str:
+        """``text`` (from a server or about a request) with every secret masked."""
+        return redact_text(text.replace(self.base_url, self.public_url), self._secret_forms())
 
     def _run(
         self,
@@ -178,77 +204,137 @@ class OpenAIBackend:
         results: list[Completion | None] = [None] * len(prompts)
         sem = asyncio.Semaphore(self.concurrency)
         connector = aiohttp.TCPConnector(limit=self.concurrency)
-        async with aiohttp.ClientSession(
-            headers=headers,
-            timeout=aiohttp.ClientTimeout(total=self.timeout),
-            connector=connector,
-        ) as client:
+        failed: list[BaseException] = []
+        async with aiohttp.ClientSession(headers=headers, connector=connector) as client:
 
             async def work(i: int) -> None:
                 async with sem:
-                    comp = await one(client, prompts[i], settings)
-                results[i] = comp
-                if on_result is not None:
-                    on_result(i, comp)
-                if progress is not None:
-                    progress.advance(1)
+                    if failed:  # after a fatal error start nothing new ...
+                        return
+                    try:
+                        comp = await one(client, prompts[i], settings)
+                    except Exception as exc:
+                        failed.append(exc)
+                        return
+                try:  # ... but keep (and hand to the cache) every response already paid for
+                    results[i] = comp
+                    if on_result is not None:
+                        on_result(i, comp)
+                    if progress is not None:
+                        progress.advance(1)
+                except Exception as exc:
+                    failed.append(exc)
 
-            try:
-                async with asyncio.TaskGroup() as tg:
-                    for i in range(len(prompts)):
-                        tg.create_task(work(i))
-            except BaseExceptionGroup as group:
-                raise _first_error(group) from None
+            await asyncio.gather(*(work(i) for i in range(len(prompts))))
+        if failed:
+            raise next((e for e in failed if isinstance(e, BackendError)), failed[0])
         return [r for r in results if r is not None]
 
     async def _post(self, client: Any, body: dict[str, Any]) -> dict[str, Any]:
-        """POST with retries on transport errors, 408/409/429 and 5xx; other errors fail."""
+        """POST with retries on transport errors, 408/409/429 and 5xx; other errors fail.
+
+        Every attempt and every wait fit in ``deadline`` seconds; a body over
+        ``max_response_bytes`` is refused; no text from the server is shown unredacted.
+        """
         import aiohttp
 
-        url = f"{self.base_url}/{self.endpoint}"
+        url = _join(self.base_url, self.endpoint)
+        shown = self._shown()
+        loop = asyncio.get_running_loop()
+        end = loop.time() + self.deadline
         for attempt in range(self.max_retries + 1):
+            left = end - loop.time()
             try:
-                async with client.post(url, json=body) as resp:
-                    text = await resp.text()
+                if left <= 0:
+                    raise TimeoutError("deadline passed")
+                timeout = aiohttp.ClientTimeout(total=min(self.timeout, left))
+                async with client.post(url, json=body, timeout=timeout) as resp:
+                    raw = await _read_capped(resp, self.max_response_bytes)
                     status, retry_after = resp.status, _retry_after(resp.headers)
+                if raw is None:
+                    raise BackendError(
+                        f"{shown}: response body is over {self.max_response_bytes:,} bytes "
+                        "(max_response_bytes); refusing to read it"
+                    )
+                text = raw.decode("utf-8", errors="replace")
+                self._connected = True
                 if status in _RETRY_STATUS or status >= 500:
                     raise _Retryable(f"HTTP {status}", retry_after)
                 if status >= 400:
-                    raise BackendError(f"{url}: HTTP {status}: {_error_text(text)}")
+                    raise BackendError(f"{shown}: HTTP {status}: {self._redact(_error_text(text))}")
                 data = json.loads(text)
-            except (aiohttp.ClientError, TimeoutError, _Retryable) as exc:
-                if attempt == self.max_retries:
-                    what = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+            except aiohttp.InvalidURL:
+                raise BackendError(f"{shown}: not a valid URL") from None
+            except aiohttp.ClientConnectorError as exc:
+                if not self._connected:
                     raise BackendError(
-                        f"{url}: gave up after {attempt + 1} attempts ({what})"
+                        f"{shown}: cannot connect ({self._redact(str(exc.os_error or exc))}); "
+                        "is the server running and base_url right?"
                     ) from None
-                wait = getattr(exc, "retry_after", None)
-                if wait is None:
-                    wait = self.backoff * 2**attempt * (0.5 + random.random() / 2)
-                with self._usage_lock:
-                    self._usage["retries"] += 1
-                await asyncio.sleep(min(wait, 60.0))
+                if self._give_up(attempt, end, loop.time()):
+                    raise BackendError(
+                        f"{shown}: gave up after {attempt + 1} attempts (cannot connect)"
+                    ) from None
+                await self._wait(attempt, None, end)
                 continue
-            except ValueError as exc:
-                raise BackendError(f"{url}: response is not JSON") from exc
+            except (aiohttp.ClientError, TimeoutError, _Retryable) as exc:
+                if self._give_up(attempt, end, loop.time()):
+                    what = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+                    why = "" if attempt == self.max_retries else f", {self.deadline:g} s deadline"
+                    raise BackendError(
+                        f"{shown}: gave up after {attempt + 1} attempts{why} ({self._redact(what)})"
+                    ) from None
+                await self._wait(attempt, getattr(exc, "retry_after", None), end)
+                continue
+            except json.JSONDecodeError:
+                raise BackendError(f"{shown}: response is not JSON") from None
+            except ValueError as exc:  # e.g. aiohttp refusing a header or URL combination
+                raise BackendError(f"{shown}: {self._redact(str(exc))}") from None
             if not isinstance(data, dict):
-                raise BackendError(f"{url}: response is not a JSON object")
+                raise BackendError(f"{shown}: response is not a JSON object")
             self._count(data)
             return data
         raise AssertionError("unreachable")
 
+    def _give_up(self, attempt: int, end: float, now: float) -> bool:
+        return attempt >= self.max_retries or now >= end
+
+    async def _wait(self, attempt: int, retry_after: float | None, end: float) -> None:
+        """Back off (or honour Retry-After), never past the deadline."""
+        wait = retry_after
+        if wait is None:
+            wait = self.backoff * 2**attempt * (0.5 + random.random() / 2)
+        with self._usage_lock:
+            self._usage["retries"] += 1
+        left = end - asyncio.get_running_loop().time()
+        await asyncio.sleep(max(0.0, min(wait, 60.0, left)))
+
     def _count(self, data: dict[str, Any]) -> None:
-        usage = data.get("usage") or {}
+        usage = data.get("usage")
+        usage = usage if isinstance(usage, dict) else {}
         with self._usage_lock:
             self._usage["requests"] += 1
-            self._usage["prompt_tokens"] += int(usage.get("prompt_tokens") or 0)
-            self._usage["completion_tokens"] += int(usage.get("completion_tokens") or 0)
+            self._usage["prompt_tokens"] += _tokens(usage.get("prompt_tokens"))
+            self._usage["completion_tokens"] += _tokens(usage.get("completion_tokens"))
 
     def _choice(self, data: dict[str, Any]) -> dict[str, Any]:
-        choices = data.get("choices") or []
-        if not choices:
-            raise BackendError(f"{self.base_url}/{self.endpoint}: response has no choices")
+        choices = data.get("choices")
+        where = f"{self._shown()}"
+        if choices is None or choices == []:
+            raise BackendError(f"{where}: response has no choices")
+        if not isinstance(choices, list) or not isinstance(choices[0], dict):
+            raise BackendError(
+                f"{where}: malformed response: 'choices' should be a list of objects, got "
+                f"{_shape(choices)}"
+            )
         return dict(choices[0])
+
+    def _shown(self) -> str:
+        """The endpoint URL as shown to users (credentials masked)."""
+        return _join(self.public_url, self.endpoint)
+
+    def _malformed(self, what: str, value: Any) -> BackendError:
+        return BackendError(f"{self._shown()}: malformed response: {what}, got {_shape(value)}")
 
 
 def chat_messages(prompt: Prompt) -> list[dict[str, Any]]:
@@ -282,8 +368,13 @@ class OpenAIChatBackend(OpenAIBackend):
             "seed": settings.seed,
         }
         choice = self._choice(await self._post(client, body))
-        text = (choice.get("message") or {}).get("content") or ""
-        return Completion(text=text, meta={"finish_reason": choice.get("finish_reason")})
+        message = choice.get("message") or {}
+        if not isinstance(message, dict):
+            raise self._malformed("'message' should be an object", message)
+        text = message.get("content") or ""
+        if not isinstance(text, str):
+            raise self._malformed("'message.content' should be a string", text)
+        return Completion(text=text, meta={"finish_reason": _finish(choice)})
 
     async def _logprob_one(
         self, client: Any, prompt: Prompt, settings: GenerationSettings
@@ -306,13 +397,23 @@ class OpenAIChatBackend(OpenAIBackend):
                     "--mode generate, or --model openai-completions if it echoes prompt logprobs"
                 ) from None
             raise
-        content = (choice.get("logprobs") or {}).get("content") or []
-        if not content or content[0].get("top_logprobs") is None:
+        logprobs = choice.get("logprobs") or {}
+        content = logprobs.get("content") if isinstance(logprobs, dict) else None
+        if (
+            not content
+            or not isinstance(content, list)
+            or not isinstance(content[0], dict)
+            or (content[0].get("top_logprobs") is None)
+        ):
             raise BackendError(
-                f"{self.base_url}/{self.endpoint} returned no top_logprobs: the server does not "
-                "offer logprobs for chat; use --mode generate, or --model openai-completions"
+                f"{self._shown()} returned no top_logprobs: the server does "
+                "not offer logprobs for chat; use --mode generate, or --model openai-completions"
             )
         top = content[0]["top_logprobs"]
+        if not isinstance(top, list) or not all(
+            isinstance(a, dict) and _number(a.get("logprob")) for a in top
+        ):
+            raise self._malformed("'top_logprobs' should be objects with a numeric 'logprob'", top)
         return _options_from_top(prompt, top, str(content[0].get("token", "")))
 
 
@@ -340,9 +441,10 @@ class OpenAICompletionsBackend(OpenAIBackend):
             "seed": settings.seed,
         }
         choice = self._choice(await self._post(client, body))
-        return Completion(
-            text=str(choice.get("text") or ""), meta={"finish_reason": choice.get("finish_reason")}
-        )
+        text = choice.get("text") or ""
+        if not isinstance(text, str):
+            raise self._malformed("'text' should be a string", text)
+        return Completion(text=text, meta={"finish_reason": _finish(choice)})
 
     async def _logprob_one(
         self, client: Any, prompt: Prompt, settings: GenerationSettings
@@ -362,17 +464,25 @@ class OpenAICompletionsBackend(OpenAIBackend):
             "logprobs": 1,
         }
         lp = self._choice(await self._post(client, body)).get("logprobs") or {}
+        if not isinstance(lp, dict):
+            raise self._malformed("'logprobs' should be an object", lp)
         offsets, values = lp.get("text_offset"), lp.get("token_logprobs")
         end = len(ctx) + len(cont)
+        if not isinstance(offsets, list) or not isinstance(values, list):
+            offsets = values = None
+        elif not all(_number(o) for o in offsets) or not all(
+            v is None or _number(v) for v in values
+        ):
+            raise self._malformed("'text_offset'/'token_logprobs' should hold numbers", lp)
         if not offsets or not values:
             raise BackendError(
-                f"{self.base_url}/{self.endpoint} returned no prompt logprobs for echo=true: "
+                f"{self._shown()} returned no prompt logprobs for echo=true: "
                 "this server cannot score options; use --mode generate"
             )
         picked = [v for off, v in zip(offsets, values, strict=False) if len(ctx) <= off < end]
         if not picked or any(v is None for v in picked):
             raise BackendError(
-                f"{self.base_url}/{self.endpoint}: echoed logprobs do not cover the option "
+                f"{self._shown()}: echoed logprobs do not cover the option "
                 f"{cont!r}; the server does not echo prompt logprobs"
             )
         return float(sum(picked))
@@ -400,11 +510,96 @@ def _logsumexp(xs: list[float]) -> float:
 
 
 def _retry_after(headers: Any) -> float | None:
+    """Seconds to wait from a ``Retry-After`` header: delta-seconds or an HTTP date."""
     value = headers.get("Retry-After")
-    try:
-        return float(value) if value is not None else None
-    except ValueError:
+    if value is None:
         return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        try:
+            when = parsedate_to_datetime(str(value))
+        except (TypeError, ValueError, IndexError):
+            return None
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=UTC)
+        seconds = (when - datetime.now(UTC)).total_seconds()
+    return max(0.0, seconds) if math.isfinite(seconds) else None
+
+
+async def _read_capped(resp: Any, cap: int) -> bytes | None:
+    """The response body, or None when it is longer than ``cap`` bytes (read no further)."""
+    length = resp.content_length
+    if length is not None and length > cap:
+        return None
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in resp.content.iter_chunked(1 << 16):
+        size += len(chunk)
+        if size > cap:
+            return None
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _check_url(url: str, shown: str) -> None:
+    """A one-line error at once for a base_url that cannot work (no retries)."""
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 -- raises ValueError for a bad port
+    except ValueError as exc:
+        raise BackendError(f"base_url {shown!r} is not a valid URL ({exc})") from None
+    if parts.scheme not in ("http", "https"):
+        raise BackendError(
+            f"base_url {shown!r} must start with http:// or https:// "
+            f"(got {parts.scheme + '://' if parts.scheme else 'no scheme'})"
+        )
+    if not parts.hostname:
+        raise BackendError(f"base_url {shown!r} names no host")
+    if any(c.isspace() for c in url):
+        raise BackendError(f"base_url {shown!r} contains whitespace")
+
+
+def _strip_endpoint(url: str) -> str:
+    """``url`` without a trailing ``/chat/completions`` or ``/completions`` in its path."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return url
+    path = parts.path.rstrip("/")
+    for suffix in ("/chat/completions", "/completions"):
+        if path.endswith(suffix):
+            path = path[: -len(suffix)]
+    return urlunsplit(parts._replace(path=path))
+
+
+def _join(url: str, endpoint: str) -> str:
+    """``url`` with ``/endpoint`` appended to its path (a query string stays at the end)."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return f"{url}/{endpoint}"
+    return urlunsplit(parts._replace(path=parts.path.rstrip("/") + "/" + endpoint))
+
+
+def _number(x: Any) -> bool:
+    return isinstance(x, int | float) and not isinstance(x, bool)
+
+
+def _tokens(x: Any) -> int:
+    """A token count from ``usage`` (0 when absent or not a non-negative integer)."""
+    return int(x) if _number(x) and math.isfinite(x) and x >= 0 else 0
+
+
+def _finish(choice: dict[str, Any]) -> str | None:
+    reason = choice.get("finish_reason")
+    return reason if isinstance(reason, str) else None
+
+
+def _shape(value: Any) -> str:
+    """A short description of an unexpected JSON value (type and a clipped repr)."""
+    text = repr(value)
+    return f"{type(value).__name__} {text[:80]}{'...' if len(text) > 80 else ''}"
 
 
 def _error_text(body: str) -> str:
@@ -416,15 +611,6 @@ def _error_text(body: str) -> str:
     except ValueError:
         text = body
     return " ".join(text.split())[:300]
-
-
-def _first_error(group: BaseExceptionGroup) -> BaseException:
-    for exc in group.exceptions:
-        if isinstance(exc, BaseExceptionGroup):
-            return _first_error(exc)
-        if isinstance(exc, BackendError):
-            return exc
-    return group.exceptions[0]
 
 
 def _capture(coro: Any) -> Any:
@@ -447,11 +633,15 @@ def _int(args: dict[str, str], key: str, default: int, low: int) -> int:
     return value
 
 
-def _float(args: dict[str, str], key: str, default: float) -> float:
+def _float(args: dict[str, str], key: str, default: float, positive: bool = False) -> float:
     raw = args.pop(key, None)
     if raw is None:
         return default
     try:
-        return float(raw)
+        value = float(raw)
     except ValueError:
         raise BackendError(f"--model-args {key} must be a number, got {raw!r}") from None
+    if not math.isfinite(value) or value < 0 or (positive and value == 0):
+        want = "a positive number" if positive else "a number >= 0"
+        raise BackendError(f"--model-args {key} must be {want}, got {raw!r}")
+    return value

@@ -17,6 +17,7 @@ def cache_cmd() -> None:
 @cache_cmd.command("info")
 def info_cmd() -> None:
     """Where the cache is, how big, and how many responses per model."""
+    from ..backends.local_model import stale_conversions
     from ..cache import ResponseCache
 
     cache = ResponseCache()
@@ -26,6 +27,12 @@ def info_cmd() -> None:
         cache.close()
     stdout.print(f"path: {st.path}")
     stdout.print(f"responses: {st.entries}   size: {st.size_bytes / 1e6:.2f} MB")
+    for folder, size in stale_conversions():
+        stdout.print(
+            f"leftover model conversion (its process is gone): {folder} ({size / 1e6:.1f} MB); "
+            "`psym cache clear` removes it",
+            markup=False,
+        )
     if st.models:
         t = table("responses by model", ["model", "responses"])
         for model, n in st.models.items():
@@ -36,7 +43,8 @@ def info_cmd() -> None:
 @cache_cmd.command("clear")
 @click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
 def clear_cmd(yes: bool) -> None:
-    """Delete every cached response (the dequantised model copies are kept)."""
+    """Delete every cached response and leftover model conversions (model copies are kept)."""
+    from ..backends.local_model import remove_stale_conversions
     from ..cache import ResponseCache, cache_path
 
     if not yes:
@@ -47,6 +55,9 @@ def clear_cmd(yes: bool) -> None:
     finally:
         cache.close()
     stdout.print(f"deleted {n} cached responses")
+    gone = remove_stale_conversions()
+    if gone:
+        stdout.print(f"removed {gone} leftover model conversion folder(s)")
 
 
 @cache_cmd.command("export")

@@ -120,6 +120,14 @@ from .console import fmt, print_json, progress_bar, stderr, stdout, table
 @click.option(
     "--judge-max-new-tokens", type=int, default=None, help="Judge generation length [default: 128]."
 )
+@click.option(
+    "--overwrite", is_flag=True, help="Replace the run already in --output (default: refuse)."
+)
+@click.option(
+    "--resume",
+    is_flag=True,
+    help="Repeat the run already in --output; the response cache answers what was paid for.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print results.json instead of a table.")
 def eval_cmd(
     tasks: str,
@@ -144,6 +152,8 @@ def eval_cmd(
     judge_model: str | None,
     judge_model_args: str,
     judge_max_new_tokens: int | None,
+    overwrite: bool,
+    resume: bool,
     as_json: bool,
 ) -> None:
     """Administer instruments to a model and report scale scores with parse rates."""
@@ -152,10 +162,11 @@ def eval_cmd(
     from ..behaviour import parse_task_args
     from ..item_texts import parse_items_option
     from ..norms import parse_norm_group_option
+    from ..rundir import claim_run_dir
     from ..runner import evaluate
 
     if output is None:
-        output = Path("psym-results") / datetime.now().strftime("%Y%m%d-%H%M%S")
+        output = _fresh_dir(Path("psym-results") / datetime.now().strftime("%Y%m%d-%H%M%S"))
     task_list = [t.strip() for t in tasks.split(",") if t.strip()]
     options = parse_task_args(task_args, task_list, data)
     if repeats > 1 and temperature == 0 and mode == "generate":
@@ -163,7 +174,7 @@ def eval_cmd(
             "[yellow]note:[/yellow] --repeats at --temperature 0 (greedy) repeat the same "
             "answers except where a condition is seeded (permuted-options, item-order-shuffle)"
         )
-    with progress_bar() as bar:
+    with claim_run_dir(output, overwrite=overwrite, resume=resume), progress_bar() as bar:
 
         class _Reporter:
             def __init__(self, task: str, total: int) -> None:
@@ -201,6 +212,15 @@ def eval_cmd(
         return
     _print_table(results)
     stderr.print(f"results: {output / 'results.json'}   samples: {output / 'samples.jsonl'}")
+
+
+def _fresh_dir(base: Path) -> Path:
+    """``base``, or ``base-2``, ``base-3``, ... when a run already took that name."""
+    path, n = base, 1
+    while path.exists():
+        n += 1
+        path = base.with_name(f"{base.name}-{n}")
+    return path
 
 
 def _list_conditions(ctx: click.Context) -> None:

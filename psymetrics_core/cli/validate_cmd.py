@@ -17,15 +17,16 @@ def validate_cmd(path: Path) -> None:
     Also fails on the plugin kit's REPLACE markers left in the citation, licence, item source
     or a norm group's source: a published plugin must say where its items come from.
     """
-    import yaml
-
     from ..errors import SpecError
     from ..plugin_kit import placeholders
+    from ..preflight import check_parser
+    from ..safe_io import load_yaml
     from ..spec import find_spec_file, load_instrument
 
     inst = load_instrument(path)
+    check_parser(inst)
     spec_file = find_spec_file(path)
-    left = placeholders(yaml.safe_load(spec_file.read_text(encoding="utf-8")))
+    left = placeholders(load_yaml(spec_file))
     if left:
         raise SpecError(
             spec_file,

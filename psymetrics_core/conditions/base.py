@@ -184,9 +184,12 @@ def build_cells(
         return [Cell((Condition("original"),))]
     parsed: list[tuple[Condition, ...]] = []
     for spec in specs:
-        parts = tuple(parse_condition(p, registry) for p in spec.split("+") if p.strip())
-        if not parts:
-            raise PsymError(f"empty --condition value {spec!r}")
+        pieces = spec.split("+")
+        if not spec.strip() or any(not p.strip() for p in pieces):
+            raise PsymError(
+                f"--condition {spec!r}: empty condition name (expected NAME[=ARG][+NAME...])"
+            )
+        parts = tuple(parse_condition(p, registry) for p in pieces)
         facets = [c.facet for c in parts if c.facet]
         if len(facets) != len(set(facets)):
             raise PsymError(f"--condition {spec}: two conditions change the same facet")

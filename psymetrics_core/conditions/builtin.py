@@ -9,7 +9,6 @@ Facets: ``option_order`` (reversed-options, permuted-options), ``eos`` (changed-
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from collections.abc import Callable
 from dataclasses import replace
@@ -17,6 +16,7 @@ from pathlib import Path
 
 from ..errors import PsymError
 from ..hookspecs import hookimpl
+from ..safe_io import parse_json, parse_yaml, read_text
 from ..types import Instrument, Item, Option
 from .base import Condition, item_rng
 from .subject import parse_subject, rewrite_statement
@@ -173,7 +173,7 @@ def _persona(arg: str | None) -> Condition:
     path = Path(arg)
     if not path.is_file():
         raise PsymError(f"persona={arg}: no such file (a text file or a YAML/JSON profile)")
-    raw = path.read_text(encoding="utf-8")
+    raw = read_text(path, what="persona file")
     text = raw.strip()
     if path.suffix.lower() in (".yaml", ".yml", ".json"):
         text = _profile_text(path, raw)
@@ -189,12 +189,7 @@ def _persona(arg: str | None) -> Condition:
 
 
 def _profile_text(path: Path, raw: str) -> str:
-    import yaml
-
-    try:
-        data = json.loads(raw) if path.suffix.lower() == ".json" else yaml.safe_load(raw)
-    except (ValueError, yaml.YAMLError) as exc:
-        raise PsymError(f"{path}: not a valid persona profile: {exc}".splitlines()[0]) from exc
+    data = parse_json(raw, path) if path.suffix.lower() == ".json" else parse_yaml(raw, path)
     if isinstance(data, str):
         return data.strip()
     if not isinstance(data, dict):

@@ -13,15 +13,15 @@ corrected; scales without categories (16P) are skipped.
 from __future__ import annotations
 
 import csv
-import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 import yaml
 
 from ..errors import PsymError
+from ..safe_io import load_json
 
 __all__ = ["ImportReport", "import_psychobench", "convert_scale"]
 
@@ -54,12 +54,7 @@ def slug(text: str) -> str:
 def import_psychobench(path: str | Path, output: str | Path, prefix: str = "pbi-") -> ImportReport:
     """Convert every scale of the PsychoBench-format file at ``path`` into ``output/<id>/``."""
     src = Path(path)
-    try:
-        data = json.loads(src.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise PsymError(f"{src}: no such file") from None
-    except json.JSONDecodeError as exc:
-        raise PsymError(f"{src}, line {exc.lineno}: invalid JSON ({exc.msg})") from None
+    data = load_json(src, what="PsychoBench file")
     if isinstance(data, dict):
         data = [data]
     if not isinstance(data, list) or not data:
@@ -84,6 +79,9 @@ def import_psychobench(path: str | Path, output: str | Path, prefix: str = "pbi-
             writer.writerows(rows)
         report.tasks.append(task_id)
         report.written.append(folder)
+    if not report.tasks:
+        why = "; ".join(report.skipped) or "no scale to convert"
+        raise PsymError(f"{src}: nothing imported ({why})")
     return report
 
 
@@ -101,8 +99,11 @@ def convert_scale(
     """One questionnaire object as (task id, spec dict, item rows); None if it is skipped."""
     name = str(_need(obj, "name", str, src, where))
     where = f"scale '{name}'"
+    _check_fields(obj, src, where)
     questions = _need(obj, "questions", dict, src, where)
     categories = obj.get("categories") or []
+    if not isinstance(categories, list):
+        raise PsymError(f"{src}, {where}: field 'categories' should be a list")
     if not categories:
         report.skipped.append(f"{name}: no categories (nothing to score; e.g. 16P) - skipped")
         return None
@@ -127,7 +128,7 @@ def convert_scale(
         raise PsymError(f"{src}, {where}: compute_mode must be SUM or AVG, got {mode!r}")
     method = "sum" if mode == "SUM" else "mean"
     ids = [str(k) for k in questions]
-    reverse = {str(r) for r in obj.get("reverse") or []}
+    reverse = _reverse_ids(obj.get("reverse"), src, where)
     unknown = sorted(reverse - set(ids))
     if unknown:
         raise PsymError(f"{src}, {where}: reverse lists unknown item id(s) {', '.join(unknown)}")
@@ -200,7 +201,13 @@ def _categories(
             if bad in label:
                 report.fixes.append(f"{name}: category label '{label}' spelled '{good}'")
                 label = label.replace(bad, good)
-        items = [str(q) for q in cat.get("cat_questions") or []]
+        raw_items = cat.get("cat_questions") or []
+        if not isinstance(raw_items, list):
+            raise PsymError(
+                f"{src}, {where}: category '{label}': 'cat_questions' should be a list of item "
+                f"ids, got {type(raw_items).__name__} {raw_items!r}"[:300]
+            )
+        items = [str(q) for q in raw_items]
         if name.upper() == "DTDD" and label == "Neuroticism" and items == ["9", "10", "11", "12"]:
             report.fixes.append(
                 f"{name}: category 'Neuroticism' (items 9-12) renamed 'narcissism': they are the "
@@ -216,10 +223,18 @@ def _categories(
         while key in scales:
             key += "_2"
         norms = []
-        for crowd in cat.get("crowd") or []:
+        crowds = cat.get("crowd") or []
+        for crowd in crowds if isinstance(crowds, list) else [crowds]:
+            if not isinstance(crowd, dict):
+                raise PsymError(f"{src}, {where}: category '{label}': each crowd must be an object")
             group = str(crowd.get("crowd_name", "Crowd"))
-            std, n = crowd.get("std"), crowd.get("n")
-            if not isinstance(std, int | float) or std <= 0:
+            std, n, mean = crowd.get("std"), crowd.get("n"), crowd.get("mean")
+            if not _finite(mean):
+                report.fixes.append(
+                    f"{name}/{label}: crowd '{group}' has mean {mean!r}: norm dropped"
+                )
+                continue
+            if not _finite(std) or std <= 0:
                 report.fixes.append(f"{name}/{label}: crowd '{group}' has SD {std!r}: norm dropped")
                 continue
             norm: dict[str, Any] = {
@@ -235,6 +250,44 @@ def _categories(
         for q in items:
             member.setdefault(q, []).append(key)
     return scales, member
+
+
+_FIELDS = (
+    "name", "questions", "inner_setting", "prompt", "scale", "compute_mode", "reverse",
+    "categories",
+)  # fmt: skip
+
+
+def _check_fields(obj: dict[str, Any], src: Path, where: str) -> None:
+    """A misspelt known field (e.g. 'catagories') is an error, not a silently skipped scale."""
+    import difflib
+
+    for key in obj:
+        if key in _FIELDS:
+            continue
+        close = difflib.get_close_matches(str(key), _FIELDS, n=1, cutoff=0.8)
+        if close and close[0] not in obj:
+            raise PsymError(f"{src}, {where}: unknown field '{key}' (did you mean '{close[0]}'?)")
+
+
+def _reverse_ids(raw: Any, src: Path, where: str) -> set[str]:
+    """``reverse`` as a set of item ids: a JSON list of numbers or strings (not one string)."""
+    if raw is None:
+        return set()
+    if not isinstance(raw, list) or not all(
+        isinstance(r, str) or (isinstance(r, int) and not isinstance(r, bool)) for r in raw
+    ):
+        raise PsymError(
+            f"{src}, {where}: field 'reverse' should be a list of item ids such as [2, 5], "
+            f"got {raw!r}"[:300]
+        )
+    return {str(r).strip() for r in raw}
+
+
+def _finite(x: Any) -> TypeGuard[float]:
+    import math
+
+    return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
 
 
 def _labels(prompt: str, lo: int, hi: int) -> list[str]:

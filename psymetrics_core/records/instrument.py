@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -190,6 +191,13 @@ class PromptSpec(BaseModel):
     def _instruction(cls, v: Any) -> Any:
         return _expect(str, v)
 
+    @field_validator("template", mode="before")
+    @classmethod
+    def _template(cls, v: Any) -> Any:
+        if v is not None and not isinstance(v, str):
+            raise ValueError(f"expected a string (a Jinja template), got {type(v).__name__}")
+        return v
+
     @field_validator("eos", mode="before")
     @classmethod
     def _eos(cls, v: Any) -> Any:
@@ -294,7 +302,14 @@ class InstrumentSpec(BaseModel):
             raise ValueError(f"expected 'shipped' or 'user', got {v!r}")
         return v
 
-    @field_validator("parser", "notes", mode="before")
+    @field_validator("parser", mode="before")
+    @classmethod
+    def _parser(cls, v: Any) -> Any:
+        if not isinstance(v, str) or not v.strip():
+            raise ValueError(f"expected a parser name, got {v!r}")
+        return v.strip()
+
+    @field_validator("notes", mode="before")
     @classmethod
     def _plain(cls, v: Any) -> Any:
         return "" if v is None else str(v)
@@ -405,7 +420,7 @@ def validate_spec(path: Path, raw: dict[str, Any]) -> InstrumentSpec:
         raise _spec_error(path, exc) from None
 
 
-def validate_row(csv_path: Path, lineno: int, row: dict[str, Any]) -> ItemRow:
+def validate_row(csv_path: Path, lineno: int, row: Mapping[str, Any]) -> ItemRow:
     """One item CSV row as an ``ItemRow``; SpecError naming the line and field if invalid."""
     try:
         return ItemRow.model_validate({k: v for k, v in row.items() if k is not None})

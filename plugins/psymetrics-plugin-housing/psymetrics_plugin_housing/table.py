@@ -15,12 +15,14 @@ independent draw, presented in random order.
 from __future__ import annotations
 
 import csv
+import io
 import math
 import random
 from dataclasses import dataclass
 from pathlib import Path
 
 from psymetrics_core.errors import PsymError
+from psymetrics_core.safe_io import read_text
 
 __all__ = ["Neighbourhood", "read_table", "sample_lists", "COLUMNS"]
 
@@ -46,7 +48,7 @@ def read_table(path: str | Path | None) -> dict[str, dict[str, float]]:
         raise PsymError(f"{p}: no such file ({HINT})")
     out: dict[str, dict[str, float]] = {}
     try:
-        with p.open(newline="", encoding="utf-8-sig") as fh:
+        with io.StringIO(read_text(p, what="neighbourhood table"), newline="") as fh:
             reader = csv.DictReader(fh)
             cols = [c.strip() for c in reader.fieldnames or []]
             missing = [c for c in COLUMNS if c not in cols]

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import csv
+import io
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -26,6 +27,7 @@ from typing import Any
 import yaml
 
 from psymetrics_core.errors import PsymError
+from psymetrics_core.safe_io import load_json, parse_json, read_text
 
 __all__ = [
     "Dilemma",
@@ -126,7 +128,7 @@ def read_dilemma_file(path: str | Path) -> list[Dilemma]:
     rows: list[Mapping[str, Any]]
     try:
         if p.suffix.lower() == ".csv":
-            with p.open(newline="", encoding="utf-8-sig") as fh:
+            with io.StringIO(read_text(p, what="dilemma file"), newline="") as fh:
                 reader = csv.DictReader(fh)
                 cols = set(reader.fieldnames or [])
                 missing = {"foundation", "action", "pro_foundation"} - cols
@@ -140,15 +142,18 @@ def read_dilemma_file(path: str | Path) -> list[Dilemma]:
                 rows = list(reader)
             start = 2
         elif p.suffix.lower() == ".jsonl":
-            lines = p.read_text(encoding="utf-8").splitlines()
-            rows = [json.loads(x) for x in lines if x.strip()]
+            lines = read_text(p, what="dilemma file").splitlines()
+            rows = [parse_json(x, p, line=n) for n, x in enumerate(lines, 1) if x.strip()]
             start = 1
         else:
-            data = json.loads(p.read_text(encoding="utf-8"))
-            rows = data if isinstance(data, list) else data.get("dilemmas", [])
+            data = load_json(p, what="dilemma file")
+            rows = data if isinstance(data, list) else dict(data).get("dilemmas", [])
             start = 1
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+    except (json.JSONDecodeError, UnicodeDecodeError, csv.Error, TypeError, ValueError) as exc:
         raise PsymError(f"{p}: not valid {p.suffix.lstrip('.') or 'JSON'} ({exc})") from None
+    bad = next((i for i, r in enumerate(rows) if not isinstance(r, Mapping)), None)
+    if bad is not None:
+        raise PsymError(f"{p}, row {bad + start}: expected an object with foundation, dilemma, ...")
     out = [_row(p, i + start, r) for i, r in enumerate(rows)]
     if not out:
         raise PsymError(f"{p}: holds no dilemmas")
@@ -208,8 +213,12 @@ def read_daily_dilemmas_dir(path: str | Path) -> list[Dilemma]:
     for p in (rows_p, values_p):
         if not p.is_file():
             raise PsymError(f"{d}: expected the DailyDilemmas file {p.name} in this folder")
-    with rows_p.open(newline="", encoding="utf-8") as fr, values_p.open(newline="") as fv:
+    fr = io.StringIO(read_text(rows_p, what="DailyDilemmas file"), newline="")
+    fv = io.StringIO(read_text(values_p, what="DailyDilemmas file"), newline="")
+    try:
         return from_daily_dilemmas(csv.DictReader(fr), csv.DictReader(fv))
+    except (csv.Error, KeyError) as exc:
+        raise PsymError(f"{d}: not a DailyDilemmas folder ({type(exc).__name__}: {exc})") from None
 
 
 def load_hf_daily_dilemmas() -> list[Dilemma]:

@@ -1,0 +1,109 @@
+"""``psym contamination``: a thin click layer over :func:`run.contamination`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from .options import PROBES
+
+__all__ = ["contamination_cmd"]
+
+
+@click.command("contamination")
+@click.option("--tasks", required=True, help="Comma-separated task ids, e.g. bfi,mfq.")
+@click.option(
+    "--probes",
+    default=",".join(PROBES),
+    show_default=True,
+    help="Comma-separated probes to run.",
+)
+@click.option(
+    "--permutations", type=int, default=50, show_default=True,
+    help="Seeded permutations of the order test.",
+)  # fmt: skip
+@click.option("--model", default="smollm2", show_default=True, help="Model backend.")
+@click.option("--model-args", default="", help="Backend arguments, k=v,k=v (lm-eval style).")
+@click.option(
+    "--items", "items", multiple=True, metavar="TASK=FILE",
+    help="Item texts (CSV id,text) for instruments that do not ship them (pvq40, sd3).",
+)  # fmt: skip
+@click.option(
+    "--keywords", "keywords", multiple=True, metavar="[TASK=]FILE",
+    help="Your keyword annotation (CSV id,keyword) instead of psymetrics' own.",
+)  # fmt: skip
+@click.option(
+    "--option", "probe_options", multiple=True, metavar="KEY=VALUE",
+    help="A recorded parsing/rendering decision (see the plugin README), e.g. "
+    "target_mid_rule=floor.",
+)  # fmt: skip
+@click.option("--limit", type=int, default=None, help="Probe only the first N items per task.")
+@click.option("--no-cache", is_flag=True, help="Do not read or write the response cache.")
+@click.option(
+    "--output", type=click.Path(path_type=Path), default=None,
+    help="Run directory for contamination.json and samples.jsonl "
+    "[default: psym-results/contamination-<timestamp>].",
+)  # fmt: skip
+@click.option("--json", "as_json", is_flag=True, help="Print contamination.json, not a table.")
+def contamination_cmd(
+    tasks: str,
+    probes: str,
+    permutations: int,
+    model: str,
+    model_args: str,
+    items: tuple[str, ...],
+    keywords: tuple[str, ...],
+    probe_options: tuple[str, ...],
+    limit: int | None,
+    no_cache: bool,
+    output: Path | None,
+    as_json: bool,
+) -> None:
+    """Has the model seen this test? Contamination probes of Han et al. (2025), an order test
+    (Oren et al., 2023) with positive controls, bootstrap intervals and an index."""
+    from datetime import datetime
+
+    from psymetrics_core.cli.console import print_json, progress_bar, stderr
+    from psymetrics_core.item_texts import parse_items_option
+
+    from .keywords import parse_keywords_option
+    from .options import parse_probe_options, parse_probes
+    from .report import print_tables
+    from .run import contamination
+
+    task_list = [t.strip() for t in tasks.split(",") if t.strip()]
+    probe_list = parse_probes(probes)
+    opts = parse_probe_options(probe_options)
+    kw_files = parse_keywords_option(keywords, task_list)
+    if output is None:
+        output = Path("psym-results") / datetime.now().strftime("contamination-%Y%m%d-%H%M%S")
+    with progress_bar() as bar:
+
+        class _Reporter:
+            def __init__(self, task: str, total: int) -> None:
+                self.id = bar.add_task(task, total=total)
+
+            def advance(self, n: int = 1) -> None:
+                bar.advance(self.id, n)
+
+        report: dict[str, Any] = contamination(
+            task_list,
+            probes=probe_list,
+            model=model,
+            model_args=model_args,
+            permutations=permutations,
+            options=opts,
+            item_files=parse_items_option(items),
+            keyword_files=kw_files,
+            output=output,
+            limit=limit,
+            cache=not no_cache,
+            progress=_Reporter,
+        )
+    if as_json:
+        print_json(report)
+        return
+    print_tables(report)
+    stderr.print(f"results: {output / 'contamination.json'}   samples: {output / 'samples.jsonl'}")

@@ -1,0 +1,65 @@
+"""``psym contamination`` arrives through the ``register_commands`` hook (a real ``psym``
+process), and bad input stops with one line naming what is wrong."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+def _psym(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "psymetrics_core", *args],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+
+
+def test_register_commands_hook_adds_the_command() -> None:
+    from psymetrics_core.plugins import get_plugin_manager
+
+    impls = get_plugin_manager().hook.register_commands.get_hookimpls()
+    assert "contamination" in {i.plugin_name for i in impls}
+    top = _psym("--help")
+    assert top.returncode == 0 and "contamination" in top.stdout
+    sub = _psym("contamination", "--help")
+    assert sub.returncode == 0
+    for flag in ("--tasks", "--probes", "--permutations", "--model-args", "--items", "--keywords",
+                 "--output", "--json"):  # fmt: skip
+        assert flag in sub.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--probes", "verbatim,telepathy"], "--probes: unknown probe telepathy"),
+        (["--option", "target_mid_rule=median"], "--option target_mid_rule: expected one of"),
+        (["--option", "nonsense=1"], "--option expects KEY=VALUE with KEY one of"),
+        (["--permutations", "0"], "--permutations must be at least 1"),
+    ],
+)
+def test_bad_options_are_one_line_errors(args: list[str], message: str, tmp_path: Path) -> None:
+    res = _psym("contamination", "--tasks", "bfi", "--output", str(tmp_path), *args)
+    assert res.returncode != 0
+    assert message in res.stderr
+    assert "Traceback" not in res.stderr
+    assert len(res.stderr.strip().splitlines()) == 1, res.stderr
+
+
+def test_bad_keyword_file_names_file_and_line(tmp_path: Path) -> None:
+    bad = tmp_path / "kw.csv"
+    bad.write_text("id,keyword\n1,talkative\n2,zebra\n")
+    res = _psym(
+        "contamination", "--tasks", "bfi", "--probes", "keyword", "--keywords", str(bad),
+        "--output", str(tmp_path / "out"),
+    )  # fmt: skip
+    assert res.returncode != 0 and "Traceback" not in res.stderr
+    assert f"{bad}, row 3, field 'keyword': keyword 'zebra' does not occur" in res.stderr
+
+
+def test_user_texts_needed_for_pvq40(tmp_path: Path) -> None:
+    res = _psym("contamination", "--tasks", "pvq40", "--output", str(tmp_path))
+    assert res.returncode != 0 and "--items pvq40=FILE.csv" in res.stderr
+    assert "Traceback" not in res.stderr

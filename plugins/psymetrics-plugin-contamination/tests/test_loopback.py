@@ -1,0 +1,133 @@
+"""End to end against an OpenAI-compatible server on loopback (tests/oracle_server.py).
+
+The BFI answer key is built here from the instrument's published key (reverse-keyed items
+score 6 - x; the items as full sentences with the stem "I see myself as someone who"), not from
+the plugin's code: a perfect model must get AED 0, keyword success 1, macro-F1 1, option-score
+MAE 0 and target-score MAE 0; one that ignores reverse keying the analytic 192/220 (Han et al.,
+2025; notes §5.4).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from oracle_server import AnswerKey, KeyItem, OracleServer
+
+from psymetrics_core import get_instrument
+from psymetrics_core.cli import cli
+
+FIVE = "verbatim,keyword,item-dimension,option-score,target-score"
+DISTINCT = 347  # distinct requests of the five probes on BFI-44 (see the first test)
+
+
+def bfi_key() -> AnswerKey:
+    inst = get_instrument("bfi")
+    labels = [o.label for o in inst.response_scales["default"].options]
+    items = []
+    for index, it in enumerate(inst.items, start=1):
+        text = "I see myself as someone who " + it.text[0].lower() + it.text[1:] + "."
+        scores = [6 - v if it.reverse else v for v in range(1, 6)]
+        items.append(KeyItem(index, text, it.scales[0].title(), labels, [float(s) for s in scores]))
+    return AnswerKey("Big Five Inventory (BFI-44)", items)
+
+
+def _run(srv: OracleServer, out: Path, *extra: str) -> dict:
+    args = [
+        "contamination", "--tasks", "bfi", "--probes", FIVE, "--model", "openai-chat",
+        "--model-args", f"base_url={srv.base_url},model=oracle,concurrency=4",
+        "--output", str(out), "--option", "bootstrap=200", "--json", *extra,
+    ]  # fmt: skip
+    res = CliRunner().invoke(cli, args, catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    return json.loads((out / "contamination.json").read_text())
+
+
+def test_perfect_model_scores_perfectly_and_the_rerun_is_free(tmp_path: Path) -> None:
+    with OracleServer([bfi_key()]) as srv:
+        rep = _run(srv, tmp_path / "run1")
+        n_prompts = srv.requests
+        probes = rep["tasks"]["bfi"]["probes"]
+        assert probes["verbatim"]["value"] == 0.0
+        assert probes["verbatim"]["detail"]["exact_match_rate"] == 1.0
+        # BFI items 1, 6, 25 ("Is talkative/reserved/inventive"), 14, 29 ("Can be tense/moody")
+        # and 18, 21, 23 ("Tends to be disorganized/quiet/lazy") give identical masked prompts
+        # ("I see myself as someone who is [MASK]."): even a perfect model answers only one per
+        # group right, so 2 + 1 + 2 = 5 items are lost: success 39/44, the reported ceiling
+        kw = probes["keyword"]
+        assert kw["value"] == pytest.approx(39 / 44) == kw["baseline"]["ceiling"]
+        assert kw["detail"]["ambiguous_items"] == ["1", "6", "14", "18", "21", "23", "25", "29"]
+        assert kw["detail"]["unambiguous"]["value"] == 1.0
+        assert kw["detail"]["strict"]["value"] == pytest.approx(39 / 44)
+        assert probes["item-dimension"]["value"] == 1.0
+        assert probes["option-score"]["value"] == 0.0
+        assert probes["target-score"]["value"] == 0.0
+        for name, pr in probes.items():
+            assert pr["ci_low"] is not None and pr["ci_high"] is not None, name
+            assert pr["n_parsed"] == pr["n_prompts"], name
+        # 44 x (verbatim cued + control, keyword, item-dimension, option-score) + 132 targets,
+        # less the 5 keyword prompts identical to another one (asked once, nothing paid twice)
+        assert n_prompts == 44 * 5 + 132 - 5 == DISTINCT == rep["cache"]["misses"]
+        # the control prompt names a made-up inventory: this server does not know it
+        assert probes["verbatim"]["detail"]["control_AED"]["value"] > 0.5
+        index = rep["tasks"]["bfi"]["index"]
+        assert index["value"] == pytest.approx(1.0)  # keyword relative to its ceiling
+        assert index["ci_low"] == pytest.approx(1.0) and index["ci_high"] == pytest.approx(1.0)
+        lines = (tmp_path / "run1" / "samples.jsonl").read_text().splitlines()
+        assert len(lines) == 44 * 5 + 132  # one line per probe prompt
+        # the same command again: every answer from the cache, no request reaches the server
+        rep2 = _run(srv, tmp_path / "run2")
+        assert srv.requests == n_prompts
+        assert rep2["cache"] == {**rep2["cache"], "misses": 0, "hits": n_prompts}
+        assert rep2["tasks"]["bfi"]["probes"] == rep["tasks"]["bfi"]["probes"]
+
+
+def test_ignoring_reverse_keying_gives_the_analytic_mae(tmp_path: Path) -> None:
+    with OracleServer([bfi_key()], ignore_reverse=True) as srv:
+        rep = _run(srv, tmp_path, "--probes", "option-score")
+    opt = rep["tasks"]["bfi"]["probes"]["option-score"]
+    assert opt["value"] == pytest.approx(192 / 220)  # 0.873
+    assert opt["baseline"]["ignore_reverse_keying"] == pytest.approx(192 / 220)
+    assert opt["ci_low"] < opt["value"] < opt["ci_high"]
+
+
+def test_killed_run_resumes_without_repeating_finished_prompts(tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    with OracleServer([bfi_key()], latency=0.02) as srv:
+        cmd = [
+            sys.executable, "-m", "psymetrics_core", "contamination", "--tasks", "bfi",
+            "--probes", FIVE, "--model", "openai-chat",
+            "--model-args", f"base_url={srv.base_url},model=oracle,concurrency=1",
+            "--output", str(tmp_path / "run"), "--option", "bootstrap=50",
+        ]  # fmt: skip
+        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 120
+        while srv.requests < 150 and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.01)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        assert proc.returncode == -signal.SIGKILL
+        asked_before = srv.requests  # one request per distinct prompt (concurrency 1)
+        assert 100 <= asked_before < DISTINCT  # killed half-way
+        assert all(n == 1 for n in srv.counts.values())
+        last = srv.completed[-1] if srv.completed else None
+        res = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
+        assert res.returncode == 0, res.stderr
+        repeated = [p for p, n in srv.counts.items() if n > 1]
+        # nothing whose answer reached the client before the kill is asked again; at most the
+        # one request in flight at the kill (its answer may never have been read) is repeated
+        assert len(repeated) <= 1
+        assert not repeated or repeated[0] in (last, list(srv.counts)[asked_before - 1])
+        asked_after = srv.requests - asked_before
+        assert asked_after == DISTINCT - asked_before + len(repeated)
+        assert len(srv.counts) == DISTINCT  # every prompt was answered overall
+    rep = json.loads((tmp_path / "run" / "contamination.json").read_text())
+    assert rep["tasks"]["bfi"]["probes"]["option-score"]["value"] == 0.0
+    assert rep["cache"]["misses"] == asked_after

@@ -1,0 +1,40 @@
+"""The real default model (SmolLM2-135M-Instruct on CPU), kept small: the first 4 BFI items,
+every probe, 19 permutations. Values are whatever the model does; the test checks that every
+metric is computed from real answers with its interval, and that the months control order is
+more likely than every permutation (p = 1/20), i.e. the order test has power on this model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from psymetrics_plugin_contamination.options import PROBES, ProbeOptions
+from psymetrics_plugin_contamination.run import contamination
+
+pytestmark = pytest.mark.model
+
+
+def test_every_probe_on_smollm2(tmp_path: Path) -> None:
+    rep = contamination(
+        ["bfi"], probes=PROBES, permutations=19, limit=4,
+        options=ProbeOptions(bootstrap=200), output=tmp_path,
+    )  # fmt: skip
+    probes = rep["tasks"]["bfi"]["probes"]
+    for name in ("verbatim", "keyword", "item-dimension", "option-score", "target-score"):
+        pr = probes[name]
+        assert pr["n_prompts"] > 0, name
+        assert pr["n_parsed"] + pr["n_refused"] + pr["n_invalid"] + pr["n_empty"] == pr["n_prompts"]
+        if pr["value"] is not None:
+            assert pr["ci_low"] is not None and pr["ci_low"] <= pr["value"] <= pr["ci_high"]
+        else:
+            assert pr["reason"]
+    assert probes["verbatim"]["value"] is not None  # every answer counts, refusals included
+    order = probes["order"]
+    assert order["n_prompts"] == 4 * 20  # bfi + 3 controls, each canonical + 19 permutations
+    assert order["detail"]["positive_controls"]["months"]["p"] == pytest.approx(1 / 20)
+    assert rep["cache"]["misses"] == sum(pr["n_prompts"] for pr in probes.values())
+    again = contamination(
+        ["bfi"], probes=PROBES, permutations=19, limit=4,
+        options=ProbeOptions(bootstrap=200), output=tmp_path / "again",
+    )  # fmt: skip
+    assert again["cache"]["misses"] == 0
