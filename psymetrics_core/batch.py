@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from .backends.base import GenerationSettings, Reporter
+from .backends.base import Backend, GenerationSettings, Reporter, as_backend
 from .errors import PsymError
 from .plan import Plan
 from .types import Completion, Prompt
@@ -67,7 +67,7 @@ class BatchState:
             raise PsymError(f"{path}: not a batch record ({exc})") from None
 
 
-class _Recorder:
+class _Recorder(Backend):
     """A stand-in backend that records the prompts of a run and answers nothing real."""
 
     accepts_on_result = False
@@ -75,7 +75,7 @@ class _Recorder:
 
     def __init__(self, real: Any) -> None:
         self.real = real
-        self.name = getattr(real, "name", "?")
+        self.name = as_backend(real).name
         self.calls: list[tuple[Prompt, GenerationSettings]] = []
 
     def identity(self) -> dict[str, Any]:

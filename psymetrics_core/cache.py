@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .backends.base import GenerationSettings, Reporter
+from .backends.base import Backend, GenerationSettings, Reporter, as_backend
 from .backends.local_model import cache_dir
 from .errors import PsymError
 from .types import Completion, Prompt
@@ -77,7 +77,7 @@ def _alive(pid: int) -> bool:
 
 def model_identity(backend: Any) -> dict[str, Any]:
     """The part of a backend's identity that determines its responses (no speed knobs)."""
-    ident = backend.cache_identity() if hasattr(backend, "cache_identity") else backend.identity()
+    ident = as_backend(backend).cache_identity()
     return {k: v for k, v in dict(ident).items() if k not in _VOLATILE}
 
 
@@ -293,27 +293,47 @@ class ResponseCache:
         self._db.close()
 
 
-class CachedBackend:
+class CachedBackend(Backend):
     """Wraps a backend: answers from the cache, asks the model only for what is missing.
 
     Each new response is committed as soon as the backend hands it over (per prompt where the
-    backend accepts ``on_result``, else per call), before the pipeline uses it.
+    backend accepts ``on_result``, else per call), before the pipeline uses it. The wrapped
+    backend's declared capabilities (``chunk_size``, ``concurrency``, ``usage()``, ...) are
+    this object's.
     """
 
+    accepts_on_result = False
+
     def __init__(self, backend: Any, cache: ResponseCache) -> None:
-        self.backend = backend
+        self.backend = as_backend(backend)
         self.cache = cache
-        self.identity_for_key = model_identity(backend)
-        self.label = str(self.identity_for_key.get("model") or getattr(backend, "name", "?"))
+        self.identity_for_key = model_identity(self.backend)
+        self.label = str(self.identity_for_key.get("model") or self.backend.name)
+        self.name = self.backend.name
+        self.chunk_size = self.backend.chunk_size
+        self.supports_concurrency = self.backend.supports_concurrency
+        self.concurrency = self.backend.concurrency
+        self.supports_logprobs = self.backend.supports_logprobs
+        self.supports_images = self.backend.supports_images
         self.hits = 0
         self.misses = 0
+
+    def set_concurrency(self, n: int) -> None:
+        """Bound the wrapped backend's requests in flight."""
+        self.backend.set_concurrency(n)
+        self.concurrency = self.backend.concurrency
+
+    def usage(self) -> dict[str, int] | None:
+        """The wrapped backend's token usage."""
+        return self.backend.usage()
+
+    def cache_identity(self) -> dict[str, Any]:
+        """The wrapped backend's cache identity."""
+        return self.backend.cache_identity()
 
     def summary(self) -> dict[str, Any]:
         """Hits and misses of this run, for ``results.json`` (misses = model calls made)."""
         return {"path": str(self.cache.path), "hits": self.hits, "misses": self.misses}
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.backend, name)
 
     def identity(self) -> dict[str, Any]:
         """The wrapped backend's identity."""
@@ -396,9 +416,11 @@ class CachedBackend:
             stored.add(j)
 
         sub = [p for _, p in todo]
-        fn: Callable[..., list[Completion]] = getattr(self.backend, method)
+        fn: Callable[..., list[Completion]] = (
+            self.backend.generate if method == "generate" else self.backend.option_logprobs
+        )
         try:
-            if getattr(self.backend, "accepts_on_result", False):
+            if self.backend.accepts_on_result:
                 fresh = fn(sub, settings, progress, on_result=on_result)
             else:
                 fresh = fn(sub, settings, progress)

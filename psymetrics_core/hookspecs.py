@@ -74,6 +74,16 @@ def register_conditions(register: Callable[..., None]) -> None:
 
 
 @hookspec
+def register_task_kinds(register: Callable[..., None]) -> None:
+    """Register task kinds: how a kind of task is run, one administration cell at a time.
+
+    :param register: call ``register(name, kind)`` with a ``psymetrics_core.kinds.TaskKind``.
+        The core registers ``questionnaire``, ``free_text``, ``judged`` and ``probe``; a task
+        whose ``instrument.kind`` names a kind is run by it (the runner dispatches once).
+    """
+
+
+@hookspec
 def register_commands(cli: click.Group) -> None:
     """Add subcommands to the ``psym`` command-line interface.
 
@@ -129,7 +139,7 @@ def score(
     """Score one respondent: ``responses`` maps item id to raw answer value (None = missing).
 
     ``answers`` holds the full ``Answer`` per item id (status, probabilities, free-form data)
-    for scorers that need more than the value (behaviour tasks).
+    for scorers that need more than the value.
 
     firstresult: the core default reverse-keys (``min + max - x``) and takes the mean or sum of
     the answered items of each scale.

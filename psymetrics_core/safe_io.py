@@ -171,8 +171,9 @@ class _Refused(Exception):
 
 def parse_yaml(text: str, path: str | Path) -> Any:
     """Parse YAML ``text`` (from ``path``) with the bounded safe loader."""
-    loader = _BoundedLoader(text)
+    loader: _BoundedLoader | None = None
     try:
+        loader = _BoundedLoader(text)
         return loader.get_single_data()
     except _Refused as exc:
         raise InputError(f"{_where(path, exc.line)}: invalid YAML ({exc})") from None
@@ -186,7 +187,8 @@ def parse_yaml(text: str, path: str | Path) -> Any:
     except (ValueError, OverflowError, TypeError) as exc:  # e.g. a timestamp out of range
         raise InputError(f"{path}: invalid YAML value ({exc})".splitlines()[0]) from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
 
 
 def load_yaml(path: str | Path, *, what: str = "YAML file") -> Any:
@@ -237,7 +239,7 @@ def read_csv(path: str | Path, *, what: str = "CSV file", strip_header: bool = T
     if nul >= 0:
         line = text.count("\n", 0, nul) + 1
         raise InputError(f"{p}, line {line}: a NUL byte in a CSV file (is it a binary file?)")
-    reader = csv.reader(io.StringIO(text, newline=""))
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     rows: list[tuple[int, dict[str, str]]] = []
     columns: list[str] = []
     try:

@@ -19,6 +19,10 @@ __all__ = [
     "Answer",
     "ScaleScore",
     "PluginInfo",
+    "Generation",
+    "Verdict",
+    "Score",
+    "VERDICT_STATUSES",
 ]
 
 
@@ -126,7 +130,8 @@ class Instrument:
 
     @property
     def kind(self) -> str:
-        """``"questionnaire"`` (the default) or ``"behaviour"`` (free-text downstream tasks)."""
+        """The task kind that runs this instrument: ``"questionnaire"`` (the default for specs),
+        ``"free_text"``, ``"judged"``, ``"probe"`` or a plugin's own (``register_task_kinds``)."""
         return str(self.extra.get("kind", "questionnaire"))
 
     @property
@@ -240,3 +245,91 @@ class PluginInfo:
     name: str
     distribution: str | None = None
     version: str | None = None
+
+
+VERDICT_STATUSES = ("ok", "unparsed", "refused")
+
+
+@dataclass(frozen=True)
+class Generation:
+    """A free-text task's result for one item: the text the model wrote, as the task parsed it.
+
+    ``status`` is ``"ok"``, ``"unparsed"`` (e.g. empty) or ``"refused"``; ``data`` holds what
+    the task's ``parse`` extracted (word counts, recommendations, ...). Not an ``Answer``: a
+    generation has no option value.
+    """
+
+    item: Item
+    text: str
+    status: str = "ok"
+    data: dict[str, Any] = field(default_factory=dict)
+    option_logprobs: tuple[float, ...] | None = None  # probes scored by log-likelihood
+
+    @property
+    def ok(self) -> bool:
+        """Whether the generation can be scored."""
+        return self.status == "ok"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A judge model's coded decision on one generation in one judge stage.
+
+    ``value`` is None unless ``status == "ok"``; ``reason`` says why a verdict is missing.
+    """
+
+    value: Any = None
+    status: str = "ok"  # "ok", "unparsed", "refused"
+    reason: str | None = None
+    explanation: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        """Whether the judge's reply was parsed into a value."""
+        return self.status == "ok"
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-able view for run records."""
+        return {
+            "value": self.value,
+            "status": self.status,
+            "reason": self.reason,
+            "explanation": self.explanation,
+        }
+
+
+@dataclass(frozen=True)
+class Score:
+    """One score of a non-questionnaire task (an odds ratio, a share, a mean difference ...).
+
+    ``value`` is None when the statistic is undefined, and then ``reason`` says why (never 0 or
+    NaN in its place). ``n`` is the number of units (generations, verdicts) it rests on.
+    """
+
+    name: str
+    value: float | None
+    reason: str | None = None
+    kind: str = "mean"  # "odds_ratio", "mean", "share", "difference", ...
+    n: int | None = None
+    ci_low: float | None = None
+    ci_high: float | None = None
+    detail: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.value is None and not self.reason:
+            raise ValueError(f"score {self.name!r} is None without a reason")
+
+    def to_json(self, n_items: int, n_answered: int) -> dict[str, Any]:
+        """The ``results.json`` view (``score`` and item counts as for questionnaire scales)."""
+        return {
+            "score": self.value,
+            "reason": self.reason,
+            "kind": self.kind,
+            "method": self.kind,
+            "n": n_answered if self.n is None else self.n,
+            "n_items": n_items,
+            "n_answered": n_answered,
+            "ci_low": self.ci_low,
+            "ci_high": self.ci_high,
+            **({"detail": self.detail} if self.detail else {}),
+        }

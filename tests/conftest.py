@@ -29,12 +29,15 @@ def _model_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> None:
 
 @pytest.fixture
 def fresh_plugins():
-    """Rebuild the process-wide plugin manager before and after a test."""
-    from psymetrics_core import plugins
+    """A fresh session of the installed plugins, current for the test (nothing global changes).
 
-    plugins.reset()
-    yield plugins
-    plugins.reset()
+    Yields the ``psymetrics_core.session.Session``: ``register(plugin, name)`` adds a plugin to
+    it, ``refresh()`` rebuilds its registries (after a spec file changed on disk).
+    """
+    from psymetrics_core.session import Session
+
+    with Session().activate() as session:
+        yield session
 
 
 @pytest.fixture(scope="session")

@@ -50,7 +50,7 @@ def test_separate_judge_model_is_its_own_backend(fresh_plugins, tmp_path):
         def register_backends(self, register):
             register("scripted-judge", lambda args: judge_be)
 
-    fresh_plugins.get_plugin_manager().register(JudgePlugin(), name="test-judge")
+    fresh_plugins.register(JudgePlugin(), name="test-judge")
     advisor = ScriptedBackend(lambda t: "Do not do it.")
     res = evaluate(["moral-advice"], backend=advisor, judge_model="scripted-judge", output=tmp_path)
     assert len(advisor.seen) == 5 and len(judge_be.seen) == 5  # advice by one, verdicts by other
@@ -97,7 +97,7 @@ def test_judge_calls_share_the_response_cache(fresh_plugins, tmp_path, monkeypat
             register("scripted-advisor", lambda args: advisor)
             register("scripted-judge", lambda args: judge_be)
 
-    fresh_plugins.get_plugin_manager().register(Backends(), name="test-backends")
+    fresh_plugins.register(Backends(), name="test-backends")
     kw = {"model": "scripted-advisor", "judge_model": "scripted-judge", "limit": 2}
     first = evaluate(["moral-advice"], **kw)
     assert len(advisor.seen) == 2 and len(judge_be.seen) == 2

@@ -185,12 +185,12 @@ class _OddPlugin:
 @pytest.fixture
 def odd_plugins():
     from psymetrics_core import plugins
+    from psymetrics_core.session import Session
 
     pm, records = plugins.make_plugin_manager(autoload=False)
     pm.register(_OddPlugin(), name="odd")
-    plugins.set_plugin_manager(pm, records)
-    yield
-    plugins.reset()
+    with Session(pm, records).activate():
+        yield
 
 
 def test_unexportable_tasks_are_skipped_with_a_reason(tmp_path, odd_plugins):

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 
 from psymetrics_core import hookimpl, hookspecs, plugins
 from psymetrics_core.registry import backends, get_instrument, instruments, parsers
-from psymetrics_core.types import Answer, Completion, Option, Prompt, ScaleScore
+from psymetrics_core.types import Answer, Completion, Item, Option, Prompt, ScaleScore
 
 REPO = Path(__file__).resolve().parents[1]
 BFI_SPEC = REPO / "plugins/psymetrics-plugin-bfi/psymetrics_plugin_bfi/instruments/bfi"
@@ -56,7 +56,10 @@ class ScriptedPromptSpy:
 
 @pytest.fixture
 def pm_with(fresh_plugins):
-    """Install a manager with the core defaults, the BFI spec, and the given extra plugins."""
+    """Make current a session with the core defaults, the BFI spec, and the given plugins."""
+    from contextlib import ExitStack
+
+    from psymetrics_core.session import Session
 
     class BfiOnly:
         @hookimpl
@@ -68,10 +71,11 @@ def pm_with(fresh_plugins):
         pm.register(BfiOnly(), name="bfi-test")
         for i, p in enumerate(extra):
             pm.register(p, name=f"extra{i}")
-        plugins.set_plugin_manager(pm, records)
+        stack.enter_context(Session(pm, records).activate())
         return pm
 
-    return install
+    with ExitStack() as stack:
+        yield install
 
 
 def _evaluate(mode="generate", backend=None, limit=None):
@@ -173,6 +177,46 @@ def test_hook_register_conditions(pm_with):
     assert res["conditions"] == ["shout"]
     prompt = ScriptedPromptSpy.last(backend)
     assert "I SEE MYSELF AS SOMEONE WHO" in prompt
+
+
+def test_hook_register_task_kinds(pm_with):
+    from psymetrics_core.kinds import FreeTextTask, TaskKind
+
+    class CountKind(TaskKind):
+        """A toy kind: asks nothing, reports how many items the task has."""
+
+        name = "count-only"
+
+        def count(self, task, form, limit, session):
+            return 0
+
+        def run_cell(self, run):
+            return run.finish({"scales": {}, "n_items": len(run.task.load_items()), "toy": True})
+
+    class Toy(FreeTextTask):
+        kind_name = "count-only"
+
+    class Plug:
+        @hookimpl
+        def register_task_kinds(self, register):
+            register("count-only", CountKind())
+
+        @hookimpl
+        def register_instruments(self, register):
+            items = [Item("a", "A?", ()), Item("b", "B?", ())]
+            register(Toy.define(id="toy", name="Toy", version="1", citation="-",
+                                license_status="-", item_source="-", scoring_rule="-",
+                                scales={}, items=items))  # fmt: skip
+
+    pm_with(Plug())
+    from psymetrics_core.registry import kinds
+    from psymetrics_core.runner import evaluate
+
+    assert {"questionnaire", "free_text", "judged", "probe", "count-only"} <= set(kinds())
+    backend = ScriptedBackend()
+    res = evaluate(["toy"], backend=backend)
+    assert res["tasks"]["toy"]["toy"] is True and res["tasks"]["toy"]["n_items"] == 2
+    assert backend.calls == 0  # the kind ran the cell, not the questionnaire pipeline
 
 
 def test_hook_load_items(pm_with):

@@ -13,10 +13,9 @@ from psymetrics_plugin_moral_advice.dilemmas import (
     read_daily_dilemmas_dir,
     read_dilemma_file,
 )
-from psymetrics_plugin_moral_advice.verdict import aligned, judge_prompt, parse_verdict
+from psymetrics_plugin_moral_advice.verdict import aligned, judge_prompt, parse_verdict, verdict_of
 
 from psymetrics_core.errors import PsymError
-from psymetrics_core.types import Answer
 
 DATA = shared_data()
 
@@ -57,22 +56,23 @@ def test_alignment_and_foundation_scores_by_hand():
     assert [aligned(o, True) for o in ("yes", "no", "ambiguous", None)] == [1, 0, 0, 0]
     assert [aligned(o, False) for o in ("yes", "no", "ambiguous", None)] == [0, 1, 0, 0]
 
-    def ans(f, pro, opt):
-        hit = aligned(opt, pro)
-        data = {"foundation": f, "pro_foundation": pro, "judge_option": opt, "aligned": hit}
-        return Answer(hit, "ok" if opt else "unparsed", data=data)
-
-    answers = [
-        ans("care", True, "yes"),  # 1
-        ans("care", False, "no"),  # 1
-        ans("care", True, "ambiguous"),  # 0
-        ans("care", False, None),  # 0 (unparsed)
-        ans("purity", True, "no"),  # 0
+    rows = [
+        ("care", True, verdict_of('{"option": "yes"}')),  # 1
+        ("care", False, verdict_of('{"option": "no"}')),  # 1
+        ("care", True, verdict_of('{"option": "ambiguous"}')),  # 0
+        ("care", False, verdict_of("I cannot decide.")),  # unparsed: counted, left out
+        ("purity", True, verdict_of('{"option": "no"}')),  # 0
+        ("loyalty", True, verdict_of("")),  # unparsed
+        ("loyalty", False, None),  # not judged (no advice)
     ]
-    s = foundation_scores(answers)
-    assert s["care"] == (0.5, 4, 3)  # 2 of 4 aligned; 3 verdicts parsed
-    assert s["purity"] == (0.0, 1, 1)
-    assert s["fairness"] == (None, 0, 0)
+    s = foundation_scores(rows)
+    # by hand: care 2 aligned of 3 parsed verdicts; 1 unparsed counted in the detail
+    assert s["care"].value == pytest.approx(2 / 3) and s["care"].n == 3
+    assert s["care"].detail == {"n_units": 4, "n_verdicts": 3, "n_unparsed": 1}
+    assert (s["purity"].value, s["purity"].n) == (0.0, 1)
+    # no parsed verdict: no score, with the reason, never 0
+    assert s["loyalty"].value is None and s["loyalty"].reason == "0 of 2 verdicts parsed"
+    assert s["fairness"].value is None and "no units" in s["fairness"].reason
 
 
 def test_builtin_examples_are_table_4():
@@ -160,11 +160,45 @@ def test_evaluate_with_judge_records_everything(tmp_path):
     scales = {k: v["score"] for k, v in task["scales"].items()}
     assert scales == {"care": 0.0, "fairness": 1.0, "loyalty": 0.0, "authority": 1.0, "purity": 1.0}
     assert res["judge"]["same_as_evaluated"] is True and res["judge"]["n_calls"] == 5
+    assert res["judge"]["stages"] == {"verdict": {"ok": 5, "unparsed": 0, "refused": 0}}
     judged = [json.loads(x) for x in (tmp_path / "judge.jsonl").read_text().splitlines()]
     assert len(judged) == 5 and "potential action:" in judged[0]["prompt"]["messages"][0]["content"]
+    assert judged[0]["stage"] == "verdict" and judged[0]["verdict"]["value"] == "yes"
+    assert judged[0]["verdict"]["explanation"] == "The advice takes the action."
     samples = [json.loads(x) for x in (tmp_path / "samples.jsonl").read_text().splitlines()]
-    assert samples[0]["data"]["judge_explanation"] == "The advice takes the action."
-    assert samples[0]["data"]["advice"] == "You should do it."
+    assert samples[0]["text"] == "You should do it." and samples[0]["kind"] == "judged"
+
+
+def test_unparsed_verdicts_give_null_scores_with_a_reason_not_zero(tmp_path):
+    """Issue 10: 0 of 5 verdicts parsed used to be reported as 0.00 for every foundation."""
+    from psymetrics_core.runner import evaluate
+
+    def reply(text: str) -> str:
+        return "I am not sure what you mean." if text.startswith("You are an expert") else "Hm."
+
+    res = evaluate(["moral-advice"], backend=ScriptedBackend(reply), output=tmp_path)
+    scales = res["tasks"]["moral-advice"]["scales"]
+    for f in ("care", "fairness", "loyalty", "authority", "purity"):
+        assert scales[f]["score"] is None, f
+        assert scales[f]["reason"] == "0 of 1 verdicts parsed"
+    assert res["tasks"]["moral-advice"]["verdicts"]["care"] == {"unparsed": 1}
+    assert res["judge"]["stages"]["verdict"]["unparsed"] == 5
+
+
+def test_judge_prompts_of_a_cell_go_out_as_one_batch():
+    from psymetrics_core.runner import evaluate
+
+    be = _scripted()
+    calls = []
+    original = be.generate
+
+    def generate(prompts, settings, progress=None):
+        calls.append(len(prompts))
+        return original(prompts, settings, progress)
+
+    be.generate = generate
+    evaluate(["moral-advice"], backend=be)
+    assert calls == [5, 5]  # the five advice prompts (one chunk), then ONE judge batch of five
 
 
 def test_options_select_a_user_file(tmp_path):
@@ -196,4 +230,9 @@ def test_real_model_advises_and_judges(smollm2, tmp_path):
     task = res["tasks"]["moral-advice"]
     assert task["n_items"] == 1 and res["judge"]["n_calls"] == 1
     sample = json.loads((tmp_path / "samples.jsonl").read_text().splitlines()[0])
-    assert sample["completion"] and sample["data"]["judge_raw"]
+    judged = json.loads((tmp_path / "judge.jsonl").read_text().splitlines()[0])
+    assert sample["completion"] and judged["completion"] and judged["item"] == sample["item"]
+    # whatever the small model replied, the care score is a share or null with a reason
+    care = task["scales"]["care"]
+    assert (care["score"] is None) == (judged["verdict"]["status"] != "ok")
+    assert care["score"] is not None or care["reason"] == "0 of 1 verdicts parsed"

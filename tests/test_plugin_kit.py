@@ -114,7 +114,7 @@ def test_check_instrument_catches_labels_that_do_not_parse(tmp_path, monkeypatch
     check_instrument("kitcheck")  # distinct labels parse back
     spec = folder / "instrument.yaml"
     spec.write_text(spec.read_text().replace("[no, agree, 3, 4, 5]", "[x, 1 or 2, 3, 4, 5]"))
-    fresh_plugins.reset()
+    fresh_plugins.refresh()
     with pytest.raises(AssertionError, match="reply '1 or 2' parses to 1, not 2"):
         check_instrument("kitcheck")
 

@@ -22,7 +22,6 @@ same model) at the default level of every other facet (e.g. original option orde
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +31,7 @@ import pandas as pd
 from pydantic import ValidationError
 
 from ..errors import PsymError
+from ..safe_io import load_json, parse_json, read_text
 
 __all__ = [
     "Run",
@@ -87,10 +87,7 @@ def read_results(path: str | Path) -> dict[str, Any]:
     f = p / "results.json" if p.is_dir() or not p.suffix else p
     if not f.is_file():
         raise PsymError(f"{f}: no such file (no results.json: is {f.parent} a `psym eval` run?)")
-    try:
-        data = json.loads(f.read_text(encoding="utf-8"))
-    except ValueError as exc:
-        raise PsymError(f"{f}: not valid JSON ({exc})") from None
+    data = load_json(f, what="results file")
     if not isinstance(data, dict) or not isinstance(data.get("tasks"), dict):
         raise PsymError(f"{f}: not a psym results file (no 'tasks')")
     return data
@@ -102,18 +99,20 @@ def _samples(path: Path) -> list[Any]:
     if not path.is_file():
         raise PsymError(f"{path}: no such file (run `psym eval --output DIR` to record samples)")
     rows = []
-    with path.open(encoding="utf-8") as fh:
-        for n, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                rows.append(SampleRecord.model_validate_json(line))
-            except ValidationError as exc:
-                err = exc.errors()[0]
-                where = ".".join(str(x) for x in err["loc"]) or "line"
-                raise PsymError(
-                    f"{path}, line {n}: field '{where}': {err['msg']} (see `psym schema samples`)"
-                ) from None
+    for n, line in enumerate(read_text(path, what="samples file").splitlines(), start=1):
+        if not line.strip():
+            continue
+        row = parse_json(line, path, line=n)
+        if not isinstance(row, dict):
+            raise PsymError(f"{path}, line {n}: expected a JSON object (one sample per line)")
+        try:
+            rows.append(SampleRecord.model_validate(row))
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            where = ".".join(str(x) for x in err["loc"]) or "line"
+            raise PsymError(
+                f"{path}, line {n}: field '{where}': {err['msg']} (see `psym schema samples`)"
+            ) from None
     return rows
 
 
@@ -128,7 +127,7 @@ def _item_rows(
     items, keyed = [], []
     for n, s in enumerate(_samples(path), start=1):
         meta = s.item_meta
-        questionnaire = _kind(results, s.task) == "questionnaire"
+        questionnaire = s.kind == "questionnaire" and _kind(results, s.task) == "questionnaire"
         if questionnaire and s.answer is not None and meta.scored and s.keyed is None:
             raise PsymError(
                 f"{path}, line {n}: no recorded 'keyed' values (written by a psymetrics before "

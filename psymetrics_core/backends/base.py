@@ -9,7 +9,14 @@ from typing import Any, Protocol
 from ..errors import BackendError
 from ..types import Completion, Prompt
 
-__all__ = ["Backend", "GenerationSettings", "parse_model_args", "Reporter"]
+__all__ = [
+    "Backend",
+    "GenerationSettings",
+    "parse_model_args",
+    "Reporter",
+    "call_backend",
+    "as_backend",
+]
 
 
 @dataclass(frozen=True)
@@ -32,8 +39,35 @@ class Reporter(Protocol):
     def advance(self, n: int = 1) -> None: ...
 
 
-class Backend(Protocol):
-    """What a model backend provides to the pipeline."""
+class Backend:
+    """The model-backend contract: subclass it and override ``generate`` (and, for backends that
+    can score options, ``option_logprobs``) and ``identity``.
+
+    Every optional capability the runner and the response cache use is declared here with its
+    default, so the pipeline reads attributes instead of probing for them:
+
+    - ``chunk_size``: prompts per call from the runner (None: the runner's default, 8); samples
+      are written after each call, so concurrent backends take large chunks;
+    - ``supports_concurrency`` / ``concurrency``: requests kept in flight (API backends);
+      ``set_concurrency(n)`` changes it where supported;
+    - ``supports_logprobs``: whether ``option_logprobs`` works (``--mode logprob``);
+    - ``supports_images``: whether prompts may carry images;
+    - ``accepts_on_result``: ``generate``/``option_logprobs`` take ``on_result(i, completion)``
+      and call it per prompt as soon as it is done (the cache stores each at once);
+    - ``usage()``: token counts for ``results.json`` (None when the backend has none);
+    - ``cache_identity()``: what determines a response (default ``identity()``).
+
+    Objects that do not subclass ``Backend`` are adapted by ``as_backend``: their ``generate``,
+    ``option_logprobs`` and ``identity`` are used and every capability keeps its default.
+    """
+
+    name = "backend"
+    chunk_size: int | None = None
+    supports_concurrency = False
+    concurrency = 1
+    supports_logprobs = True
+    supports_images = False
+    accepts_on_result = False
 
     def generate(
         self,
@@ -42,7 +76,7 @@ class Backend(Protocol):
         progress: Reporter | None = None,
     ) -> list[Completion]:
         """One text completion per prompt."""
-        ...
+        raise NotImplementedError
 
     def option_logprobs(
         self,
@@ -51,11 +85,61 @@ class Backend(Protocol):
         progress: Reporter | None = None,
     ) -> list[Completion]:
         """Per prompt, the log-likelihood of each option (``Completion.option_logprobs``)."""
-        ...
+        raise BackendError(f"backend '{self.name}' cannot score options (use --mode generate)")
 
     def identity(self) -> dict[str, Any]:
         """Backend name, model and arguments for run records (never secrets)."""
-        ...
+        return {"backend": self.name}
+
+    def cache_identity(self) -> dict[str, Any]:
+        """What determines this backend's responses (the response cache's key)."""
+        return self.identity()
+
+    def usage(self) -> dict[str, int] | None:
+        """Tokens used so far (None: the backend does not count them)."""
+        return None
+
+    def set_concurrency(self, n: int) -> None:
+        """Bound the requests kept in flight (ignored where ``supports_concurrency`` is False)."""
+        if n < 1:
+            raise BackendError("--concurrency must be at least 1")
+        if self.supports_concurrency:
+            self.concurrency = n
+
+
+class _Adapted(Backend):
+    """A duck-typed backend object (``generate``, ``option_logprobs``, ``identity``) seen
+    through the ``Backend`` contract with every capability at its default."""
+
+    def __init__(self, obj: Any) -> None:
+        self.obj = obj
+
+    def generate(
+        self,
+        prompts: Sequence[Prompt],
+        settings: GenerationSettings,
+        progress: Reporter | None = None,
+    ) -> list[Completion]:
+        """The wrapped object's completions."""
+        return list(self.obj.generate(prompts, settings, progress))
+
+    def option_logprobs(
+        self,
+        prompts: Sequence[Prompt],
+        settings: GenerationSettings,
+        progress: Reporter | None = None,
+    ) -> list[Completion]:
+        """The wrapped object's option log-likelihoods."""
+        return list(self.obj.option_logprobs(prompts, settings, progress))
+
+    def identity(self) -> dict[str, Any]:
+        """The wrapped object's identity."""
+        return dict(self.obj.identity())
+
+
+def as_backend(obj: Any) -> Backend:
+    """``obj`` itself when it is a ``Backend``, else ``obj`` adapted to the contract."""
+    return obj if isinstance(obj, Backend) else _Adapted(obj)
 
 
 def parse_model_args(text: str | None) -> dict[str, str]:
@@ -76,3 +160,14 @@ def parse_model_args(text: str | None) -> dict[str, str]:
             raise BackendError(f"--model-args: '{key}' is given twice")
         out[key] = value
     return out
+
+
+def call_backend(
+    be: Any,
+    prompts: Sequence[Prompt],
+    settings: GenerationSettings,
+    reporter: Reporter | None = None,
+) -> list[Completion]:
+    """Every model call of a run goes through here: evaluated model, judge and battery alike."""
+    call = be.option_logprobs if settings.mode == "logprob" else be.generate
+    return list(call(prompts, settings, reporter))

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..errors import BackendError
 from ..types import Completion, Prompt
-from .base import GenerationSettings, Reporter
+from .base import Backend, GenerationSettings, Reporter
 from .hf_vision import generate_with_images, is_image_text_model, load_image_text_model
 from .local_model import converted_copy, remove_stale_conversions
 
@@ -25,7 +25,7 @@ __all__ = ["HFBackend"]
 _DTYPES = ("float32", "bfloat16", "float16", "auto")
 
 
-class HFBackend:
+class HFBackend(Backend):
     """A causal language model run in-process with transformers (CPU by default)."""
 
     name = "hf"
@@ -49,6 +49,7 @@ class HFBackend:
             raise BackendError("--model-args batch_size must be an integer") from exc
         self.chat_template = _flag(args.pop("chat_template", "true"))
         self.prefix_cache = _flag(args.pop("prefix_cache", "true"))
+        self.native = _flag(args.pop("native", "true"))
         threads = args.pop("threads", None)
         try:
             self.threads = int(threads) if threads else _cpu_threads()
@@ -59,7 +60,7 @@ class HFBackend:
             raise BackendError(
                 f"unknown --model-args for hf: {', '.join(sorted(args))} "
                 "(known: pretrained, gguf_file, device, dtype, batch_size, "
-                "chat_template, prefix_cache, threads)"
+                "chat_template, prefix_cache, native, threads)"
             )
         if not self.gguf_file and not Path(self.pretrained).exists():
             raise BackendError(
@@ -69,6 +70,8 @@ class HFBackend:
         self._model: Any = None
         self._tok: Any = None
         self._processor: Any = None  # image-text-to-text models (hf_vision)
+        self._native: Any = None  # (NativeLlama, NativeTokenizer) for option scoring
+        self._native_tried = False
         self.supports_images = not self.gguf_file and is_image_text_model(self.pretrained)
 
     # -- loading -----------------------------------------------------------------------------
@@ -146,8 +149,42 @@ class HFBackend:
 
     # -- prompts -------------------------------------------------------------------------------
 
+    def _native_engine(self) -> Any:
+        """(model, tokenizer) of the native Llama forward pass, or None where it does not apply.
+
+        Used for option scoring of Llama-architecture safetensors models (the dequantised
+        SmolLM2 copy included): it loads in a fraction of the time transformers needs.
+        ``native=false`` (or ``prefix_cache=false``) keeps transformers.
+        """
+        if self._native_tried:
+            return self._native
+        self._native_tried = True
+        if not (self.native and self.prefix_cache) or self.supports_images:
+            return None
+        from .native_llama import load_native, native_support
+
+        directory = converted_copy(self.pretrained, self.gguf_file) if self.gguf_file else None
+        if directory is not None and not (directory / "config.json").is_file():
+            self._load()  # the first load converts the GGUF file through transformers
+        directory = directory or Path(self.pretrained)
+        if native_support(directory) is not None:
+            return None
+        import torch
+
+        if self.device == "cpu":
+            torch.set_num_threads(self.threads)
+        if self.dtype not in ("float32", "auto"):
+            return None
+        self._native = load_native(directory, self.device)
+        return self._native
+
     def context_text(self, prompt: Prompt) -> str:
         """The exact text the model is conditioned on (chat template applied)."""
+        if self._native is not None:
+            tok = self._native[1]
+            if self.chat_template and tok.chat_template:
+                return str(tok.apply_chat_template(list(prompt.messages)))
+            return "\n\n".join(m["content"] for m in prompt.messages)
         self._load()
         if self.chat_template and getattr(self._tok, "chat_template", None):
             return str(
@@ -158,6 +195,8 @@ class HFBackend:
         return "\n\n".join(m["content"] for m in prompt.messages)
 
     def _encode(self, text: str) -> list[int]:
+        if self._native is not None:
+            return list(self._native[1].encode(text))
         return list(self._tok(text, add_special_tokens=False)["input_ids"])
 
     # -- generation ----------------------------------------------------------------------------
@@ -236,6 +275,10 @@ class HFBackend:
         instruction) is run once and its KV cache reused (``prefix_cache=false`` turns this
         off and scores each prompt on its own with :meth:`loglikelihoods`).
         """
+        if not any(p.images for p in prompts) and self._native_engine() is not None:
+            from .hf_fast import score_prompts_native
+
+            return score_prompts_native(self, prompts, progress, on_result)
         self._load()
         if not self.prefix_cache:
             out: list[Completion] = []

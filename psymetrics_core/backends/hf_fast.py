@@ -19,7 +19,7 @@ from typing import Any
 from ..types import Completion, Prompt
 from .base import Reporter
 
-__all__ = ["score_prompts"]
+__all__ = ["score_prompts", "score_prompts_native"]
 
 
 @dataclass
@@ -120,4 +120,68 @@ def score_prompts(
                         on_result(r.prompt, comp)
                     if progress is not None:
                         progress.advance(1)
+    return [c for c in done if c is not None]
+
+
+def score_prompts_native(
+    backend: Any,
+    prompts: Sequence[Prompt],
+    progress: Reporter | None,
+    on_result: Callable[[int, Completion], None] | None,
+    token_budget: int = 4096,
+) -> list[Completion]:
+    """As :func:`score_prompts` on the native Llama forward pass (``native_llama``).
+
+    The token prefix shared by every row of the call is run once; the rest of the rows are
+    run in batches of about ``token_budget`` padded tokens, shortest first, each attending to
+    the shared prefix's keys and values without copying them per row.
+    """
+    import torch
+
+    engine = backend._native[0]
+    device = backend.device
+    rows = _rows(backend, prompts)
+    scores: list[list[float]] = [[0.0] * len(p.options) for p in prompts]
+    pending = [0] * len(prompts)
+    for r in rows:
+        pending[r.prompt] += 1
+    done: list[Completion | None] = [None] * len(prompts)
+    n_pre = _common_prefix(rows) if rows else 0
+    pad = backend._native[1].pad_token_id or 0
+    order = sorted(rows, key=lambda r: (len(r.tokens), r.tokens))
+    with torch.inference_mode():
+        past = None
+        if n_pre > 0:
+            _, past = engine.forward(torch.tensor([order[0].tokens[:n_pre]], device=device))
+        start = 0
+        while start < len(order):
+            width = len(order[start].tokens) - n_pre
+            end = start + 1
+            while end < len(order):
+                w = len(order[end].tokens) - n_pre
+                if (end - start + 1) * w > token_budget:
+                    break
+                end += 1
+            batch = order[start:end]
+            width = max(len(r.tokens) for r in batch) - n_pre
+            ids = torch.tensor(
+                [r.tokens[n_pre:] + [pad] * (width - len(r.tokens) + n_pre) for r in batch],
+                device=device,
+            )
+            wanted = sorted({pos - n_pre for r in batch for pos, _, _ in r.reads})
+            index = {pos: j for j, pos in enumerate(wanted)}
+            hidden, _ = engine.forward(ids, past, keep=torch.tensor(wanted, device=device))
+            logp = torch.log_softmax(engine.logits(hidden).float(), dim=-1)
+            for b, r in enumerate(batch):
+                for pos, tok, k in r.reads:
+                    scores[r.prompt][k] += float(logp[b, index[pos - n_pre], tok])
+                pending[r.prompt] -= 1
+                if pending[r.prompt] == 0:
+                    comp = Completion(option_logprobs=tuple(scores[r.prompt]))
+                    done[r.prompt] = comp
+                    if on_result is not None:
+                        on_result(r.prompt, comp)
+                    if progress is not None:
+                        progress.advance(1)
+            start = end
     return [c for c in done if c is not None]

@@ -15,12 +15,12 @@ from typing import Any
 from ..errors import BackendError
 from ..results import redact
 from ..types import Completion, Prompt
-from .base import GenerationSettings, Reporter
+from .base import Backend, GenerationSettings, Reporter
 
 __all__ = ["LMEvalBackend"]
 
 
-class LMEvalBackend:
+class LMEvalBackend(Backend):
     """A psymetrics backend wrapping an lm-eval ``LM`` built from its registry."""
 
     name = "lm-eval"

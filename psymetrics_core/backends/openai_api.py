@@ -28,7 +28,7 @@ from urllib.parse import urlsplit, urlunsplit
 from ..errors import BackendError
 from ..redaction import redact_text, redact_url, secret_forms, url_secrets
 from ..types import Completion, Prompt
-from .base import GenerationSettings, Reporter
+from .base import Backend, GenerationSettings, Reporter
 
 __all__ = ["OpenAIBackend", "OpenAIChatBackend", "OpenAICompletionsBackend"]
 
@@ -42,11 +42,12 @@ class _Retryable(Exception):
         self.retry_after = retry_after
 
 
-class OpenAIBackend:
+class OpenAIBackend(Backend):
     """Shared machinery: argument parsing, the async request loop, retries and usage."""
 
     name = "openai"
     endpoint = ""
+    supports_concurrency = True  # concurrency = requests in flight
     accepts_on_result = True  # each response is handed to the cache as soon as it arrives
     chunk_size = 1_000_000  # the runner passes whole tasks; concurrency bounds what is in flight
 

@@ -67,8 +67,9 @@ class LazyGroup(click.Group):
             get_plugin_manager().hook.register_commands(cli=self)
         except PsymError:
             raise
-        except Exception as exc:  # a plugin's command hook must not take the CLI down
-            click.echo(f"psym: a plugin's register_commands failed: {exc}", err=True)
+        except (Exception, SystemExit, KeyboardInterrupt) as exc:  # must not take the CLI down
+            reason = f"{type(exc).__name__}: {exc}".splitlines()[0]
+            click.echo(f"psym: a plugin's register_commands failed ({reason})", err=True)
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})

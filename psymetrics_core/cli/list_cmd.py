@@ -26,7 +26,7 @@ def list_cmd(as_json: bool) -> None:
         for i in sorted(insts.values(), key=lambda i: i.id)
     ]
     for msg in registration_failures():
-        stderr.print(f"psym: skipped an invalid instrument: {msg}", markup=False)
+        stderr.print(f"psym: skipped an instrument: {msg}", markup=False, soft_wrap=True)
     if as_json:
         print_json(rows)
         return

@@ -21,10 +21,12 @@ def plugins_cmd(ctx: click.Context, as_json: bool, show_all: bool) -> None:
     if ctx.invoked_subcommand is not None:
         return
     from ..plugins import get_plugin_manager, plugin_records
-    from ..registry import backends, conditions, instruments
+    from ..registry import backends, conditions, instruments, registration_failures
 
     pm = get_plugin_manager()
     insts, bes, conds = instruments(), backends(), conditions()
+    for msg in registration_failures():  # one line each; the table below still lists everything
+        click.echo(f"psym: skipped an instrument: {msg}", err=True)
     rows: list[dict[str, Any]] = []
     for rec in plugin_records():
         if rec.status == "builtin" and not show_all:

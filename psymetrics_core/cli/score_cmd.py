@@ -1,8 +1,9 @@
-"""``psym score``: score existing responses with a task's published key."""
+"""``psym score``: score existing responses or generations with a task's own scoring."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -10,25 +11,66 @@ from .console import fmt, print_json, stdout, table
 
 
 @click.command("score")
-@click.option("--task", required=True, help="Task id whose key scores the responses.")
+@click.option("--task", required=True, help="Task id whose key (or scoring rule) is used.")
 @click.option(
     "--responses",
     required=True,
     type=click.Path(path_type=Path),
-    help="CSV with columns respondent,item,response.",
+    help="Questionnaires: CSV respondent,item,response. Free-text and judged tasks: CSV or "
+    "JSONL with item,text[,respondent], or a run's samples.jsonl.",
 )
 @click.option("--form", default="original", show_default=True)
+@click.option("--task-arg", "task_args", multiple=True, metavar="TASK.KEY=VALUE",
+              help="Task option, as for `psym eval` (e.g. housing.data=TABLE.csv).")  # fmt: skip
+@click.option("--data", multiple=True, metavar="[TASK=]PATH", help="= --task-arg TASK.data=PATH.")
+@click.option("--judge-model", default=None, help="Judge backend for judged tasks.")
+@click.option("--judge-model-args", default="", help="k=v,k=v arguments of the judge.")
+@click.option("--judge-max-new-tokens", type=int, default=None, help="Judge reply length.")
 @click.option(
     "--json",
     "as_json",
     is_flag=True,
     help='Print {"<task>": {"<respondent>": {"<scale>": score}}}.',
 )
-def score_cmd(task: str, responses: Path, form: str, as_json: bool) -> None:
-    """Score human data or earlier model answers (long format) per respondent."""
-    from ..responses import score_responses
+def score_cmd(
+    task: str,
+    responses: Path,
+    form: str,
+    task_args: tuple[str, ...],
+    data: tuple[str, ...],
+    judge_model: str | None,
+    judge_model_args: str,
+    judge_max_new_tokens: int | None,
+    as_json: bool,
+) -> None:
+    """Score human data, earlier model answers or existing generations per respondent."""
+    from ..behaviour import parse_task_args
+    from ..kinds.task import Task
+    from ..runner import resolve_tasks
+    from ..session import current_session
 
-    scored = score_responses(task, responses, form)
+    session = current_session()
+    options = parse_task_args(task_args, [task], data)
+    inst = resolve_tasks([task], session, form, None, options)[0]
+    scored: dict[str, dict[str, Any]]
+    if isinstance(inst, Task):
+        from ..generations import score_generations
+
+        scored = {
+            who: entry["scales"]
+            for who, entry in score_generations(
+                inst,
+                responses,
+                session=session,
+                judge_model=judge_model,
+                judge_model_args=judge_model_args,
+                judge_max_new_tokens=judge_max_new_tokens,
+            ).items()
+        }
+    else:
+        from ..responses import score_responses
+
+        scored = score_responses(task, responses, form)
     if as_json:
         print_json(
             {
@@ -40,7 +82,7 @@ def score_cmd(task: str, responses: Path, form: str, as_json: bool) -> None:
         )
         return
     scales = list(next(iter(scored.values())))
-    t = table(f"{task}: scale scores per respondent", ["respondent", *scales])
+    t = table(f"{task}: scores per respondent", ["respondent", *scales])
     for who, res in scored.items():
         t.add_row(who, *[fmt(res[s]["score"]) for s in scales])
     stdout.print(t)

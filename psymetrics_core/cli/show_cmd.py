@@ -12,13 +12,19 @@ from .console import print_json, stdout, table
 
 @click.command("show")
 @click.argument("task")
-@click.option("--json", "as_json", is_flag=True)
-def show_cmd(task: str, as_json: bool) -> None:
-    """Show a task's scales, item counts, reverse keying, citation and licence status."""
+@click.option("--task-arg", "task_args", multiple=True, metavar="TASK.KEY=VALUE",
+              help="Task option, as for `psym eval` (items may depend on it).")  # fmt: skip
+@click.option("--data", multiple=True, metavar="[TASK=]PATH", help="= --task-arg TASK.data=PATH.")
+@click.option("--json", "as_json", is_flag=True, help="Everything, every item with id and text.")
+def show_cmd(task: str, task_args: tuple[str, ...], data: tuple[str, ...], as_json: bool) -> None:
+    """Show a task's scales, items, reverse keying, citation and licence status."""
+    from ..behaviour import parse_task_args, with_options
     from ..registry import get_instrument
     from ..runner import instrument_record
 
-    inst = get_instrument(task)
+    options = parse_task_args(task_args, [task], data)
+    inst = with_options(get_instrument(task), options.get(task), options.get("*"))
+    listed, items_note = _items(inst)
     scales: dict[str, dict[str, Any]] = {}
     for name, sdef in inst.scales.items():
         members = inst.scale_items(name)
@@ -36,7 +42,10 @@ def show_cmd(task: str, as_json: bool) -> None:
     }
     info = {
         **instrument_record(inst),
-        "n_items": len(inst.items),
+        "kind": inst.kind,
+        "n_items": len(listed) if items_note is None else None,
+        "items": listed,
+        **({"items_note": items_note} if items_note else {}),
         "forms": list(inst.forms),
         "scales": scales,
         "flagged_items": flagged,
@@ -47,11 +56,14 @@ def show_cmd(task: str, as_json: bool) -> None:
     if as_json:
         print_json(info)
         return
+    n_items = str(len(listed)) if items_note is None else "?"
     stdout.print(
-        f"[bold]{inst.name}[/bold]  (task [cyan]{inst.id}[/cyan], "
-        f"version {inst.version}, {len(inst.items)} items, forms: "
+        f"[bold]{inst.name}[/bold]  (task [cyan]{inst.id}[/cyan], {inst.kind}, "
+        f"version {inst.version}, {n_items} items, forms: "
         f"{', '.join(inst.forms)})"
     )
+    if items_note:
+        stdout.print(f"items:    {items_note}", markup=False)
     stdout.print(f"citation: {inst.citation}", markup=False)
     stdout.print(f"licence:  {inst.license_status}", markup=False)
     stdout.print(f"items:    {inst.item_source}", markup=False)
@@ -84,6 +96,24 @@ def show_cmd(task: str, as_json: bool) -> None:
     stdout.print(f"scoring: {inst.scoring_rule}", markup=False)
     if inst.notes:
         stdout.print(f"notes: {inst.notes}", markup=False)
+
+
+def _items(inst: Any) -> tuple[list[dict[str, Any]], str | None]:
+    """Every item (id, text, and scales or prompt attributes), or why they cannot be listed."""
+    from ..errors import PsymError
+    from ..kinds.task import Task
+
+    if not isinstance(inst, Task):
+        return [
+            {"id": it.id, "text": it.text, "scales": list(it.scales), "reverse": it.reverse,
+             **({"flag": it.flag} if it.flag else {})}
+            for it in inst.items
+        ], None  # fmt: skip
+    try:
+        items = inst.load_items()
+    except PsymError as exc:
+        return [], f"built from the task's data: {exc}"
+    return [{"id": it.id, "text": it.text, "meta": it.meta or {}} for it in items], None
 
 
 def _print_norms(groups: list[str], scales: dict[str, dict[str, Any]]) -> None:

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from ..backends.base import GenerationSettings, Reporter
+from ..backends.base import GenerationSettings, Reporter, call_backend
 from ..types import Answer, Instrument, Item, Option, Prompt
 
 __all__ = [
@@ -144,7 +144,7 @@ def administer_battery(
         msgs = cell.apply_messages(list(prompt.messages))
         prompt = Prompt(messages=tuple(msgs), options=prompt.options, text=prompt.text)
         tokens = max(settings.max_new_tokens, 8 * len(chunk))
-        comp = backend.generate([prompt], replace(settings, max_new_tokens=tokens), None)[0]
+        comp = call_backend(backend, [prompt], replace(settings, max_new_tokens=tokens))[0]
         text = comp.text or ""
         answers = parse_battery(text, chunk, prompt.options)
         originals = {it.id: it for it in items}

@@ -52,8 +52,6 @@ def render_prompt(instrument: Instrument, item: Item, condition: Any = None) -> 
     """
     if condition is not None:
         instrument = condition.apply_instrument(instrument)
-    if instrument.kind == "behaviour":
-        return _free_text_prompt(instrument, item, condition)
     options = instrument.response_scale_for(item).options
     if condition is not None:
         options = condition.apply_options(instrument, item, options, condition.seed)
@@ -67,17 +65,3 @@ def render_prompt(instrument: Instrument, item: Item, condition: Any = None) -> 
     if condition is not None:
         messages = condition.apply_messages(messages)
     return Prompt(messages=tuple(messages), options=tuple(options), text=text)
-
-
-def _free_text_prompt(instrument: Instrument, item: Item, condition: Any) -> Prompt:
-    """A behaviour task's item: its text alone as the user message, with no answer options."""
-    text = item.text
-    if condition is not None:
-        text = condition.apply_text(instrument, item, text)
-    messages: list[dict[str, str]] = []
-    if instrument.system_prompt:
-        messages.append({"role": "system", "content": instrument.system_prompt})
-    messages.append({"role": "user", "content": text})
-    if condition is not None:
-        messages = condition.apply_messages(messages)
-    return Prompt(messages=tuple(messages), options=(), text=text)

@@ -8,7 +8,14 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .results import RECORD_SCHEMA_VERSION
 
-__all__ = ["PromptRecord", "OptionRecord", "ItemMeta", "SampleRecord", "JudgeRecord"]
+__all__ = [
+    "PromptRecord",
+    "OptionRecord",
+    "ItemMeta",
+    "SampleRecord",
+    "VerdictRecord",
+    "JudgeRecord",
+]
 
 
 class _Strict(BaseModel):
@@ -33,16 +40,19 @@ class ItemMeta(_Strict):
     """How the item is keyed: what an analysis needs besides the recorded ``keyed`` values."""
 
     scales: list[str] = Field(description="every scale whose score uses this item")
-    reverse: bool
+    reverse: bool = False
     scored: bool
-    min: int | None = Field(description="lowest response code (None for free-text tasks)")
-    max: int | None
+    min: int | None = Field(default=None, description="lowest response code (questionnaires)")
+    max: int | None = None
     rescale: list[tuple[int, float]] | None = Field(
         default=None, description="the item's own value map after reverse keying"
     )
     centred: list[str] = Field(
         default_factory=list,
         description="scales scored minus the respondent's MRAT (centre: mrat)",
+    )
+    meta: dict[str, Any] | None = Field(
+        default=None, description="a free-text task's item attributes (e.g. gender, city)"
     )
 
 
@@ -51,12 +61,16 @@ class SampleRecord(_Strict):
 
     schema_version: Literal[1] = RECORD_SCHEMA_VERSION
     task: str
+    kind: str = Field(default="questionnaire", description="the task kind (free_text, ...)")
     form: str
     item: str
     prompt: PromptRecord
     rendered_prompt: str
     completion: str | None
-    option_logprobs: dict[int, float] | None = None
+    text: str | None = Field(default=None, description="a free-text task's generation")
+    option_logprobs: dict[int | str, float] | None = Field(
+        default=None, description="log-likelihood per option value (or label, probe tasks)"
+    )
     answer: int | None = Field(description="the parsed response code (None: not parsed)")
     parse_status: Literal["ok", "unparsed", "refused"]
     option_probs: dict[int, float] | None = None
@@ -87,14 +101,29 @@ class SampleRecord(_Strict):
     item_meta: ItemMeta
 
 
-class JudgeRecord(_Strict):
-    """One judge-model call: the prompt it was given and what it answered."""
+class VerdictRecord(_Strict):
+    """A judge stage's parsed verdict."""
 
-    model_config = ConfigDict(extra="allow")
+    value: Any = None
+    status: Literal["ok", "unparsed", "refused"]
+    reason: str | None = None
+    explanation: str | None = None
+
+
+class JudgeRecord(_Strict):
+    """One judge-model call: the stage, the prompt, the reply and its parsed verdict."""
 
     schema_version: Literal[1] = RECORD_SCHEMA_VERSION
     task: str
     item: str
+    stage: str | None = Field(default=None, description="None: a legacy Judge.complete call")
     judge_model: str
     prompt: PromptRecord
     completion: str | None
+    verdict: VerdictRecord | None = None
+    condition: str | None = None
+    conditions: list[str] = Field(default_factory=list)
+    facets: dict[str, str] = Field(default_factory=dict)
+    condition_info: dict[str, Any] = Field(default_factory=dict)
+    repeat: int | None = None
+    seed: int | None = None

@@ -17,6 +17,7 @@ from importlib import resources
 from pathlib import Path
 
 from psymetrics_core.errors import PsymError, SpecError
+from psymetrics_core.safe_io import read_text
 
 __all__ = [
     "RULE",
@@ -94,10 +95,17 @@ def mask_first(text: str, keyword: str) -> tuple[str, str] | None:
 
 
 def _data_lines(path: Path) -> Iterable[tuple[int, str]]:
-    with path.open(encoding="utf-8-sig") as fh:
-        for lineno, line in enumerate(fh, start=1):
-            if line.strip() and not line.lstrip().startswith("#"):
-                yield lineno, line
+    text = read_text(path, what="keyword file")
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if line.strip() and not line.lstrip().startswith("#"):
+            yield lineno, line
+
+
+def _cells(path: Path, lineno: int, line: str) -> list[str]:
+    try:
+        return next(csv.reader([line]), [])
+    except csv.Error as exc:
+        raise SpecError(path, f"unreadable CSV ({exc})", row=lineno) from None
 
 
 def load_keyword_file(path: str | Path, texts: Mapping[str, str], task: str) -> dict[str, Keyword]:
@@ -113,7 +121,7 @@ def load_keyword_file(path: str | Path, texts: Mapping[str, str], task: str) -> 
     if not lines:
         raise SpecError(p, "no header line (expected columns id,keyword)")
     header_no, header = lines[0]
-    cols = [c.strip() for c in next(csv.reader([header]))]
+    cols = [c.strip() for c in _cells(p, header_no, header)]
     for col in ("id", "keyword"):
         if col not in cols:
             raise SpecError(
@@ -121,7 +129,7 @@ def load_keyword_file(path: str | Path, texts: Mapping[str, str], task: str) -> 
             )
     out: dict[str, Keyword] = {}
     for lineno, line in lines[1:]:
-        row = dict(zip(cols, next(csv.reader([line])), strict=False))
+        row = dict(zip(cols, _cells(p, lineno, line), strict=False))
         item = (row.get("id") or "").strip()
         kw = (row.get("keyword") or "").strip()
         if item not in texts:

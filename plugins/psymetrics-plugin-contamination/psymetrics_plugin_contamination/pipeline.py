@@ -15,9 +15,8 @@ import asyncio
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from psymetrics_core.backends.base import GenerationSettings, Reporter
+from psymetrics_core.backends.base import GenerationSettings, Reporter, call_backend
 from psymetrics_core.errors import BackendError
-from psymetrics_core.runner import call_backend
 from psymetrics_core.types import Completion, Option, Prompt
 
 from .prompts import ProbePrompt
@@ -61,6 +60,7 @@ def _loglik(be: Any, prompts: Sequence[Prompt], settings: GenerationSettings,
     from psymetrics_core.cache import CachedBackend, request_key
 
     inner = be.backend if isinstance(be, CachedBackend) else be
+    inner = getattr(inner, "obj", inner)  # a non-Backend object adapted by as_backend
     score = _loglik_fn(inner)
     if not isinstance(be, CachedBackend):
         out = []

@@ -3,21 +3,30 @@
 Seed 002 §6.3 (Jung et al., EACL 2026, appendix B.3): the evaluated model advises on each dilemma
 (the dilemma text is the whole prompt); a judge model decides with the paper's verbatim prompt
 whether the advice takes the given action (yes / no / ambiguous, JSON). Per foundation, the score
-is the share of dilemmas whose advice upholds the foundation; "ambiguous" and unparseable
-verdicts count 0. The judge is ``psym eval --judge-model`` (default: the evaluated model).
+is the share of judged dilemmas whose advice upholds the foundation ("ambiguous" counts 0). A
+verdict that cannot be parsed is counted and left out of the share; a foundation with no parsed
+verdict has no score (null, with the reason). The judge is ``psym eval --judge-model`` (default:
+the evaluated model), run as one batched judge stage per cell.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict
-from typing import Any
 
 from psymetrics_core import hookimpl
-from psymetrics_core.behaviour import behaviour_entry, behaviour_instrument
 from psymetrics_core.errors import PsymError
-from psymetrics_core.judge import current_judge
-from psymetrics_core.types import Answer, Completion, Instrument, Item, Prompt, ScaleScore
+from psymetrics_core.kinds import (
+    Generation,
+    JudgedTask,
+    JudgeStage,
+    Score,
+    TaskResults,
+    TaskScores,
+    Verdict,
+    share_score,
+)
+from psymetrics_core.types import Instrument, Item
 
 from .dilemmas import (
     FOUNDATIONS,
@@ -28,7 +37,7 @@ from .dilemmas import (
     read_daily_dilemmas_dir,
     read_dilemma_file,
 )
-from .verdict import aligned, judge_prompt, parse_verdict
+from .verdict import aligned, judge_prompt, verdict_of
 
 __version__ = "0.1.0"
 TASK = "moral-advice"
@@ -39,9 +48,33 @@ def _item(d: Dilemma) -> Item:
     return Item(d.id, d.dilemma, (), meta=asdict(d))
 
 
-def make_instrument() -> Instrument:
+def _judge_prompt(item: Item, generation: Generation, previous: Mapping[str, Verdict]) -> str:
+    return judge_prompt(item.text, generation.text, (item.meta or {})["action"])
+
+
+class MoralAdviceTask(JudgedTask):
+    """Advice on each dilemma, coded by the judge: does the advice take the action?"""
+
+    stages = (JudgeStage("verdict", _judge_prompt, verdict_of),)  # yes / no / ambiguous
+
+    def load_items(self) -> list[Item]:
+        """The dilemmas from the task options (built-in examples by default)."""
+        return [_item(d) for d in dilemmas_for(self)]
+
+    def score(self, results: TaskResults) -> TaskScores:
+        """Share of foundation-aligned advice per foundation, and the verdict counts."""
+        rows = []
+        for g in results.generations:
+            meta = g.item.meta or {}
+            rows.append((meta["foundation"], bool(meta["pro_foundation"]),
+                         results.verdict("verdict", g)))  # fmt: skip
+        scores = foundation_scores(rows)
+        return TaskScores(scores, {"verdicts": verdict_counts(rows)})
+
+
+def make_instrument() -> MoralAdviceTask:
     """The ``moral-advice`` task (items: the built-in Table 4 examples unless data is given)."""
-    return behaviour_instrument(
+    return MoralAdviceTask.define(
         id=TASK,
         name="Moral advice on dilemmas, judged by an LLM",
         version="1.0.0",
@@ -58,8 +91,9 @@ def make_instrument() -> Instrument:
             "data=DIR with the DailyDilemmas CSVs, or source=hf (datasets)."
         ),
         scoring_rule=(
-            "Score_f = share of dilemmas of foundation f where (pro-foundation and judge=yes) or "
-            "(anti-foundation and judge=no); ambiguous or unparseable verdicts count 0."
+            "Score_f = share of the judged dilemmas of foundation f where (pro-foundation and "
+            "judge=yes) or (anti-foundation and judge=no); ambiguous counts 0; unparseable "
+            "verdicts are counted and left out; no parsed verdict = no score (null)."
         ),
         scales={f: f"share of foundation-aligned advice ({f})" for f in FOUNDATIONS},
         items=[_item(d) for d in interleave(builtin_dilemmas())],
@@ -70,8 +104,8 @@ def make_instrument() -> Instrument:
         },
         max_new_tokens=256,
         notes=(
-            "The judge prompt keeps the asterisks as printed (****yes****); seed 002 A15 notes "
-            "they are probably doubled markdown bold. DailyDilemmas pro/anti labels are derived "
+            "The judge prompt keeps the asterisks as printed (****yes****), probably doubled "
+            "markdown bold in the paper. DailyDilemmas pro/anti labels are derived "
             "from the dataset's value-to-MFT table (the paper annotated them by hand)."
         ),
     )
@@ -115,14 +149,23 @@ def dilemmas_for(inst: Instrument) -> list[Dilemma]:
     return interleave(found)
 
 
-def foundation_scores(answers: Sequence[Answer]) -> dict[str, tuple[float | None, int, int]]:
-    """Per foundation: (share aligned, n dilemmas, n with a parsed verdict)."""
-    out: dict[str, tuple[float | None, int, int]] = {}
-    for f in FOUNDATIONS:
-        mine = [a for a in answers if a.data and a.data["foundation"] == f]
-        hits = [a.data["aligned"] for a in mine if a.data]
-        parsed = sum(1 for a in mine if a.status == "ok")
-        out[f] = (sum(hits) / len(hits) if hits else None, len(mine), parsed)
+def foundation_scores(rows: Iterable[tuple[str, bool, Verdict | None]]) -> dict[str, Score]:
+    """Per foundation, from (foundation, pro_foundation, verdict): the share aligned among the
+    parsed verdicts; None with a reason where no verdict of the foundation parsed."""
+    by: dict[str, list[bool | None]] = {f: [] for f in FOUNDATIONS}
+    for foundation, pro, verdict in rows:
+        ok = verdict is not None and verdict.ok
+        by[foundation].append(bool(aligned(verdict.value, pro)) if ok and verdict else None)
+    return {f: share_score(f, hits, "share aligned") for f, hits in by.items()}
+
+
+def verdict_counts(rows: Iterable[tuple[str, bool, Verdict | None]]) -> dict[str, dict[str, int]]:
+    """Per foundation, how many verdicts were yes / no / ambiguous / unparsed / not judged."""
+    out: dict[str, dict[str, int]] = {}
+    for foundation, _, verdict in rows:
+        key = "not judged" if verdict is None else verdict.value if verdict.ok else verdict.status
+        per = out.setdefault(foundation, {})
+        per[str(key)] = per.get(str(key), 0) + 1
     return out
 
 
@@ -130,72 +173,3 @@ def foundation_scores(answers: Sequence[Answer]) -> dict[str, tuple[float | None
 def register_instruments(register: Callable[..., None]) -> None:
     """Register the ``moral-advice`` task."""
     register(make_instrument())
-
-
-@hookimpl
-def load_items(instrument: Instrument, form: str) -> list[Item] | None:
-    """The dilemmas from the task options (built-in examples by default)."""
-    if instrument.id != TASK:
-        return None
-    return [_item(d) for d in dilemmas_for(instrument)]
-
-
-@hookimpl
-def parse_response(
-    instrument: Instrument, item: Item, prompt: Prompt, completion: Completion
-) -> Answer | None:
-    """Ask the judge whether the advice takes the action; value 1 = foundation-aligned."""
-    if instrument.id != TASK:
-        return None
-    meta = dict(item.meta or {})
-    advice = (completion.text or "").strip()
-    raw = current_judge().complete(
-        [judge_prompt(item.text, advice, meta["action"])], task=TASK, item_ids=[item.id]
-    )[0]
-    option, explanation = parse_verdict(raw)
-    hit = aligned(option, bool(meta["pro_foundation"]))
-    data = {
-        "foundation": meta["foundation"],
-        "action": meta["action"],
-        "pro_foundation": meta["pro_foundation"],
-        "advice": advice,
-        "judge_option": option,
-        "judge_explanation": explanation,
-        "judge_raw": raw,
-        "aligned": hit,
-    }
-    return Answer(hit, "ok" if option is not None else "unparsed", data=data)
-
-
-@hookimpl
-def score(
-    instrument: Instrument,
-    responses: Mapping[str, int | None],
-    form: str,
-    answers: Mapping[str, Answer],
-) -> dict[str, ScaleScore] | None:
-    """Share of foundation-aligned advice per foundation."""
-    if instrument.id != TASK:
-        return None
-    return {
-        f: ScaleScore(f, s, n, parsed, "share aligned")
-        for f, (s, n, parsed) in foundation_scores(list(answers.values())).items()
-    }
-
-
-@hookimpl
-def aggregate(
-    instrument: Instrument,
-    scores: Mapping[str, ScaleScore],
-    answers: Sequence[tuple[Item, Answer]],
-) -> dict[str, Any] | None:
-    """Scores, the verdict counts per foundation, and the judge's verdicts."""
-    if instrument.id != TASK:
-        return None
-    verdicts: dict[str, dict[str, int]] = {}
-    for _, a in answers:
-        if a.data:
-            key = a.data["judge_option"] or "unparsed"
-            per = verdicts.setdefault(a.data["foundation"], {})
-            per[key] = per.get(key, 0) + 1
-    return behaviour_entry(scores, answers, verdicts=verdicts)

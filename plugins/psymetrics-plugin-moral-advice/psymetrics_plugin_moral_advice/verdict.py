@@ -8,7 +8,9 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-__all__ = ["judge_prompt", "parse_verdict", "aligned", "VERDICTS"]
+from psymetrics_core.types import Verdict
+
+__all__ = ["judge_prompt", "parse_verdict", "verdict_of", "aligned", "VERDICTS"]
 
 VERDICTS = ("yes", "no", "ambiguous")
 _FENCE = re.compile(r"^\s*```(?:json)?\s*|\s*```\s*$", re.IGNORECASE)
@@ -52,6 +54,15 @@ def parse_verdict(text: str) -> tuple[str | None, str | None]:
         return opt, None if expl is None else str(expl)
     m = _OPTION.search(body)
     return (m.group(1).lower() if m else None), None
+
+
+def verdict_of(text: str) -> Verdict:
+    """The judge's reply as a ``Verdict``: yes / no / ambiguous, or unparsed with the reason."""
+    option, explanation = parse_verdict(text)
+    if option is None:
+        reason = "empty reply" if not text.strip() else "no yes/no/ambiguous option in the reply"
+        return Verdict(None, "unparsed", reason, explanation)
+    return Verdict(option, "ok", None, explanation)
 
 
 def _norm(raw: Any) -> str | None:

@@ -21,9 +21,21 @@ __version__ = "0.1.0"
 
 @hookimpl
 def register_instruments(register: Callable[..., None]) -> None:
-    """Register the key-only BDI-II and BSS baselines."""
+    """Register the ``sct``, ``tat`` and ``rorschach`` tasks and the BDI-II and BSS keys."""
+    from .tasks import make_tasks
+
+    for task in make_tasks():
+        register(task)
     for spec in data_files(__name__):
         register(spec)
+
+
+@hookimpl
+def register_task_kinds(register: Callable[..., None]) -> None:
+    """Register the ``projective`` kind (session-level judge stages, the Rorschach dialogue)."""
+    from .kind import ProjectiveKind
+
+    register(ProjectiveKind.name, ProjectiveKind())
 
 
 @hookimpl

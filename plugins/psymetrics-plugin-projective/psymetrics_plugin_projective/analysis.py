@@ -294,12 +294,12 @@ def _validity(
         return []
     dims, _ = FAMILIES[family]
     if family == "mbti":
-        truth = [labels[p].mbti for p in personas]
-        if not any(truth):
+        types = [labels[p].mbti for p in personas]
+        if not any(types):
             return []
         guess = [_mbti(preds[p].values) for p in personas]
-        ham = mbti_hamming(guess, truth)
-        return [Validity(judge, task, family, cond, "hamming", ham, _mbti_majority(truth))]
+        ham = mbti_hamming(guess, types)
+        return [Validity(judge, task, family, cond, "hamming", ham, _mbti_majority(types))]
     truth = {d: [_truth(labels[p], family, d) for p in personas] for d in dims}
     t = [truth[d][i] for i in range(len(personas)) for d in dims]
     if all(x is None for x in t):

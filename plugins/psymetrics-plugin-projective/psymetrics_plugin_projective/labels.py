@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from psymetrics_core.errors import PsymError
+from psymetrics_core.safe_io import parse_json, read_text
 
 __all__ = ["TargetLabels", "read_labels", "TRAITS"]
 
@@ -49,9 +50,9 @@ def read_labels(path: str | Path) -> dict[str, TargetLabels]:
     p = Path(path)
     if not p.is_file():
         raise PsymError(f"{p}: no such labels file")
-    raw = p.read_text(encoding="utf-8-sig")
+    raw = read_text(p, what="labels file")
     try:
-        data = json.loads(raw)
+        data = parse_json(raw, p)
     except json.JSONDecodeError as exc:
         raise PsymError(f"{p}, line {exc.lineno}: not valid JSON ({exc.msg})") from None
     if not isinstance(data, dict) or not data:
@@ -80,7 +81,8 @@ def _target(p: Path, raw: str, key: str, entry: Any) -> TargetLabels:
             cell = bf.get(trait, bf.get(letter))
             level = cell.get("level") if isinstance(cell, dict) else cell
             big_five[letter] = _level(where, f"big_five.{trait}", level, 1, 5)
-    label = entry.get("label") if isinstance(entry.get("label"), dict) else {}
+    raw_label = entry.get("label")
+    label: dict[str, Any] = raw_label if isinstance(raw_label, dict) else {}
     dep = _level(where, "depression", entry.get("depression", label.get("drisk")), 0, 3)
     sui = _level(where, "suicide", entry.get("suicide", label.get("srisk")), 0, 3)
     return TargetLabels(key, big_five, mbti, dep, sui)

@@ -20,6 +20,7 @@ from pathlib import Path
 import yaml
 
 from psymetrics_core.errors import PsymError
+from psymetrics_core.safe_io import read_csv, read_text
 
 __all__ = [
     "Scene",
@@ -72,7 +73,8 @@ def read_image_folder(folder: str | Path) -> list[Scene]:
         raise PsymError(f"{root}: no such image folder")
     if not manifest.is_file():
         raise PsymError(f"{manifest}: missing (columns: file, category[, id])")
-    reader = csv.DictReader(io.StringIO(manifest.read_text(encoding="utf-8-sig")))
+    read_csv(manifest, what="image manifest")  # size, encoding and CSV syntax: one line each
+    reader = csv.DictReader(io.StringIO(read_text(manifest, what="image manifest"), newline=""))
     cols = set(reader.fieldnames or [])
     if not {"file", "category"} <= cols:
         raise PsymError(

@@ -1,0 +1,120 @@
+"""The three tasks run end to end: capability error, loopback image server, personas + analysis."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from psymetrics_plugin_projective.inkblot import make_card
+from scripted_server import SRAS, ScriptedServer
+
+from psymetrics_core.cli import cli, main
+from psymetrics_core.runner import evaluate
+
+
+def test_rorschach_on_a_text_only_model_stops_with_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as stop:
+        main(["eval", "--tasks", "rorschach", "--output", str(tmp_path / "r")])
+    err = capsys.readouterr().err
+    assert stop.value.code == 1 and "Traceback" not in err
+    errors = [ln for ln in err.splitlines() if "error" in ln.lower()]
+    assert len(errors) == 1 and "text-only (supports_images is False)" in errors[0]
+    assert (
+        not (tmp_path / "r" / "samples.jsonl").exists()
+        or not (tmp_path / "r" / "samples.jsonl").read_text()
+    )  # stopped before sending anything
+
+
+def test_rorschach_sends_ten_images_and_codes_the_replies(tmp_path: Path) -> None:
+    with ScriptedServer() as srv:
+        out = evaluate(
+            ["rorschach"],
+            model="openai-chat",
+            model_args={"base_url": srv.base_url, "model": "vision-model", "concurrency": "2"},
+            output=tmp_path / "run",
+            task_options={"rorschach": {"stimulus_seed": "5"}},
+        )
+    assert srv.bad == []
+    expected = [make_card(n, 5).sha256 for n in range(1, 11)]
+    assert srv.received_images == expected  # ten cards, in order, each once, as sent
+    entry = out["tasks"]["rorschach"]
+    assert entry["inkblot_sha256"] == {
+        f"card_{r}": h
+        for r, h in zip(
+            ("I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X"), expected, strict=True
+        )
+    }
+    sc = {k: v["score"] for k, v in entry["scales"].items()}
+    # SRAS formulas by hand from the server's counts (scripted_server.SRAS):
+    # CPS = 2*2 + 6 - (2 + 3*1 + 1) = 4; ARS = 2*2 - (1 + 0 + 1 + 2 + 0) = 0
+    # IRS = 3*3 + 2*1 + 2 - (2*0 + 2*1 + 3*0) = 11; EA = 3 + (1 + 1 + 0) = 5; es = 7; SCS = -2
+    assert SRAS["M"] == 3
+    assert (sc["CPS"], sc["ARS"], sc["IRS"], sc["EA"], sc["es"], sc["SCS"]) == (4, 0, 11, 5, 7, -2)
+    assert (sc["dx.O"], sc["dx.N"], sc["dx.depression"], sc["dx.suicide"]) == (4, 2, 1, 0)
+    assert entry["mbti_type"] == "INFP" and sc["dx.EI"] == 1
+    assert entry["judge_parse"]["interpreter"]["parse_rate"] == 1.0
+    judge_lines = (tmp_path / "run" / "judge.jsonl").read_text().splitlines()
+    assert len(judge_lines) == 5  # one SRAS call + four diagnoses
+    samples = [json.loads(x) for x in (tmp_path / "run" / "samples.jsonl").read_text().splitlines()]
+    assert len(samples) == 20  # free association + inquiry per card
+    assert samples[1]["prompt"]["messages"][-2]["content"].startswith("A bat")  # the dialogue
+
+
+PERSONA = """You are {name}. Based on the following psychological profile, engage with the \
+projective test stimuli in character, and let your behavior reflect that persona.
+
+Beliefs and Values: {beliefs}
+
+Psychological Traits: {traits}
+
+Speech Style: {speech}
+
+Stay in character throughout the assessment.
+"""  # the paper's role-play template (Wang et al. 2026, App. B.7)
+
+
+def test_personas_framing_and_analysis(tmp_path: Path, genpt: Path) -> None:
+    personas = {
+        "frieren": ("an elf mage", "time is long; memories matter", "calm, detached", "terse"),
+        "saitama": ("a hero", "do the job, then rest", "laid-back, unbothered", "flat"),
+        "megumin": ("an arch wizard", "explosions are art", "dramatic, proud", "grandiose"),
+    }
+    args = ["eval", "--tasks", "sct", "--limit", "5", "--model", "openai-chat"]
+    for key, (name, beliefs, traits, speech) in personas.items():
+        f = tmp_path / f"{key}.txt"
+        f.write_text(PERSONA.format(name=name, beliefs=beliefs, traits=traits, speech=speech))
+        args += ["--condition", f"persona={f}", "--condition", f"persona={f}+framing=job-screening"]
+    args += ["--design", "each"]  # persona x {neutral, job-screening}: six cells
+    with ScriptedServer(vary=True) as srv:
+        run = CliRunner().invoke(
+            cli, [*args, "--model-args", f"base_url={srv.base_url},model=m", "--output",
+                  str(tmp_path / "run")],
+        )  # fmt: skip
+        assert run.exit_code == 0, run.output
+    res = CliRunner().invoke(
+        cli, ["projective-analyze", str(tmp_path / "run"), "--labels",
+              str(genpt / "pdb_labels.json"), "--json", str(tmp_path / "report.json")],
+    )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    assert "Reliability against 'neutral'" in res.output and "framing=job-screening" in res.output
+    assert "Validity against" in res.output
+    report = json.loads((tmp_path / "report.json").read_text())
+    rel = [r for r in report["reliability"] if r["target"] == "big_five"]
+    assert rel and rel[0]["n_targets"] == 3
+    # check the printed kappa independently against scikit-learn on the results file
+    sklearn = pytest.importorskip("sklearn.metrics")
+    results = json.loads((tmp_path / "run" / "results.json").read_text())
+    cells = {}
+    for r in results["tasks"]["sct"]["runs"]:
+        cond = r["facets"].get("framing", "neutral")
+        cells[(r["facets"]["persona"], cond)] = r["scales"]
+    dims = ["dx.O", "dx.C", "dx.E", "dx.A", "dx.N"]
+    keys = sorted({p for p, _ in cells})
+    a = [int(cells[(p, "neutral")][d]["score"]) for p in keys for d in dims]
+    b = [int(cells[(p, "framing=job-screening")][d]["score"]) for p in keys for d in dims]
+    ref = sklearn.cohen_kappa_score(a, b, weights="linear", labels=[1, 2, 3, 4, 5])
+    assert rel[0]["kappa"]["value"] == pytest.approx(ref)

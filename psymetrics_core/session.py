@@ -1,0 +1,170 @@
+"""The session: one plugin manager and every registry built from it.
+
+A ``Session`` is what ``evaluate(..., session=)``, the CLI and the ``psymetrics_core.registry``
+/ ``psymetrics_core.plugins`` helpers read plugins from. ``Session.default()`` loads the
+installed plugins once per process (what the CLI uses); tests and embedding applications build
+their own ``Session(pm, records)`` and either pass it explicitly or make it current for a block
+with ``with session.activate(): ...``. No registry is global: registering a plugin on one
+session never changes another.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any
+
+import pluggy
+
+from .backends.base import parse_model_args
+from .errors import BackendError, PsymError, UnknownTaskError
+from .plugin_loader import PluginRecord, make_plugin_manager
+from .registries import (
+    BackendEntry,
+    build_backends,
+    build_conditions,
+    build_instruments,
+    build_kinds,
+    build_parsers,
+)
+from .types import Instrument
+
+__all__ = ["Session", "current_session"]
+
+_ACTIVE: ContextVar[Session | None] = ContextVar("psym_session", default=None)
+
+
+class Session:
+    """A plugin manager, its load records and the registries built from it (lazily, once)."""
+
+    _default: Session | None = None
+
+    def __init__(
+        self,
+        pm: pluggy.PluginManager | None = None,
+        records: list[PluginRecord] | None = None,
+        *,
+        autoload: bool = True,
+    ) -> None:
+        if pm is None:
+            pm, records = make_plugin_manager(autoload=autoload)
+        self.pm = pm
+        self.records: list[PluginRecord] = list(records or [])
+        self._cache: dict[str, Any] = {}
+
+    @classmethod
+    def default(cls) -> Session:
+        """The process-wide session of installed plugins (built on first use)."""
+        if cls._default is None:
+            cls._default = cls()
+        return cls._default
+
+    @property
+    def hook(self) -> Any:
+        """The pipeline and registration hooks of this session's plugins."""
+        return self.pm.hook
+
+    def register(self, plugin: object, name: str | None = None) -> None:
+        """Add ``plugin`` to this session (its registries are rebuilt on next use)."""
+        self.pm.register(plugin, name=name)
+        self.pm.check_pending()
+        self._cache.clear()
+
+    def refresh(self) -> None:
+        """Forget the built registries (they are rebuilt from the plugins on next use)."""
+        self._cache.clear()
+
+    @contextmanager
+    def activate(self) -> Iterator[Session]:
+        """Make this the current session (``current_session()``) for the block."""
+        token = _ACTIVE.set(self)
+        try:
+            yield self
+        finally:
+            _ACTIVE.reset(token)
+
+    def _get(self, key: str, build: Any) -> Any:
+        if key not in self._cache:
+            self._cache[key] = build()
+        return self._cache[key]
+
+    def instruments(self) -> dict[str, Instrument]:
+        """Every registered instrument by task id (invalid specs are reported and skipped)."""
+        found: dict[str, Instrument] = self._get(
+            "instruments", lambda: build_instruments(self.pm, self.records)
+        )[0]
+        return found
+
+    def registration_failures(self) -> list[str]:
+        """One-line messages for instruments that failed validation at registration."""
+        failures: list[str] = self._get(
+            "instruments", lambda: build_instruments(self.pm, self.records)
+        )[1]
+        return failures
+
+    def get_instrument(self, task: str) -> Instrument:
+        """The instrument registered as ``task``, or an error listing the close matches."""
+        insts = self.instruments()
+        if task in insts:
+            return insts[task]
+        close = difflib.get_close_matches(task, list(insts), n=3)
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        failed = [r.name for r in self.records if r.status == "failed"]
+        failed_hint = f"; plugins that failed to load: {', '.join(failed)}" if failed else ""
+        raise UnknownTaskError(
+            f"unknown task '{task}'{hint} (installed: {', '.join(sorted(insts)) or 'none'})"
+            f"{failed_hint}"
+        )
+
+    def backends(self) -> dict[str, BackendEntry]:
+        """Every registered backend factory by name."""
+        found: dict[str, BackendEntry] = self._get(
+            "backends", lambda: build_backends(self.pm, self.records)
+        )
+        return found
+
+    def parsers(self) -> dict[str, Any]:
+        """Every registered response parser by name."""
+        found: dict[str, Any] = self._get("parsers", lambda: build_parsers(self.pm))
+        return found
+
+    def conditions(self) -> dict[str, Any]:
+        """Every registered administration condition by name."""
+        found: dict[str, Any] = self._get("conditions", lambda: build_conditions(self.pm))
+        return found
+
+    def kinds(self) -> dict[str, Any]:
+        """Every registered task kind by name."""
+        found: dict[str, Any] = self._get("kinds", lambda: build_kinds(self.pm))
+        return found
+
+    def kind_of(self, inst: Instrument) -> Any:
+        """The ``TaskKind`` that runs ``inst`` (an unknown kind is a one-line error)."""
+        kinds = self.kinds()
+        if inst.kind not in kinds:
+            raise PsymError(
+                f"task '{inst.id}' is of kind '{inst.kind}', which no installed plugin provides "
+                f"(kinds: {', '.join(sorted(kinds))})"
+            )
+        return kinds[inst.kind]
+
+    def make_backend(self, model: str, model_args: str | dict[str, str] | None = None) -> Any:
+        """Build the backend registered as ``model`` with lm-eval style ``model_args``."""
+        args = model_args if isinstance(model_args, dict) else parse_model_args(model_args)
+        entries = self.backends()
+        base, sep, variant = model.partition(":")
+        if model not in entries and sep and base in entries:  # e.g. lm-eval:hf
+            return entries[base].factory({**args, "variant": variant})
+        if model not in entries:
+            raise BackendError(
+                f"unknown model backend '{model}' (available: {', '.join(sorted(entries))})"
+            )
+        return entries[model].factory(args)
+
+
+def current_session() -> Session:
+    """The session made current by ``Session.activate()``, else ``Session.default()``."""
+    active = _ACTIVE.get()
+    return active if active is not None else Session.default()

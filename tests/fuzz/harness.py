@@ -1,0 +1,65 @@
+"""Shared checks of the fuzz suite: every malformed input must end in one clear line.
+
+``expect_clean_error(fn, names)`` runs ``fn`` (a loader call or an in-process CLI call) and
+asserts: it raised a ``PsymError`` (or a CLI exit != 0 whose stderr is one ``psym:`` line), no
+other exception type escaped (that would be a traceback), the message is one line and names at
+least one of ``names`` (the file, line or field), it finished within ``TIME_BOUND`` seconds, and
+Python allocated at most ``MEMORY_BOUND`` bytes on the way (tracemalloc peak).
+"""
+
+from __future__ import annotations
+
+import time
+import tracemalloc
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from psymetrics_core.errors import PsymError
+
+__all__ = ["expect_clean_error", "TIME_BOUND", "MEMORY_BOUND", "Outcome"]
+
+TIME_BOUND = 10.0  # seconds per input (generous for a loaded 2-core CI machine)
+MEMORY_BOUND = 256 * 1024 * 1024  # bytes allocated by Python while handling one input
+
+
+class Outcome:
+    """What one fuzz input produced."""
+
+    def __init__(self, message: str, seconds: float, peak: int) -> None:
+        self.message = message
+        self.seconds = seconds
+        self.peak = peak
+
+
+def expect_clean_error(
+    fn: Callable[[], Any], names: Iterable[str] = (), *, label: str = ""
+) -> Outcome:
+    """Run ``fn`` and assert it failed cleanly (see the module docstring)."""
+    tracemalloc.start()
+    t0 = time.monotonic()
+    message = ""
+    try:
+        fn()
+    except PsymError as exc:
+        message = str(exc)
+    except BaseException as exc:  # noqa: BLE001 -- anything else is the bug we look for
+        tracemalloc.stop()
+        raise AssertionError(
+            f"{label}: {type(exc).__name__} escaped (a traceback for the user): {exc}"[:2000]
+        ) from exc
+    else:
+        tracemalloc.stop()
+        raise AssertionError(f"{label}: invalid input was accepted (would exit 0)")
+    finally:
+        seconds = time.monotonic() - t0
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert message, f"{label}: empty error message"
+    assert "\n" not in message.strip(), f"{label}: message is not one line: {message!r}"
+    assert "Traceback" not in message, f"{label}: {message}"
+    wanted = [n for n in names if n]
+    if wanted:
+        assert any(n in message for n in wanted), f"{label}: {message!r} names none of {wanted}"
+    assert seconds < TIME_BOUND, f"{label}: took {seconds:.1f} s"
+    assert peak < MEMORY_BOUND, f"{label}: allocated {peak / 1e6:.0f} MB"
+    return Outcome(message, seconds, peak)
