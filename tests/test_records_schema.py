@@ -57,10 +57,15 @@ def _lines(path: Path) -> list[dict]:
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory) -> list[Path]:
-    from psymetrics_core import plugins
+    from psymetrics_core.session import Session
 
-    plugins.reset()
     base = tmp_path_factory.mktemp("records")
+    with Session().activate():
+        _record_runs(base)
+    return [base / n for n in ("gen", "grid", "letters", "advice")]
+
+
+def _record_runs(base: Path) -> None:
     # questionnaire, generate, with an SR2K rescaled item and inverted scales
     evaluate(["sr2k"], backend=_Backend(), output=base / "gen")
     # logprob mode, a 2 x 2 condition grid with repeats, two instruments
@@ -78,9 +83,6 @@ def runs(tmp_path_factory) -> list[Path]:
         return "You should do it."
 
     evaluate(["moral-advice"], backend=ScriptedBackend(advice), output=base / "advice")
-    out = [base / n for n in ("gen", "grid", "letters", "advice")]
-    plugins.reset()
-    return out
 
 
 def test_every_record_validates_against_the_printed_schema(runs, capsys):

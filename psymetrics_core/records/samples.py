@@ -11,6 +11,7 @@ from .results import RECORD_SCHEMA_VERSION
 __all__ = [
     "PromptRecord",
     "OptionRecord",
+    "ImageRecord",
     "ItemMeta",
     "SampleRecord",
     "VerdictRecord",
@@ -29,11 +30,20 @@ class OptionRecord(_Strict):
     label: str
 
 
+class ImageRecord(_Strict):
+    """An image sent with the prompt, recorded by type, size and hash (not its bytes)."""
+
+    mime: str
+    bytes: int
+    sha256: str
+
+
 class PromptRecord(_Strict):
-    """The chat messages sent and the options in the order presented."""
+    """The chat messages sent, the options in the order presented and any images."""
 
     messages: list[dict[str, Any]]
     options: list[OptionRecord] = Field(default_factory=list)
+    images: list[ImageRecord] | None = None
 
 
 class ItemMeta(_Strict):
