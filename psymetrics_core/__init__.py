@@ -46,8 +46,9 @@ def data_files(package: str) -> list[Path]:
     return out
 
 
-def evaluate(tasks: list[str], **kwargs: Any) -> dict[str, Any]:
-    """Run ``tasks`` on a model; see ``psymetrics_core.runner.evaluate`` for the options."""
+def evaluate(tasks: list[Any], **kwargs: Any) -> dict[str, Any]:
+    """Run ``tasks`` (task ids or task objects) on a model; see
+    ``psymetrics_core.runner.evaluate`` for the options (``session=`` included)."""
     from .runner import evaluate as _evaluate
 
     return _evaluate(tasks, **kwargs)

@@ -43,9 +43,11 @@ def register_backends(register: Callable[..., None]) -> None:
     """Register model backends.
 
     :param register: call ``register(name, factory, description="")``; ``factory(model_args)``
-        receives the parsed ``--model-args`` dict and returns a backend object with
-        ``generate(prompts, settings)`` and ``option_logprobs(prompts, settings)`` methods and an
-        ``identity()`` dict for run records (see ``psymetrics_core.backends.base.Backend``).
+        receives the parsed ``--model-args`` dict and returns a backend: a subclass of
+        ``psymetrics_core.backends.base.Backend`` overriding ``generate(prompts, settings,
+        progress)``, ``option_logprobs`` where supported and ``identity()``, and declaring its
+        capabilities (``chunk_size``, ``supports_concurrency``, ``supports_images`` ...) as
+        attributes.
     """
 
 

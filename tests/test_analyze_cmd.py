@@ -165,6 +165,8 @@ def test_cli_json_output_dir_and_errors(value_run: Path, tmp_path: Path, capsys)
     assert report["analyses"]["run"]["bfi"]["consistency"]["mean"]["reversed-options"] == 1.0
     for name in ("analysis.json", "consistency.csv", "response_styles.csv", "facets.csv"):
         assert (tmp_path / "an" / name).is_file()
+    # one run: no convergent-validity rows, so no empty CSV
+    assert not (tmp_path / "an" / "convergent_validity.csv").exists()
     main(["analyze", str(value_run)])
     text = capsys.readouterr().out
     for heading in ("answer consistency", "internal consistency", "test-retest",

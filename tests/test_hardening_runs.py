@@ -219,3 +219,44 @@ def test_waiting_run_takes_over_a_dead_runs_lease(tmp_path: Path) -> None:
     t0 = time.monotonic()
     assert cache.lease(["k1", "k2"]) == (["k1", "k2"], [])
     assert time.monotonic() - t0 < 5
+
+
+def test_cli_refuses_then_resumes_and_overwrites_a_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The real `psym eval` against a loopback server: a second run into the same --output is
+    refused; --resume repeats it from the cache (no request paid again); --overwrite replaces it."""
+    monkeypatch.setenv("PSYM_CACHE_DIR", str(tmp_path / "cache"))
+    out = tmp_path / "run"
+    with LatencyServer(latency=0.0) as srv:
+        args = f"base_url={srv.base_url},model=stub"
+        base = ["eval", "--tasks", "bfi", "--limit", "4", "--model", "openai-chat",
+                "--model-args", args, "--output", str(out)]  # fmt: skip
+        assert _cli(base, capsys)[0] == 0
+        first = (out / "results.json").read_text()
+        assert srv.requests == 4
+        code, err = _cli(base, capsys)
+        assert code == 1 and "already holds a run" in err and err.count("\n") == 1
+        assert (out / "results.json").read_text() == first  # untouched
+        assert _cli([*base, "--resume"], capsys)[0] == 0
+        assert srv.requests == 4  # every response came from the cache
+        assert json.loads((out / "results.json").read_text())["cache"]["hits"] == 4
+        assert _cli([*base, "--overwrite", "--no-cache"], capsys)[0] == 0
+        assert srv.requests == 8
+
+
+def test_two_processes_on_one_output_one_refused(tmp_path: Path) -> None:
+    """Two `psym eval` processes started together on the same --output: exactly one runs and
+    writes consistent records; the other exits 1 with one line, having written nothing."""
+    env = {**os.environ, "PSYM_CACHE_DIR": str(tmp_path / "cache")}
+    out = tmp_path / "shared"
+    with LatencyServer(latency=0.6) as srv:  # the run lasts ~2.4 s: both start within it
+        procs = [_run(srv.base_url, 12, out, env) for _ in range(2)]
+        results = [(p.wait(timeout=300), p.communicate()[1]) for p in procs]
+    codes = sorted(code for code, _ in results)
+    assert codes == [0, 1], results
+    err = next(e for code, e in results if code == 1)
+    assert "in use by another psym run" in err
+    lines = (out / "samples.jsonl").read_text().splitlines()
+    assert [json.loads(x)["item"] for x in lines] == [str(i) for i in range(1, 13)]
+    assert json.loads((out / "results.json").read_text())["tasks"]["bfi"]["n_items"] == 12

@@ -119,6 +119,24 @@ def test_every_plugin_is_pyproject_based_and_depends_on_psymetrics_core():
         assert "psymetrics" in meta["project"]["entry-points"], project.name
 
 
+def test_build_check_catches_the_warnings_it_guards_against(tmp_path):
+    """The warning filter of tools/build_dists.py is not blind: an old-style project trips it."""
+    proj = tmp_path / "oldstyle"
+    (proj / "oldstyle" / "tasks" / "one").mkdir(parents=True)
+    (proj / "oldstyle" / "__init__.py").write_text("")
+    (proj / "oldstyle" / "tasks" / "one" / "utils.py").write_text("X = 1\n")  # data, not listed
+    (proj / "pyproject.toml").write_text(
+        '[build-system]\nrequires = ["setuptools>=77"]\nbuild-backend = "setuptools.build_meta"\n'
+        '[project]\nname = "oldstyle"\nversion = "0.1"\nlicense = {text = "MIT"}\n'
+        'classifiers = ["License :: OSI Approved :: MIT License"]\n'
+        '[tool.setuptools]\npackages = ["oldstyle"]\n'
+        '[tool.setuptools.package-data]\noldstyle = ["tasks/*/*.py"]\n'
+    )
+    warnings = "\n".join(build(proj, tmp_path / "dist", isolation=False))
+    assert "License classifiers are deprecated" in warnings
+    assert "would be ignored" in warnings
+
+
 def test_every_distribution_builds_without_warnings_and_ships_its_data(dists):
     """A wheel and an sdist per project; the wheels hold every data file of the source tree."""
     built = _names(dists)

@@ -168,6 +168,16 @@ def call_backend(
     settings: GenerationSettings,
     reporter: Reporter | None = None,
 ) -> list[Completion]:
-    """Every model call of a run goes through here: evaluated model, judge and battery alike."""
+    """Every model call of a run goes through here: evaluated model, judge and battery alike.
+
+    Prompts carrying images are refused (one line) by a backend that does not declare
+    ``supports_images``: images are never silently dropped.
+    """
+    backend = as_backend(be)
+    if not backend.supports_images and any(p.images for p in prompts):
+        raise BackendError(
+            f"backend '{backend.name}' does not take images (supports_images is False); "
+            "use an image-text model (hf with an image-text-to-text model, or openai-chat)"
+        )
     call = be.option_logprobs if settings.mode == "logprob" else be.generate
     return list(call(prompts, settings, reporter))

@@ -38,6 +38,7 @@ CORE_COMMANDS = {
     "run": "psymetrics_core.cli.plan_cmd:run_cmd",
     "merge": "psymetrics_core.cli.plan_cmd:merge_cmd",
     "batch": "psymetrics_core.cli.batch_cmd:batch_cmd",
+    "report": "psymetrics_core.cli.report_cmd:report_cmd",
 }
 
 

@@ -43,7 +43,7 @@ def _task_tables(title: str, a: dict[str, Any]) -> None:
         cols = ["condition", f"consistency vs {c['versus']} (mean)", "per seed"]
         if "human_fences" in c:
             cols.append("outside human fences")
-        t = table(f"{title}: answer consistency (Jung et al., 2026)", cols)
+        t = table(f"{title}: answer consistency (Jung et al., 2025)", cols)
         for cond, mean in c["mean"].items():
             seeds = [r for r in c["per_seed"] if r["condition"] == cond]
             row = [cond, _f(mean), " ".join(f"{r['seed']}:{_f(r['consistency'])}" for r in seeds)]
@@ -157,7 +157,7 @@ def _convergent(cv: dict[str, Any]) -> None:
         else (
             "exploratory, no declared sign"
             if cv["exploratory"]
-            else "Jung et al. (2026) hypotheses"
+            else "Jung et al. (2025) hypotheses"
         )
     )
     t = table(
@@ -219,7 +219,8 @@ def print_responses_report(rep: dict[str, Any]) -> None:
 
 
 def write_outputs(report: dict[str, Any], out: Path) -> None:
-    """Write analysis.json and flat CSVs of consistency, styles and facets into ``out``."""
+    """Write analysis.json and the non-empty flat CSVs (consistency, styles, facets, convergent
+    validity) into ``out``."""
     import pandas as pd
 
     out.mkdir(parents=True, exist_ok=True)
@@ -244,4 +245,5 @@ def write_outputs(report: dict[str, Any], out: Path) -> None:
         ("facets", fac),
         ("convergent_validity", report["convergent_validity"].get("rows", [])),
     ):
-        pd.DataFrame(rows).to_csv(out / f"{name}.csv", index=False)
+        if rows:  # a single run has no consistency/convergent rows: write no empty table
+            pd.DataFrame(rows).to_csv(out / f"{name}.csv", index=False)

@@ -121,6 +121,11 @@ from .console import fmt, print_json, progress_bar, stderr, stdout, table
     "--judge-max-new-tokens", type=int, default=None, help="Judge generation length [default: 128]."
 )
 @click.option(
+    "--label",
+    default=None,
+    help="Name of the model in results, tables, exports and reports [default: --model].",
+)
+@click.option(
     "--overwrite", is_flag=True, help="Replace the run already in --output (default: refuse)."
 )
 @click.option(
@@ -152,6 +157,7 @@ def eval_cmd(
     judge_model: str | None,
     judge_model_args: str,
     judge_max_new_tokens: int | None,
+    label: str | None,
     overwrite: bool,
     resume: bool,
     as_json: bool,
@@ -207,11 +213,39 @@ def eval_cmd(
             judge_model_args=judge_model_args,
             judge_max_new_tokens=judge_max_new_tokens,
         )
+        _record_label_and_provenance(results, output, label, task_list, items, conditions, options)
     if as_json:
         print_json(results)
         return
     _print_table(results)
     stderr.print(f"results: {output / 'results.json'}   samples: {output / 'samples.jsonl'}")
+
+
+def _record_label_and_provenance(
+    results: dict[str, Any],
+    output: Path,
+    label: str | None,
+    task_list: list[str],
+    items: tuple[str, ...],
+    conditions: tuple[str, ...],
+    options: dict[str, dict[str, Any]],
+) -> None:
+    """Add ``label`` and ``provenance`` to the results and rewrite ``results.json``."""
+    from ..item_texts import parse_items_option
+    from ..provenance import run_provenance
+    from ..registry import get_instrument
+    from ..results import write_results
+
+    results["label"] = label or results["model"]
+    results["provenance"] = run_provenance(
+        results.get("backend"),
+        [get_instrument(t) for t in task_list],
+        parse_items_option(items),
+        [c for cond in conditions for c in cond.split("+")],
+        options,
+    )
+    if (output / "results.json").is_file():
+        write_results(output / "results.json", results)
 
 
 def _fresh_dir(base: Path) -> Path:
@@ -248,9 +282,19 @@ def _print_runs(results: dict[str, Any]) -> None:
         stdout.print(t)
 
 
+def _model_name(results: dict[str, Any]) -> str:
+    label = results.get("label")
+    return (
+        results["model"]
+        if not label or label == results["model"]
+        else (f"{label} ({results['model']})")
+    )
+
+
 def _print_table(results: dict[str, Any]) -> None:
     t = table(
-        f"model: {results['model']}  mode: {results['settings']['mode']}  seed: {results['seed']}",
+        f"model: {_model_name(results)}  mode: {results['settings']['mode']}  "
+        f"seed: {results['seed']}",
         ["task", "scale", "score", "items answered", "z (norm group)"],
     )
     for task, entry in results["tasks"].items():
@@ -272,4 +316,42 @@ def _print_table(results: dict[str, Any]) -> None:
             end_section=True,
         )
     stdout.print(t)
+    _print_indicators(results)
     _print_runs(results)
+
+
+_SHOWN = ("straight_lining", "acquiescence", "reverse_keyed_inconsistency", "parse_rate")
+
+
+def _print_indicators(results: dict[str, Any]) -> None:
+    """Validity indicators of each questionnaire task, then one warning line per fired one."""
+    from ..indicators import warnings_of
+
+    rows = [(task, e["indicators"]) for task, e in results["tasks"].items() if e.get("indicators")]
+    if not rows:
+        return
+    names = [n for n in _SHOWN if any(n in ind for _, ind in rows)]
+    extra = [
+        n
+        for n in ("judge_parse_rate", "option_order_sensitivity")
+        if any(n in ind for _, ind in rows)
+    ]
+    t = table(
+        "validity indicators (thresholds: psym report / README)",
+        ["task", *(n.replace("_", "-") for n in names + extra)],
+    )
+    for task, ind in rows:
+        t.add_row(task, *(_indicator_cell(ind.get(n)) for n in names + extra))
+    stdout.print(t)
+    for task, ind in rows:
+        for line in warnings_of(ind):
+            stdout.print(f"[bold yellow]warning[/bold yellow] {task}: {line}", soft_wrap=True)
+
+
+def _indicator_cell(ind: dict[str, Any] | None) -> str:
+    if not ind:
+        return ""
+    if ind.get("value") is None:
+        return "[dim]—[/dim]"
+    text = f"{ind['value']:.2f}"
+    return f"[bold yellow]{text} ![/bold yellow]" if ind["fired"] else text

@@ -11,7 +11,7 @@ from .console import stderr, stdout
 
 @click.group("export")
 def export_cmd() -> None:
-    """Export installed instruments to other evaluation tools."""
+    """Export instruments to other evaluation tools, or run records as tidy tables."""
 
 
 @export_cmd.command("lm-eval")
@@ -45,3 +45,36 @@ def lm_eval_cmd(tasks: tuple[str, ...], output: Path) -> None:
         markup=False,
         soft_wrap=True,
     )
+
+
+def _tidy_command(table: str, what: str) -> click.Command:
+    @click.command(table, help=f"{what} of RUN_DIRS as a tidy CSV or parquet table (polars).")
+    @click.argument("run_dirs", nargs=-1, required=True, type=click.Path(path_type=Path))
+    @click.option(
+        "--format",
+        "fmt",
+        type=click.Choice(["csv", "parquet"]),
+        default=None,
+        help="File format [default: from the --output suffix, else csv].",
+    )
+    @click.option(
+        "--output",
+        "-o",
+        type=click.Path(dir_okay=False, path_type=Path),
+        required=True,
+        help="File to write.",
+    )
+    def cmd(run_dirs: tuple[Path, ...], fmt: str | None, output: Path) -> None:
+        from ..tidy import export_table
+
+        chosen = fmt or ("parquet" if output.suffix == ".parquet" else "csv")
+        out, n = export_table(table, list(run_dirs), chosen, output)
+        stdout.print(f"wrote {n} rows of {table} to {out} ({chosen})", markup=False)
+
+    return cmd
+
+
+export_cmd.add_command(_tidy_command("scores", "Scale scores per (run, label, task, condition, "
+                                     "repeat, seed, scale)"))  # fmt: skip
+export_cmd.add_command(_tidy_command("samples", "One row per administered prompt"))
+export_cmd.add_command(_tidy_command("judge", "One row per judge-model call"))

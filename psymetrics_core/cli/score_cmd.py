@@ -82,7 +82,24 @@ def score_cmd(
         )
         return
     scales = list(next(iter(scored.values())))
-    t = table(f"{task}: scores per respondent", ["respondent", *scales])
+    t = table(f"{task}: scores per respondent (answered/total items)", ["respondent", *scales])
+    incomplete = 0
     for who, res in scored.items():
-        t.add_row(who, *[fmt(res[s]["score"]) for s in scales])
+        cells = []
+        for s in scales:
+            r = res[s]
+            n_items, n_answered = r.get("n_items"), r.get("n_answered")
+            if n_items is None or n_answered is None:  # a free-text task's score: no item count
+                cells.append(fmt(r.get("score")))
+                continue
+            mark = n_answered < n_items
+            incomplete += mark
+            cell = f"{fmt(r.get('score'))} ({n_answered}/{n_items})"
+            cells.append(f"[bold yellow]{cell} *[/bold yellow]" if mark else cell)
+        t.add_row(who, *cells)
     stdout.print(t)
+    if incomplete:
+        stdout.print(
+            f"* {incomplete} incomplete score(s): computed from fewer items than the scale has "
+            "(a sum over them is not comparable with a complete sum or with norms)"
+        )

@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..hookspecs import hookimpl
+from ..indicators import AnswerRow, questionnaire_indicators
 from ..norms import norm_comparison, resolve_norm_group
 from ..types import Answer, Instrument, Item, ScaleScore
 
@@ -51,7 +52,7 @@ def aggregate(
         if name in norms:
             scales[name]["norm"] = norms[name]
             scales[name]["z"] = norms[name]["z"]
-    return {
+    out: dict[str, Any] = {
         "scales": scales,
         "norm_group": norm_group,
         "n_items": n,
@@ -60,3 +61,18 @@ def aggregate(
         "n_refused": statuses.count("refused"),
         "parse_rate": (n_ok / n) if n else None,
     }
+    if instrument.kind == "questionnaire":
+        out["indicators"] = questionnaire_indicators(answer_rows(instrument, answers))
+    return out
+
+
+def answer_rows(instrument: Instrument, answers: Sequence[tuple[Item, Answer]]) -> list[AnswerRow]:
+    """The answers of one cell as the validity indicators read them (presented order)."""
+    rows = []
+    for it, a in answers:
+        rs = instrument.response_scales.get(it.response_scale)
+        if rs is None:
+            continue
+        value = None if a.value is None else float(a.value)
+        rows.append(AnswerRow(value, a.status, it.reverse, it.scales, rs.min, rs.max, it.scored))
+    return rows

@@ -46,6 +46,11 @@ __all__ = ["contamination_cmd"]
     help="Run directory for contamination.json and samples.jsonl "
     "[default: psym-results/contamination-<timestamp>].",
 )  # fmt: skip
+@click.option("--overwrite", is_flag=True, help="Replace a run already in --output.")
+@click.option(
+    "--resume", is_flag=True,
+    help="Repeat the run in --output (answers already paid for come from the cache).",
+)  # fmt: skip
 @click.option("--json", "as_json", is_flag=True, help="Print contamination.json, not a table.")
 def contamination_cmd(
     tasks: str,
@@ -59,6 +64,8 @@ def contamination_cmd(
     limit: int | None,
     no_cache: bool,
     output: Path | None,
+    overwrite: bool,
+    resume: bool,
     as_json: bool,
 ) -> None:
     """Has the model seen this test? Contamination probes of Han et al. (2025), an order test
@@ -67,6 +74,7 @@ def contamination_cmd(
 
     from psymetrics_core.cli.console import print_json, progress_bar, stderr
     from psymetrics_core.item_texts import parse_items_option
+    from psymetrics_core.rundir import claim_run_dir
 
     from .keywords import parse_keywords_option
     from .options import parse_probe_options, parse_probes
@@ -79,7 +87,7 @@ def contamination_cmd(
     kw_files = parse_keywords_option(keywords, task_list)
     if output is None:
         output = Path("psym-results") / datetime.now().strftime("contamination-%Y%m%d-%H%M%S")
-    with progress_bar() as bar:
+    with claim_run_dir(output, overwrite=overwrite, resume=resume), progress_bar() as bar:
 
         class _Reporter:
             def __init__(self, task: str, total: int) -> None:

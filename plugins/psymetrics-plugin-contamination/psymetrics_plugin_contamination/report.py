@@ -41,7 +41,6 @@ def rows(entry: dict[str, Any]) -> list[list[str]]:
                 _baseline(pr),
                 str(pr["n_prompts"]),
                 f"{pr['n_parsed']}/{pr['n_refused']}/{pr['n_invalid'] + pr['n_empty']}",
-                "; ".join(pr["flags"]),
             ]
         )
     return out
@@ -55,12 +54,14 @@ def print_tables(report: dict[str, Any]) -> None:
         t = table(
             f"{task}: {entry['inventory_name']} ({entry['n_items']} items), "
             f"model {report['model']}",
-            ["probe", "metric", "value", "95% CI", "baseline", "n", "ok/refused/invalid",
-             "flags"],
+            ["probe", "metric", "value", "95% CI", "baseline", "n", "ok/refused/invalid"],
         )  # fmt: skip
         for row in rows(entry):
             t.add_row(*row)
         stdout.print(t)
+        for name, pr in entry["probes"].items():
+            for flag in pr["flags"]:
+                stdout.print(f"  {name}: {flag}")
         idx = entry["index"]
         ci = (
             f" [{_f(idx['ci_low'])}, {_f(idx['ci_high'])}]" if idx.get("ci_low") is not None else ""

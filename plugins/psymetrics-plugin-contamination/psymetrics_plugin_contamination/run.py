@@ -51,9 +51,9 @@ def prepare(
 ) -> tuple[Inventory, list[ProbePrompt], str | None, Any]:
     """The inventory, prompts, keyword source note and instrument of ``task``."""
     inst = require_item_texts(get_instrument(task), "original", item_files)
-    if limit is not None:
-        inst = replace(inst, forms={**inst.forms, "original": inst.forms["original"][:limit]})
     inv = build_inventory(inst, opts)
+    if limit is not None:  # the first items only; dimensions and names stay the instrument's
+        inv = replace(inv, items=inv.items[:limit])
     kws, source = None, None
     if "keyword" in probes:
         texts = {it.id: it.stored for it in inv.items}

@@ -100,11 +100,17 @@ def _ratio_stat(condition: str | None = None, key: str | None = None) -> Stat:
 
 
 def _f1_stat(labels: Sequence[str]) -> Stat:
+    """Macro-F1 over the dimensions that occur among the gold or predicted labels (all of them
+    on a whole instrument; a bootstrap sample or --limit may miss some, which then neither
+    count as 0 nor as 1 - scikit-learn's default label set, without INVALID)."""
+
     def stat(units: Units) -> float | None:
         recs = _flat(units)
         if not recs:
             return None
-        return macro_f1([r.gold for r in recs], [r.pred for r in recs], labels)
+        gold, pred = [r.gold for r in recs], [r.pred for r in recs]
+        present = [lab for lab in labels if lab in gold or lab in pred]
+        return macro_f1(gold, pred, present)
 
     return stat
 

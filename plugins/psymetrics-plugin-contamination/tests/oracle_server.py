@@ -73,7 +73,10 @@ class OracleServer:
                 pass
 
             def do_POST(self) -> None:  # noqa: N802
-                owner._handle(self)
+                try:
+                    owner._handle(self)
+                except (BrokenPipeError, ConnectionResetError):  # the client was killed
+                    pass
 
         class Server(ThreadingHTTPServer):
             daemon_threads = True

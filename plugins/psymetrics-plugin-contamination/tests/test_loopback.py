@@ -118,7 +118,10 @@ def test_killed_run_resumes_without_repeating_finished_prompts(tmp_path: Path) -
         assert 100 <= asked_before < DISTINCT  # killed half-way
         assert all(n == 1 for n in srv.counts.values())
         last = srv.completed[-1] if srv.completed else None
-        res = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
+        again = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
+        assert again.returncode != 0 and "already holds a run" in again.stderr  # no overwrite
+        assert srv.requests == asked_before
+        res = subprocess.run([*cmd, "--resume"], env=env, capture_output=True, text=True)
         assert res.returncode == 0, res.stderr
         repeated = [p for p, n in srv.counts.items() if n > 1]
         # nothing whose answer reached the client before the kill is asked again; at most the
@@ -128,6 +131,7 @@ def test_killed_run_resumes_without_repeating_finished_prompts(tmp_path: Path) -
         asked_after = srv.requests - asked_before
         assert asked_after == DISTINCT - asked_before + len(repeated)
         assert len(srv.counts) == DISTINCT  # every prompt was answered overall
+        print(f"killed after {asked_before} requests; resumed run asked {asked_after}")
     rep = json.loads((tmp_path / "run" / "contamination.json").read_text())
     assert rep["tasks"]["bfi"]["probes"]["option-score"]["value"] == 0.0
     assert rep["cache"]["misses"] == asked_after

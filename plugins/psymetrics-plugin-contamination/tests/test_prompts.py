@@ -107,3 +107,14 @@ def test_sr2k_keyed_values_follow_its_spec() -> None:
     assert item3.gold_scores() == [4, 2.5, 1]  # rescaled 1, 2.5, 4 then inverted
     assert item3.target("mid", "nearest") == 2.5  # attainable, unlike floor's 2
     assert item3.target("mid", "floor") == 2
+
+
+def test_limit_keeps_the_instruments_dimensions() -> None:
+    from psymetrics_plugin_contamination.run import prepare
+
+    inv, prompts, _, _ = prepare("bfi", ["item-dimension"], ProbeOptions(), limit=2)
+    assert len(inv.items) == 2 and len(prompts) == 2
+    # items 1 and 2 are extraversion and agreeableness; the prompt still lists all five
+    assert "Dimensions: Extraversion, Agreeableness, Conscientiousness, Neuroticism, Openness" in (
+        prompts[0].text
+    )

@@ -141,7 +141,7 @@ class ProjectiveKind(JudgedKind):
             codes[rid] = _coded_from(v)
         interp = t.interpret(generations, codes)
         persona = persona_text(run.cell) if t.show_persona() else None
-        for target in TARGETS:
+        for target in t.targets():
             system, user = diagnostician_prompt(target, interp.block, persona)
 
             def parse_dx(text: str, _t: str = target) -> Verdict:
@@ -172,7 +172,9 @@ def _coded_from(v: Verdict) -> Coded:
     return Coded(values, explanations, v.status, v.reason if v.status != "ok" else None, missing)
 
 
-def _diagnosis_from(target: str, v: Verdict | None) -> Diagnosis:
+def _diagnosis_from(target: str, v: Verdict | None, wanted: bool = True) -> Diagnosis:
+    if not wanted:
+        return Diagnosis(target, {}, "", "unparsed", "not requested (task option targets)")
     if v is None:
         return Diagnosis(target, {}, "", "unparsed", "not judged")
     values = {k: x for k, x in (v.value or {}).items() if k != "type"}
@@ -196,8 +198,11 @@ def session_scores(task: Any, results: TaskResults) -> TaskScores:
 
     codes = {rid: _coded_from(v) for rid, v in results.verdicts.get(INTERPRETER, {}).items()}
     interp = task.interpret(results.generations, codes)
+    wanted = task.targets()
     diagnoses = {
-        t: _diagnosis_from(t, results.verdicts.get(f"diagnostician.{t}", {}).get(f"dx.{t}"))
+        t: _diagnosis_from(
+            t, results.verdicts.get(f"diagnostician.{t}", {}).get(f"dx.{t}"), t in wanted
+        )
         for t in TARGETS
     }
     scores = score_list(interp)

@@ -43,6 +43,8 @@ COMMON_OPTIONS = {
     "(true/false, default false: the released code does, which leaks the target)",
     "interpreter_tokens": "max new tokens of an interpreter reply (default 768)",
     "diagnostician_tokens": "max new tokens of a diagnostician reply (default 512)",
+    "targets": "diagnoses to make, comma-separated from big_five, mbti, depression, suicide "
+    "(default all; the paper diagnoses characters on big_five,mbti and help-seekers on the risks)",
 }
 DX_SCALES = {
     **{f"dx.{d}": f"Big Five {d} level 1-5 (diagnostician)" for d in BIG_FIVE},
@@ -74,6 +76,13 @@ class ProjectiveTask(JudgedTask):
     needs_images = False
     sequential = False
 
+    def check_options(self) -> None:
+        """Validate every option before anything is sent (one-line errors)."""
+        self.targets()
+        self.show_persona()
+        self.tokens("interpreter")
+        self.tokens("diagnostician")
+
     def stimulus_seed(self) -> int:
         """The seed of the stimulus sample (task option ``stimulus_seed``)."""
         return self.option_int("stimulus_seed", 42, minimum=0)
@@ -84,6 +93,21 @@ class ProjectiveTask(JudgedTask):
         if raw not in ("true", "false", "1", "0", "yes", "no"):
             raise PsymError(f"task '{self.id}': option show_persona must be true or false")
         return raw in ("true", "1", "yes")
+
+    def targets(self) -> tuple[str, ...]:
+        """The diagnoses to make (task option ``targets``, default all four)."""
+        from .diagnosis import TARGETS
+
+        raw = self.options.get("targets")
+        if raw is None:
+            return TARGETS
+        picked = tuple(t.strip() for t in raw.split(",") if t.strip())
+        bad = [t for t in picked if t not in TARGETS]
+        if bad or not picked:
+            raise PsymError(
+                f"task '{self.id}': option targets takes {', '.join(TARGETS)} (got {raw!r})"
+            )
+        return tuple(t for t in TARGETS if t in picked)
 
     def tokens(self, stage: str) -> int:
         """Max new tokens of the ``interpreter`` or ``diagnostician`` judge replies."""
@@ -138,6 +162,7 @@ class SctTask(ProjectiveTask):
 
     def load_items(self) -> list[Item]:
         """The session's stems, round-robin over domains."""
+        self.check_options()
         bank = self.stems()
         zh = is_chinese(bank)
         picked = _interleave(sample_stems(bank, self.stimulus_seed()), "domain")
@@ -182,6 +207,7 @@ class TatCardsTask(ProjectiveTask):
 
     def load_items(self) -> list[Item]:
         """The session's cards, round-robin over categories."""
+        self.check_options()
         picked = _interleave(sample_scenes(self.scenes(), self.stimulus_seed()), "category")
         out = []
         for s in picked:
@@ -231,6 +257,7 @@ class RorschachTask(ProjectiveTask):
 
     def load_items(self) -> list[Item]:
         """Cards I-X of the session's procedural inkblots."""
+        self.check_options()
         seed = self.stimulus_seed()
         out = []
         for n in range(1, 11):

@@ -118,3 +118,50 @@ def test_personas_framing_and_analysis(tmp_path: Path, genpt: Path) -> None:
     b = [int(cells[(p, "framing=job-screening")][d]["score"]) for p in keys for d in dims]
     ref = sklearn.cohen_kappa_score(a, b, weights="linear", labels=[1, 2, 3, 4, 5])
     assert rel[0]["kappa"]["value"] == pytest.approx(ref)
+
+
+def test_user_stem_bank_through_items_option(tmp_path: Path, genpt: Path) -> None:
+    # the authors' Chinese bank as a user file (--items sct=FILE): Chinese instruction, their ids
+    with ScriptedServer() as srv:
+        out = evaluate(
+            ["sct"],
+            model="openai-chat",
+            model_args={"base_url": srv.base_url, "model": "m"},
+            item_files={"sct": genpt / "sct_final_filtered.json"},
+            limit=5,
+            output=tmp_path / "run",
+        )
+    entry = out["tasks"]["sct"]
+    assert entry["stimuli"] == ["4.1_06", "4.2_01", "1.1_04", "1.4_01", "2.1_08"]  # seed 42
+    first = json.loads((tmp_path / "run" / "samples.jsonl").read_text().splitlines()[0])
+    assert first["prompt"]["messages"][-1]["content"].startswith("请完成以下句子。")
+    # five stems, one per domain: each domain mean rests on one stem score 0-6
+    for dom in ("FA", "CA", "SA", "IR", "ER"):
+        assert entry["scales"][dom]["n"] == 1 and 0 <= entry["scales"][dom]["score"] <= 6
+    bad = tmp_path / "bad.csv"
+    bad.write_text("id,domain,stem\nx1,ZZ,My…\n", encoding="utf-8")
+    with pytest.raises(Exception, match=r"bad.csv, line 2: domain 'ZZ'"):
+        evaluate(["sct"], model="openai-chat", model_args={"base_url": "http://127.0.0.1:9",
+                 "model": "m"}, item_files={"sct": bad}, limit=1)  # fmt: skip
+
+
+def test_targets_option_limits_the_diagnoses(tmp_path: Path) -> None:
+    with ScriptedServer() as srv:
+        out = evaluate(
+            ["sct"],
+            model="openai-chat",
+            model_args={"base_url": srv.base_url, "model": "m"},
+            limit=2,
+            output=tmp_path / "run",
+            task_options={"sct": {"targets": "depression"}},
+        )
+    sc = out["tasks"]["sct"]["scales"]
+    assert sc["dx.depression"]["score"] == 1  # the scripted diagnostician's answer
+    assert sc["dx.O"]["score"] is None and "not requested" in sc["dx.O"]["reason"]
+    stages = [
+        json.loads(x)["stage"] for x in (tmp_path / "run" / "judge.jsonl").read_text().splitlines()
+    ]
+    assert stages == ["interpreter", "diagnostician.depression"]
+    with pytest.raises(Exception, match="option targets takes"):
+        evaluate(["sct"], model="openai-chat", model_args={"base_url": srv.base_url, "model": "m"},
+                 task_options={"sct": {"targets": "anxiety"}}, limit=1)  # fmt: skip

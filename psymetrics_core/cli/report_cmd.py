@@ -1,0 +1,34 @@
+"""``psym report``: a self-contained HTML report of one or more run directories."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from .console import stderr
+
+
+@click.command("report")
+@click.argument("run_dirs", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=Path("report.html"),
+    show_default=True,
+    help="HTML file to write.",
+)
+@click.option(
+    "--label",
+    "labels",
+    multiple=True,
+    help="Name of each run in the report, in the order of RUN_DIRS [default: the run's "
+    "--label, else its directory name].",
+)
+def report_cmd(run_dirs: tuple[Path, ...], output: Path, labels: tuple[str, ...]) -> None:
+    """Write one HTML file (no network requests, same runs = same bytes) comparing RUN_DIRS."""
+    from ..report import write_report
+
+    out = write_report(list(run_dirs), output, labels)
+    stderr.print(f"report: {out} ({out.stat().st_size // 1024} KiB)", markup=False)

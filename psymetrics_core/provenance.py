@@ -1,0 +1,153 @@
+"""Provenance of a run for ``results.json``: command line, git commit, sha256 of files used.
+
+``results.json`` gets ``provenance: {command, git_commit, git_dirty, files: [{role, path,
+sha256, bytes}]}``. Files: the model weights (a GGUF or safetensors file of a local backend),
+every instrument spec and item CSV, ``--items`` texts, persona files and behaviour-task data
+files. Secrets in the command line (``api_key=...``, ``--token X``) are replaced by ``***``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import subprocess
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+__all__ = ["command_line", "git_commit", "sha256_file", "file_records", "run_provenance"]
+
+_SECRET = re.compile(r"(?i)((?:api[_-]?key|token|secret|password|authorization)[^=\s,]*=)([^,\s]+)")
+_SECRET_FLAG = re.compile(r"(?i)^--?(api[_-]?key|token|secret|password)$")
+_URL_USERINFO = re.compile(r"(://)[^/@\s,]+@")  # user:key@ inside a URL
+_HASHES: dict[tuple[str, int, int], str] = {}
+
+
+def command_line(argv: Sequence[str] | None = None) -> list[str]:
+    """The command line that started this process, secrets redacted."""
+    args = list(sys.argv if argv is None else argv)
+    out: list[str] = []
+    hide_next = False
+    for i, a in enumerate(args):
+        if hide_next:
+            out.append("***")
+            hide_next = False
+            continue
+        if i == 0:
+            a = Path(a).name
+        hide_next = bool(_SECRET_FLAG.match(a))
+        a = _URL_USERINFO.sub(r"\1***@", a)
+        out.append(_SECRET.sub(lambda m: m.group(1) + "***", a))
+    return out
+
+
+def git_commit(path: Path | None = None) -> dict[str, Any] | None:
+    """HEAD commit (and whether the tree is dirty) of the checkout psymetrics runs from."""
+    where = path or Path(__file__).resolve().parent.parent
+    if not (where / ".git").exists():
+        return None
+    try:
+        head = subprocess.run(
+            ["git", "-C", str(where), "rev-parse", "HEAD"],
+            capture_output=True, text=True, timeout=10, check=True,
+        ).stdout.strip()  # fmt: skip
+        dirty = subprocess.run(
+            ["git", "-C", str(where), "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True, text=True, timeout=10, check=True,
+        ).stdout.strip()  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return {"commit": head, "dirty": bool(dirty)}
+
+
+def sha256_file(path: Path) -> str:
+    """Hex sha256 of a file (memoised by path, size and modification time)."""
+    st = path.stat()
+    key = (str(path.resolve()), st.st_size, st.st_mtime_ns)
+    if key not in _HASHES:
+        h = hashlib.sha256()
+        with path.open("rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                h.update(block)
+        _HASHES[key] = h.hexdigest()
+    return _HASHES[key]
+
+
+def _model_files(identity: Mapping[str, Any]) -> list[Path]:
+    pretrained = identity.get("pretrained") or identity.get("model_path") or identity.get("path")
+    if not pretrained:
+        return []
+    p = Path(str(pretrained))
+    gguf = identity.get("gguf_file")
+    if p.is_dir() and gguf and (p / str(gguf)).is_file():
+        return [p / str(gguf)]
+    if p.is_file():
+        return [p]
+    if p.is_dir():
+        return sorted(f for f in p.iterdir() if f.suffix in (".gguf", ".safetensors", ".bin"))
+    return []
+
+
+def _spec_files(spec: Path) -> list[Path]:
+    files = [spec]
+    try:
+        import yaml
+
+        forms = (yaml.safe_load(spec.read_text(encoding="utf-8")) or {}).get("forms") or {}
+    except (OSError, ValueError, AttributeError):
+        return files
+    if isinstance(forms, dict):
+        files += [spec.parent / str(rel) for rel in forms.values()]
+    return files
+
+
+def file_records(
+    identity: Mapping[str, Any] | None,
+    instruments: Iterable[Any] = (),
+    item_files: Mapping[str, str | Path] | None = None,
+    condition_args: Iterable[str] = (),
+    task_options: Mapping[str, Mapping[str, Any]] | None = None,
+) -> list[dict[str, Any]]:
+    """sha256 records of every existing file a run used, each listed once."""
+    found: list[tuple[str, Path]] = [("model", f) for f in _model_files(identity or {})]
+    for inst in instruments:
+        if getattr(inst, "spec_path", None):
+            found += [(f"items:{inst.id}", f) for f in _spec_files(Path(inst.spec_path))]
+    found += [(f"item texts:{k}", Path(str(v))) for k, v in (item_files or {}).items()]
+    for arg in condition_args:
+        _, _, value = arg.partition("=")
+        if value and Path(value).is_file():
+            found.append(("persona/condition", Path(value)))
+    for task, opts in (task_options or {}).items():
+        for key, value in (opts or {}).items():
+            if isinstance(value, str | Path) and value and Path(str(value)).is_file():
+                found.append((f"data:{task}.{key}", Path(str(value))))
+    out, seen = [], set()
+    for role, path in found:
+        if not path.is_file() or path.resolve() in seen:
+            continue
+        seen.add(path.resolve())
+        out.append(
+            {"role": role, "path": str(path), "sha256": sha256_file(path),
+             "bytes": path.stat().st_size}
+        )  # fmt: skip
+    return out
+
+
+def run_provenance(
+    identity: Mapping[str, Any] | None,
+    instruments: Iterable[Any] = (),
+    item_files: Mapping[str, str | Path] | None = None,
+    condition_args: Iterable[str] = (),
+    task_options: Mapping[str, Mapping[str, Any]] | None = None,
+    argv: Sequence[str] | None = None,
+) -> dict[str, Any]:
+    """The ``provenance`` record of ``results.json``."""
+    git = git_commit()
+    return {
+        "command": command_line(argv),
+        "git_commit": git["commit"] if git else None,
+        "git_dirty": git["dirty"] if git else None,
+        "files": file_records(identity, instruments, item_files, condition_args, task_options),
+    }

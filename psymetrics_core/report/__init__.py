@@ -1,0 +1,90 @@
+"""``psym report``: one self-contained, deterministic HTML file from run directories.
+
+Figures are matplotlib SVG inlined in the page; styles and the sample search script are
+inlined too, so the file makes no network request. The same runs give the same bytes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from importlib import resources
+from pathlib import Path
+
+from ..errors import PsymError
+from .data import RunData, load_run_data
+from .figures import Figure
+
+__all__ = ["build_report", "write_report", "load_runs_for_report"]
+
+
+def _read(name: str) -> str:
+    return resources.files(__package__).joinpath("templates", name).read_text(encoding="utf-8")
+
+
+def _figure(f: Figure) -> str:
+    from markupsafe import Markup, escape
+
+    return Markup(
+        f'<figure class="chart"><div role="img" aria-label="{escape(f.alt)}">{f.svg}</div>'
+        f"<figcaption>{escape(f.caption)}</figcaption></figure>"
+    )
+
+
+def load_runs_for_report(paths: Sequence[str | Path], labels: Sequence[str] = ()) -> list[RunData]:
+    """Load run directories; ``labels`` (optional) rename them in order; labels are unique."""
+    if not paths:
+        raise PsymError("give at least one run directory")
+    if labels and len(labels) != len(paths):
+        raise PsymError(f"--label given {len(labels)} times for {len(paths)} run directories")
+    runs = [load_run_data(p, labels[i] if labels else None) for i, p in enumerate(paths)]
+    seen: dict[str, int] = {}
+    for r in runs:
+        seen[r.label] = seen.get(r.label, 0) + 1
+        if seen[r.label] > 1:
+            r.label = f"{r.label}#{seen[r.label]}"
+    return runs
+
+
+def build_report(runs: Sequence[RunData]) -> str:
+    """The report page for ``runs`` as a string."""
+    import jinja2
+
+    from .. import __version__
+    from ..indicators import THRESHOLDS
+    from .sections import build_context
+
+    env = jinja2.Environment(
+        loader=jinja2.FunctionLoader(lambda name: _read(name)),
+        autoescape=True,
+        keep_trailing_newline=True,
+        undefined=jinja2.StrictUndefined,
+    )
+    template = env.get_template("report.html.j2")
+    html = template.render(
+        **build_context(runs),
+        version=__version__,
+        thresholds=THRESHOLDS,
+        css=_markup(_read("report.css")),
+        js=_markup(_read("report.js")),
+        figure=_figure,
+    )
+    return html
+
+
+def _markup(text: str) -> str:
+    from markupsafe import Markup
+
+    return Markup(text)
+
+
+def write_report(
+    paths: Sequence[str | Path], output: str | Path, labels: Sequence[str] = ()
+) -> Path:
+    """Write the report of ``paths`` to ``output`` (atomically) and return its path."""
+    out = Path(output)
+    html = build_report(load_runs_for_report(paths, labels))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(out.name + ".tmp")
+    tmp.write_text(html, encoding="utf-8")
+    tmp.replace(out)
+    return out

@@ -1,0 +1,169 @@
+"""Matplotlib figures of the report, rendered as deterministic inline SVG.
+
+Same data, same bytes: a fixed ``svg.hashsalt``, no creation date in the metadata, the Agg
+backend and a fixed font family. Every figure carries a ``<title>`` (its alt text).
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from html import escape
+from typing import Any
+
+__all__ = ["Figure", "svg_of", "profile_figure", "distribution_figure", "forest_figure"]
+
+PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2")
+
+
+@dataclass(frozen=True)
+class Figure:
+    """An inline SVG with its caption and alt text."""
+
+    svg: str
+    caption: str
+    alt: str
+
+
+def _plt() -> Any:
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+
+    plt.rcParams.update(
+        {
+            "svg.hashsalt": "psymetrics-report",
+            "svg.fonttype": "path",
+            "font.family": "DejaVu Sans",
+            "font.size": 9,
+            "axes.spines.top": False,
+            "axes.spines.right": False,
+        }
+    )
+    return plt
+
+
+def svg_of(fig: Any, alt: str) -> str:
+    """``fig`` as an SVG element (no XML prolog), with ``alt`` as its ``<title>``."""
+    plt = _plt()
+    buf = io.StringIO()
+    fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": "psymetrics"})
+    plt.close(fig)
+    text = buf.getvalue()
+    text = text[text.index("<svg") :]
+    text = re.sub(r"<metadata>.*?</metadata>\s*", "", text, flags=re.S)
+    head_end = text.index(">") + 1
+    return text[:head_end] + f"\n <title>{escape(alt)}</title>" + text[head_end:]
+
+
+def profile_figure(
+    scales: Sequence[str],
+    runs: Sequence[str],
+    points: dict[tuple[str, str], tuple[float, float, float] | None],
+    norms: dict[str, tuple[float, float, str]],
+    lo: float,
+    hi: float,
+) -> Any:
+    """One panel per scale: norm mean +- 1 SD band, each run's mean with its interval.
+
+    ``points[(run, scale)]`` = (mean, low, high) over administrations; ``norms[scale]`` =
+    (mean, sd, group). The top axis of each panel shows z against that scale's norm.
+    """
+    plt = _plt()
+    fig, axes = plt.subplots(
+        len(scales), 1, figsize=(7.0, 0.55 + 0.42 * len(runs) * len(scales) + 0.5 * len(scales)),
+        squeeze=False,
+    )  # fmt: skip
+    for ax, scale in zip(axes[:, 0], scales, strict=True):
+        ax.set_xlim(lo - 0.1 * (hi - lo), hi + 0.1 * (hi - lo))
+        ax.set_ylim(-0.7, len(runs) - 0.3)
+        norm = norms.get(scale)
+        if norm is not None:
+            m, sd, group = norm
+            ax.axvspan(m - sd, m + sd, color="#bbbbbb", alpha=0.45, lw=0)
+            ax.axvline(m, color="#555555", lw=1, ls="--")
+            if sd > 0:
+                sec = ax.secondary_xaxis(
+                    "top",
+                    functions=(
+                        lambda x, m=m, sd=sd: (x - m) / sd,
+                        lambda z, m=m, sd=sd: m + z * sd,
+                    ),
+                )
+                sec.set_xlabel(f"z vs {group}", fontsize=7, labelpad=1)
+                sec.tick_params(labelsize=7)
+        for i, run in enumerate(runs):
+            p = points.get((run, scale))
+            if p is None:
+                continue
+            mean, low, high = p
+            color = PALETTE[i % len(PALETTE)]
+            ax.errorbar(
+                [mean], [i], xerr=[[mean - low], [high - mean]], fmt="o", color=color,
+                capsize=3, ms=5,
+            )  # fmt: skip
+        ax.set_yticks(range(len(runs)), list(runs))
+        ax.invert_yaxis()
+        ax.set_title(scale, loc="left", fontsize=9, fontweight="bold")
+    axes[-1, 0].set_xlabel("scale score (grey band: human norm mean ± 1 SD)")
+    fig.tight_layout()
+    return fig
+
+
+def distribution_figure(
+    items: Sequence[str],
+    reverse: Sequence[bool],
+    codes: Sequence[int],
+    shares: Sequence[Sequence[float]],
+    title: str,
+    what: str,
+) -> Any:
+    """Heatmap of items (rows) x answer codes (columns); reverse-keyed items end in ``(R)``."""
+    plt = _plt()
+    n = len(items)
+    fig, ax = plt.subplots(figsize=(1.6 + 0.55 * len(codes), 0.9 + 0.17 * n))
+    import numpy as np
+
+    data = np.asarray(shares, dtype=float).reshape(n, len(codes))
+    im = ax.imshow(data, aspect="auto", cmap="Blues", vmin=0, vmax=1, interpolation="nearest")
+    ax.set_xticks(range(len(codes)), [str(c) for c in codes])
+    ax.set_yticks(
+        range(n), [f"{i} (R)" if r else str(i) for i, r in zip(items, reverse, strict=True)]
+    )
+    for lbl, r in zip(ax.get_yticklabels(), reverse, strict=True):
+        if r:
+            lbl.set_color("#b2182b")
+            lbl.set_fontweight("bold")
+    ax.tick_params(axis="y", labelsize=6 if n > 30 else 8)
+    ax.set_xlabel("answer code")
+    ax.set_ylabel("item ((R) = reverse-keyed)")
+    ax.set_title(title, loc="left", fontsize=9)
+    cb = fig.colorbar(im, ax=ax, fraction=0.08, pad=0.04)
+    cb.set_label(what, fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+def forest_figure(
+    rows: Sequence[tuple[str, float, float | None, float | None]], xlabel: str
+) -> Any:
+    """Forest plot: one row per (label, difference, ci_low, ci_high); CI None = no interval."""
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(7.0, 0.8 + 0.28 * len(rows)))
+    for i, (_, d, low, high) in enumerate(rows):
+        if low is not None and high is not None and math.isfinite(low) and math.isfinite(high):
+            ax.plot([low, high], [i, i], color="#1f77b4", lw=1.5)
+            ax.plot([d], [i], "s", color="#1f77b4", ms=5)
+        else:
+            ax.plot([d], [i], "D", mfc="white", mec="#d62728", ms=5)
+    ax.axvline(0, color="#555555", lw=1, ls="--")
+    ax.set_yticks(range(len(rows)), [r[0] for r in rows])
+    ax.tick_params(axis="y", labelsize=7)
+    ax.invert_yaxis()
+    ax.set_xlabel(xlabel)
+    fig.tight_layout()
+    return fig
