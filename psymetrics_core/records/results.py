@@ -80,6 +80,10 @@ class TaskEntry(BaseModel):
     n_refused: int
     parse_rate: float | None
     norm_group: str | None = None
+    indicators: dict[str, dict[str, Any]] | None = Field(
+        default=None,
+        description="validity indicators of the answer pattern (psymetrics_core.indicators)",
+    )
     instrument: InstrumentInfo
     prompt_template: str
     condition: str
