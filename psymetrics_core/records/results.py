@@ -129,6 +129,10 @@ class ResultsRecord(_Strict):
     tasks: dict[str, TaskEntry]
     judge: dict[str, Any] | None = None
     usage: dict[str, Any] | None = None
+    provenance: dict[str, Any] | None = Field(
+        default=None,
+        description="command line, git commit and hashes of the files used (psym eval)",
+    )
     merged_from: list[dict[str, Any]] | None = Field(
         default=None, description="the shard run directories a `psym merge` combined"
     )
