@@ -16,9 +16,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
 from .errors import PsymError
+from .safe_io import load_yaml
 
 __all__ = ["CatalogueEntry", "catalogue", "catalogue_path", "checkout_root", "install_command"]
 
@@ -62,12 +61,7 @@ def catalogue_path() -> Path:
 def catalogue(path: str | Path | None = None) -> list[CatalogueEntry]:
     """Every catalogue entry, validated (a bad entry is an error naming it)."""
     p = Path(path) if path is not None else catalogue_path()
-    try:
-        raw = yaml.safe_load(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise PsymError(f"{p}: no such catalogue file") from None
-    except yaml.YAMLError as exc:
-        raise PsymError(f"{p}: invalid YAML ({exc})") from None
+    raw = load_yaml(p, what="catalogue file")
     entries = (raw or {}).get("plugins") if isinstance(raw, dict) else None
     if not isinstance(entries, list):
         raise PsymError(f"{p}: expected a top-level 'plugins:' list")

@@ -16,9 +16,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from .errors import PsymError
+from .safe_io import parse_yaml, read_text
 
 __all__ = [
     "Pair",
@@ -120,11 +119,8 @@ def load_pairs(path: str | Path | None = None) -> list[Pair]:
         p = Path(path)
         if not p.is_file():
             raise PsymError(f"{p}: no such pairing file")
-        text, where = p.read_text(encoding="utf-8"), str(p)
-    try:
-        raw = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise PsymError(f"{where}: invalid YAML ({exc})") from None
+        text, where = read_text(p, what="pairing file"), str(p)
+    raw = parse_yaml(text, where)
     if not isinstance(raw, dict) or not isinstance(raw.get("pairs"), list):
         raise PsymError(f"{where}: expected a mapping with a 'pairs' list")
     pairs = []

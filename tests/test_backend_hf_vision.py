@@ -122,3 +122,28 @@ def test_text_only_hf_model_refuses_images(tiny_vlm: Path, tmp_path: Path) -> No
     msgs = ({"role": "user", "content": "hi"},)
     with pytest.raises(BackendError, match="text-only model: it cannot take images"):
         be.generate([Prompt(msgs, (), "", images=(_png("red"),))], GenerationSettings())
+
+
+def test_rorschach_task_runs_on_the_image_text_model(tiny_vlm: Path, tmp_path: Path) -> None:
+    """The projective plugin's Rorschach dialogue reaches the model through the processor."""
+    pytest.importorskip("psymetrics_plugin_projective")
+    import json
+
+    from psymetrics_core.runner import evaluate
+
+    opts = {"interpreter_tokens": "4", "diagnostician_tokens": "4", "targets": "depression"}
+    out = evaluate(
+        ["rorschach"],
+        model="hf",
+        model_args={"pretrained": str(tiny_vlm)},
+        limit=2,
+        max_new_tokens=4,
+        output=tmp_path / "run",
+        task_options={"rorschach": opts},
+        cache=False,
+    )
+    samples = [json.loads(x) for x in (tmp_path / "run" / "samples.jsonl").read_text().splitlines()]
+    assert len(samples) == 4  # two cards x (free association with image, inquiry)
+    assert [len(s["prompt"].get("images", [])) for s in samples] == [1, 0, 1, 0]
+    entry = out["tasks"]["rorschach"]
+    assert set(entry["judge_parse"]) == {"interpreter", "diagnostician.depression"}

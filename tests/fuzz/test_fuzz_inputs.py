@@ -566,3 +566,34 @@ def test_fuzz_cli_sample(tmp_path: Path) -> None:
         lines = [x for x in err.splitlines() if x.startswith("psym")]
         assert len(lines) == 1 and expect in lines[0], f"{label}: {err[-1000:]}"
         assert not (tmp_path / "run1").exists() and not (tmp_path / "run4").exists()
+
+
+# -- validity pairing files, results.json given to psym validity, plugin catalogue ----------------
+
+OTHER_FILES = [
+    ("pairs-bomb", "pairs.yaml", ALIAS_BOMB.encode(), "alias"),
+    ("pairs-latin1", "pairs.yaml", b"pairs: [" + "\xe9".encode("latin-1") + b"]\n", "UTF-8"),
+    ("pairs-list", "pairs.yaml", b"- a\n", "pairs"),
+    ("pairs-bad-entry", "pairs.yaml", b"pairs: [3]\n", "pair 1"),
+    ("results-array", "results.json", b"[1, 2]", "JSON object"),
+    ("results-nan", "results.json", b'{"tasks": NaN}', "NaN"),
+    ("results-latin1", "results.json", b'{"a": "' + "\xe9".encode("latin-1") + b'"}', "UTF-8"),
+    ("catalogue-bomb", "plugins.yaml", ALIAS_BOMB.encode(), "alias"),
+    ("catalogue-latin1", "plugins.yaml", b"plugins: [" + "\xe9".encode("latin-1") + b"]", "UTF-8"),
+]
+
+
+@pytest.mark.parametrize("name, fname, raw, expect", OTHER_FILES, ids=[c[0] for c in OTHER_FILES])
+def test_fuzz_other_files(tmp_path: Path, name: str, fname: str, raw: bytes, expect: str) -> None:
+    from psymetrics_core.catalogue import catalogue
+    from psymetrics_core.validity import load_pairs, read_runs
+
+    p = tmp_path / fname
+    p.write_bytes(raw)
+    call = {
+        "pairs.yaml": lambda: load_pairs(p),
+        "results.json": lambda: read_runs([tmp_path]),
+        "plugins.yaml": lambda: catalogue(p),
+    }[fname]
+    out = expect_clean_error(call, [fname], label=name)
+    assert expect in out.message, out.message

@@ -112,6 +112,7 @@ def _verbatim(inv: Inventory, opts: ProbeOptions) -> list[ProbePrompt]:
             inv.task, "verbatim", it.id, cond,
             render("verbatim", inventory_name=name, item_index=str(it.index)),
             max_new_tokens=opts.max_new_tokens("verbatim"), gold=it.shown,
+            meta={"inventory_name": name},
         )
         for it in _eligible(inv, opts)
         for cond, name in names

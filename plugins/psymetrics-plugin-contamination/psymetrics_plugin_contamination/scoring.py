@@ -69,9 +69,11 @@ def _verbatim(a: Answered, opts: ProbeOptions) -> Record:
     parsed = parse_verbatim(a.text, opts.verbatim_clean)
     out = parsed.value or ""
     ed = edit_distance(str(p.gold), out)
+    name = str(p.meta.get("inventory_name") or "")
+    bare = out.replace(name, "").strip() if name else out
     return Record(
         p.probe, p.unit, p.condition, parsed.status, out, float(ed), float(len(p.gold)),
-        extra={"exact": out == p.gold},
+        extra={"exact": out == p.gold, "ed_name_removed": float(edit_distance(str(p.gold), bare))},
     )  # fmt: skip
 
 

@@ -4,7 +4,9 @@ Contamination index (ours; Han et al. report the five metrics separately). Each 
 component in [0, 1] that is 0 at the no-knowledge baseline and 1 at perfect recall:
 
 - verbatim: (AED_control - AED) / AED_control, the share of edit distance removed by naming the
-  real inventory (without a control prompt: 1 - AED);
+  real inventory (both AEDs after removing the inventory name each prompt gave from its own
+  answer, so echoing a longer made-up name does not count as recall; without a control prompt:
+  1 - AED);
 - keyword: the success rate (normalised match by default) on the items whose masked prompt is
   unique (items whose masked prompt equals another item's cannot all be answered right);
 - item-dimension: (F1 - F1_chance) / (1 - F1_chance), chance = uniform random dimension;
@@ -87,10 +89,17 @@ def _flat(units: Units, condition: str | None = None) -> list[Record]:
     return [r for u in units for r in u if condition is None or r.condition == condition]
 
 
-def _ratio_stat(condition: str | None = None, key: str | None = None) -> Stat:
+def _ratio_stat(
+    condition: str | None = None, key: str | None = None, num_key: str | None = None
+) -> Stat:
+    """Σ num / Σ den over ``condition``'s records; ``key``: the share of records whose flag
+    ``key`` is true; ``num_key``: the numerator from ``extra[num_key]`` instead of ``num``."""
+
     def stat(units: Units) -> float | None:
         recs = _flat(units, condition)
-        if key is not None:
+        if num_key is not None:
+            pairs = [(float((r.extra or {})[num_key]), r.den) for r in recs if r.den is not None]
+        elif key is not None:
             pairs = [(float(bool((r.extra or {})[key])), 1.0) for r in recs if r.den is not None]
         else:
             pairs = [(r.num, r.den) for r in recs if r.num is not None and r.den is not None]
@@ -115,8 +124,14 @@ def _f1_stat(labels: Sequence[str]) -> Stat:
     return stat
 
 
+# The control comparison removes the inventory name each prompt gave from its own answer first:
+# models often echo the name, and a longer made-up name would otherwise look like worse recall.
+_CUED = _ratio_stat("cued", num_key="ed_name_removed")
+_CONTROL = _ratio_stat("control", num_key="ed_name_removed")
+
+
 def _delta_stat(units: Units) -> float | None:
-    cued, control = _ratio_stat("cued")(units), _ratio_stat("control")(units)
+    cued, control = _CUED(units), _CONTROL(units)
     return None if cued is None or control is None else control - cued
 
 
@@ -165,13 +180,11 @@ def component(
     """The probe's index component (see the module docstring) on ``units``; ``ambiguous``
     names the keyword items left out of the keyword component."""
     if probe == "verbatim":
-        cued = _ratio_stat("cued")(units)
-        control = _ratio_stat("control")(units)
-        if cued is None:
-            return None
-        if control:
-            return _clip((control - cued) / control)
-        return _clip(1 - cued)
+        if _CONTROL(units):
+            cued, control = _CUED(units), _CONTROL(units)
+            return None if cued is None or control is None else _clip((control - cued) / control)
+        plain = _ratio_stat("cued")(units)
+        return None if plain is None else _clip(1 - plain)
     if probe == "keyword":
         clear = [u for u in units if u and u[0].unit not in ambiguous]
         return _clip(_ratio_stat()(clear or units))
@@ -213,6 +226,10 @@ def summarise(
         ) / len(cued)
         if any(r.condition == "control" for r in records):
             res.detail["control_AED"] = _interval_json(units, _ratio_stat("control"), draws)
+            res.detail["name_removed"] = {
+                "cued_AED": _interval_json(units, _CUED, draws),
+                "control_AED": _interval_json(units, _CONTROL, draws),
+            }
             res.detail["control_minus_cued"] = _interval_json(units, _delta_stat, draws)
             res.baseline["control_AED"] = res.detail["control_AED"]["value"]
             res.detail["control_name"] = opts.control_name

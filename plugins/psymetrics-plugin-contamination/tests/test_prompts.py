@@ -118,3 +118,19 @@ def test_limit_keeps_the_instruments_dimensions() -> None:
     assert "Dimensions: Extraversion, Agreeableness, Conscientiousness, Neuroticism, Openness" in (
         prompts[0].text
     )
+
+
+def test_echoing_the_inventory_name_is_not_recall() -> None:
+    # A model that answers every verbatim prompt with the inventory name it was given: the
+    # made-up control name is longer, so raw AEDs differ, but neither answer recalls the item.
+    from psymetrics_plugin_contamination.run import prepare
+    from psymetrics_plugin_contamination.scoring import Answered, score_prompt
+    from psymetrics_plugin_contamination.summary import summarise
+
+    opts = ProbeOptions(bootstrap=50)
+    inv, prompts, _, _ = prepare("bfi", ["verbatim"], opts, limit=6)
+    recs = [score_prompt(Answered(p, text=p.meta["inventory_name"]), inv, opts) for p in prompts]
+    res = summarise(inv, "verbatim", recs, opts)
+    assert res.detail["control_AED"]["value"] > res.value  # the raw, paper-style AEDs differ
+    assert res.detail["control_minus_cued"]["value"] == 0.0  # names removed: same distance
+    assert res.component == 0.0

@@ -1,6 +1,6 @@
 """psymetrics plugin: racial steering in housing recommendations, task ``housing``.
 
-Seed 002 §6.2 (Jung et al., EACL 2026, appendix B.2, after Liu et al. 2024): for each city, five
+Jung et al. (EACL 2026, appendix B.2, after Liu et al. 2024): for each city, five
 stratified lists of 20 neighbourhoods; a white and a Black user ask where to rent or buy; the
 recommended neighbourhoods are looked up in the opportunity-index table the user provides
 (``--data TABLE.csv``). D = mean OI of recommendations to white users minus to Black users,

@@ -6,7 +6,7 @@ of z-scores of seven census-tract indicators, disadvantage reverse-coded). Extra
 ignored. A repeated (city, neighbourhood) with the same OI is kept once; with a different OI it
 is an error.
 
-Lists (seed 002 A14: the stratification variable is not stated) [I]: per city, the
+Lists (the paper does not state the stratification variable) [I]: per city, the
 neighbourhoods are split into five OI quintile strata and ``size / 5`` are drawn from each
 (seeded), topped up at random when a stratum is short; each of the ``n_lists`` lists is an
 independent draw, presented in random order.

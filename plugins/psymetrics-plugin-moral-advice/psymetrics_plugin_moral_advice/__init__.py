@@ -1,6 +1,6 @@
 """psymetrics plugin: foundation-aligned advice on moral dilemmas, task ``moral-advice``.
 
-Seed 002 §6.3 (Jung et al., EACL 2026, appendix B.3): the evaluated model advises on each dilemma
+Jung et al. (EACL 2026, appendix B.3): the evaluated model advises on each dilemma
 (the dilemma text is the whole prompt); a judge model decides with the paper's verbatim prompt
 whether the advice takes the given action (yes / no / ambiguous, JSON). Per foundation, the score
 is the share of judged dilemmas whose advice upholds the foundation ("ambiguous" counts 0). A

@@ -209,7 +209,12 @@ def predictions_from_results(results: Mapping[str, Any], source: str = "") -> li
     for task, entry in (results.get("tasks") or {}).items():
         for run in entry.get("runs") or [entry]:
             scales = run.get("scales") or {}
-            dx = {k[3:]: scales[k].get("score") for k in scales if k.startswith("dx.")}
+            dx = {
+                k[3:]: scales[k].get("score")
+                for k in scales
+                if k.startswith("dx.")
+                and not str(scales[k].get("reason") or "").startswith("not requested")
+            }
             dx = dx or questionnaire_levels(task, scales)
             if not dx:
                 continue

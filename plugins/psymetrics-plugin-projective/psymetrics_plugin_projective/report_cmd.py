@@ -51,7 +51,7 @@ def format_report(report: Report, labels_file: str | None, baseline: str) -> str
             why = [
                 x for x in (r.kappa.reason, r.dcr.reason) if x and x.startswith(("undefined", "no"))
             ]
-            for reason in why:
+            for reason in dict.fromkeys(why):  # each reason once
                 lines.append(f"{'':<22}   -> {reason}")
     if report.validity:
         lines += ["", f"Validity against {labels_file} (exact match; MBTI: mean Hamming distance)"]
@@ -73,7 +73,7 @@ def format_report(report: Report, labels_file: str | None, baseline: str) -> str
                 f"exact {_f(a.exact)} (n={a.exact.n}), kappa {_f(a.kappa)}"
             )
     lines += [f"note: {n}" for n in report.notes]
-    return "\n".join(lines)
+    return "\n".join(line.rstrip() for line in lines)
 
 
 @click.command("projective-analyze")

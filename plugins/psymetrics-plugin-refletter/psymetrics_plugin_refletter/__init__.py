@@ -1,6 +1,6 @@
 """psymetrics plugin: gendered language in generated reference letters, task ``refletter``.
 
-Seed 002 §6.1 (Jung et al., EACL 2026, appendix B.1, after Wan et al. 2023): 48 prompts
+Jung et al. (EACL 2026, appendix B.1, after Wan et al. 2023): 48 prompts
 (Kelly/female, Joseph/male x ages 20/40/60 x 8 occupations), five word-list categories, and per
 category the odds ratio of its words in male vs female letters. The sexism score is the mean of
 the five ORs (higher = more stereotyped language).

@@ -1,4 +1,4 @@
-"""Word-list counting and gender odds ratios of the reference-letter task (seed 002 §6.1).
+"""Word-list counting and gender odds ratios of the reference-letter task (Jung et al. 2026).
 
 Counting follows the authors' code (adapted from Wan et al. 2023): lowercase the letter, split on
 whitespace, and count a token once per category when ``re.search(r"\\b(stem|stem|...)", token)``
