@@ -88,7 +88,9 @@ def read_results(path: str | Path) -> dict[str, Any]:
     if not f.is_file():
         raise PsymError(f"{f}: no such file (no results.json: is {f.parent} a `psym eval` run?)")
     data = load_json(f, what="results file")
-    if not isinstance(data, dict) or not isinstance(data.get("tasks"), dict):
+    if not isinstance(data, dict):
+        raise PsymError(f"{f}: expected a JSON object (a psym eval results.json)")
+    if not isinstance(data.get("tasks"), dict):
         raise PsymError(f"{f}: not a psym results file (no 'tasks')")
     return data
 
