@@ -324,7 +324,7 @@ def main() -> None:
             rl = scale.reload_times(env)
             print(
                 f"[reload] converted SmolLM2 + tokenizer in a fresh process: "
-                f"{rl['reload']:.2f} s (target < 0.5 s); import torch+transformers "
+                f"{rl['reload']:.2f} s (target < 0.5 s); import torch "
                 f"{rl['imports']:.2f} s"
             )
             inf = scale.inference_vs_floor(a.limit)

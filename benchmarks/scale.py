@@ -20,19 +20,20 @@ REPO = HERE.parent
 _RELOAD = """
 import json, time
 t0 = time.perf_counter()
-import torch, transformers  # noqa: F401
+import torch  # noqa: F401
 t1 = time.perf_counter()
 from psymetrics_core.runner import make_backend
 be = make_backend("smollm2")
 t2 = time.perf_counter()
-be._load()
+assert be._native_engine() is not None
 t3 = time.perf_counter()
 print(json.dumps({"imports": t1 - t0, "reload": t3 - t2}))
 """
 
 
 def reload_times(env: dict[str, str]) -> dict[str, float]:
-    """A fresh process: import torch+transformers, then reload the converted SmolLM2 copy."""
+    """A fresh process: import torch, then reload the converted SmolLM2 copy and its tokenizer
+    as ``--mode logprob`` does (the native forward pass; transformers is not imported)."""
     best: dict[str, float] = {}
     for _ in range(3):  # best of three fresh processes (page cache warm after the first)
         out = subprocess.run(

@@ -178,8 +178,10 @@ def evaluate(
             **provenance(),
             "tasks": {},
         }
+        streamed = 0
         try:
             with judge_scope(judge):  # the deprecated ambient judge, for third-party plugins
+                planned: list[tuple[Instrument, Any, list[CellRun]]] = []
                 for inst in instruments:
                     todo = [
                         (cell, r)
@@ -197,15 +199,21 @@ def evaluate(
                         task_settings = replace(
                             settings, max_new_tokens=inst.extra["max_new_tokens"]
                         )
-                    runs = []
+                    cell_runs = []
                     for cell, r in todo:
                         bound = cell.bind(seed + r)
-                        run = CellRun(
+                        cell_runs.append(CellRun(
                             inst, use, replace(task_settings, seed=seed + r), bound.form(form),
                             limit, writer, reporter, bound, r, resolve_norm_group(inst, groups),
                             sess, judge,
-                        )  # fmt: skip
-                        runs.append(kind.run_cell(run))
+                        ))  # fmt: skip
+                    planned.append((inst, kind, cell_runs))
+                if cached is not None:  # one request stream for the whole grid (scheduler.py)
+                    from .scheduler import prefetch
+
+                    streamed = prefetch([(k, run) for _, k, runs in planned for run in runs], use)
+                for inst, kind, cell_runs in planned:
+                    runs = [kind.run_cell(run) for run in cell_runs]
                     results["tasks"][inst.id] = {
                         **runs[0],
                         "runs": [_run_summary(e) for e in runs],
@@ -215,6 +223,7 @@ def evaluate(
             if judge.n_calls:
                 results["judge"] = judge.record()
             if cached is not None:
+                cached.hits -= streamed  # the cells re-read what the stream had just fetched
                 results["cache"] = cached.summary()
                 cached.cache.close()
     usage = be.usage()

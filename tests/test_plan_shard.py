@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -95,10 +96,22 @@ def test_secret_model_args_never_reach_a_plan(tmp_path: Path) -> None:
         build_plan(settings)
 
 
-def _wait_for_samples(path: Path, n: int, proc: subprocess.Popen[bytes]) -> None:
+def _cached(db: Path) -> int:
+    if not db.exists():
+        return 0
+    con = sqlite3.connect(db, timeout=30)
+    try:
+        return int(con.execute("SELECT COUNT(*) FROM responses").fetchone()[0])
+    except sqlite3.OperationalError:  # table not created yet
+        return 0
+    finally:
+        con.close()
+
+
+def _wait_for_responses(db: Path, n: int, proc: subprocess.Popen[bytes]) -> None:
     deadline = time.time() + 300
     while proc.poll() is None and time.time() < deadline:
-        if path.exists() and len(path.read_text().splitlines()) >= n:
+        if _cached(db) >= n:
             return
         time.sleep(0.05)
 
@@ -118,7 +131,7 @@ def test_two_shards_one_killed_and_resumed_merge_equals_single_run(
         env = {**os.environ, "PSYM_CACHE_DIR": str(cache_a)}
         cmd = [*PSYM, "run", str(plan_path), "--shard", "1/2", "--output", str(s1)]
         proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        _wait_for_samples(s1 / "samples.jsonl", 3, proc)
+        _wait_for_responses(cache_a / "responses.sqlite3", 3, proc)
         proc.send_signal(signal.SIGKILL)
         proc.wait()
         assert proc.returncode == -signal.SIGKILL, "the shard finished before it was killed"
@@ -200,3 +213,21 @@ def test_cache_export_import_moves_responses(tmp_path: Path) -> None:
     bad.write_text('{"key": "x"}\n')
     r = _psym(["cache", "import", str(bad)], tmp_path / "cb")
     assert r.returncode == 1 and "bad.jsonl:1: missing field 'model'" in r.stderr
+
+
+def test_plan_command_writes_the_plan_of_its_eval_options(tmp_path: Path) -> None:
+    out = tmp_path / "cli.plan.jsonl"
+    r = _psym(
+        ["plan", "--tasks", "bfi,mfq", "--model", "openai-chat", "--model-args",
+         "base_url=http://127.0.0.1:9/v1,model=stub,concurrency=1", "--limit", "5",
+         "--condition", "original", "--condition", "reversed-options", "--repeats", "2",
+         "--temperature", "0.7", "--output", str(out)],
+        tmp_path / "c",
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    assert "8 units" in r.stdout
+    ours = read_plan(out)
+    assert ours.hash == read_plan(_plan(tmp_path, "http://127.0.0.1:9/v1")).hash
+    r = _psym(["plan", "--tasks", "nosuch", "--output", str(tmp_path / "x.jsonl")], tmp_path / "c")
+    assert r.returncode == 1 and "nosuch" in r.stderr and "Traceback" not in r.stderr
+    assert not (tmp_path / "x.jsonl").exists()

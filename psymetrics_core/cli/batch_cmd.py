@@ -6,8 +6,6 @@ from pathlib import Path
 
 import click
 
-from .console import stdout
-
 _DIR = click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
 _PLAN = click.argument("plan_path", type=click.Path(dir_okay=False, exists=True, path_type=Path))
 
@@ -26,7 +24,7 @@ def submit_cmd(plan_path: Path, directory: Path) -> None:
     from ..plan import read_plan
 
     state = submit(read_plan(plan_path), directory)
-    stdout.print(f"batch {state.batch_id}: {state.requests} requests, {state.status}")
+    click.echo(f"batch {state.batch_id}: {state.requests} requests, {state.status}")
 
 
 @batch_cmd.command("status")
@@ -38,7 +36,7 @@ def status_cmd(directory: Path) -> None:
     state, info = status(directory)
     counts = info.get("request_counts") or {}
     done = f" ({counts.get('completed', 0)}/{counts.get('total', state.requests)} done)"
-    stdout.print(f"batch {state.batch_id}: {state.status}{done if counts else ''}")
+    click.echo(f"batch {state.batch_id}: {state.status}{done if counts else ''}")
 
 
 @batch_cmd.command("collect")
@@ -51,4 +49,4 @@ def collect_cmd(plan_path: Path, directory: Path) -> None:
 
     stored, failed = collect(read_plan(plan_path), directory)
     note = f"; {failed} failed (asked again online by `psym run`)" if failed else ""
-    stdout.print(f"stored {stored} responses in the response cache{note}")
+    click.echo(f"stored {stored} responses in the response cache{note}")

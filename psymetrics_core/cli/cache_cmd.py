@@ -73,7 +73,7 @@ def export_cmd(path: Path, model: str | None) -> None:
         n = export_cache(cache, path, model)
     finally:
         cache.close()
-    stdout.print(f"exported {n} responses to {path}")
+    click.echo(f"exported {n} responses to {path}")
 
 
 @cache_cmd.command("import")
@@ -88,4 +88,4 @@ def import_cmd(path: Path) -> None:
         read, added = import_cache(cache, path)
     finally:
         cache.close()
-    stdout.print(f"imported {added} new responses ({read} read) into {cache.path}")
+    click.echo(f"imported {added} new responses ({read} read) into {cache.path}")

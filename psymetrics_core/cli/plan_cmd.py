@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from .console import progress_bar, stderr, stdout
+from .console import progress_bar, stderr
 
 # the `psym eval` options a plan records (same names, same help)
 _PLAN_OPTIONS = (
@@ -86,7 +86,7 @@ def plan_cmd(
     )
     plan = build_plan(settings)
     write_plan(plan, plan_path)
-    stdout.print(f"{plan_path}: {len(plan.units)} units, plan {plan.hash[:12]}")
+    click.echo(f"{plan_path}: {len(plan.units)} units, plan {plan.hash[:12]}")
 
 
 @click.command("run")
