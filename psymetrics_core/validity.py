@@ -3,7 +3,7 @@
 ``psym validity RUN_DIR...`` reads each run's ``results.json``, averages every score per model over
 its runs (seeds), pairs the scores of each construct (pairing table: ``data/validity_pairs.yaml``
 or ``--pairs FILE``), and computes Spearman's rho (average ranks for ties) across models with a
-Fisher-z interval, tanh(atanh(rho) ± z/sqrt(n - 3)) (seed 002 §5.3-5.5).
+Fisher-z interval, tanh(atanh(rho) ± z/sqrt(n - 3)) (Jung et al. (2025)-5.5).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 For a model, the "respondents" are administrations (condition cells x seeded repeats) of the
 same model, not people: alpha and omega then say how consistently the items of a scale move
-together across administrations, which seed 002 §5.1 warns is not the human meaning.
+together across administrations, which Jung et al. (2025) warns is not the human meaning.
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ RESPONDENTS = (
 
 def read_baseline(path: str | Path) -> pd.DataFrame:
     """Human consistency values: CSV with a ``consistency`` column (optional ``task``,
-    ``condition``), one row per participant (seed 002 §3.4)."""
+    ``condition``), one row per participant (Jung et al., 2025)."""
     p = Path(path)
     if not p.is_file():
         raise PsymError(f"{p}: no such file")

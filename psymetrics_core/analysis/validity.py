@@ -1,6 +1,6 @@
 """Convergent validity across models: declared hypotheses, Spearman's rho, Fisher-z CI.
 
-Seed 002 §5.3: rho over models of seed-averaged scores; 95% CI = tanh(atanh(r) +- 1.96 /
+Jung et al. (2025): rho over models of seed-averaged scores; 95% CI = tanh(atanh(r) +- 1.96 /
 sqrt(n - 3)); strength labels of Schober et al. (2018).
 """
 
@@ -29,11 +29,11 @@ class Hypothesis:
     source: str = ""
 
 
-# seed 002 §5.3 (the paper's three convergent-validity hypotheses)
+# Jung et al. (2025) (the paper's three convergent-validity hypotheses)
 DEFAULT_HYPOTHESES = (
-    Hypothesis("asi.total", "sr2k.total", +1, "seed 002: sexism ~ racism (SR2K higher = racism)"),
-    Hypothesis("mfq.authority", "asi.benevolent", +1, "seed 002: Authority ~ BS"),
-    Hypothesis("mfq.fairness", "asi.hostile", -1, "seed 002: Fairness ~ HS"),
+    Hypothesis("asi.total", "sr2k.total", +1, "Jung et al. (2025): sexism ~ racism"),
+    Hypothesis("mfq.authority", "asi.benevolent", +1, "Jung et al. (2025): Authority ~ BS"),
+    Hypothesis("mfq.fairness", "asi.hostile", -1, "Jung et al. (2025): Fairness ~ HS"),
 )
 
 

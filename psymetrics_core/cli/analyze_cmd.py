@@ -33,7 +33,7 @@ __all__ = ["analyze_cmd"]
     type=click.Choice(["match", "mismatch", "omit"]),
     default="match",
     show_default=True,
-    help="Consistency when answers are missing: both missing = match (seed 002), any "
+    help="Consistency when answers are missing: both missing = match (Jung et al., 2025), any "
     "missing = mismatch, or omit the item.",
 )
 @click.option(
@@ -49,7 +49,7 @@ __all__ = ["analyze_cmd"]
     multiple=True,
     metavar="A~B:+|-",
     help="Convergent-validity hypothesis across runs, e.g. mfq.authority~mfq.loyalty:+ "
-    "(repeatable; default: seed 002's hypotheses where their scores exist).",
+    "(repeatable; default: Jung et al.'s (2025) hypotheses where their scores exist).",
 )
 def analyze_cmd(
     run_dirs: tuple[Path, ...],

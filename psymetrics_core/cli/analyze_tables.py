@@ -43,7 +43,7 @@ def _task_tables(title: str, a: dict[str, Any]) -> None:
         cols = ["condition", f"consistency vs {c['versus']} (mean)", "per seed"]
         if "human_fences" in c:
             cols.append("outside human fences")
-        t = table(f"{title}: answer consistency (seed 002 §5.1)", cols)
+        t = table(f"{title}: answer consistency (Jung et al., 2025)", cols)
         for cond, mean in c["mean"].items():
             seeds = [r for r in c["per_seed"] if r["condition"] == cond]
             row = [cond, _f(mean), " ".join(f"{r['seed']}:{_f(r['consistency'])}" for r in seeds)]
@@ -100,7 +100,7 @@ def _task_tables(title: str, a: dict[str, Any]) -> None:
     m = a["mbti_metrics"]
     if m.get("dimensions"):
         t = table(
-            f"{title}: seed 001 metrics (alpha = 100, scores as 0-100)",
+            f"{title}: Rao et al. (2023) metrics (alpha = 100, scores as 0-100)",
             ["metric", "condition(s)", "value"],
         )
         for name in ("consistency", "robustness", "fairness"):
@@ -149,7 +149,7 @@ def _convergent(cv: dict[str, Any]) -> None:
     kind = (
         "declared hypotheses"
         if cv["declared"]
-        else ("exploratory, no declared sign" if cv["exploratory"] else "seed 002 hypotheses")
+        else ("exploratory, no declared sign" if cv["exploratory"] else "Jung et al. 2025")
     )
     t = table(
         f"convergent validity across {len(cv['units'])} units ({kind})",
