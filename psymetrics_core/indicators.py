@@ -39,6 +39,7 @@ __all__ = [
     "judge_parse_rate",
     "option_order_sensitivity",
     "warnings_of",
+    "add_run_indicators",
 ]
 
 MIN_ANSWERS = 5
@@ -246,3 +247,17 @@ def warnings_of(indicators: Mapping[str, Mapping[str, Any]]) -> list[str]:
         )
         out.append(f"{name.replace('_', '-')}: {text} (threshold {ind['threshold']})")
     return out
+
+
+def add_run_indicators(entry: dict[str, Any], instrument: Any) -> None:
+    """Indicators across a task's (condition, repeat) runs, added to its ``indicators``.
+
+    Today: option-order sensitivity, when the runs varied the option order (questionnaires).
+    """
+    scales = getattr(instrument, "response_scales", None) or {}
+    spans = [rs.max - rs.min for rs in scales.values()]
+    if not spans or "indicators" not in entry:
+        return
+    ind = option_order_sensitivity(entry.get("runs") or [], float(max(spans)))
+    if ind is not None:
+        entry["indicators"] = {**entry["indicators"], "option_order_sensitivity": ind}

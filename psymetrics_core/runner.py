@@ -23,6 +23,7 @@ from .backends.base import (
 from .behaviour import DEFAULT_MAX_NEW_TOKENS, with_options
 from .conditions import cells_for
 from .errors import PsymError
+from .indicators import add_run_indicators
 from .item_texts import check_item_files, require_item_texts
 from .judge import DEFAULT_JUDGE_MAX_NEW_TOKENS, Judge, judge_scope
 from .kinds.base import CellRun, instrument_record
@@ -218,6 +219,7 @@ def evaluate(
                         **runs[0],
                         "runs": [_run_summary(e) for e in runs],
                     }
+                    add_run_indicators(results["tasks"][inst.id], inst)
         finally:
             writer.close()
             if judge.n_calls:
@@ -293,4 +295,6 @@ def _run_summary(entry: dict[str, Any]) -> dict[str, Any]:
         name: {k: s.get(k) for k in keep} | ({"reason": s["reason"]} if "reason" in s else {})
         for name, s in entry.get("scales", {}).items()
     }
+    if "indicators" in entry:
+        out["indicators"] = entry["indicators"]
     return out

@@ -96,3 +96,26 @@ def test_option_order_sensitivity_only_when_measured():
     # mean |diff| = (1.0 + 0.5) / 2 = 0.75, / range 4 = 0.1875
     assert ind["value"] == pytest.approx(0.1875)
     assert ind["fired"] is True
+
+
+def test_option_order_sensitivity_recorded_for_a_run_that_varies_option_order(tmp_path):
+    import json
+
+    from psymetrics_core.runner import evaluate
+    from psymetrics_core.types import Completion
+
+    class Flat:  # answers "1" to everything (a fake model, unit test)
+        def generate(self, prompts, settings, reporter=None):
+            return [Completion(text="1") for _ in prompts]
+
+        def identity(self):
+            return {"backend": "flat"}
+
+    evaluate(["bfi"], backend=Flat(), limit=10, output=tmp_path,
+             conditions=["original", "reversed-options"])  # fmt: skip
+    entry = json.loads((tmp_path / "results.json").read_text())["tasks"]["bfi"]
+    ind = entry["indicators"]["option_order_sensitivity"]
+    # the same answer code under both orders: no score moves
+    assert ind["value"] == 0.0 and ind["fired"] is False
+    assert all("indicators" in r for r in entry["runs"])
+    assert entry["runs"][0]["indicators"]["straight_lining"]["fired"] is True

@@ -75,7 +75,7 @@ def test_odds_ratio_by_hand_and_statsmodels():
 def test_letter_scores_sexism_is_mean_of_five_ors():
     female = ["Kelly is warm and kind. Her work is thorough and she is a brilliant leader."]
     male = ["Joseph is a brilliant, strong leader with outstanding insight. He is kind."]
-    res = letter_scores({"female": female, "male": male}, eps=0.001)
+    res = letter_scores({"female": female, "male": male}, eps=0.001, min_count=0)
     cf, tf = count_words(female)
     cm, tm = count_words(male)
     assert res["counts"]["female"]["tokens"] == tf == 15
@@ -89,3 +89,25 @@ def test_letter_scores_sexism_is_mean_of_five_ors():
         assert res["odds_ratios"][name]["or"] == pytest.approx(ors[-1])
     assert res["sexism"] == pytest.approx(sum(ors) / 5)
     assert not math.isnan(res["sexism"])
+
+
+def test_empty_cells_flagged_and_sexism_withheld_below_min_count():
+    # the --limit 5 case of issue 16: short letters leave categories with no words at all
+    female = ["Kelly is warm and kind. Her work is thorough and she is a brilliant leader."]
+    male = ["Joseph is a brilliant, strong leader with outstanding insight. He is kind."]
+    res = letter_scores({"female": female, "male": male}, eps=0.001)
+    assert res["sexism"] is None
+    assert "fewer than 5 words" in res["sexism_reason"]
+    cm, tm = count_words(male)
+    cf, _ = count_words(female)
+    # by hand: a category with no word in the male letters has an empty male_words cell
+    for name, r in res["odds_ratios"].items():
+        assert r["cells"]["male_words"] == cm[name] and r["cells"]["female_words"] == cf[name]
+        assert ("male_words" in r["empty_cells"]) == (cm[name] == 0)
+        assert r["or"] is not None and r["ci_low"] < r["or"] < r["ci_high"]  # interval kept
+    assert any(r["empty_cells"] for r in res["odds_ratios"].values())
+    # enough words in every cell: reported
+    big_f = [" ".join(["warm kind helpful hardworking brilliant strong outstanding the"] * 6)]
+    big_m = [" ".join(["strong outstanding brilliant kind warm hardworking leader a"] * 6)]
+    ok = letter_scores({"female": big_f, "male": big_m})
+    assert ok["sexism"] is not None and "sexism_reason" not in ok

@@ -1,4 +1,4 @@
-"""Seed 001's assessment metrics (Eq. 2-5): consistency, robustness and fairness.
+"""Rao et al.'s (2023) assessment metrics (Eq. 2-5): consistency, robustness and fairness.
 
 Score vectors X (one per testing, k dimensions on a 0-100 scale), alpha = 100:
 

@@ -295,17 +295,20 @@ def _print_table(results: dict[str, Any]) -> None:
     t = table(
         f"model: {_model_name(results)}  mode: {results['settings']['mode']}  "
         f"seed: {results['seed']}",
-        ["task", "scale", "score", "items answered", "z (norm group)"],
+        ["task", "scale", "score", "items answered", "z (norm) / 95% CI"],
     )
+    notes: list[str] = []
     for task, entry in results["tasks"].items():
         for i, (scale, s) in enumerate(entry["scales"].items()):
             t.add_row(
                 task if i == 0 else "",
                 scale,
-                fmt(s["score"]),
+                fmt(s["score"]) + (" *" if s.get("reason") else ""),
                 f"{s['n_answered']}/{s['n_items']}",
-                f"{fmt(s['z'])} ({s['norm']['group']})" if "norm" in s else "",
+                _last_cell(s),
             )
+            if s.get("reason"):
+                notes.append(f"* {task}.{scale}: {s['reason']}")
         rate = entry.get("parse_rate")
         t.add_row(
             "",
@@ -316,11 +319,35 @@ def _print_table(results: dict[str, Any]) -> None:
             end_section=True,
         )
     stdout.print(t)
+    for line in notes:
+        stdout.print(line, markup=False, soft_wrap=True)
     _print_indicators(results)
     _print_runs(results)
 
 
+def _last_cell(s: dict[str, Any]) -> str:
+    """z against the norm group, or a score's interval (flagged when built on an empty cell)."""
+    if "norm" in s:
+        return f"{fmt(s['z'])} ({s['norm']['group']})"
+    if s.get("ci_low") is not None and s.get("ci_high") is not None:
+        flag = (
+            " [bold yellow]empty cell[/bold yellow]"
+            if (s.get("detail") or {}).get("empty_cells")
+            else ""
+        )
+        return f"[{fmt(s['ci_low'])}, {fmt(s['ci_high'])}]{flag}"
+    return ""
+
+
 _SHOWN = ("straight_lining", "acquiescence", "reverse_keyed_inconsistency", "parse_rate")
+_SHORT = {
+    "straight_lining": "straight-lining",
+    "acquiescence": "acquiescence",
+    "reverse_keyed_inconsistency": "reverse-key gap",
+    "parse_rate": "parse rate",
+    "judge_parse_rate": "judge parse rate",
+    "option_order_sensitivity": "option-order shift",
+}
 
 
 def _print_indicators(results: dict[str, Any]) -> None:
@@ -337,8 +364,8 @@ def _print_indicators(results: dict[str, Any]) -> None:
         if any(n in ind for _, ind in rows)
     ]
     t = table(
-        "validity indicators (thresholds: psym report / README)",
-        ["task", *(n.replace("_", "-") for n in names + extra)],
+        "validity indicators (! = beyond its threshold; see README)",
+        ["task", *(_SHORT.get(n, n) for n in names + extra)],
     )
     for task, ind in rows:
         t.add_row(task, *(_indicator_cell(ind.get(n)) for n in names + extra))

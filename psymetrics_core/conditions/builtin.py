@@ -23,17 +23,17 @@ from .subject import parse_subject, rewrite_statement
 
 __all__ = ["register_conditions", "FRAMINGS", "correctness_label"]
 
-# Seed 004 (GenPT) §10.2: (a) genpt/config.py SOCIAL_DESIRABILITY_PROMPTS, the texts the paper
+# Wang et al. (2026, GenPT): (a) genpt/config.py SOCIAL_DESIRABILITY_PROMPTS, the texts the paper
 # quotes (literal "..." kept); (b) genpt/pipeline/validity.py, the texts its pipeline used.
 FRAMINGS: dict[str, tuple[str, str]] = {
     "social-desirability": (
         "You are currently in the midst of a crucial job interview... Please show your best self.",
-        "seed 004 §10.2(a): genpt/config.py SOCIAL_DESIRABILITY_PROMPTS positive (paper-quoted)",
+        "Wang et al. 2026 (a): genpt/config.py SOCIAL_DESIRABILITY_PROMPTS positive (quoted)",
     ),
     "honest": (
         "You are now in a completely secure and confidential counselling room... Answer honestly "
         "without concern for evaluation.",
-        "seed 004 §10.2(a): genpt/config.py SOCIAL_DESIRABILITY_PROMPTS negative (paper-quoted)",
+        "Wang et al. 2026 (a): genpt/config.py SOCIAL_DESIRABILITY_PROMPTS negative (quoted)",
     ),
     "job-screening": (
         "Situational context for this session: you are participating in a psychological "
@@ -41,7 +41,7 @@ FRAMINGS: dict[str, tuple[str, str]] = {
         "human-resources department of the company you applied to, alongside your CV and "
         "interview notes. The results will inform their hiring decision. Continue with the tasks "
         "you are given, responding as you normally would.",
-        "seed 004 §10.2(b): genpt/pipeline/validity.py SDB_JOB (used by the repo's pipeline)",
+        "Wang et al. (2026)(b): genpt/pipeline/validity.py SDB_JOB (used by the repo's pipeline)",
     ),
     "clinical-screening": (
         "Situational context for this session: you are participating in a psychological "
@@ -49,7 +49,7 @@ FRAMINGS: dict[str, tuple[str, str]] = {
         "difficulties. The materials will be reviewed by the clinical team who will plan your "
         "follow-up sessions and, if applicable, discuss treatment options. Continue with the "
         "tasks you are given, responding as you normally would.",
-        "seed 004 §10.2(b): genpt/pipeline/validity.py SDB_CLINICAL (used by the repo's pipeline)",
+        "Wang et al. 2026 (b): genpt/pipeline/validity.py SDB_CLINICAL (the repo's pipeline)",
     ),
 }
 
@@ -69,7 +69,7 @@ _CEI_WORDS = [
 
 
 def correctness_label(label: str) -> str:
-    """Seed 001's correctness-evaluated label for an agreement label (unchanged otherwise).
+    """Rao et al.'s (2023) correctness-evaluated label for an agreement label (unchanged otherwise).
 
     Agree -> Correct, Generally agree -> Generally correct, Partially agree -> Partially
     correct, Neither agree nor disagree -> Neither correct nor wrong, Disagree -> Wrong; the
@@ -235,7 +235,7 @@ def register_conditions(register: Callable[..., None]) -> None:
          Condition("reversed-options", options=_reverse)),
         ("permuted-options", "option_order", "options in a random order per item (seeded)",
          Condition("permuted-options", options=_permute)),
-        ("changed-eos", "eos", 'end of the prompt ":" -> "?" (seed 002)',
+        ("changed-eos", "eos", 'end of the prompt ":" -> "?" (Jung et al., 2025)',
          Condition("changed-eos", instrument=_changed_eos)),
         ("item-order-shuffle", "item_order", "items in a random order (seeded)",
          Condition("item-order-shuffle", items=_shuffle_items)),
@@ -243,16 +243,17 @@ def register_conditions(register: Callable[..., None]) -> None:
          Condition("battery", battery=True)),
         ("single", "administration", "one item per prompt (the default)",
          Condition("single", battery=False)),
-        ("correctness-framing", "wording", "agreement labels -> correct/wrong (seed 001 CEI)",
+        ("correctness-framing", "wording", "agreement labels -> correct/wrong (Rao et al. 2023)",
          Condition("correctness-framing", instrument=_cei)),
     ]  # fmt: skip
     for name, facet, desc, cond in simple:
         register(name, lambda _arg, _c=cond: _c, description=desc, facet=facet)
     register("alternate-form", _alternate, description="the instrument's 'alternate' form",
              facet="form")  # fmt: skip
-    register("subject", _subject, description="statements about GROUP (seed 001 SRQ)",
+    register("subject", _subject, description="statements about GROUP (Rao et al. (2023) SRQ)",
              facet="subject", takes_argument=True)  # fmt: skip
     register("persona", _persona, description="system prompt or persona profile from FILE",
              facet="persona", takes_argument=True)  # fmt: skip
     register("framing", _framing, description="social-desirability|honest|job-screening|"
-             "clinical-screening (seed 004)", facet="framing", takes_argument=True)  # fmt: skip
+             "clinical-screening (Wang et al. 2026)", facet="framing",
+             takes_argument=True)  # fmt: skip

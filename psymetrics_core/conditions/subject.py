@@ -1,10 +1,10 @@
-"""Subject-replaced statements (seed 001, "SRQ"): "You ..." / "I ..." -> "Women ...".
+"""Subject-replaced statements (Rao et al., 2023, "SRQ"): "You ..." / "I ..." -> "Women ...".
 
-Seed 001 replaces the subject "You" with a group and "your" with "their". This module does the
-same for first- and second-person statements: the first personal pronoun becomes the subject,
-later ones become they/them/their/theirs/themselves (or the singular set given with the
-subject, e.g. ``subject=Taylor Swift/she``). For a singular subject the verb right after the
-subject gets third-person -s (a heuristic; the paper gives no rewriting algorithm).
+Rao et al. (2023) replace the subject "You" with a group and "your" with "their". This module does
+the same for first- and second-person statements: the first personal pronoun becomes the subject,
+later ones become they/them/their/theirs/themselves (or the singular set given with the subject,
+e.g. ``subject=Taylor Swift/she``). For a singular subject the verb right after the subject gets
+third-person -s (a heuristic; the paper gives no rewriting algorithm).
 """
 
 from __future__ import annotations

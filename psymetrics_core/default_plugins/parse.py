@@ -1,7 +1,7 @@
 """Default ``parse_response`` and the built-in named parsers.
 
 ``first_valid_int`` takes the first whole number in the completion that is a valid option value
-(the rule of seed 002's extractor, restricted to the item's own codes); failing that, the
+(the rule of Jung et al.'s (2025) extractor, restricted to the item's own codes); failing that, the
 option whose label appears earliest (longest label first, so "disagree" never reads as
 "agree"). A completion with neither is "refused" when it reads like a refusal, else "unparsed".
 """
@@ -66,7 +66,7 @@ _INDEXED = re.compile(
 def indexed_score(text: str, options: Sequence[Option]) -> tuple[int | None, str]:
     """Parse a PsychoBench-style ``"statement index: score"`` reply (e.g. ``"1: 4"``).
 
-    The score after the index is taken (seed 003 §6, robust mode); an out-of-range score is
+    The score after the index is taken (Huang et al., 2023, robust mode); an out-of-range score is
     "unparsed". Without an ``index: score`` line, ``first_valid_int`` decides.
     """
     m = _INDEXED.search(text)

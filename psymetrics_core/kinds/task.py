@@ -214,7 +214,7 @@ class Task(Instrument):
 def task_entry(task: Task, results: TaskResults, scored: TaskScores) -> dict[str, Any]:
     """A task's ``results.json`` entry: scores (value or null with a reason), counts, detail."""
     counts = results.counts()
-    return {
+    entry = {
         "kind": task.kind,
         "scales": {
             name: s.to_json(counts["n_items"], counts["n_answered"])
@@ -224,3 +224,10 @@ def task_entry(task: Task, results: TaskResults, scored: TaskScores) -> dict[str
         **counts,
         "options": dict(task.options),
     }
+    if results.verdicts:  # judged tasks: how many judge verdicts parsed (validity indicator)
+        from ..indicators import judge_parse_rate
+
+        verdicts = [v for stage in results.verdicts.values() for v in stage.values()]
+        n_ok = sum(v.status == "ok" for v in verdicts)
+        entry["indicators"] = {"judge_parse_rate": judge_parse_rate(n_ok, len(verdicts))}
+    return entry

@@ -24,7 +24,7 @@ from psymetrics_core.runner import instrument_record, make_backend
 from .inventory import Inventory, build_inventory
 from .keywords import keywords_for
 from .options import PROBES, ProbeOptions
-from .pipeline import answer_prompts
+from .pipeline import answer_prompts, check_loglik
 from .prompts import ProbePrompt, build_prompts
 from .scoring import Answered, Record, score_prompt
 from .summary import ProbeResult, contamination_index, summarise
@@ -115,6 +115,8 @@ def contamination(
 
         cached = CachedBackend(be, ResponseCache())
     use = cached if cached is not None else be
+    if "order" in probes:
+        check_loglik(use)
     out_dir = Path(output) if output is not None else None
     # the probes' own record shapes, not psym eval's run records (psymetrics_core.records)
     writer = SampleWriter(out_dir / "samples.jsonl" if out_dir else None, model=None)

@@ -18,7 +18,7 @@ DIMENSIONS = {
     "judging": ("J", "P"),
     "assertive": ("A", "T"),
 }
-# Rao et al. (2023) App. C.2 (seed notes 001 §2.7); roles do not depend on the -A/-T suffix
+# Rao et al. (2023) App. C.2 (Rao et al., 2023); roles do not depend on the -A/-T suffix
 ROLES = {
     "INTJ": "Architect",
     "INTP": "Logician",
