@@ -48,6 +48,9 @@ class RunSummary(_Strict):
     n_unparsed: int | None = None
     n_refused: int | None = None
     parse_rate: float | None = None
+    indicators: dict[str, dict[str, Any]] | None = Field(
+        default=None, description="validity indicators of this administration's answers"
+    )
     scales: dict[str, dict[str, Any]]
 
 
