@@ -22,7 +22,7 @@ from psymetrics_core.types import Completion, Option, Prompt
 from .prompts import ProbePrompt
 from .scoring import Answered
 
-__all__ = ["core_prompt", "answer_prompts", "CHUNK"]
+__all__ = ["core_prompt", "answer_prompts", "check_loglik", "CHUNK"]
 
 CHUNK = 8  # prompts per backend call; samples are written after each chunk
 
@@ -52,6 +52,14 @@ def _loglik_fn(be: Any) -> Callable[[Prompt], float]:
         "log-likelihood; run the order probe with a local model (smollm2, hf) or "
         "openai-completions, or leave it out of --probes"
     )
+
+
+def check_loglik(be: Any) -> None:
+    """One-line error, before any model call, when ``be`` cannot score log-likelihoods."""
+    from psymetrics_core.cache import CachedBackend
+
+    inner = be.backend if isinstance(be, CachedBackend) else be
+    _loglik_fn(getattr(inner, "obj", inner))
 
 
 def _loglik(be: Any, prompts: Sequence[Prompt], settings: GenerationSettings,

@@ -24,7 +24,7 @@ from psymetrics_core.runner import instrument_record, make_backend
 from .inventory import Inventory, build_inventory
 from .keywords import keywords_for
 from .options import PROBES, ProbeOptions
-from .pipeline import answer_prompts
+from .pipeline import answer_prompts, check_loglik
 from .prompts import ProbePrompt, build_prompts
 from .scoring import Answered, Record, score_prompt
 from .summary import ProbeResult, contamination_index, summarise
@@ -115,8 +115,11 @@ def contamination(
 
         cached = CachedBackend(be, ResponseCache())
     use = cached if cached is not None else be
+    if "order" in probes:
+        check_loglik(use)
     out_dir = Path(output) if output is not None else None
-    writer = SampleWriter(out_dir / "samples.jsonl" if out_dir else None)
+    # the probes' own record shapes, not psym eval's run records (psymetrics_core.records)
+    writer = SampleWriter(out_dir / "samples.jsonl" if out_dir else None, model=None)
     report: dict[str, Any] = {
         "schema": SCHEMA,
         "citation": CITATION,
@@ -153,7 +156,8 @@ def contamination(
     if hasattr(be, "usage"):
         report["usage"] = be.usage()
     if out_dir is not None:
-        write_results(out_dir / "contamination.json", json.loads(json.dumps(report, default=str)))
+        report_json = json.loads(json.dumps(report, default=str))
+        write_results(out_dir / "contamination.json", report_json, validate=False)
     return report
 
 

@@ -63,3 +63,13 @@ def test_user_texts_needed_for_pvq40(tmp_path: Path) -> None:
     res = _psym("contamination", "--tasks", "pvq40", "--output", str(tmp_path))
     assert res.returncode != 0 and "--items pvq40=FILE.csv" in res.stderr
     assert "Traceback" not in res.stderr
+
+
+def test_order_probe_on_a_chat_api_stops_before_any_call(tmp_path: Path) -> None:
+    # openai-chat cannot score a continuation's log-likelihood: one line, no request sent
+    res = _psym(
+        "contamination", "--tasks", "bfi", "--probes", "verbatim,order", "--model", "openai-chat",
+        "--model-args", "base_url=http://127.0.0.1:9/v1,model=m", "--output", str(tmp_path),
+    )  # fmt: skip
+    assert res.returncode != 0 and "Traceback" not in res.stderr
+    assert "cannot score a continuation's log-likelihood" in res.stderr

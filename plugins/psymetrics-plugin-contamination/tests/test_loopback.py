@@ -135,3 +135,30 @@ def test_killed_run_resumes_without_repeating_finished_prompts(tmp_path: Path) -
     rep = json.loads((tmp_path / "run" / "contamination.json").read_text())
     assert rep["tasks"]["bfi"]["probes"]["option-score"]["value"] == 0.0
     assert rep["cache"]["misses"] == asked_after
+
+
+def test_order_test_through_completions_echo_logprobs(tmp_path: Path) -> None:
+    # benchmarks/latency_server.py echoes prompt logprobs (one token per character, each a hash
+    # of the text before it): the order test must sum exactly the continuation's characters
+    sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
+    from benchmarks.latency_server import LatencyServer, _h
+
+    with LatencyServer(latency=0.0) as srv:
+        args = [
+            "contamination", "--tasks", "bfi", "--limit", "5", "--probes", "order",
+            "--permutations", "5", "--model", "openai-completions",
+            "--model-args", f"base_url={srv.base_url},model=m", "--output", str(tmp_path),
+            "--json",
+        ]  # fmt: skip
+        res = CliRunner().invoke(cli, args, catch_exceptions=False)
+        assert res.exit_code == 0, res.output
+        assert srv.requests == 4 * 6  # bfi + 3 controls, canonical + 5 permutations each
+    order = json.loads((tmp_path / "contamination.json").read_text())["tasks"]["bfi"]["probes"]
+    samples = [json.loads(x) for x in (tmp_path / "samples.jsonl").read_text().splitlines()]
+    canon = next(s for s in samples if s["unit"] == "bfi" and s["condition"] == "canonical")
+    ctx = canon["prompt"]
+    prompt = ctx + canon["continuation"]
+    expected = sum(-((_h(prompt[: i + 1]) % 1000) / 100.0) for i in range(len(ctx), len(prompt)))
+    assert canon["loglik"] == pytest.approx(expected)
+    assert order["order"]["detail"]["canonical_loglik"] == pytest.approx(expected)
+    assert set(order["order"]["detail"]["positive_controls"]) == {"months", "planets", "weekdays"}
