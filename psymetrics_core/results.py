@@ -1,4 +1,8 @@
-"""Run records: ``results.json`` (scores, provenance) and ``samples.jsonl`` (one line per item)."""
+"""Run records: ``results.json`` (scores, provenance) and ``samples.jsonl`` (one line per item).
+
+Every record is validated against its typed model (``psymetrics_core.records``) before it is
+written, so a record that drifts from the published schema fails where it is made.
+"""
 
 from __future__ import annotations
 
@@ -11,9 +15,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
-from .errors import PsymError
+from pydantic import BaseModel, ValidationError
 
-__all__ = ["SampleWriter", "write_results", "provenance", "redact"]
+from .errors import PsymError
+from .records import RECORD_SCHEMA_VERSION, ResultsRecord, SampleRecord
+
+__all__ = ["SampleWriter", "write_results", "provenance", "redact", "checked", "RecordError"]
 
 _SECRET_WORDS = ("key", "token", "secret", "password", "authorization")
 
@@ -55,11 +62,35 @@ def provenance() -> dict[str, Any]:
     }
 
 
-class SampleWriter:
-    """Appends one JSON line per answered item and flushes it at once (nothing paid is lost)."""
+class RecordError(PsymError):
+    """A run record does not match its schema (a bug in the code that built it)."""
 
-    def __init__(self, path: Path | None) -> None:
+
+def checked(record: dict[str, Any], model: type[BaseModel], what: str) -> dict[str, Any]:
+    """``record`` with ``schema_version``, validated against ``model`` (RecordError if not)."""
+    full = {"schema_version": RECORD_SCHEMA_VERSION, **record}
+    try:
+        obj = model.model_validate(full)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(x) for x in err["loc"])
+        raise RecordError(
+            f"{what} record does not match the schema (`psym schema`): field '{where}': "
+            f"{err['msg']} ({len(exc.errors())} error(s))"
+        ) from None
+    return obj.model_dump(mode="json", exclude_unset=True)
+
+
+class SampleWriter:
+    """Appends one JSON line per answered item and flushes it at once (nothing paid is lost).
+
+    Each line is validated against ``model`` first: by default ``records.SampleRecord`` (a
+    ``psym eval`` sample); ``model=None`` writes lines unchecked (a plugin's own records).
+    """
+
+    def __init__(self, path: Path | None, model: type[BaseModel] | None = SampleRecord) -> None:
         self.path = path
+        self.model = model
         self._fh: IO[str] | None = None
         if path is not None:
             try:
@@ -69,10 +100,12 @@ class SampleWriter:
                 raise PsymError(f"{path}: cannot write samples ({exc.strerror or exc})") from None
 
     def write(self, record: dict[str, Any]) -> None:
-        """Write one sample line."""
+        """Validate and write one line."""
+        name = self.path.name if self.path is not None else "samples.jsonl"
+        line = checked(record, self.model, name) if self.model is not None else record
         if self._fh is not None:
             try:
-                self._fh.write(json.dumps(record, ensure_ascii=False) + "\n")
+                self._fh.write(json.dumps(line, ensure_ascii=False) + "\n")
                 self._fh.flush()
             except OSError as exc:
                 raise PsymError(
@@ -89,12 +122,16 @@ class SampleWriter:
             self._fh = None
 
 
-def write_results(path: Path, results: dict[str, Any]) -> None:
-    """Write ``results.json`` atomically: a complete file or none, always valid JSON.
+def write_results(path: Path, results: dict[str, Any], validate: bool = True) -> None:
+    """Validate ``results`` (``records.ResultsRecord``; ``validate=False`` for a plugin's own
+    report) and write it atomically: a complete file or none, always valid JSON.
 
     A non-finite number (NaN, Infinity: not JSON) is written as ``null``.
     """
-    text = json.dumps(_finite(results), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    record = _finite(results)
+    if validate:
+        record = checked(record, ResultsRecord, path.name)
+    text = json.dumps(record, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -4,17 +4,31 @@
 - per scale: ``centre: mrat``, ``invert: true``, ``higher_is: "..."`` and ``rescale:`` (a mapping
   item id -> value map that replaces that item's ``rescale`` for this scale only, so one spec can
   score a contested recoding both ways).
+
+``keyed_values`` is the one definition of an answer's keyed value on each scale: the default
+``score`` hook scores with it and every questionnaire sample records it (``keyed``), so analyses
+read what was scored instead of re-deriving keys. MRAT centring (``centre: mrat``) depends on the
+respondent's other answers, so the recorded values are uncentred; ``mrat_term`` is what one
+answer contributes to the respondent's mean rating, and analyses centre from those recorded terms.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from .errors import SpecError
-from .types import Item, ResponseScale, ScaleDef
+from .types import Instrument, Item, ResponseScale, ScaleDef
 
-__all__ = ["parse_rescale", "item_rescale", "scale_options", "check_scale_rescales"]
+__all__ = [
+    "parse_rescale",
+    "item_rescale",
+    "check_scale_rescales",
+    "item_value",
+    "value_range",
+    "keyed_values",
+    "mrat_term",
+    "centred_scales",
+]
 
 Rescale = tuple[tuple[int, float], ...]
 
@@ -47,39 +61,6 @@ def item_rescale(csv_path: Path, lineno: int, raw: str, rs: ResponseScale) -> Re
         raise SpecError(csv_path, str(exc), row=lineno, field="rescale") from None
 
 
-def scale_options(path: Path, name: str, sd: dict[str, Any]) -> dict[str, Any]:
-    """The optional ``centre``, ``invert``, ``higher_is`` and ``rescale`` settings of a scale.
-
-    ``rescale`` is returned unparsed (item id -> text); ``check_scale_rescales`` parses it once
-    the items are known.
-    """
-    centre = sd.get("centre")
-    if centre not in (None, "mrat"):
-        raise SpecError(
-            path,
-            f"expected 'mrat' (minus the mean rating of all scored items), got {centre!r}",
-            field=f"scales.{name}.centre",
-        )
-    invert = sd.get("invert", False)
-    if not isinstance(invert, bool):
-        raise SpecError(
-            path, f"expected true or false, got {invert!r}", field=f"scales.{name}.invert"
-        )
-    rescale = sd.get("rescale") or {}
-    if not isinstance(rescale, dict):
-        raise SpecError(
-            path,
-            "expected a mapping of item id to value map, e.g. {3: '1=1;2=4;3=2.5'}",
-            field=f"scales.{name}.rescale",
-        )
-    return {
-        "centre": centre,
-        "invert": invert,
-        "higher_is": str(sd.get("higher_is", "")),
-        "rescale": tuple((str(k), str(v)) for k, v in rescale.items()),
-    }
-
-
 def check_scale_rescales(
     path: Path,
     scales: dict[str, ScaleDef],
@@ -107,3 +88,83 @@ def check_scale_rescales(
                 raise SpecError(path, str(exc), field=where) from None
         out[name] = replace(sdef, rescale=tuple(parsed))
     return out
+
+
+def item_value(
+    instrument: Instrument, item: Item, raw: int, rescale: Rescale | None = None
+) -> float:
+    """``raw`` after reverse keying (min + max - x) and the rescale map (``rescale`` if given,
+    else the item's own), if any."""
+    rs = instrument.response_scale_for(item)
+    x = rs.min + rs.max - raw if item.reverse else raw
+    rmap = rescale or item.rescale
+    if not rmap:
+        return float(x)
+    table = dict(rmap)
+    if x not in table:
+        raise ValueError(f"item {item.id}: value {raw} is not one of {sorted(table)}")
+    return float(table[x])
+
+
+def value_range(
+    instrument: Instrument, item: Item, rescale: Rescale | None = None
+) -> tuple[float, float]:
+    """The lowest and highest value ``item_value`` can give for ``item``."""
+    rmap = rescale or item.rescale
+    if rmap:
+        targets = [t for _, t in rmap]
+        return min(targets), max(targets)
+    rs = instrument.response_scale_for(item)
+    return float(rs.min), float(rs.max)
+
+
+def _members(instrument: Instrument, form: str) -> dict[str, frozenset[str]]:
+    """scale -> ids of the scored items of ``form`` that count towards it."""
+    return {
+        name: frozenset(it.id for it in instrument.scale_items(name, form))
+        for name in instrument.scales
+    }
+
+
+def _form_of(instrument: Instrument, form: str) -> str:
+    return form if form in instrument.forms else "original"
+
+
+def keyed_values(
+    instrument: Instrument, form: str, item: Item, value: int | None
+) -> dict[str, float]:
+    """The answer ``value`` to ``item`` keyed for every scale it counts towards.
+
+    Per scale: reverse keying (min + max - x), then the scale's rescale map for the item if the
+    scale has one, else the item's own ``rescale``, then ``invert`` (lo + hi - v over the
+    item's value range). MRAT centring is NOT applied (it needs the respondent's other
+    answers): see ``mrat_term``. Empty for an unanswered (None) or unscored item.
+    """
+    if value is None or not item.scored:
+        return {}
+    out: dict[str, float] = {}
+    for name, ids in _members(instrument, _form_of(instrument, form)).items():
+        if item.id not in ids:
+            continue
+        sdef = instrument.scales[name]
+        override = dict(sdef.rescale).get(item.id)
+        v = item_value(instrument, item, value, override)
+        if sdef.invert:
+            lo, hi = value_range(instrument, item, override)
+            v = lo + hi - v
+        out[name] = v
+    return out
+
+
+def mrat_term(instrument: Instrument, item: Item, value: int | None) -> float | None:
+    """What the answer contributes to the respondent's MRAT (Schwartz's mean rating over all
+    scored items): the value after reverse keying and the item's own rescale; None for an
+    unanswered or unscored item."""
+    if value is None or not item.scored:
+        return None
+    return item_value(instrument, item, value)
+
+
+def centred_scales(instrument: Instrument) -> list[str]:
+    """The scales scored minus the respondent's MRAT (``centre: mrat``)."""
+    return [name for name, sdef in instrument.scales.items() if sdef.centre == "mrat"]

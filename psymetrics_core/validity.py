@@ -3,21 +3,21 @@
 ``psym validity RUN_DIR...`` reads each run's ``results.json``, averages every score per model over
 its runs (seeds), pairs the scores of each construct (pairing table: ``data/validity_pairs.yaml``
 or ``--pairs FILE``), and computes Spearman's rho (average ranks for ties) across models with a
-Fisher-z interval, tanh(atanh(rho) ± z/sqrt(n - 3)) (Jung et al. (2025)-5.5).
+Fisher-z interval, tanh(atanh(rho) ± z/sqrt(n - 3)) (Jung et al., 2025). Runs are read and
+pooled into units of analysis by ``analysis.records``, the reader ``psym analyze`` uses, and
+the statistic is ``analysis.validity.spearman_fisher``.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from statistics import NormalDist
 from typing import Any
 
 from .errors import PsymError
-from .safe_io import load_json, parse_yaml, read_text
+from .safe_io import parse_yaml, read_text
 
 __all__ = [
     "Pair",
@@ -138,61 +138,37 @@ def load_pairs(path: str | Path | None = None) -> list[Pair]:
 
 
 def model_label(results: Mapping[str, Any]) -> str:
-    """A run's model: its ``label`` if set, else backend name plus non-default model args."""
-    if results.get("label"):
-        return str(results["label"])
-    args = results.get("model_args") or {}
-    extra = ",".join(f"{k}={v}" for k, v in sorted(args.items()))
-    return f"{results.get('model', '?')}({extra})" if extra else str(results.get("model", "?"))
+    """A run's model (the unit of analysis; see ``analysis.records.unit_label``)."""
+    from .analysis.records import unit_label
 
-
-def _run_scores(results: Mapping[str, Any]) -> dict[str, float]:
-    out: dict[str, float] = {}
-    for task, entry in (results.get("tasks") or {}).items():
-        for scale, s in (entry.get("scales") or {}).items():
-            value = s.get("score") if isinstance(s, dict) else None
-            if isinstance(value, int | float) and math.isfinite(value):
-                out[f"{task}.{scale}"] = float(value)
-    return out
+    return unit_label(results)
 
 
 def read_runs(run_dirs: Iterable[str | Path]) -> dict[str, dict[str, float]]:
-    """{model: {task.scale: mean over that model's runs}} from ``RUN_DIR/results.json`` files."""
-    sums: dict[str, dict[str, list[float]]] = {}
-    n_dirs = 0
-    for d in run_dirs:
-        n_dirs += 1
-        p = Path(d)
-        f = p / "results.json" if p.is_dir() else p
-        if not f.is_file():
-            raise PsymError(f"{p}: no results.json (give run directories written by psym eval)")
-        results = load_json(f, what="results file")
-        if not isinstance(results, dict):
-            raise PsymError(f"{f}: expected a JSON object (a psym eval results.json)")
-        per = sums.setdefault(model_label(results), {})
-        for k, v in _run_scores(results).items():
-            per.setdefault(k, []).append(v)
-    if not n_dirs:
+    """{unit: {task.scale: mean score}} from ``RUN_DIR/results.json`` files, read and pooled by
+    the reader ``psym analyze`` uses (``analysis.records``: one unit per model, split by
+    persona; the mean over its administrations at default facet levels)."""
+    from .analysis.records import read_results, unit_scores
+
+    dirs = list(run_dirs)
+    if not dirs:
         raise PsymError("give at least one run directory")
-    return {m: {k: sum(v) / len(v) for k, v in s.items()} for m, s in sums.items()}
+    units = unit_scores([(str(d), read_results(d)) for d in dirs])
+    out: dict[str, dict[str, float]] = {}
+    for row in units.itertuples(index=False):
+        out.setdefault(str(row.unit), {})[str(row.score_id)] = float(row.score)
+    return out
 
 
 def spearman(
     x: Sequence[float], y: Sequence[float], level: float = 0.95
 ) -> tuple[float | None, float | None, float | None, float | None]:
-    """(rho, ci_low, ci_high, two-sided p) — scipy's rho and p, Fisher-z interval (n > 3)."""
-    n = len(x)
-    if n < 3 or len(set(x)) < 2 or len(set(y)) < 2:
-        return None, None, None, None
-    from scipy.stats import spearmanr
+    """(rho, ci_low, ci_high, two-sided p) by ``analysis.validity.spearman_fisher``."""
+    from .analysis.validity import spearman_fisher
 
-    res = spearmanr(x, y)
-    rho, p = float(res.statistic), float(res.pvalue)
-    if n <= 3 or abs(rho) >= 1:
-        return rho, None, None, p
-    z = NormalDist().inv_cdf(0.5 + level / 2)
-    se = 1 / math.sqrt(n - 3)
-    return rho, math.tanh(math.atanh(rho) - z * se), math.tanh(math.atanh(rho) + z * se), p
+    res = spearman_fisher(x, y, 0, level)
+    ci = res["ci"] or (None, None)
+    return res["rho"], ci[0], ci[1], res["p"]
 
 
 def validity(

@@ -23,11 +23,11 @@ def test_cronbach_alpha_hand_calculation():
 def test_cronbach_alpha_undefined_without_variation_or_complete_rows():
     d = pd.DataFrame({"a": [3, 3, 3], "b": [2, 2, 2]})
     res = reliability.cronbach_alpha(d)
-    assert math.isnan(res["alpha"]) and "does not vary" in res["note"]
+    assert res["alpha"] is None and "does not vary" in res["note"]
     # only two complete rows (listwise): no alpha rather than a degenerate number
     d = pd.DataFrame({"a": [1, None, 4, None], "b": [4, 4, 1, 3]})
     res = reliability.cronbach_alpha(d)
-    assert math.isnan(res["alpha"]) and res["n"] == 2
+    assert res["alpha"] is None and res["n"] == 2 and res["rows_used"] == "2 of 4"
 
 
 def test_omega_recovers_a_known_one_factor_structure():
@@ -219,7 +219,7 @@ def test_omega_refuses_a_singular_correlation_matrix():
     # two distinct answer patterns repeated: rank-1 correlations, no factor model to fit
     d = pd.DataFrame({"a": [1, 5] * 3, "b": [2, 4] * 3, "c": [5, 1] * 3})
     res = reliability.mcdonald_omega(d)
-    assert math.isnan(res["omega"]) and "singular" in res["note"]
+    assert res["omega"] is None and "singular" in res["note"]
 
 
 def test_icc_needs_enough_ratings():

@@ -141,8 +141,9 @@ def test_convergent_validity_across_persona_units(fresh_plugins, tmp_path: Path,
              output=out)  # fmt: skip
     rep = analyze([out], hypotheses=["mfq.care~mfq.fairness:+", "mfq.care~mfq.loyalty:-"])
     cv = rep["convergent_validity"]
-    assert cv["units"] == ["personas/persona=p1", "personas/persona=p2", "personas/persona=p3",
-                           "personas/persona=p4"]  # fmt: skip
+    # a unit is a model (results.json 'model', here the default name) split by persona
+    assert cv["units"] == ["smollm2/persona=p1", "smollm2/persona=p2", "smollm2/persona=p3",
+                           "smollm2/persona=p4"]  # fmt: skip
     care_fair, care_loyal = cv["rows"]
     # hand calculation: care 1 2 3 4 vs fairness 1 3 2 4 -> sum d^2 = 2 -> 1 - 12/60 = 0.8;
     # loyalty 4 3 2 1 -> rho = -1 (CI undefined at |rho| = 1)

@@ -1,35 +1,69 @@
-"""Read run directories (``results.json`` + ``samples.jsonl``) into tidy tables.
+"""The one reader of run records, used by ``psym analyze`` and ``psym validity``.
 
-Two frames come out of a run: ``items`` (one row per administered item: run, task, condition,
-facets, repeat, seed, item, raw answer, keyed answer, parse status, scale membership) and
-``scores`` (one row per (run, task, condition, repeat, scale) with the scale score).
+A run directory holds ``results.json`` (scores per administration) and ``samples.jsonl`` (one
+line per administered item, typed by ``psymetrics_core.records.SampleRecord``). Three frames
+come out of a run:
+
+- ``items``: one row per administered item (run, task, condition, facets, repeat, seed, item,
+  raw answer, parse status, scale membership; ``keyed`` = the item's value after reverse
+  keying and its own rescale map, as recorded in ``mrat_term``);
+- ``keyed``: one row per (administered item, scale it counts towards) with the RECORDED keyed
+  value of that scale (``samples.jsonl`` ``keyed``: reverse keying, rescaling, inversion) and,
+  for MRAT-centred scales, minus the administration's mean ``mrat_term`` over its answered
+  scored items. Keys are never re-derived here;
+- ``scores``: one row per (run, task, condition, repeat, scale) with the scale score.
+
+Unit of analysis across runs (convergent and ecological validity): a MODEL, named by
+``unit_label`` (the results' ``label`` if set, else the backend name plus its model
+arguments), split further by the level of a ``persona`` facet when a run varies one. A unit's
+score is the mean over all of its administrations (seeded repeats, and run directories of the
+same model) at the default level of every other facet (e.g. original option order).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
+from pydantic import ValidationError
 
 from ..errors import PsymError
 from ..safe_io import load_json, parse_json, read_text
 
-__all__ = ["Run", "load_run", "load_runs", "DEFAULT_FACET"]
+__all__ = [
+    "Run",
+    "load_run",
+    "load_runs",
+    "read_results",
+    "score_rows",
+    "unit_label",
+    "unit_scores",
+    "DEFAULT_FACET",
+    "PERSONA_FACET",
+]
 
 DEFAULT_FACET = "default"
+PERSONA_FACET = "facet:persona"
 
 
 @dataclass
 class Run:
-    """One run directory: its label, results, item-level frame and scale-score frame."""
+    """One run directory: its label, unit, results, and item, keyed and score frames."""
 
     label: str
     path: Path
     results: dict[str, Any]
     items: pd.DataFrame
+    keyed: pd.DataFrame
     scores: pd.DataFrame
+
+    @property
+    def unit(self) -> str:
+        """The model this run measured (see ``unit_label``)."""
+        return unit_label(self.results)
 
     @property
     def facets(self) -> list[str]:
@@ -37,16 +71,33 @@ class Run:
         return sorted(c.split(":", 1)[1] for c in self.items.columns if c.startswith("facet:"))
 
 
-def _read_json(path: Path) -> dict[str, Any]:
-    if not path.is_file():
-        raise PsymError(f"{path}: no such file (is {path.parent} a `psym eval` run directory?)")
-    data = load_json(path, what="results file")
-    if not isinstance(data, dict) or "tasks" not in data:
-        raise PsymError(f"{path}: not a psym results file (no 'tasks')")
+def unit_label(results: Mapping[str, Any]) -> str:
+    """A run's model: its ``label`` if set, else backend name plus non-default model args."""
+    if results.get("label"):
+        return str(results["label"])
+    args = results.get("model_args") or {}
+    extra = ",".join(f"{k}={v}" for k, v in sorted(args.items()))
+    return f"{results.get('model', '?')}({extra})" if extra else str(results.get("model", "?"))
+
+
+def read_results(path: str | Path) -> dict[str, Any]:
+    """``results.json`` of a run directory (or the file itself); a one-line PsymError if it is
+    missing, not JSON, or holds no ``tasks``."""
+    p = Path(path)
+    f = p / "results.json" if p.is_dir() or not p.suffix else p
+    if not f.is_file():
+        raise PsymError(f"{f}: no such file (no results.json: is {f.parent} a `psym eval` run?)")
+    data = load_json(f, what="results file")
+    if not isinstance(data, dict):
+        raise PsymError(f"{f}: expected a JSON object (a psym eval results.json)")
+    if not isinstance(data.get("tasks"), dict):
+        raise PsymError(f"{f}: not a psym results file (no 'tasks')")
     return data
 
 
-def _samples(path: Path) -> list[dict[str, Any]]:
+def _samples(path: Path) -> list[Any]:
+    from ..records import SampleRecord
+
     if not path.is_file():
         raise PsymError(f"{path}: no such file (run `psym eval --output DIR` to record samples)")
     rows = []
@@ -56,90 +107,137 @@ def _samples(path: Path) -> list[dict[str, Any]]:
         row = parse_json(line, path, line=n)
         if not isinstance(row, dict):
             raise PsymError(f"{path}, line {n}: expected a JSON object (one sample per line)")
-        rows.append(row)
+        try:
+            rows.append(SampleRecord.model_validate(row))
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            where = ".".join(str(x) for x in err["loc"]) or "line"
+            raise PsymError(
+                f"{path}, line {n}: field '{where}': {err['msg']} (see `psym schema samples`)"
+            ) from None
+    return rows
+
+
+def _kind(results: Mapping[str, Any], task: str) -> str:
+    entry = (results.get("tasks") or {}).get(task) or {}
+    return str(entry.get("kind", "questionnaire")) if isinstance(entry, dict) else "questionnaire"
+
+
+def _item_rows(
+    label: str, results: dict[str, Any], path: Path
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    items, keyed = [], []
+    for n, s in enumerate(_samples(path), start=1):
+        meta = s.item_meta
+        questionnaire = s.kind == "questionnaire" and _kind(results, s.task) == "questionnaire"
+        if questionnaire and s.answer is not None and meta.scored and s.keyed is None:
+            raise PsymError(
+                f"{path}, line {n}: no recorded 'keyed' values (written by a psymetrics before "
+                "run-record schema 1, which re-derived keys at analysis time); re-run "
+                "`psym eval`, or analyse the answers with `psym analyze --task TASK "
+                "--responses FILE.csv`"
+            )
+        base = {
+            "run": label,
+            "task": s.task,
+            "condition": s.condition,
+            "repeat": s.repeat,
+            "seed": s.seed,
+            "item": s.item,
+        }
+        facets = {f"facet:{k}": v for k, v in s.facets.items()}
+        items.append(
+            {
+                **base,
+                "answer": s.answer,
+                "keyed": s.mrat_term,
+                "status": s.parse_status,
+                "scales": tuple(meta.scales),
+                "scored": meta.scored,
+                "reverse": meta.reverse,
+                "min": meta.min,
+                "max": meta.max,
+                **facets,
+            }
+        )
+        for scale, value in (s.keyed or {}).items():
+            keyed.append(
+                {**base, "scale": scale, "uncentred": value, "mrat_term": s.mrat_term,
+                 "centred": scale in meta.centred, **facets}
+            )  # fmt: skip
+    return items, keyed
+
+
+def _fill_facets(frame: pd.DataFrame) -> pd.DataFrame:
+    for c in frame.columns:
+        if c.startswith("facet:"):
+            frame[c] = frame[c].fillna(DEFAULT_FACET)
+    return frame
+
+
+def _centre(keyed: pd.DataFrame) -> pd.DataFrame:
+    """``value``: the recorded keyed value, minus the administration's MRAT where centred."""
+    if keyed.empty:
+        return keyed.assign(value=pd.Series(dtype=float))
+    admin = ["task", "condition", "repeat"]
+    terms = keyed.drop_duplicates([*admin, "item"])
+    mrat = terms.groupby(admin)["mrat_term"].mean().rename("mrat")
+    keyed = keyed.join(mrat, on=admin)
+    keyed["value"] = keyed["uncentred"] - keyed["mrat"].where(keyed["centred"], 0.0)
+    return keyed
+
+
+def score_rows(label: str, results: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """One row per (task, condition, repeat, scale) from ``results.json`` (each task's
+    ``runs``; a task entry without ``runs`` counts as one administration)."""
+    rows = []
+    for task, entry in (results.get("tasks") or {}).items():
+        if not isinstance(entry, dict):
+            continue
+        runs = entry.get("runs") or [
+            {"condition": entry.get("condition", "original"), "facets": entry.get("facets") or {},
+             "repeat": 0, "seed": results.get("seed"), "scales": entry.get("scales") or {}}
+        ]  # fmt: skip
+        for r in runs:
+            for scale, sc in (r.get("scales") or {}).items():
+                value = sc.get("score") if isinstance(sc, dict) else None
+                row = {
+                    "run": label,
+                    "task": task,
+                    "condition": r.get("condition", "original"),
+                    "repeat": int(r.get("repeat", 0)),
+                    "seed": r.get("seed"),
+                    "scale": scale,
+                    "score": value if isinstance(value, int | float) else None,
+                    "n_items": sc.get("n_items") if isinstance(sc, dict) else None,
+                    "n_answered": sc.get("n_answered") if isinstance(sc, dict) else None,
+                    "method": (sc.get("method") if isinstance(sc, dict) else None) or "mean",
+                }
+                for facet, level in (r.get("facets") or {}).items():
+                    row[f"facet:{facet}"] = level
+                rows.append(row)
     return rows
 
 
 def load_run(path: str | Path, label: str | None = None) -> Run:
     """Load one run directory; missing or malformed files are a one-line ``PsymError``."""
     p = Path(path)
-    results = _read_json(p / "results.json")
-    raw = _samples(p / "samples.jsonl")
+    results = read_results(p)
     label = label or p.name
-    item_rows = []
-    for n, s in enumerate(raw, start=1):
-        meta = s.get("item_meta")
-        if meta is None:
-            raise PsymError(
-                f"{p / 'samples.jsonl'}, line {n}: no item_meta (recorded by psym eval "
-                "0.1 with conditions support; re-run the evaluation)"
-            )
-        answer = s.get("answer")
-        keyed = None
-        if answer is not None:
-            keyed = meta["min"] + meta["max"] - answer if meta["reverse"] else answer
-            rescale = dict((int(k), float(v)) for k, v in (meta.get("rescale") or []))
-            keyed = rescale.get(int(keyed), keyed) if rescale else keyed
-        row = {
-            "run": label,
-            "task": s["task"],
-            "condition": s.get("condition", "original"),
-            "repeat": int(s.get("repeat", 0)),
-            "seed": s.get("seed", results.get("seed")),
-            "item": str(s["item"]),
-            "answer": answer,
-            "keyed": keyed,
-            "status": s.get("parse_status"),
-            "scales": tuple(meta["scales"]),
-            "scored": bool(meta["scored"]),
-            "reverse": bool(meta["reverse"]),
-            "min": meta["min"],
-            "max": meta["max"],
-        }
-        for facet, level in (s.get("facets") or {}).items():
-            row[f"facet:{facet}"] = level
-        item_rows.append(row)
+    item_rows, keyed_rows = _item_rows(label, results, p / "samples.jsonl")
     items = pd.DataFrame(item_rows)
     if items.empty:
         raise PsymError(f"{p / 'samples.jsonl'}: no samples")
     items["answer"] = pd.to_numeric(items["answer"], errors="coerce")
     items["keyed"] = pd.to_numeric(items["keyed"], errors="coerce")
-    for c in items.columns:
-        if c.startswith("facet:"):
-            items[c] = items[c].fillna(DEFAULT_FACET)
-    score_rows = []
-    for task, entry in results["tasks"].items():
-        runs = entry.get("runs") or [
-            {"condition": "original", "facets": {}, "repeat": 0, "seed": results.get("seed"),
-             "scales": entry.get("scales", {})}
-        ]  # fmt: skip
-        for r in runs:
-            for scale, sc in r["scales"].items():
-                row = {
-                    "run": label,
-                    "task": task,
-                    "condition": r["condition"],
-                    "repeat": int(r["repeat"]),
-                    "seed": r["seed"],
-                    "scale": scale,
-                    "score": sc.get("score"),
-                    "n_items": sc.get("n_items"),
-                    "n_answered": sc.get("n_answered"),
-                    "method": sc.get("method", "mean"),
-                }
-                for facet, level in (r.get("facets") or {}).items():
-                    row[f"facet:{facet}"] = level
-                score_rows.append(row)
-    scores = pd.DataFrame(score_rows)
-    for c in scores.columns:
-        if c.startswith("facet:"):
-            scores[c] = scores[c].fillna(DEFAULT_FACET)
+    keyed = _centre(_fill_facets(pd.DataFrame(keyed_rows)))
+    scores = _fill_facets(pd.DataFrame(score_rows(label, results)))
     if not scores.empty:
         scores["score"] = pd.to_numeric(scores["score"], errors="coerce")
-    return Run(label, p, results, items, scores)
+    return Run(label, p, results, _fill_facets(items), keyed, scores)
 
 
-def load_runs(paths: list[str | Path]) -> list[Run]:
+def load_runs(paths: Sequence[str | Path]) -> list[Run]:
     """Load several run directories; labels are the directory names, made unique if needed."""
     if not paths:
         raise PsymError("give at least one run directory")
@@ -151,3 +249,42 @@ def load_runs(paths: list[str | Path]) -> list[Run]:
         label = name if seen[name] == 1 else f"{name}#{seen[name]}"
         runs.append(load_run(path, label))
     return runs
+
+
+def unit_scores(runs: Iterable[tuple[str, Mapping[str, Any]]]) -> pd.DataFrame:
+    """Scores per unit of analysis (see the module docstring): columns unit, score_id
+    (``task.scale``), score, n (administrations averaged).
+
+    ``runs`` are (run label, results) pairs; runs of the same model are pooled.
+    """
+    frames = []
+    for label, results in runs:
+        sc = _fill_facets(pd.DataFrame(score_rows(label, results)))
+        if sc.empty:
+            continue
+        sc["score"] = pd.to_numeric(sc["score"], errors="coerce")
+        sc = sc.dropna(subset=["score"])
+        sc["model"] = unit_label(results)
+        frames.append(sc)
+    if not frames:
+        return pd.DataFrame(columns=["unit", "score_id", "score", "n"])
+    sc = _fill_facets(pd.concat(frames, ignore_index=True))
+    persona = PERSONA_FACET if PERSONA_FACET in sc else None
+    others = [c for c in sc.columns if c.startswith("facet:") and c != persona]
+    rows = []
+    keys = ["model", persona] if persona else ["model"]
+    for key, grp in sc.groupby(keys, sort=True):
+        model, level = (
+            (key if persona else (key[0], None)) if isinstance(key, tuple) else (key, None)
+        )
+        base = grp
+        for c in others:
+            base = base[base[c] == DEFAULT_FACET]
+        use = base if not base.empty else grp
+        unit = str(model) if level in (None, DEFAULT_FACET) else f"{model}/{level}"
+        for (task, scale), g in use.groupby(["task", "scale"]):
+            rows.append(
+                {"unit": unit, "score_id": f"{task}.{scale}", "score": float(g["score"].mean()),
+                 "n": int(len(g))}
+            )  # fmt: skip
+    return pd.DataFrame(rows, columns=["unit", "score_id", "score", "n"])

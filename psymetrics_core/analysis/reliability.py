@@ -2,7 +2,8 @@
 
 For a model, the "respondents" are administrations (condition cells x seeded repeats) of the
 same model, not people: alpha and omega then say how consistently the items of a scale move
-together across administrations, which Jung et al. (2025) warns is not the human meaning.
+together across administrations, which is not their human meaning (Jung et al., 2025).
+An undefined statistic is None with a ``note`` giving the reason.
 """
 
 from __future__ import annotations
@@ -13,53 +14,89 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["cronbach_alpha", "mcdonald_omega", "omega_from_loadings", "omega_from_corr", "icc"]
+__all__ = [
+    "cronbach_alpha",
+    "mcdonald_omega",
+    "omega_from_loadings",
+    "omega_from_corr",
+    "icc",
+    "DELETION",
+]
+
+DELETION = ("listwise", "pairwise")
 
 
-def cronbach_alpha(data: pd.DataFrame) -> dict[str, Any]:
-    """Alpha over rows (respondents) x columns (items) on complete rows (pingouin, listwise).
+def cronbach_alpha(data: pd.DataFrame, deletion: str = "listwise") -> dict[str, Any]:
+    """Alpha over rows (respondents) x columns (items), with the rows used of the rows given.
 
-    alpha = k/(k-1) * (1 - sum(var_i) / var_total). NaN (with a note) when fewer than 2 items
-    or 3 complete rows, or when the total score does not vary.
+    alpha = k/(k-1) * (1 - trace(C) / sum(C)), C the item covariance matrix (ddof 1).
+    ``listwise`` (default) uses complete rows only (as pingouin's ``nan_policy='listwise'``);
+    ``pairwise`` estimates each covariance from the rows that answered both items (as R
+    psych's ``alpha``, ``use = "pairwise"``) and uses every row with 2+ answered items.
+    None (with a note) when fewer than 2 items or 3 usable rows, or when the total score
+    does not vary.
     """
-    import pingouin as pg
-
-    d = data.dropna(axis=1, how="all").dropna(axis=0, how="any")
+    if deletion not in DELETION:
+        raise ValueError(f"deletion must be one of {', '.join(DELETION)}, got {deletion!r}")
+    given = int(len(data))
+    d = data.dropna(axis=1, how="all").astype(float)
+    if deletion == "listwise":
+        d = d.dropna(axis=0, how="any")
+    else:
+        d = d[d.notna().sum(axis=1) >= 2]
     n, k = d.shape
-    out: dict[str, Any] = {"alpha": float("nan"), "ci95": [float("nan")] * 2, "n": n, "k": k}
+    out: dict[str, Any] = {"alpha": None, "ci95": None, "n": n, "k": k, "rows_given": given,
+                           "deletion": deletion}  # fmt: skip
+    out["rows_used"] = f"{n} of {given}"
     if k < 2 or n < 3:
-        out["note"] = f"needs 2+ items and 3+ complete administrations (has {k} and {n})"
+        out["note"] = f"needs 2+ items and 3+ usable rows ({deletion}; has {k} and {n})"
         return out
-    if not d.sum(axis=1).var(ddof=1) > 0:
-        out["note"] = "total score does not vary across administrations"
+    cov = d.cov(ddof=1).to_numpy()  # pandas: pairwise-complete covariances
+    total = float(np.nansum(cov)) if deletion == "pairwise" else float(d.sum(axis=1).var(ddof=1))
+    if not np.all(np.isfinite(cov)):
+        out["note"] = "some item pairs share fewer than 2 answered rows (pairwise)"
         return out
-    with warnings.catch_warnings(), np.errstate(all="ignore"):
-        warnings.simplefilter("ignore")
-        a, ci = pg.cronbach_alpha(data=d, nan_policy="listwise")
-    out["alpha"] = float(a)
-    out["ci95"] = [float(ci[0]), float(ci[1])]
+    if not total > 0:
+        out["note"] = "total score does not vary across rows"
+        return out
+    out["alpha"] = k / (k - 1) * (1 - float(np.trace(cov)) / total)
+    if deletion == "listwise":
+        out["ci95"] = _alpha_ci(out["alpha"], n, k)
     return out
 
 
+def _alpha_ci(alpha: float, n: int, k: int) -> list[float]:
+    """Feldt's F-based 95% interval of alpha (as pingouin's ``cronbach_alpha``)."""
+    from scipy.stats import f
+
+    df1, df2 = n - 1, (n - 1) * (k - 1)
+    lo = 1 - (1 - alpha) * float(f.isf(0.025, df1, df2))
+    hi = 1 - (1 - alpha) * float(f.isf(0.975, df1, df2))
+    return [lo, hi]
+
+
 def omega_from_loadings(loadings: np.ndarray, uniquenesses: np.ndarray) -> float:
-    """McDonald's omega total: (sum lambda)^2 / ((sum lambda)^2 + sum psi)."""
+    """Model-implied omega total with signed loadings: (sum l)^2 / ((sum l)^2 + sum psi)."""
     s = float(np.sum(loadings)) ** 2
     return s / (s + float(np.sum(uniquenesses)))
 
 
 def mcdonald_omega(data: pd.DataFrame) -> dict[str, Any]:
-    """Omega total from a one-factor model of the item correlations (statsmodels Factor).
+    """Omega total from a one-factor model of the item correlations (complete rows).
 
-    Items without variance are dropped (their correlation is undefined). ML extraction is
-    tried first, principal-axis factoring if ML fails.
+    Items without variance are dropped (their correlation is undefined). Loadings keep their
+    sign: an item loading negatively lowers omega and is listed in ``warnings`` (as R psych
+    warns about items that "probably should be reversed"). A singular correlation matrix or
+    a failed fit gives omega None with the reason.
     """
-
-    d = data.dropna(axis=1, how="all").dropna(axis=0, how="any")
+    given = int(len(data))
+    d = data.dropna(axis=1, how="all").dropna(axis=0, how="any").astype(float)
     d = d.loc[:, d.std() > 0]
     n, k = d.shape
-    out: dict[str, Any] = {"omega": float("nan"), "n": n, "k": k, "method": None}
+    out: dict[str, Any] = {"omega": None, "n": n, "k": k, "method": None,
+                           "rows_used": f"{n} of {given}"}  # fmt: skip
     if k < 3 or n < 3:
-        out["note"] = f"omega needs 3+ varying items and 3+ complete administrations ({k}, {n})"
+        out["note"] = f"omega needs 3+ varying items and 3+ complete rows (has {k} and {n})"
         return out
     corr = d.corr().to_numpy()
     if not np.all(np.isfinite(corr)):
@@ -67,32 +104,54 @@ def mcdonald_omega(data: pd.DataFrame) -> dict[str, Any]:
         return out
     if np.linalg.eigvalsh(corr).min() < 1e-8:
         out["note"] = (
-            "item correlations are singular (omega needs more distinct administrations than items)"
+            "item correlation matrix is singular (an item is a linear function of others, or "
+            "there are fewer distinct rows than items): no one-factor model can be fitted"
         )
         return out
-    return {**out, **omega_from_corr(corr, n)}
+    res = omega_from_corr(corr, n)
+    if res.get("loadings") is not None:
+        neg = [str(c) for c, lam in zip(d.columns, res["loadings"], strict=True) if lam < 0]
+        if neg:
+            res["negative_items"] = neg
+            res["warnings"] = [
+                f"items {', '.join(neg)} load negatively on the common factor and probably "
+                "should be reversed (omega uses the signed loadings)"
+            ]
+    return {**out, **res}
 
 
 def omega_from_corr(corr: np.ndarray, nobs: int) -> dict[str, Any]:
-    """Fit one factor to ``corr`` and return omega, loadings and the method used."""
+    """Fit one factor to ``corr`` (maximum likelihood, principal axis if ML fails).
+
+    omega = 1 - sum(psi) / sum(R), with psi = 1 - l^2 from SIGNED loadings and sum(R) the
+    variance of the standardised total score: R psych's ``omega(..., nfactors = 1, fm = "ml",
+    flip = FALSE)$omega.tot``. The factor is oriented so that the loadings sum to >= 0.
+    """
     from statsmodels.multivariate.factor import Factor
 
+    total = float(np.sum(corr))
+    if not total > 0:
+        why = "the items' correlations cancel out (the total score has no variance)"
+        return {"omega": None, "method": None, "note": why}
     for method in ("ml", "pa"):
         try:
             with warnings.catch_warnings(), np.errstate(all="ignore"):
                 warnings.simplefilter("ignore")
                 res = Factor(corr=corr, n_factor=1, method=method, nobs=nobs).fit()
-            lam = np.abs(np.asarray(res.loadings)[:, 0])
-            psi = np.clip(1.0 - lam**2, 0.0, None)
-            if np.all(np.isfinite(lam)):
-                return {
-                    "omega": omega_from_loadings(lam, psi),
-                    "loadings": [float(x) for x in lam],
-                    "method": method,
-                }
-        except Exception:  # noqa: BLE001 - a failed extraction falls back / reports NaN
+            lam = np.asarray(res.loadings)[:, 0]
+        except Exception:  # noqa: BLE001 - a failed extraction falls back / reports why
             continue
-    return {"omega": float("nan"), "method": None, "note": "one-factor model did not fit"}
+        if not np.all(np.isfinite(lam)):
+            continue
+        if lam.sum() < 0:
+            lam = -lam
+        psi = np.clip(1.0 - lam**2, 0.0, None)
+        return {
+            "omega": 1.0 - float(psi.sum()) / total,
+            "loadings": [float(x) for x in lam],
+            "method": method,
+        }
+    return {"omega": None, "method": None, "note": "the one-factor model did not converge"}
 
 
 def icc(long: pd.DataFrame, targets: str, raters: str, ratings: str) -> dict[str, Any]:

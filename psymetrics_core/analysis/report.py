@@ -16,13 +16,20 @@ from ..errors import PsymError
 from . import consistency as cons
 from . import facets as fac
 from . import mbti, norms, reliability, styles, validity
-from .records import DEFAULT_FACET, Run, load_runs
+from .records import DEFAULT_FACET, Run, load_runs, unit_scores
 
-__all__ = ["analyze", "RESPONDENTS", "read_baseline"]
+__all__ = ["analyze", "RESPONDENTS", "UNIT", "read_baseline"]
 
 RESPONDENTS = (
     "respondents are administrations of one model (condition cells x seeded repeats), not "
     "people; alpha/omega describe how the scale's items co-vary across those administrations"
+)
+
+
+UNIT = (
+    "a unit is a model (its label, or backend plus model arguments), split by persona when a "
+    "run varies one; its score is the mean over its administrations at the default level of "
+    "every other facet"
 )
 
 
@@ -68,15 +75,24 @@ def analyze(
     baseline: str | Path | None = None,
     fence_k: float = 1.5,
     hypotheses: Sequence[str] = (),
+    deletion: str = "listwise",
 ) -> dict[str, Any]:
-    """The full report for ``paths`` (run directories) as a JSON-able dict."""
+    """The full report for ``paths`` (run directories) as a JSON-able dict.
+
+    ``deletion`` is alpha's handling of unanswered items: ``listwise`` (complete
+    administrations) or ``pairwise`` (see ``reliability.cronbach_alpha``).
+    """
     if nan_policy not in cons.NAN_POLICIES:
         raise PsymError(f"--nan-policy must be one of {', '.join(cons.NAN_POLICIES)}")
+    if deletion not in reliability.DELETION:
+        raise PsymError(f"--deletion must be one of {', '.join(reliability.DELETION)}")
+    hyps = [validity.parse_hypothesis(h) for h in hypotheses]
     runs = load_runs(list(paths))
     base = read_baseline(baseline) if baseline else None
     report: dict[str, Any] = {
         "respondents": RESPONDENTS,
         "nan_policy": nan_policy,
+        "alpha_deletion": deletion,
         "reference_condition": reference,
         "runs": [_run_info(r) for r in runs],
         "analyses": {},
@@ -86,9 +102,8 @@ def analyze(
             items = run.items[run.items["task"] == task]
             scores = run.scores[run.scores["task"] == task]
             report["analyses"].setdefault(run.label, {})[task] = _task_report(
-                run, task, items, scores, reference, nan_policy, base, fence_k
+                run, task, items, scores, reference, nan_policy, base, fence_k, deletion
             )
-    hyps = [validity.parse_hypothesis(h) for h in hypotheses]
     report["convergent_validity"] = _convergent(runs, hyps)
     return report
 
@@ -118,13 +133,15 @@ def _task_report(
     nan_policy: str,
     base: pd.DataFrame | None,
     fence_k: float,
+    deletion: str = "listwise",
 ) -> dict[str, Any]:
     conditions = list(dict.fromkeys(items["condition"]))
     ref = reference if reference in conditions else conditions[0]
     out: dict[str, Any] = {"conditions": conditions, "reference": ref}
     out["consistency"] = _consistency(items, ref, nan_policy, base, task, fence_k)
     scored = items[items["scored"]]
-    out["reliability"] = _reliability(scored)
+    keyed = run.keyed[run.keyed["task"] == task] if not run.keyed.empty else run.keyed
+    out["reliability"] = _reliability(keyed, deletion)
     out["icc"] = _icc(scored)
     out["response_styles"] = _styles(items)
     out["norms"] = _norms(task, scores, ref)
@@ -182,27 +199,32 @@ def _consistency(
     return out
 
 
-def _matrix(scored: pd.DataFrame, scale: str) -> pd.DataFrame:
-    sub = scored[scored["scales"].apply(lambda s: scale in s)]
-    return sub.pivot_table(
-        index=["condition", "repeat"], columns="item", values="keyed", aggfunc="first"
+def _matrix(keyed: pd.DataFrame, scale: str) -> pd.DataFrame:
+    """Administrations x items of ``scale``: the recorded keyed values (MRAT-centred where the
+    scale is); an item unanswered in an administration is missing."""
+    sub = keyed[keyed["scale"] == scale]
+    admins = keyed[["condition", "repeat"]].drop_duplicates()
+    mat = sub.pivot_table(
+        index=["condition", "repeat"], columns="item", values="value", aggfunc="first"
     )
+    return mat.reindex(pd.MultiIndex.from_frame(admins))
 
 
-def _scales(scored: pd.DataFrame) -> list[str]:
-    return list(dict.fromkeys(s for ss in scored["scales"] for s in ss))
-
-
-def _reliability(scored: pd.DataFrame) -> dict[str, Any]:
+def _reliability(keyed: pd.DataFrame, deletion: str = "listwise") -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for scale in _scales(scored):
-        mat = _matrix(scored, scale).astype(float)
-        alpha = reliability.cronbach_alpha(mat)
+    if keyed.empty:
+        return out
+    for scale in dict.fromkeys(keyed["scale"]):
+        mat = _matrix(keyed, scale).astype(float)
+        alpha = reliability.cronbach_alpha(mat, deletion)
         distinct = int(len(mat.dropna().drop_duplicates()))
         out[scale] = {
             **alpha,
             "omega": reliability.mcdonald_omega(mat),
-            "respondents": f"{alpha['n']} of {len(mat)} administrations (complete)",
+            "respondents": (
+                f"{alpha['n']} of {len(mat)} administrations "
+                f"({'complete' if deletion == 'listwise' else 'pairwise'})"
+            ),
             "distinct_patterns": distinct,
         }
         if distinct < 3 and "note" not in alpha:
@@ -259,29 +281,37 @@ def _norms(task: str, scores: pd.DataFrame, ref: str) -> dict[str, Any]:
         return {"note": f"instrument '{task}' is not installed; norms unavailable"}
     if not groups:
         return {"note": f"instrument '{task}' has no norms"}
-    out: dict[str, Any] = {"caveat": norms.N_CAVEAT, "scales": {}}
+    out: dict[str, Any] = {"caveat": norms.N_CAVEAT, "condition": ref, "scales": {}}
     sub = scores[scores["condition"] == ref]
     for scale, glist in groups.items():
         vals = sub.loc[sub["scale"] == scale, "score"].dropna().to_numpy(float)
         if vals.size == 0:
             continue
         m, n = float(vals.mean()), int(vals.size)
-        s = float(vals.std(ddof=1)) if n > 1 else 0.0
+        total = int(scores.loc[scores["scale"] == scale, "score"].notna().sum())
+        s = float(vals.std(ddof=1)) if n > 1 else None
+        few = (
+            f"needs 2+ administrations of condition '{ref}' (has {n} of the run's {total}; "
+            "the other cells are other conditions): use --repeats"
+        )
         rows = []
         for g in glist:
-            row: dict[str, Any] = {"group": g, "model_mean": m, "model_sd": s, "model_n": n}
+            row: dict[str, Any] = {"group": g, "model_mean": m, "model_sd": s, "model_n": n,
+                                   "model_n_total": total}  # fmt: skip
+            if s is None:
+                row["model_sd_note"] = few
             row.update(norms.z_and_percentile(m, g["mean"], g["sd"]))
             if g["n"] is None:
                 row["hedges_g"] = {"note": "the norm group has no n"}
                 row["psychobench_test"] = {"note": "the norm group has no n"}
+            elif s is None:
+                row["hedges_g"] = {"note": few}
+                row["psychobench_test"] = {"note": few}
             else:
                 row["hedges_g"] = norms.hedges_g(m, s, n, g["mean"], g["sd"], g["n"])
-            if g["n"] is not None and n >= 2:
                 row["psychobench_test"] = norms.psychobench_test(
                     m, s, n, g["mean"], g["sd"], g["n"]
                 )
-            elif g["n"] is not None:
-                row["psychobench_test"] = {"note": "needs at least 2 administrations (--repeats)"}
             rows.append(row)
         out["scales"][scale] = rows
     return out
@@ -349,34 +379,15 @@ def _facets(run: Run, scores: pd.DataFrame) -> dict[str, Any]:
     return out
 
 
-def _unit_scores(runs: Sequence[Run]) -> pd.DataFrame:
-    """Scores per unit (run, or run x persona): mean over its default-facet administrations."""
-    rows = []
-    for run in runs:
-        sc = run.scores.dropna(subset=["score"])
-        if sc.empty:
-            continue
-        persona = "facet:persona" if "facet:persona" in sc else None
-        others = [c for c in sc.columns if c.startswith("facet:") and c != persona]
-        for unit, grp in sc.groupby(persona) if persona else [(None, sc)]:
-            base = grp
-            for c in others:
-                base = base[base[c] == DEFAULT_FACET]
-            use = base if not base.empty else grp
-            label = run.label if unit in (None, DEFAULT_FACET) else f"{run.label}/{unit}"
-            for (task, scale), g in use.groupby(["task", "scale"]):
-                rows.append(
-                    {"unit": label, "score_id": f"{task}.{scale}", "score": g["score"].mean()}
-                )
-    return pd.DataFrame(rows)
-
-
 def _convergent(runs: Sequence[Run], hyps: list[validity.Hypothesis]) -> dict[str, Any]:
-    units = _unit_scores(runs)
-    if units.empty or units["unit"].nunique() < 2:
-        return {"note": "needs two or more runs (or persona cells) with scores", "rows": []}
-    wide = units.pivot_table(index="unit", columns="score_id", values="score")
+    """Spearman's rho across units of analysis (``records.unit_scores``)."""
+    units = unit_scores([(r.label, r.results) for r in runs])
     declared = bool(hyps)
+    validity.check_hypotheses(hyps, list(dict.fromkeys(units["score_id"])))
+    if units.empty or units["unit"].nunique() < 2:
+        return {"note": "needs two or more units (models, or persona cells) with scores",
+                "rows": []}  # fmt: skip
+    wide = units.pivot_table(index="unit", columns="score_id", values="score")
     if not hyps:
         hyps = [h for h in validity.DEFAULT_HYPOTHESES if h.a in wide and h.b in wide]
     exploratory = False
@@ -389,12 +400,14 @@ def _convergent(runs: Sequence[Run], hyps: list[validity.Hypothesis]) -> dict[st
     rows = []
     for h in hyps:
         if h.a not in wide or h.b not in wide:
-            rows.append({"a": h.a, "b": h.b, "expected": h.sign, "note": "score not in every run"})
+            rows.append({"a": h.a, "b": h.b, "expected": h.sign,
+                         "note": "score not in the runs analysed"})  # fmt: skip
             continue
         res = validity.spearman_fisher(wide[h.a].tolist(), wide[h.b].tolist(), h.sign)
         rows.append({"a": h.a, "b": h.b, "expected": h.sign, "source": h.source, **res})
     return {
         "units": list(wide.index),
+        "unit_of_analysis": UNIT,
         "declared": declared,
         "exploratory": exploratory,
         "rows": rows,

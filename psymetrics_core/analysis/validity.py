@@ -1,7 +1,9 @@
 """Convergent validity across models: declared hypotheses, Spearman's rho, Fisher-z CI.
 
 Jung et al. (2025): rho over models of seed-averaged scores; 95% CI = tanh(atanh(r) +- 1.96 /
-sqrt(n - 3)); strength labels of Schober et al. (2018).
+sqrt(n - 3)); strength labels of Schober et al. (2018). ``spearman_fisher`` is the one
+Spearman of ``psym analyze`` and ``psym validity``; the unit of analysis is defined in
+``analysis.records``.
 """
 
 from __future__ import annotations
@@ -16,7 +18,14 @@ from scipy import stats
 
 from ..errors import PsymError
 
-__all__ = ["Hypothesis", "parse_hypothesis", "spearman_fisher", "schober", "DEFAULT_HYPOTHESES"]
+__all__ = [
+    "Hypothesis",
+    "parse_hypothesis",
+    "check_hypotheses",
+    "spearman_fisher",
+    "schober",
+    "DEFAULT_HYPOTHESES",
+]
 
 
 @dataclass(frozen=True)
@@ -29,9 +38,10 @@ class Hypothesis:
     source: str = ""
 
 
-# Jung et al. (2025) (the paper's three convergent-validity hypotheses)
+# The three convergent-validity hypotheses of Jung et al. (2025). SR2K's ``racism`` scale is
+# inverted so that higher = more symbolic racism (the paper's analysis orientation).
 DEFAULT_HYPOTHESES = (
-    Hypothesis("asi.total", "sr2k.total", +1, "Jung et al. (2025): sexism ~ racism"),
+    Hypothesis("asi.total", "sr2k.racism", +1, "Jung et al. (2025): sexism ~ racism"),
     Hypothesis("mfq.authority", "asi.benevolent", +1, "Jung et al. (2025): Authority ~ BS"),
     Hypothesis("mfq.fairness", "asi.hostile", -1, "Jung et al. (2025): Fairness ~ HS"),
 )
@@ -49,6 +59,38 @@ def parse_hypothesis(text: str) -> Hypothesis:
     return Hypothesis(a.strip(), b.strip(), 1 if sign == "+" else -1, "declared")
 
 
+def check_hypotheses(hyps: Sequence[Hypothesis], scores: Sequence[str] = ()) -> None:
+    """A PsymError naming the first score that no installed instrument defines and no run has.
+
+    ``scores`` are the ``task.scale`` names present in the runs analysed.
+    """
+    have = set(scores)
+    for h in hyps:
+        for name in (h.a, h.b):
+            if name in have:
+                continue
+            task, _, scale = name.partition(".")
+            known = _declared_scales(task)
+            if known is not None and scale in known:
+                continue
+            what = (
+                f"task '{task}' has the scales {', '.join(known)}"
+                if known
+                else f"task '{task}' is neither installed nor in the runs"
+            )
+            raise PsymError(f"hypothesis {h.a}~{h.b}: no score '{name}' ({what})")
+
+
+def _declared_scales(task: str) -> list[str] | None:
+    """The scales an installed instrument declares (None when ``task`` is not installed)."""
+    from ..registry import get_instrument
+
+    try:
+        return list(get_instrument(task).scales)
+    except PsymError:
+        return None
+
+
 def schober(r: float) -> str:
     """Strength label of Schober et al. (2018) for |r|."""
     if not np.isfinite(r):
@@ -63,15 +105,19 @@ def schober(r: float) -> str:
 def spearman_fisher(
     x: Sequence[float], y: Sequence[float], sign: int = 0, confidence: float = 0.95
 ) -> dict[str, Any]:
-    """Spearman's rho (average ranks for ties), p-value (one-sided toward ``sign`` when
-    given) and the Fisher-z CI tanh(atanh(r) +- z / sqrt(n - 3)) (NaN for n < 4)."""
+    """Spearman's rho (scipy, average ranks for ties), p-value (one-sided toward ``sign`` when
+    given, else two-sided) and the Fisher-z CI tanh(atanh(r) +- z / sqrt(n - 3)).
+
+    rho needs 3+ units whose scores vary (two units always give +-1); the interval needs
+    4+ units and |rho| < 1. Undefined values are None with a ``note``/``ci_note``.
+    """
     xa, ya = np.asarray(x, float), np.asarray(y, float)
     ok = np.isfinite(xa) & np.isfinite(ya)
     xa, ya = xa[ok], ya[ok]
     n = len(xa)
-    out: dict[str, Any] = {"n": n, "rho": float("nan"), "p": float("nan"), "ci": [math.nan] * 2}
-    if n < 2 or np.ptp(xa) == 0 or np.ptp(ya) == 0:
-        out["note"] = "needs at least 2 units with varying scores"
+    out: dict[str, Any] = {"n": n, "rho": None, "p": None, "ci": None}
+    if n < 3 or np.ptp(xa) == 0 or np.ptp(ya) == 0:
+        out["note"] = f"needs at least 3 units with varying scores (has {n})"
         return out
     alt = "two-sided" if sign == 0 else ("greater" if sign > 0 else "less")
     res = stats.spearmanr(xa, ya, alternative=alt)
@@ -81,6 +127,8 @@ def spearman_fisher(
         zc = float(stats.norm.ppf(0.5 + confidence / 2))
         se = 1 / math.sqrt(n - 3)
         out["ci"] = [math.tanh(math.atanh(r) - zc * se), math.tanh(math.atanh(r) + zc * se)]
+    else:
+        out["ci_note"] = "Fisher-z interval needs 4+ units and |rho| < 1"
     if sign:
         out["supported"] = bool(np.sign(r) == sign)
     return out

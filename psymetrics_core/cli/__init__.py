@@ -32,6 +32,7 @@ CORE_COMMANDS = {
     "validity": "psymetrics_core.cli.validity_cmd:validity_cmd",
     "export": "psymetrics_core.cli.export_cmd:export_cmd",
     "lm-eval": "psymetrics_core.cli.lmeval_cmd:lmeval_cmd",
+    "schema": "psymetrics_core.cli.schema_cmd:schema_cmd",
     "tasks-path": "psymetrics_core.cli.tasks_path_cmd:tasks_path_cmd",
     "plan": "psymetrics_core.cli.plan_cmd:plan_cmd",
     "run": "psymetrics_core.cli.plan_cmd:run_cmd",

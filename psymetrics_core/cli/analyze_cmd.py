@@ -13,7 +13,23 @@ __all__ = ["analyze_cmd"]
 
 @click.command("analyze")
 @click.argument(
-    "run_dirs", nargs=-1, required=True, type=click.Path(file_okay=False, path_type=Path)
+    "run_dirs", nargs=-1, required=False, type=click.Path(file_okay=False, path_type=Path)
+)
+@click.option("--task", default=None, help="With --responses: the task whose key applies.")
+@click.option(
+    "--responses",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Analyse a long CSV (respondent,item,response[,...]) instead of run directories.",
+)
+@click.option("--group", default=None, help="With --responses: column to analyse by group.")
+@click.option("--form", default="original", show_default=True, help="With --responses.")
+@click.option(
+    "--deletion",
+    type=click.Choice(["listwise", "pairwise"]),
+    default="listwise",
+    show_default=True,
+    help="Alpha's handling of unanswered items: complete rows only, or pairwise covariances.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.option(
@@ -53,6 +69,11 @@ __all__ = ["analyze_cmd"]
 )
 def analyze_cmd(
     run_dirs: tuple[Path, ...],
+    task: str | None,
+    responses: Path | None,
+    group: str | None,
+    form: str,
+    deletion: str,
     as_json: bool,
     output: Path | None,
     reference: str,
@@ -61,17 +82,31 @@ def analyze_cmd(
     fence_k: float,
     hypotheses: tuple[str, ...],
 ) -> None:
-    """Analyse run directories of `psym eval` (no model calls)."""
+    """Analyse run directories of `psym eval`, or a long CSV of responses (no model calls)."""
+    from ..errors import PsymError
+
     try:
         from ..analysis.report import analyze
+        from ..analysis.responses import analyze_responses
     except ImportError as exc:
-        from ..errors import PsymError
-
         raise PsymError(
             f"psym analyze needs the analysis extra ({exc.name} is missing): "
             "pip install 'psymetrics-core[analysis]'"
         ) from exc
 
+    if responses is not None or task is not None:
+        if run_dirs or responses is None or task is None:
+            raise PsymError("give run directories, or --task TASK --responses FILE (not both)")
+        rep = analyze_responses(task, responses, form=form, group=group, deletion=deletion)
+        if as_json:
+            print_json(rep)
+            return
+        from .analyze_tables import print_responses_report
+
+        print_responses_report(rep)
+        return
+    if not run_dirs:
+        raise PsymError("give run directories of `psym eval`, or --task TASK --responses FILE")
     report = analyze(
         list(run_dirs),
         reference=reference,
@@ -79,6 +114,7 @@ def analyze_cmd(
         baseline=baseline,
         fence_k=fence_k,
         hypotheses=hypotheses,
+        deletion=deletion,
     )
     if output is not None:
         from .analyze_tables import write_outputs

@@ -9,7 +9,7 @@ from typing import Any
 
 from .console import _clean, stdout, table
 
-__all__ = ["print_report", "write_outputs"]
+__all__ = ["print_report", "print_responses_report", "write_outputs"]
 
 
 def _f(x: Any, digits: int = 2) -> str:
@@ -63,7 +63,7 @@ def _task_tables(title: str, a: dict[str, Any]) -> None:
     )
     for scale, r in a["reliability"].items():
         om = r["omega"]
-        note = r.get("note") or om.get("note") or ""
+        note = "; ".join(x for x in (r.get("note"), om.get("note"), *om.get("warnings", ())) if x)
         t.add_row(scale, _f(r["alpha"]), _f(om.get("omega")), r["respondents"], str(r["k"]), note)
     stdout.print(t)
     if a["icc"]:
@@ -120,23 +120,28 @@ def _task_tables(title: str, a: dict[str, Any]) -> None:
     n = a["norms"]
     if n.get("scales"):
         t = table(
-            f"{title}: human norms",
+            f"{title}: human norms (condition {n.get('condition', '?')})",
             ["scale", "group", "model", "z", "pct", "Hedges g [95% CI]", "PsychoBench p"],
         )
+        notes: set[str] = set()
         for scale, rows in n["scales"].items():
             for r in rows:
                 g = r["hedges_g"]
                 pb = r["psychobench_test"]
+                notes.update(x["note"] for x in (g, pb) if "note" in x)
                 t.add_row(
                     scale,
                     f"{r['group']['name']} {_f(r['group']['mean'])}±{_f(r['group']['sd'])}",
-                    f"{_f(r['model_mean'])}±{_f(r['model_sd'])} (n {r['model_n']})",
+                    f"{_f(r['model_mean'])}±{_f(r['model_sd'])} "
+                    f"(n {r['model_n']} of {r.get('model_n_total', r['model_n'])})",
                     _f(r["z"]),
                     _f(r["percentile"], 0),
                     f"{_f(g['g'])} [{_f(g['ci_low'])}, {_f(g['ci_high'])}]" if "g" in g else "—",
                     _f(pb.get("p"), 4) if "p" in pb else "—",
                 )
         stdout.print(t)
+        for note in sorted(notes):
+            stdout.print(f"[dim]—: {note}[/dim]")
         stdout.print(f"[dim]{n['caveat']}[/dim]")
     elif n.get("note"):
         stdout.print(f"[dim]norms: {n['note']}[/dim]")
@@ -149,7 +154,11 @@ def _convergent(cv: dict[str, Any]) -> None:
     kind = (
         "declared hypotheses"
         if cv["declared"]
-        else ("exploratory, no declared sign" if cv["exploratory"] else "Jung et al. 2025")
+        else (
+            "exploratory, no declared sign"
+            if cv["exploratory"]
+            else "Jung et al. (2025) hypotheses"
+        )
     )
     t = table(
         f"convergent validity across {len(cv['units'])} units ({kind})",
@@ -170,6 +179,43 @@ def _convergent(cv: dict[str, Any]) -> None:
         )
     stdout.print(t)
     stdout.print(f"[dim]units: {', '.join(cv['units'])}[/dim]")
+
+
+def print_responses_report(rep: dict[str, Any]) -> None:
+    """Print the ``--responses`` report: one table per group, notes as numbered footnotes."""
+    notes: list[str] = []
+
+    def ref(texts: list[str]) -> str:
+        marks = []
+        for x in texts:
+            if x not in notes:
+                notes.append(x)
+            marks.append(str(notes.index(x) + 1))
+        return ",".join(marks)
+
+    for grp, g in rep["groups"].items():
+        title = f"{rep['task']} · {rep['group_by'] or 'all respondents'}"
+        title += f" = {grp}" if rep["group_by"] else ""
+        t = table(
+            f"{title} ({g['n_respondents']} respondents)",
+            ["scale", "n", "mean", "SD", "skew", "kurt", "alpha", "rows", "omega", "notes"],
+        )
+        for scale, r in g["scales"].items():
+            d, a, om = r["descriptives"], r["alpha"], r["omega"]
+            texts = [x for x in (d.get("note"), a.get("note"), om.get("note"),
+                                 *om.get("warnings", ())) if x]  # fmt: skip
+            t.add_row(
+                scale, str(d["n"]), _f(d["mean"]), _f(d["sd"]), _f(d["skew"]),
+                _f(d["excess_kurtosis"]), _f(a["alpha"]), a["rows_used"], _f(om.get("omega")),
+                ref(texts),
+            )  # fmt: skip
+        stdout.print(t)
+    for i, text in enumerate(notes, start=1):
+        stdout.print(f"[dim]{i}: {text}[/dim]")
+    stdout.print(
+        f"[dim]kurt: excess kurtosis; rows: rows used by alpha ({rep['alpha_deletion']} "
+        "deletion) of rows given; item means and variances: --json[/dim]"
+    )
 
 
 def write_outputs(report: dict[str, Any], out: Path) -> None:

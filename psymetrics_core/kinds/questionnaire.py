@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..spec_scoring import centred_scales, keyed_values, mrat_term
 from ..types import Answer, Instrument, Item, Prompt
 from .base import CellRun, TaskKind, in_chunks
 
@@ -78,8 +79,10 @@ def questionnaire_sample(
     ans: Answer,
     tag: dict[str, Any],
 ) -> dict[str, Any]:
-    """One samples.jsonl line: the item, prompt, completion, answer and the condition tag."""
+    """One samples.jsonl line: the item, prompt, completion, answer, its keyed values (as
+    scored: ``spec_scoring.keyed_values``, before MRAT centring) and the condition tag."""
     rs = inst.response_scales[it.response_scale]
+    scales = _scales_of(inst, form, it)
     return {
         "task": inst.id,
         "form": form,
@@ -96,14 +99,17 @@ def questionnaire_sample(
         "parse_status": ans.status,
         "option_probs": ans.probabilities,
         **({"data": ans.data} if ans.data is not None else {}),
+        "keyed": keyed_values(inst, form, it, ans.value),
+        "mrat_term": mrat_term(inst, it, ans.value),
         **tag,
         "item_meta": {
-            "scales": _scales_of(inst, form, it),
+            "scales": scales,
             "reverse": it.reverse,
             "scored": it.scored,
             "min": rs.min,
             "max": rs.max,
             "rescale": [list(p) for p in it.rescale] if it.rescale else None,
+            "centred": [s for s in centred_scales(inst) if it.scored and s in scales],
         },
     }
 

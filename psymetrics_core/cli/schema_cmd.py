@@ -1,0 +1,19 @@
+"""``psym schema``: the JSON Schema of a run record or of an instrument spec."""
+
+from __future__ import annotations
+
+import click
+
+from .console import print_json
+
+__all__ = ["schema_cmd"]
+
+
+@click.command("schema")
+@click.argument("record", type=click.Choice(["results", "samples", "judge", "instrument"]))
+def schema_cmd(record: str) -> None:
+    """Print the JSON Schema of results.json, a samples.jsonl or judge.jsonl line, or an
+    instrument.yaml spec."""
+    from ..records import json_schema
+
+    print_json(json_schema(record))

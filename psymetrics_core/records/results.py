@@ -1,0 +1,141 @@
+"""``results.json``: run settings, provenance and one entry per task (``ResultsRecord``)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+__all__ = [
+    "RECORD_SCHEMA_VERSION",
+    "ScaleEntry",
+    "RunSummary",
+    "InstrumentInfo",
+    "TaskEntry",
+    "ResultsRecord",
+]
+
+RECORD_SCHEMA_VERSION: Literal[1] = 1
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ScaleEntry(BaseModel):
+    """One scale's score with the item counts behind it (free-text tasks may add detail)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    score: float | None = Field(description="None when no item of the scale was answered")
+    n_items: int
+    n_answered: int
+    method: str
+    z: float | None = None
+    norm: dict[str, Any] | None = None
+
+
+class RunSummary(_Strict):
+    """One (condition, repeat) administration of a task, as kept in ``tasks.<task>.runs``."""
+
+    condition: str
+    facets: dict[str, str] = Field(default_factory=dict)
+    repeat: int
+    seed: int
+    form: str
+    n_items: int | None
+    n_answered: int | None
+    n_unparsed: int | None = None
+    n_refused: int | None = None
+    parse_rate: float | None = None
+    indicators: dict[str, dict[str, Any]] | None = Field(
+        default=None, description="validity indicators of this administration's answers"
+    )
+    scales: dict[str, dict[str, Any]]
+
+
+class InstrumentInfo(_Strict):
+    """Citation, licence, item source, scoring rule and plugin of the instrument used."""
+
+    id: str
+    name: str
+    version: str
+    citation: str
+    license_status: str
+    item_source: str
+    scoring_rule: str
+    item_texts: Literal["shipped", "user-supplied"]
+    plugin: str | None
+    distribution: str | None
+    plugin_version: str | None
+
+
+class TaskEntry(BaseModel):
+    """A task's results: the first administration's scores plus every administration in
+    ``runs``. Free-text tasks add their own detail fields (counts, odds ratios, ...)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    scales: dict[str, ScaleEntry]
+    n_items: int
+    n_answered: int
+    n_unparsed: int
+    n_refused: int
+    parse_rate: float | None
+    norm_group: str | None = None
+    indicators: dict[str, dict[str, Any]] | None = Field(
+        default=None,
+        description="validity indicators of the answer pattern (psymetrics_core.indicators)",
+    )
+    instrument: InstrumentInfo
+    prompt_template: str
+    condition: str
+    facets: dict[str, str] = Field(default_factory=dict)
+    repeat: int
+    seed: int
+    form: str
+    kind: str = "questionnaire"
+    settings: dict[str, Any] | None = None
+    options: dict[str, str] | None = None
+    runs: list[RunSummary]
+
+    @model_validator(mode="after")
+    def _questionnaire_is_closed(self) -> TaskEntry:
+        """Only free-text tasks may add fields: a questionnaire entry's shape is fixed."""
+        if self.kind == "questionnaire" and self.model_extra:
+            raise ValueError(f"unexpected field(s) {', '.join(sorted(self.model_extra))}")
+        return self
+
+
+class ResultsRecord(_Strict):
+    """The whole ``results.json`` of one ``psym eval`` run."""
+
+    schema_version: Literal[1] = RECORD_SCHEMA_VERSION
+    label: str | None = None
+    model: str
+    model_args: dict[str, Any]
+    backend: dict[str, Any]
+    cache: dict[str, Any] | None
+    settings: dict[str, Any]
+    seed: int
+    limit: int | None
+    form: str
+    conditions: list[str]
+    design: str
+    repeats: int
+    seeds: list[int]
+    psymetrics: str
+    plugins: dict[str, dict[str, Any]]
+    python: str
+    platform: str
+    created: str
+    tasks: dict[str, TaskEntry]
+    judge: dict[str, Any] | None = None
+    usage: dict[str, Any] | None = None
+    provenance: dict[str, Any] | None = Field(
+        default=None,
+        description="command line, git commit and hashes of the files used (psym eval)",
+    )
+    merged_from: list[dict[str, Any]] | None = Field(
+        default=None, description="the shard run directories a `psym merge` combined"
+    )
