@@ -75,14 +75,14 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             proc.kill()
 
 
-def _eval(tmp: Path, model: str, base: str, mode: str, n: int = N) -> dict:
+def _eval(tmp: Path, model: str, base: str, mode: str, n: int = N, *extra: str) -> dict:
     out = tmp / f"{model}-{mode}"
     res = CliRunner().invoke(
         cli,
         [
             "eval", "--tasks", "bfi", "--limit", str(n), "--mode", mode, "--model", model,
             "--model-args", f"base_url={base},model=smollm2", "--output", str(out),
-            "--concurrency", "2",
+            "--concurrency", "2", *extra,
         ],
     )  # fmt: skip
     assert res.exit_code == 0, res.output
@@ -110,8 +110,9 @@ def test_psym_eval_bfi_through_llama_cpp_chat(
         else:
             assert s["completion"] is not None
             assert s["answer"] is None or 1 <= s["answer"] <= 5
-    # the same command again is served from the cache: no request reaches the server
-    again = _eval(tmp_path, "openai-chat", llama_server, mode)
+    # the same command again (--resume: the run directory exists) is served from the cache: no
+    # request reaches the server
+    again = _eval(tmp_path, "openai-chat", llama_server, mode, N, "--resume")
     assert again["results"]["cache"] == {**again["results"]["cache"], "hits": N, "misses": 0}
     assert again["results"]["usage"]["requests"] == 0
     assert [s["answer"] for s in again["samples"]] == [s["answer"] for s in run["samples"]]
