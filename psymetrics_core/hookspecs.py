@@ -93,6 +93,18 @@ def register_commands(cli: click.Group) -> None:
     """
 
 
+@hookspec
+def register_analyses(register: Callable[..., None]) -> None:
+    """Register extra sections of ``psym analyze`` (e.g. the projective tests' drift metrics).
+
+    :param register: call ``register(name, analyse)``; ``analyse(run_dirs, labels, reference)``
+        gets the run directories, the ``--labels`` file (or ``None``) and the ``--reference``
+        condition the user gave (or ``None``) and returns a
+        ``psymetrics_core.analysis_sections.AnalysisSection`` when the runs hold its tasks, else
+        ``None``. Raise ``PsymError`` for bad input (one line naming file and field).
+    """
+
+
 # --- pipeline: firstresult; core defaults run last; return None = "not mine" ----------------
 
 

@@ -17,7 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from .errors import PsymError
+from .indicators import add_run_indicators
 from .plan import Plan, Unit, read_plan, write_plan
+from .registry import get_instrument
 from .results import write_results
 from .shard import read_shard_record
 
@@ -135,6 +137,23 @@ def _runs_of(results: dict[str, Any], unit: Unit) -> dict[str, Any]:
     raise PsymError(f"results of unit {unit.task}/{unit.cell}/{unit.repeat} are missing")
 
 
+def _task_entry(
+    head: dict[str, Any], runs: list[dict[str, Any]], instrument: Any
+) -> dict[str, Any]:
+    """A task's merged entry: its first unit in full, every unit under ``runs``.
+
+    The head shard's task-level indicators were computed over that shard's runs only, so the
+    first unit's own indicators are taken from its run summary and the across-runs ones are
+    recomputed over all merged runs with the runner's ``add_run_indicators``.
+    """
+    entry: dict[str, Any] = {k: v for k, v in head.items() if k != "runs"}
+    entry["runs"] = runs
+    if "indicators" in entry:
+        entry["indicators"] = copy.deepcopy(runs[0].get("indicators") or {})
+        add_run_indicators(entry, instrument)
+    return entry
+
+
 def merge_runs(dirs: Sequence[Path], output: Path) -> MergeReport:
     """Merge the complete shard directories ``dirs`` of one plan into ``output``."""
     if not dirs:
@@ -161,14 +180,13 @@ def merge_runs(dirs: Sequence[Path], output: Path) -> MergeReport:
         units = [u for u in plan.units if u.task == task]
         head = owner[units[0].hash].results
         assert head is not None
-        entry = {k: v for k, v in head["tasks"][task].items() if k != "runs"}
         runs = []
         for u in units:
             res = owner[u.hash].results
             assert res is not None
             runs.append(_runs_of(res, u))
             lines += owner[u.hash].samples.get(u.key, [])
-        merged["tasks"][task] = {**entry, "runs": runs}
+        merged["tasks"][task] = _task_entry(head["tasks"][task], runs, get_instrument(task))
     ran = [s.results for s in shards if s.results is not None]
     merged["cache"] = _summed([r.get("cache") for r in ran])
     if any("usage" in r for r in ran):

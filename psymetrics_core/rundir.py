@@ -11,6 +11,12 @@
   writing the same directory stops at once with a line naming the first one's process;
 - when the run fails, a directory it created is removed again if nothing was written into it
   (an empty ``samples.jsonl`` counts as nothing).
+
+Every writer of a run directory claims it: ``psym eval`` and ``psym contamination`` with
+``claim_run_dir``, the library writers (``evaluate(output=...)``, the plan runner,
+``contamination(output=...)``) with ``ensure_run_dir``, which passes straight through when the
+calling thread already holds that directory (a command's claim around its library call) and
+claims it otherwise. A second ``claim_run_dir`` of a held directory is refused, even in-process.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -25,10 +32,12 @@ from typing import IO
 
 from .errors import PsymError
 
-__all__ = ["claim_run_dir", "check_output_path", "LOCK_NAME", "RUN_FILES"]
+__all__ = ["claim_run_dir", "ensure_run_dir", "check_output_path", "LOCK_NAME", "RUN_FILES"]
 
 LOCK_NAME = ".psym.lock"
-RUN_FILES = ("results.json", "samples.jsonl", "judge.jsonl")
+RUN_FILES = ("results.json", "samples.jsonl", "judge.jsonl", "contamination.json")
+
+_HELD: dict[Path, int] = {}  # directory -> thread that holds it (see ensure_run_dir)
 
 
 def check_output_path(path: Path) -> None:
@@ -72,9 +81,11 @@ def claim_run_dir(path: Path, *, overwrite: bool = False, resume: bool = False) 
         if overwrite:
             for name in RUN_FILES:
                 (path / name).unlink(missing_ok=True)
+        _HELD[path.resolve()] = threading.get_ident()
         yield path
     except BaseException:
         if lock is not None:
+            _HELD.pop(path.resolve(), None)
             _unlock(path, lock)
             lock = None
         if created:
@@ -82,7 +93,18 @@ def claim_run_dir(path: Path, *, overwrite: bool = False, resume: bool = False) 
         raise
     finally:
         if lock is not None:
+            _HELD.pop(path.resolve(), None)
             _unlock(path, lock)
+
+
+@contextmanager
+def ensure_run_dir(path: Path, *, overwrite: bool = False, resume: bool = False) -> Iterator[Path]:
+    """``claim_run_dir`` unless this thread already holds ``path`` (then nothing more is done)."""
+    if _HELD.get(path.resolve()) == threading.get_ident():
+        yield path
+        return
+    with claim_run_dir(path, overwrite=overwrite, resume=resume):
+        yield path
 
 
 def _lock(path: Path) -> IO[str]:

@@ -8,6 +8,7 @@ The runner dispatches on a task's kind once (``Session.kind_of``); the kinds
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
+from contextlib import nullcontext
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -28,8 +29,10 @@ from .item_texts import check_item_files, require_item_texts
 from .judge import DEFAULT_JUDGE_MAX_NEW_TOKENS, Judge, judge_scope
 from .kinds.base import CellRun, instrument_record
 from .norms import check_norm_groups, resolve_norm_group
+from .plugin_failure import hook_failure
 from .preflight import check_generation_options, check_parser, check_task_options
 from .results import SampleWriter, provenance, redact, write_results
+from .rundir import ensure_run_dir
 from .session import Session, current_session
 from .types import Instrument
 
@@ -103,6 +106,8 @@ def evaluate(
     judge_max_new_tokens: int | None = None,
     session: Session | None = None,
     units: Collection[tuple[str, str, int]] | None = None,
+    overwrite: bool = False,
+    resume: bool = False,
 ) -> dict[str, Any]:
     """Administer ``tasks`` to a model and return the results dict (also written to ``output``).
 
@@ -127,6 +132,10 @@ def evaluate(
     answers the judge stages of judged tasks; its calls share the run's response cache.
     ``units`` restricts the run to these (task, cell name, repeat) units of work (one shard of
     a plan, see ``psymetrics_core.plan``); tasks with none are left out of the results.
+    ``output`` is claimed for the run (``rundir.ensure_run_dir``): locked, and a directory that
+    already holds a run is refused unless ``overwrite`` or ``resume``. A third-party hook that
+    raises stops the run with a ``PsymError`` naming the plugin and the hook; the samples and
+    cached responses received so far are kept.
     """
     if mode not in MODES:
         raise PsymError(f"--mode must be one of {', '.join(MODES)}, got {mode!r}")
@@ -141,7 +150,12 @@ def evaluate(
     check_item_files(ids, item_files)
     check_task_options(ids, task_options)
     sess = session or current_session()
-    with sess.activate():
+    claim = (
+        ensure_run_dir(Path(output), overwrite=overwrite, resume=resume)
+        if output is not None
+        else nullcontext()
+    )
+    with claim, sess.activate():
         cells = cells_for(list(conditions), design)
         instruments = resolve_tasks(tasks, sess, form, item_files, task_options)
         kinds = {inst.id: sess.kind_of(inst) for inst in instruments}  # dispatch once per task
@@ -220,6 +234,13 @@ def evaluate(
                         "runs": [_run_summary(e) for e in runs],
                     }
                     add_run_indicators(results["tasks"][inst.id], inst)
+        except PsymError:
+            raise
+        except Exception as exc:
+            failure = hook_failure(sess, exc)
+            if failure is None:
+                raise
+            raise failure from None
         finally:
             writer.close()
             if judge.n_calls:
@@ -228,11 +249,11 @@ def evaluate(
                 cached.hits -= streamed  # the cells re-read what the stream had just fetched
                 results["cache"] = cached.summary()
                 cached.cache.close()
-    usage = be.usage()
-    if usage is not None:
-        results["usage"] = usage
-    if out_dir is not None:
-        write_results(out_dir / "results.json", results)
+        usage = be.usage()
+        if usage is not None:
+            results["usage"] = usage
+        if out_dir is not None:
+            write_results(out_dir / "results.json", results)
     return results
 
 

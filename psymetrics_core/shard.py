@@ -72,46 +72,50 @@ def run_plan(
 
     A directory holding the same shard complete is left as it is; one holding a different plan
     or shard is an error; an incomplete one (killed run) is run again from the response cache.
+    ``output`` is locked for the run (``rundir.ensure_run_dir``), so two runs of one shard
+    directory do not interleave.
     """
+    from .rundir import LOCK_NAME, ensure_run_dir
     from .runner import evaluate
 
     index, count = shard
     units = plan.shard(index, count)
     output = Path(output)
-    old = read_shard_record(output)
-    if old is not None:
-        if old.get("plan") != plan.hash or old.get("shard") != [index, count]:
-            raise PsymError(
-                f"{output} holds shard {old.get('shard')} of plan {str(old.get('plan'))[:12]}; "
-                f"use another --output for shard {index}/{count} of plan {plan.hash[:12]}"
+    with ensure_run_dir(output, resume=True):  # locked; a shard directory is resumed
+        old = read_shard_record(output)
+        if old is not None:
+            if old.get("plan") != plan.hash or old.get("shard") != [index, count]:
+                raise PsymError(
+                    f"{output} holds shard {old.get('shard')} of plan {str(old.get('plan'))[:12]}; "
+                    f"use another --output for shard {index}/{count} of plan {plan.hash[:12]}"
+                )
+            if old.get("complete"):
+                return old
+        elif any(p.name != LOCK_NAME for p in output.iterdir()):
+            raise PsymError(f"{output} exists and is not a shard directory; use another --output")
+        check_plan_here(plan)
+        output.mkdir(parents=True, exist_ok=True)
+        record: dict[str, Any] = {
+            "plan": plan.hash,
+            "shard": [index, count],
+            "units": [u.hash for u in units],
+            "complete": False,
+        }
+        write_plan(plan, output / "plan.jsonl")
+        _write_record(output, record)
+        if units:
+            kwargs = plan.settings.eval_kwargs()
+            evaluate(
+                **kwargs,
+                output=output,
+                progress=progress,
+                cache=cache,
+                concurrency=concurrency,
+                backend=backend,
+                units={u.key for u in units},
             )
-        if old.get("complete"):
-            return old
-    elif output.exists() and any(output.iterdir()):
-        raise PsymError(f"{output} exists and is not a shard directory; use another --output")
-    check_plan_here(plan)
-    output.mkdir(parents=True, exist_ok=True)
-    record: dict[str, Any] = {
-        "plan": plan.hash,
-        "shard": [index, count],
-        "units": [u.hash for u in units],
-        "complete": False,
-    }
-    write_plan(plan, output / "plan.jsonl")
-    _write_record(output, record)
-    if units:
-        kwargs = plan.settings.eval_kwargs()
-        evaluate(
-            **kwargs,
-            output=output,
-            progress=progress,
-            cache=cache,
-            concurrency=concurrency,
-            backend=backend,
-            units={u.key for u in units},
-        )
-    else:  # more shards than units
-        (output / "samples.jsonl").write_text("", encoding="utf-8")
-    record["complete"] = True
-    _write_record(output, record)
-    return record
+        else:  # more shards than units
+            (output / "samples.jsonl").write_text("", encoding="utf-8")
+        record["complete"] = True
+        _write_record(output, record)
+        return record

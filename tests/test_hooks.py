@@ -160,6 +160,40 @@ def test_hook_register_commands(pm_with):
     assert result.exit_code == 0 and "hello from a plugin" in result.output
 
 
+def test_hook_register_analyses(pm_with, tmp_path):
+    from psymetrics_core.analysis_sections import AnalysisSection, collect_sections
+    from psymetrics_core.errors import PsymError
+
+    class Good:
+        @hookimpl
+        def register_analyses(self, register):
+            register("good", lambda runs, labels, ref: AnalysisSection("good", "G", f"{ref}"))
+            register("none", lambda runs, labels, ref: None)  # not my runs
+
+    class Broken:
+        @hookimpl
+        def register_analyses(self, register):
+            register("broken", lambda runs, labels, ref: 1 / 0)
+
+    pm_with(Good(), Broken())
+    warnings: list[str] = []
+    sections = collect_sections([tmp_path], reference="neutral", warn=warnings.append)
+    assert [(s.key, s.text) for s in sections] == [("good", "neutral")]
+    assert len(warnings) == 1 and "'broken'" in warnings[0] and "ZeroDivisionError" in warnings[0]
+
+    class BadInput:
+        @hookimpl
+        def register_analyses(self, register):
+            def analyse(runs, labels, ref):
+                raise PsymError(f"{labels}, line 3: bad label")
+
+            register("bad", analyse)
+
+    pm_with(BadInput())
+    with pytest.raises(PsymError, match=r"labels.json, line 3: bad label"):
+        collect_sections([tmp_path], labels=tmp_path / "labels.json")
+
+
 def test_hook_register_conditions(pm_with):
     from psymetrics_core.conditions import Condition
 

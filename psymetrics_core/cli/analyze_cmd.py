@@ -58,6 +58,13 @@ __all__ = ["analyze_cmd"]
     default=None,
     help="Human consistency values (CSV: consistency[,task,condition]) for Tukey fences.",
 )
+@click.option(
+    "--labels",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Ground-truth labels per persona (JSON, pdb_labels.json layout) for the validity of "
+    "projective diagnoses (accuracy, MBTI Hamming distance, majority baselines).",
+)
 @click.option("--fence-k", type=float, default=1.5, show_default=True, help="Tukey fence k.")
 @click.option(
     "--hypothesis",
@@ -79,10 +86,15 @@ def analyze_cmd(
     reference: str,
     nan_policy: str,
     baseline: Path | None,
+    labels: Path | None,
     fence_k: float,
     hypotheses: tuple[str, ...],
 ) -> None:
-    """Analyse run directories of `psym eval`, or a long CSV of responses (no model calls)."""
+    """Analyse run directories of `psym eval`, or a long CSV of responses (no model calls).
+
+    Plugins add sections for their own tasks (the projective tests: κ, DCR with direction and
+    |μΔ| against the neutral cell, accuracy against --labels, two-judge agreement).
+    """
     from ..errors import PsymError
 
     try:
@@ -116,6 +128,18 @@ def analyze_cmd(
         hypotheses=hypotheses,
         deletion=deletion,
     )
+    from ..analysis_sections import collect_sections
+
+    sections = collect_sections(
+        list(run_dirs),
+        labels=labels,
+        reference=None if reference == "original" else reference,
+        warn=lambda line: stderr.print(f"warning: {line}", markup=False),
+    )
+    if labels is not None and not sections:
+        raise PsymError(f"--labels {labels}: no run here has tasks that use labels (projective)")
+    if sections:
+        report["sections"] = {s.key: s.data for s in sections}
     if output is not None:
         from .analyze_tables import write_outputs
 
@@ -127,3 +151,5 @@ def analyze_cmd(
     from .analyze_tables import print_report
 
     print_report(report)
+    for section in sections:
+        click.echo(f"\n{section.title}\n{section.text}")

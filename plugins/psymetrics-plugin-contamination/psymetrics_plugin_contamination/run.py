@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import nullcontext
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ from psymetrics_core.errors import PsymError
 from psymetrics_core.item_texts import require_item_texts
 from psymetrics_core.registry import get_instrument
 from psymetrics_core.results import SampleWriter, provenance, redact, write_results
+from psymetrics_core.rundir import ensure_run_dir
 from psymetrics_core.runner import instrument_record, make_backend
 
 from .inventory import Inventory, build_inventory
@@ -95,8 +97,14 @@ def contamination(
     cache: bool = True,
     backend: Any = None,
     progress: Callable[[str, int], Reporter] | None = None,
+    overwrite: bool = False,
+    resume: bool = False,
 ) -> dict[str, Any]:
-    """Run the probes on ``tasks`` and return (and write to ``output``) the report dict."""
+    """Run the probes on ``tasks`` and return (and write to ``output``) the report dict.
+
+    ``output`` is claimed like ``psym eval``'s (``psymetrics_core.rundir.ensure_run_dir``):
+    locked, and refused when it already holds a run unless ``overwrite`` or ``resume``.
+    """
     opts = options or ProbeOptions()
     if not tasks:
         raise PsymError("no tasks given")
@@ -104,61 +112,68 @@ def contamination(
         raise PsymError("--permutations must be at least 1")
     if limit is not None and limit < 2:
         raise PsymError("--limit must be at least 2")
-    prepared = {
-        t: prepare(t, probes, opts, item_files, keyword_files, permutations, limit) for t in tasks
-    }
-    args = model_args if isinstance(model_args, dict) else parse_model_args(model_args)
-    be = backend if backend is not None else make_backend(model, args)
-    cached = None
-    if cache:
-        from psymetrics_core.cache import CachedBackend, ResponseCache
+    claim = (
+        ensure_run_dir(Path(output), overwrite=overwrite, resume=resume)
+        if output is not None
+        else nullcontext()
+    )
+    with claim:
+        prepared = {
+            t: prepare(t, probes, opts, item_files, keyword_files, permutations, limit)
+            for t in tasks
+        }
+        args = model_args if isinstance(model_args, dict) else parse_model_args(model_args)
+        be = backend if backend is not None else make_backend(model, args)
+        cached = None
+        if cache:
+            from psymetrics_core.cache import CachedBackend, ResponseCache
 
-        cached = CachedBackend(be, ResponseCache())
-    use = cached if cached is not None else be
-    if "order" in probes:
-        check_loglik(use)
-    out_dir = Path(output) if output is not None else None
-    # the probes' own record shapes, not psym eval's run records (psymetrics_core.records)
-    writer = SampleWriter(out_dir / "samples.jsonl" if out_dir else None, model=None)
-    report: dict[str, Any] = {
-        "schema": SCHEMA,
-        "citation": CITATION,
-        "model": model,
-        "model_args": redact(args),
-        "backend": be.identity(),
-        "probes": list(probes),
-        "permutations": permutations,
-        "limit": limit,
-        "options": opts.to_json(),
-        **provenance(),
-        "tasks": {},
-    }
-    try:
-        for task, (inv, prompts, kw_source, inst) in prepared.items():
-            reporter = progress(task, len(prompts)) if progress else None
-            records: dict[str, list[Record]] = {p: [] for p in probes}
+            cached = CachedBackend(be, ResponseCache())
+        use = cached if cached is not None else be
+        if "order" in probes:
+            check_loglik(use)
+        out_dir = Path(output) if output is not None else None
+        # the probes' own record shapes, not psym eval's run records (psymetrics_core.records)
+        writer = SampleWriter(out_dir / "samples.jsonl" if out_dir else None, model=None)
+        report: dict[str, Any] = {
+            "schema": SCHEMA,
+            "citation": CITATION,
+            "model": model,
+            "model_args": redact(args),
+            "backend": be.identity(),
+            "probes": list(probes),
+            "permutations": permutations,
+            "limit": limit,
+            "options": opts.to_json(),
+            **provenance(),
+            "tasks": {},
+        }
+        try:
+            for task, (inv, prompts, kw_source, inst) in prepared.items():
+                reporter = progress(task, len(prompts)) if progress else None
+                records: dict[str, list[Record]] = {p: [] for p in probes}
 
-            def take(answers: list[Answered], _inv: Inventory = inv,
-                     _records: dict[str, list[Record]] = records) -> None:  # fmt: skip
-                for a in answers:
-                    rec = score_prompt(a, _inv, opts)
-                    _records[a.prompt.probe].append(rec)
-                    writer.write(_sample(a, rec))
+                def take(answers: list[Answered], _inv: Inventory = inv,
+                         _records: dict[str, list[Record]] = records) -> None:  # fmt: skip
+                    for a in answers:
+                        rec = score_prompt(a, _inv, opts)
+                        _records[a.prompt.probe].append(rec)
+                        writer.write(_sample(a, rec))
 
-            answer_prompts(use, prompts, opts.seed, take, reporter)
-            results = [summarise(inv, p, records[p], opts) for p in probes]
-            report["tasks"][task] = _task_entry(inv, inst, results, records, kw_source, opts)
-    finally:
-        writer.close()
-        if cached is not None:
-            report["cache"] = cached.summary()
-            cached.cache.close()
-    if hasattr(be, "usage"):
-        report["usage"] = be.usage()
-    if out_dir is not None:
-        report_json = json.loads(json.dumps(report, default=str))
-        write_results(out_dir / "contamination.json", report_json, validate=False)
-    return report
+                answer_prompts(use, prompts, opts.seed, take, reporter)
+                results = [summarise(inv, p, records[p], opts) for p in probes]
+                report["tasks"][task] = _task_entry(inv, inst, results, records, kw_source, opts)
+        finally:
+            writer.close()
+            if cached is not None:
+                report["cache"] = cached.summary()
+                cached.cache.close()
+        if hasattr(be, "usage"):
+            report["usage"] = be.usage()
+        if out_dir is not None:
+            report_json = json.loads(json.dumps(report, default=str))
+            write_results(out_dir / "contamination.json", report_json, validate=False)
+        return report
 
 
 def _task_entry(

@@ -6,7 +6,8 @@ an interpreter judge codes the answers (SCORS-G, SRAS, Rotter-style SCT scores) 
 diagnostician judge maps the indicators to Big Five levels, MBTI letters, depression and
 suicide-ideation risk. Also the key-only questionnaire baselines ``bdi2`` and ``bss``
 (item texts from the user). Adds the condition ``longctx=FILE`` and the command
-``psym projective-analyze`` (κ, DCR, |μΔ|, accuracy against labels).
+the ``psym analyze`` section for projective runs (κ, DCR, |μΔ|, accuracy against labels;
+also as ``psym projective-analyze``).
 """
 
 from __future__ import annotations
@@ -58,3 +59,11 @@ def register_commands(cli: Any) -> None:
     from .report_cmd import projective_analyze
 
     cli.add_command(projective_analyze)
+
+
+@hookimpl
+def register_analyses(register: Callable[..., None]) -> None:
+    """``psym analyze`` section: κ, DCR, |μΔ|, accuracy against labels, judge agreement."""
+    from .report_cmd import analyze_section
+
+    register("projective", analyze_section)

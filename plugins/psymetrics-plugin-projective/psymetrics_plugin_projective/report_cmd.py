@@ -9,12 +9,13 @@ from pathlib import Path
 import click
 
 from psymetrics_core.analysis.drift import Stat
+from psymetrics_core.analysis_sections import AnalysisSection
 from psymetrics_core.errors import PsymError
 
 from .analysis import NEUTRAL, Report, analyse, load_predictions
 from .labels import read_labels
 
-__all__ = ["projective_analyze", "format_report"]
+__all__ = ["projective_analyze", "format_report", "analyze_section"]
 
 
 def _f(stat: Stat | None, digits: int = 2) -> str:
@@ -109,3 +110,24 @@ def projective_analyze(
         Path(json_out).write_text(
             json.dumps(asdict(report), indent=2, default=str), encoding="utf-8"
         )
+
+
+def analyze_section(
+    run_dirs: list[Path], labels_file: Path | None, baseline: str | None
+) -> AnalysisSection | None:
+    """The projective report as a ``psym analyze`` section; ``None`` when no run has diagnoses."""
+    preds = load_predictions(run_dirs)
+    if not preds:
+        return None
+    ref = baseline or NEUTRAL
+    labels = read_labels(str(labels_file)) if labels_file else None
+    report = analyse(preds, labels, baseline=ref)
+    data = json.loads(json.dumps(asdict(report), default=str))
+    data["baseline"] = ref
+    data["labels"] = str(labels_file) if labels_file else None
+    return AnalysisSection(
+        key="projective",
+        title="Projective tests: drift and validity of the diagnoses (Wang et al. 2026)",
+        text=format_report(report, str(labels_file) if labels_file else None, ref),
+        data=data,
+    )

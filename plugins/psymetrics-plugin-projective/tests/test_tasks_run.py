@@ -77,26 +77,45 @@ Stay in character throughout the assessment.
 """  # the paper's role-play template (Wang et al. 2026, App. B.7)
 
 
-def test_personas_framing_and_analysis(tmp_path: Path, genpt: Path) -> None:
-    personas = {
-        "frieren": ("an elf mage", "time is long; memories matter", "calm, detached", "terse"),
-        "saitama": ("a hero", "do the job, then rest", "laid-back, unbothered", "flat"),
-        "megumin": ("an arch wizard", "explosions are art", "dramatic, proud", "grandiose"),
-    }
+PERSONAS = {
+    "frieren": ("an elf mage", "time is long; memories matter", "calm, detached", "terse"),
+    "saitama": ("a hero", "do the job, then rest", "laid-back, unbothered", "flat"),
+    "megumin": ("an arch wizard", "explosions are art", "dramatic, proud", "grandiose"),
+}
+
+
+@pytest.fixture(scope="module")
+def persona_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Three persona files x {neutral, job-screening}, sct on the scripted loopback judge."""
+    tmp = tmp_path_factory.mktemp("personas")
     args = ["eval", "--tasks", "sct", "--limit", "5", "--model", "openai-chat"]
-    for key, (name, beliefs, traits, speech) in personas.items():
-        f = tmp_path / f"{key}.txt"
+    for key, (name, beliefs, traits, speech) in PERSONAS.items():
+        f = tmp / f"{key}.txt"
         f.write_text(PERSONA.format(name=name, beliefs=beliefs, traits=traits, speech=speech))
         args += ["--condition", f"persona={f}", "--condition", f"persona={f}+framing=job-screening"]
     args += ["--design", "each"]  # persona x {neutral, job-screening}: six cells
     with ScriptedServer(vary=True) as srv:
         run = CliRunner().invoke(
             cli, [*args, "--model-args", f"base_url={srv.base_url},model=m", "--output",
-                  str(tmp_path / "run")],
+                  str(tmp / "run")],
         )  # fmt: skip
         assert run.exit_code == 0, run.output
+    return tmp / "run"
+
+
+def _dx_cells(run_dir: Path, dims: list[str]) -> dict[tuple[str, str], list[int]]:
+    results = json.loads((run_dir / "results.json").read_text())
+    cells = {}
+    for r in results["tasks"]["sct"]["runs"]:
+        cond = r["facets"].get("framing", "neutral")
+        persona = r["facets"]["persona"].partition("=")[2]
+        cells[(persona, cond)] = [int(r["scales"][d]["score"]) for d in dims]
+    return cells
+
+
+def test_personas_framing_and_analysis(tmp_path: Path, genpt: Path, persona_run: Path) -> None:
     res = CliRunner().invoke(
-        cli, ["projective-analyze", str(tmp_path / "run"), "--labels",
+        cli, ["projective-analyze", str(persona_run), "--labels",
               str(genpt / "pdb_labels.json"), "--json", str(tmp_path / "report.json")],
     )  # fmt: skip
     assert res.exit_code == 0, res.output
@@ -107,7 +126,7 @@ def test_personas_framing_and_analysis(tmp_path: Path, genpt: Path) -> None:
     assert rel and rel[0]["n_targets"] == 3
     # check the printed kappa independently against scikit-learn on the results file
     sklearn = pytest.importorskip("sklearn.metrics")
-    results = json.loads((tmp_path / "run" / "results.json").read_text())
+    results = json.loads((persona_run / "results.json").read_text())
     cells = {}
     for r in results["tasks"]["sct"]["runs"]:
         cond = r["facets"].get("framing", "neutral")
@@ -118,6 +137,68 @@ def test_personas_framing_and_analysis(tmp_path: Path, genpt: Path) -> None:
     b = [int(cells[(p, "framing=job-screening")][d]["score"]) for p in keys for d in dims]
     ref = sklearn.cohen_kappa_score(a, b, weights="linear", labels=[1, 2, 3, 4, 5])
     assert rel[0]["kappa"]["value"] == pytest.approx(ref)
+
+
+def test_psym_analyze_reports_kappa_dcr_and_accuracy(
+    genpt: Path, persona_run: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # issue 13 done-when: three persona files, neutral and job-screening, `psym analyze
+    # --labels` prints kappa, DCR with direction and accuracy (through the analyze_runs hook)
+    res = CliRunner().invoke(
+        cli, ["analyze", str(persona_run), "--labels", str(genpt / "pdb_labels.json")]
+    )
+    assert res.exit_code == 0, res.output
+    out = res.output
+    assert "Projective tests" in out and "Reliability against 'neutral'" in out
+    rows = {}
+    for line in out.splitlines():
+        tok = line.split()
+        if len(tok) >= 8 and tok[1] == "sct" and tok[2] in ("big_five", "mbti"):
+            rows.setdefault((tok[2], tok[3], "acc" if tok[4] in ("accuracy", "hamming")
+                             else "rel"), tok)  # fmt: skip
+    dims = ["dx.O", "dx.C", "dx.E", "dx.A", "dx.N"]
+    cells = _dx_cells(persona_run, dims)
+    keys = sorted({p for p, _ in cells})
+    a = [v for p in keys for v in cells[(p, "neutral")]]
+    b = [v for p in keys for v in cells[(p, "framing=job-screening")]]
+    # kappa: independent implementation (scikit-learn), printed to 2 decimals
+    sklearn = pytest.importorskip("sklearn.metrics")
+    rel = rows[("big_five", "framing=job-screening", "rel")]
+    ref = sklearn.cohen_kappa_score(a, b, weights="linear", labels=[1, 2, 3, 4, 5])
+    assert float(rel[5]) == pytest.approx(ref, abs=0.0051)  # printed to 2 decimals
+    # DCR = max(n_up, n_down) / (n_up + n_down) and its arrow, counted by hand here
+    up = sum(y > x for x, y in zip(a, b, strict=True))
+    down = sum(y < x for x, y in zip(a, b, strict=True))
+    assert up + down > 0  # the scripted judge varies its answers per request
+    assert float(rel[6]) == pytest.approx(
+        max(up, down) / (up + down), abs=0.0051
+    )  # printed to 2 decimals
+    assert rel[7] == ("↑" if up > down else "↓" if down > up else "=")
+    # accuracy against pdb_labels.json (exact level match over 3 personas x 5 traits)
+    labels = json.loads((genpt / "pdb_labels.json").read_text())
+    traits = ["openness", "conscientiousness", "extraversion", "agreeableness", "neuroticism"]
+    truth = [labels[p]["big_five"][t]["level"] for p in keys for t in traits]
+    for cond, pred in (("neutral", a), ("framing=job-screening", b)):
+        acc = rows[("big_five", cond, "acc")]
+        assert acc[4] == "accuracy" and acc[-1] == "15"
+        hits = sum(x == y for x, y in zip(pred, truth, strict=True))
+        assert float(acc[5]) == pytest.approx(hits / 15, abs=0.0051)  # printed to 2 decimals
+    # --json carries the same numbers under sections.projective
+    js = CliRunner().invoke(
+        cli, ["analyze", str(persona_run), "--labels", str(genpt / "pdb_labels.json"), "--json"]
+    )
+    assert js.exit_code == 0, js.output
+    section = json.loads(js.output)["sections"]["projective"]
+    big = [r for r in section["reliability"] if r["task"] == "sct" and r["target"] == "big_five"]
+    assert big[0]["kappa"]["value"] == pytest.approx(ref)
+    # a bad labels file: one line naming the file, no traceback
+    bad = persona_run.parent / "bad_labels.json"
+    bad.write_text('{"frieren": {"mbti": "XYZ"}}', encoding="utf-8")
+    with pytest.raises(SystemExit) as stop:
+        main(["analyze", str(persona_run), "--labels", str(bad)])
+    err = capsys.readouterr().err
+    assert stop.value.code == 1 and "Traceback" not in err
+    assert "bad_labels.json, line 1 (target 'frieren'): mbti type 'XYZ'" in err
 
 
 def test_user_stem_bank_through_items_option(tmp_path: Path, genpt: Path) -> None:
