@@ -5,6 +5,7 @@ more likely than every permutation (p = 1/20), i.e. the order test has power on 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -32,7 +33,12 @@ def test_every_probe_on_smollm2(tmp_path: Path) -> None:
     order = probes["order"]
     assert order["n_prompts"] == 4 * 20  # bfi + 3 controls, each canonical + 19 permutations
     assert order["detail"]["positive_controls"]["months"]["p"] == pytest.approx(1 / 20)
-    assert rep["cache"]["misses"] == sum(pr["n_prompts"] for pr in probes.values())
+    # one model call per distinct request: with 4 items only 23 orderings exist, so some of
+    # the 19 seeded permutations repeat, and identical requests are asked once
+    samples = [json.loads(x) for x in (tmp_path / "samples.jsonl").read_text().splitlines()]
+    assert len(samples) == sum(pr["n_prompts"] for pr in probes.values())
+    distinct = {(s["prompt"], s["continuation"], s["max_new_tokens"]) for s in samples}
+    assert rep["cache"]["misses"] == len(distinct)
     again = contamination(
         ["bfi"], probes=PROBES, permutations=19, limit=4,
         options=ProbeOptions(bootstrap=200), output=tmp_path / "again",
