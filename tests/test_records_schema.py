@@ -127,9 +127,13 @@ def test_writers_refuse_records_that_drift(runs, tmp_path):
         write_results(tmp_path / "bad" / "results.json", {**good, "surprise": 1})
     assert not (tmp_path / "bad" / "results.json").exists()
     task = good["tasks"]["toy"]
+    # a task entry whose typed fields drift is refused (extra fields are allowed: the aggregate
+    # hook is a plugin extension point, e.g. the 16-type test adds its type and role)
     with pytest.raises(RecordError, match="tasks.toy"):
         write_results(tmp_path / "bad" / "results.json",
-                      {**good, "tasks": {"toy": {**task, "alpha": 0.9}}})  # fmt: skip
+                      {**good, "tasks": {"toy": {**task, "n_items": "many"}}})  # fmt: skip
+    write_results(tmp_path / "extra" / "results.json",
+                  {**good, "tasks": {"toy": {**task, "type": "INTJ-A"}}})  # fmt: skip
     sample = _lines(runs[0] / "samples.jsonl")[0]
     w = SampleWriter(tmp_path / "samples.jsonl")
     w.write(sample)

@@ -28,12 +28,15 @@ def _psym(*args: str) -> subprocess.CompletedProcess[str]:
 @pytest.mark.model
 def test_samples_of_a_real_run_rescore_to_its_results(tmp_path):
     run = tmp_path / "run"
+    # min_count=0: report sexism from these 4 short letters (the default withholds it below
+    # 5 words per cell), so the re-score is compared on a number, not on null
     r = _psym("eval", "--tasks", "refletter", "--limit", "4", "--max-new-tokens", "48",
-              "--output", str(run))  # fmt: skip
+              "--task-arg", "refletter.min_count=0", "--output", str(run))  # fmt: skip
     assert r.returncode == 0, r.stderr[-500:]
     results = json.loads((run / "results.json").read_text())
     expected = {k: v["score"] for k, v in results["tasks"]["refletter"]["scales"].items()}
-    r = _psym("score", "--task", "refletter", "--responses", str(run / "samples.jsonl"), "--json")
+    r = _psym("score", "--task", "refletter", "--responses", str(run / "samples.jsonl"),
+              "--task-arg", "refletter.min_count=0", "--json")  # fmt: skip
     assert r.returncode == 0, r.stderr[-500:]
     assert json.loads(r.stdout) == {"refletter": {"original/repeat0": expected}}
     assert expected["sexism"] is not None  # 2 female + 2 male letters, smoothed ORs

@@ -51,9 +51,11 @@ def score_cmd(
 
     session = current_session()
     options = parse_task_args(task_args, [task], data)
-    inst = resolve_tasks([task], session, form, None, options)[0]
     scored: dict[str, dict[str, Any]]
+    inst = session.get_instrument(task)
     if isinstance(inst, Task):
+        inst = resolve_tasks([task], session, form, None, options)[0]
+        assert isinstance(inst, Task)
         from ..generations import score_generations
 
         scored = {
@@ -67,9 +69,11 @@ def score_cmd(
                 judge_max_new_tokens=judge_max_new_tokens,
             ).items()
         }
-    else:
+    else:  # a questionnaire is scored from its key alone: no item texts needed
+        from ..behaviour import with_options
         from ..responses import score_responses
 
+        with_options(inst, options.get(task), options.get("*"))
         scored = score_responses(task, responses, form)
     if as_json:
         print_json(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = [
     "RECORD_SCHEMA_VERSION",
@@ -99,12 +99,9 @@ class TaskEntry(BaseModel):
     options: dict[str, str] | None = None
     runs: list[RunSummary]
 
-    @model_validator(mode="after")
-    def _questionnaire_is_closed(self) -> TaskEntry:
-        """Only free-text tasks may add fields: a questionnaire entry's shape is fixed."""
-        if self.kind == "questionnaire" and self.model_extra:
-            raise ValueError(f"unexpected field(s) {', '.join(sorted(self.model_extra))}")
-        return self
+    # Extra fields are allowed on every kind: the ``aggregate`` hook is a plugin extension point
+    # and a plugin may add its own detail (e.g. the 16-type test's ``type`` and ``role``); the
+    # fields above stay typed and required.
 
 
 class ResultsRecord(_Strict):
