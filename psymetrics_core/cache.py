@@ -315,6 +315,7 @@ class CachedBackend(Backend):
         self.concurrency = self.backend.concurrency
         self.supports_logprobs = self.backend.supports_logprobs
         self.supports_images = self.backend.supports_images
+        self.supports_continuations = self.backend.supports_continuations
         self.hits = 0
         self.misses = 0
 

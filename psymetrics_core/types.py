@@ -28,10 +28,29 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Option:
-    """One answer option: the numeric value that is scored and the label shown to the model."""
+    """One answer option: the numeric value that is scored and the label shown to the model.
+
+    ``continuation`` (probe tasks) is a text whose log-likelihood after the prompt is scored in
+    ``logprob`` mode instead of the value (e.g. an inventory's items in some order); backends
+    score :attr:`scored_text` and only those declaring ``supports_continuations`` take it.
+    """
 
     value: int
     label: str
+    continuation: str | None = None
+
+    @property
+    def scored_text(self) -> str:
+        """What a backend scores in ``logprob`` mode: the continuation, else ``str(value)``."""
+        return self.continuation if self.continuation is not None else str(self.value)
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-able view (``continuation`` only when set, so other prompts' cache keys and
+        records are those of options without it)."""
+        out: dict[str, Any] = {"value": self.value, "label": self.label}
+        if self.continuation is not None:
+            out["continuation"] = self.continuation
+        return out
 
 
 @dataclass(frozen=True)
@@ -195,11 +214,16 @@ class Prompt:
     text: str  # the user-visible text of the last user message
     images: tuple[ImagePart, ...] = ()
 
+    @property
+    def has_continuations(self) -> bool:
+        """Whether an option carries a continuation to score (see ``Option.continuation``)."""
+        return any(o.continuation is not None for o in self.options)
+
     def to_json(self) -> dict[str, Any]:
         """A JSON-able view for run records (images by MIME type, size and SHA-256)."""
         out: dict[str, Any] = {
             "messages": list(self.messages),
-            "options": [{"value": o.value, "label": o.label} for o in self.options],
+            "options": [o.to_json() for o in self.options],
         }
         if self.images:
             out["images"] = [

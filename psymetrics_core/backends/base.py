@@ -16,6 +16,7 @@ __all__ = [
     "Reporter",
     "call_backend",
     "as_backend",
+    "continuation_refusal",
 ]
 
 
@@ -52,6 +53,9 @@ class Backend:
       ``set_concurrency(n)`` changes it where supported;
     - ``supports_logprobs``: whether ``option_logprobs`` works (``--mode logprob``);
     - ``supports_images``: whether prompts may carry images;
+    - ``supports_continuations``: whether ``option_logprobs`` scores an option's multi-token
+      ``continuation`` (``Option.continuation``, probe tasks); a backend that reads only the
+      first answer token must leave it False, and ``call_backend`` refuses such prompts;
     - ``accepts_on_result``: ``generate``/``option_logprobs`` take ``on_result(i, completion)``
       and call it per prompt as soon as it is done (the cache stores each at once);
     - ``usage()``: token counts for ``results.json`` (None when the backend has none);
@@ -67,6 +71,7 @@ class Backend:
     concurrency = 1
     supports_logprobs = True
     supports_images = False
+    supports_continuations = False
     accepts_on_result = False
 
     def generate(
@@ -137,6 +142,15 @@ class _Adapted(Backend):
         return dict(self.obj.identity())
 
 
+def continuation_refusal(name: str) -> str:
+    """The one-line refusal of a backend that cannot score a continuation's log-likelihood."""
+    return (
+        f"backend '{name}' cannot score a continuation's log-likelihood "
+        "(supports_continuations is False); use a local model (smollm2, hf), "
+        "openai-completions with prompt echo, or lm-eval"
+    )
+
+
 def as_backend(obj: Any) -> Backend:
     """``obj`` itself when it is a ``Backend``, else ``obj`` adapted to the contract."""
     return obj if isinstance(obj, Backend) else _Adapted(obj)
@@ -171,7 +185,9 @@ def call_backend(
     """Every model call of a run goes through here: evaluated model, judge and battery alike.
 
     Prompts carrying images are refused (one line) by a backend that does not declare
-    ``supports_images``: images are never silently dropped.
+    ``supports_images``: images are never silently dropped. Likewise, in ``logprob`` mode,
+    prompts whose options carry a ``continuation`` are refused by a backend that does not
+    declare ``supports_continuations`` (it would score something else), before any call.
     """
     backend = as_backend(be)
     if not backend.supports_images and any(p.images for p in prompts):
@@ -179,5 +195,11 @@ def call_backend(
             f"backend '{backend.name}' does not take images (supports_images is False); "
             "use an image-text model (hf with an image-text-to-text model, or openai-chat)"
         )
+    if (
+        settings.mode == "logprob"
+        and not backend.supports_continuations
+        and any(p.has_continuations for p in prompts)
+    ):
+        raise BackendError(continuation_refusal(backend.name))
     call = be.option_logprobs if settings.mode == "logprob" else be.generate
     return list(call(prompts, settings, reporter))

@@ -29,6 +29,7 @@ class HFBackend(Backend):
     """A causal language model run in-process with transformers (CPU by default)."""
 
     name = "hf"
+    supports_continuations = True  # loglikelihoods() sums every token of a continuation
     accepts_on_result = True  # responses reach the cache batch by batch
     chunk_size = 64  # prompts per call from the runner (batched inside)
 
@@ -269,7 +270,8 @@ class HFBackend(Backend):
         progress: Reporter | None = None,
         on_result: OnResult | None = None,
     ) -> list[Completion]:
-        """Log-likelihood of each option's value (e.g. ``"3"``) right after the prompt.
+        """Log-likelihood of each option's value (e.g. ``"3"``), or of its ``continuation``
+        (every token summed), right after the prompt.
 
         Prompts are scored in batches; the token prefix a batch shares (system prompt and
         instruction) is run once and its KV cache reused (``prefix_cache=false`` turns this
@@ -284,7 +286,7 @@ class HFBackend(Backend):
             out: list[Completion] = []
             for i, prompt in enumerate(prompts):
                 context = self.context_text(prompt)
-                conts = [str(o.value) for o in prompt.options]
+                conts = [o.scored_text for o in prompt.options]
                 comp = Completion(option_logprobs=tuple(self.loglikelihoods(context, conts)))
                 out.append(comp)
                 if on_result is not None:

@@ -37,9 +37,9 @@ def _rows(backend: Any, prompts: Sequence[Prompt]) -> list[_Row]:
         ctx = backend._encode(context)
         pieces = []
         for o in prompt.options:
-            whole = backend._encode(context + str(o.value))
+            whole = backend._encode(context + o.scored_text)
             if whole[: len(ctx)] != ctx:
-                pieces.append((ctx, backend._encode(str(o.value))))
+                pieces.append((ctx, backend._encode(o.scored_text)))
             else:
                 pieces.append((ctx, whole[len(ctx) :]))
         if all(len(c) == 1 and p == ctx for p, c in pieces):

@@ -24,6 +24,7 @@ class LMEvalBackend(Backend):
     """A psymetrics backend wrapping an lm-eval ``LM`` built from its registry."""
 
     name = "lm-eval"
+    supports_continuations = True  # lm-eval's loglikelihood sums a continuation's tokens
 
     def __init__(self, model_args: dict[str, str]) -> None:
         args = dict(model_args)
@@ -84,7 +85,7 @@ class LMEvalBackend(Backend):
             start = len(reqs)
             for o in p.options:
                 reqs.append(
-                    Instance("loglikelihood", doc={}, arguments=(ctx, str(o.value)), idx=len(reqs))
+                    Instance("loglikelihood", doc={}, arguments=(ctx, o.scored_text), idx=len(reqs))
                 )
             spans.append((start, len(reqs)))
         out = lm.loglikelihood(reqs, disable_tqdm=True)

@@ -28,7 +28,7 @@ from urllib.parse import urlsplit, urlunsplit
 from ..errors import BackendError
 from ..redaction import redact_text, redact_url, secret_forms, url_secrets
 from ..types import Completion, Prompt
-from .base import Backend, GenerationSettings, Reporter
+from .base import Backend, GenerationSettings, Reporter, continuation_refusal
 
 __all__ = ["OpenAIBackend", "OpenAIChatBackend", "OpenAICompletionsBackend"]
 
@@ -357,6 +357,19 @@ class OpenAIChatBackend(OpenAIBackend):
     name = "openai-chat"
     endpoint = "chat/completions"
     supports_images = True  # whether the served model reads them is the server's business
+    supports_continuations = False  # logprob mode reads the first reply token's top_logprobs
+
+    def option_logprobs(
+        self,
+        prompts: Sequence[Prompt],
+        settings: GenerationSettings,
+        progress: Reporter | None = None,
+        on_result: OnResult | None = None,
+    ) -> list[Completion]:
+        """First-token option log-probabilities; a continuation is refused before any request."""
+        if any(p.has_continuations for p in prompts):
+            raise BackendError(continuation_refusal(self.name))
+        return super().option_logprobs(prompts, settings, progress, on_result)
 
     async def _generate_one(
         self, client: Any, prompt: Prompt, settings: GenerationSettings
@@ -422,6 +435,7 @@ class OpenAICompletionsBackend(OpenAIBackend):
     """``/completions``: messages joined into one text; ``logprob`` mode needs prompt echo."""
 
     name = "openai-completions"
+    supports_continuations = True  # prompt echo scores every token of a continuation
     endpoint = "completions"
 
     @staticmethod
@@ -451,7 +465,7 @@ class OpenAICompletionsBackend(OpenAIBackend):
         self, client: Any, prompt: Prompt, settings: GenerationSettings
     ) -> Completion:
         ctx = self.context_text(prompt)
-        conts = [str(o.value) for o in prompt.options]
+        conts = [o.scored_text for o in prompt.options]
         scores = await asyncio.gather(*(self._echo_score(client, ctx, c) for c in conts))
         return Completion(option_logprobs=tuple(scores))
 
@@ -496,7 +510,7 @@ def _options_from_top(prompt: Prompt, top: list[dict[str, Any]], token: str) -> 
         by_option.setdefault(str(alt.get("token", "")).strip(), []).append(float(alt["logprob"]))
     scores = []
     for o in prompt.options:
-        found = by_option.get(str(o.value))
+        found = by_option.get(o.scored_text)
         scores.append(_logsumexp(found) if found else float("-inf"))
     missing = [o.value for o, s in zip(prompt.options, scores, strict=True) if math.isinf(s)]
     meta = {"token": token, "missing_options": missing}

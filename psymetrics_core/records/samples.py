@@ -24,10 +24,12 @@ class _Strict(BaseModel):
 
 
 class OptionRecord(_Strict):
-    """One answer option as presented: its scored value and label."""
+    """One answer option as presented: its scored value and label (and, for a probe task's
+    log-likelihood, the continuation that was scored instead of the value)."""
 
     value: int
     label: str
+    continuation: str | None = None
 
 
 class ImageRecord(_Strict):
