@@ -4,8 +4,9 @@ A ``ProbeTask`` carries a ``target`` instrument (with its item texts: shipped, o
 ``--items``) and builds its items from the target's (override ``load_items``). It runs through
 the same pipeline as every task: cache, samples.jsonl, progress. ``mode`` (``"generate"`` or
 ``"logprob"``) overrides the run's mode; in logprob mode each prompt's ``options`` are scored,
-so a sequence log-likelihood is a ``Prompt`` with one ``Option`` whose label is the scored
-continuation, and ``Generation.option_logprobs`` holds the result.
+so a sequence log-likelihood is a ``Prompt`` with one ``Option`` whose ``continuation`` is the
+scored text (backends declaring ``supports_continuations`` only), and
+``Generation.option_logprobs`` holds the result.
 """
 
 from __future__ import annotations

@@ -82,7 +82,7 @@ class ProbeOptions:
 
     def max_new_tokens(self, probe: str) -> int:
         """Generation length for ``probe``."""
-        return int(getattr(self, "max_new_tokens_" + probe.replace("-", "_")))
+        return int(asdict(self)["max_new_tokens_" + probe.replace("-", "_")])
 
 
 def parse_probe_options(
@@ -100,7 +100,7 @@ def parse_probe_options(
                 f"--option expects KEY=VALUE with KEY one of {', '.join(sorted(known))}; "
                 f"got {pair!r}"
             )
-        default = getattr(ProbeOptions(), key)
+        default = asdict(ProbeOptions())[key]
         if key in _CHOICES and value not in _CHOICES[key]:
             raise PsymError(
                 f"--option {key}: expected one of {', '.join(_CHOICES[key])}, got {value!r}"

@@ -1,9 +1,10 @@
 """``contamination()``: the library call behind ``psym contamination``.
 
 For each task: build the probe view of the instrument (texts shipped or ``--items``), its
-keywords and every probe prompt; answer them through the cached backend (samples.jsonl gets one
-line per probe prompt as answers arrive); score, bootstrap and combine into the index; write
-``contamination.json``.
+keywords and every probe prompt; turn each probe into a psymetrics ``probe`` task
+(``tasks.ContaminationTask``) and run them all with ``psymetrics_core.evaluate`` (response
+cache, resume, samples.jsonl with one line per probe prompt, progress, results.json); then
+combine the probes' results into the index and write ``contamination.json``.
 """
 
 from __future__ import annotations
@@ -15,31 +16,30 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from psymetrics_core.backends.base import Reporter, parse_model_args
-from psymetrics_core.errors import PsymError
+from psymetrics_core import evaluate
+from psymetrics_core.backends.base import (
+    Reporter,
+    as_backend,
+    continuation_refusal,
+    parse_model_args,
+)
+from psymetrics_core.errors import BackendError, PsymError
 from psymetrics_core.item_texts import require_item_texts
 from psymetrics_core.registry import get_instrument
-from psymetrics_core.results import SampleWriter, provenance, redact, write_results
+from psymetrics_core.results import provenance, redact, write_results
 from psymetrics_core.rundir import ensure_run_dir
 from psymetrics_core.runner import instrument_record, make_backend
 
 from .inventory import Inventory, build_inventory
 from .keywords import keywords_for
 from .options import PROBES, ProbeOptions
-from .pipeline import answer_prompts, check_loglik
 from .prompts import ProbePrompt, build_prompts
-from .scoring import Answered, Record, score_prompt
-from .summary import ProbeResult, contamination_index, summarise
+from .summary import ProbeResult, contamination_index
+from .tasks import CITATION, ContaminationTask, ProbeSet, probe_tasks
 
 __all__ = ["contamination", "prepare", "CITATION", "SCHEMA"]
 
 SCHEMA = "psymetrics-contamination/1"
-CITATION = (
-    "Han, J., Song, W., Lee, J., & Jo, Y. (2025). Quantifying data contamination in "
-    "psychometric evaluations of LLMs. arXiv:2510.07175. Order test after Oren, Y., Meister, "
-    "N., Chatterji, N., Ladhak, F., & Hashimoto, T. B. (2023). Proving test set contamination "
-    "in black box language models. arXiv:2310.17623."
-)
 
 
 def prepare(
@@ -62,24 +62,6 @@ def prepare(
         kws, source = keywords_for(task, texts, (keyword_files or {}).get(task))
     prompts = build_prompts(inv, probes, opts, kws, permutations)
     return inv, prompts, source, inst
-
-
-def _sample(a: Answered, rec: Record) -> dict[str, Any]:
-    p = a.prompt
-    return {
-        "task": p.task,
-        "probe": p.probe,
-        "unit": p.unit,
-        "condition": p.condition,
-        "prompt": p.text,
-        "continuation": p.continuation,
-        "max_new_tokens": p.max_new_tokens if p.mode == "generate" else None,
-        "completion": a.text,
-        "loglik": a.loglik,
-        "gold": p.gold,
-        **rec.to_json(),
-        **({"meta": p.meta} if p.meta else {}),
-    }
 
 
 def contamination(
@@ -123,18 +105,20 @@ def contamination(
             for t in tasks
         }
         args = model_args if isinstance(model_args, dict) else parse_model_args(model_args)
-        be = backend if backend is not None else make_backend(model, args)
-        cached = None
-        if cache:
-            from psymetrics_core.cache import CachedBackend, ResponseCache
-
-            cached = CachedBackend(be, ResponseCache())
-        use = cached if cached is not None else be
-        if "order" in probes:
-            check_loglik(use)
-        out_dir = Path(output) if output is not None else None
-        # the probes' own record shapes, not psym eval's run records (psymetrics_core.records)
-        writer = SampleWriter(out_dir / "samples.jsonl" if out_dir else None, model=None)
+        be = as_backend(backend if backend is not None else make_backend(model, args))
+        if "order" in probes and not be.supports_continuations:
+            raise BackendError(f"{continuation_refusal(be.name)}; or leave 'order' out of --probes")
+        sets: dict[str, ProbeSet] = {}
+        run_tasks: list[ContaminationTask] = []
+        for task, (inv, prompts, _source, inst) in prepared.items():
+            sets[task] = ProbeSet(inv, opts)
+            run_tasks += probe_tasks(inst, list(probes), prompts, sets[task])
+        results: dict[str, Any] = {}
+        if run_tasks:  # every model call goes through the core pipeline
+            results = evaluate(
+                run_tasks, model=model, model_args=args, backend=be, seed=opts.seed,
+                output=output, cache=cache, progress=progress,
+            )  # fmt: skip
         report: dict[str, Any] = {
             "schema": SCHEMA,
             "citation": CITATION,
@@ -148,31 +132,20 @@ def contamination(
             **provenance(),
             "tasks": {},
         }
-        try:
-            for task, (inv, prompts, kw_source, inst) in prepared.items():
-                reporter = progress(task, len(prompts)) if progress else None
-                records: dict[str, list[Record]] = {p: [] for p in probes}
-
-                def take(answers: list[Answered], _inv: Inventory = inv,
-                         _records: dict[str, list[Record]] = records) -> None:  # fmt: skip
-                    for a in answers:
-                        rec = score_prompt(a, _inv, opts)
-                        _records[a.prompt.probe].append(rec)
-                        writer.write(_sample(a, rec))
-
-                answer_prompts(use, prompts, opts.seed, take, reporter)
-                results = [summarise(inv, p, records[p], opts) for p in probes]
-                report["tasks"][task] = _task_entry(inv, inst, results, records, kw_source, opts)
-        finally:
-            writer.close()
-            if cached is not None:
-                report["cache"] = cached.summary()
-                cached.cache.close()
-        if hasattr(be, "usage"):
-            report["usage"] = be.usage()
-        if out_dir is not None:
+        for task, (inv, _prompts, kw_source, inst) in prepared.items():
+            shared = sets[task]
+            for p in probes:  # probes without prompts (one dimension) are summarised empty
+                if p not in shared.results:
+                    shared.finish(p, [])
+            ordered = [shared.results[p] for p in probes]
+            report["tasks"][task] = _task_entry(inv, inst, ordered, shared, kw_source)
+        if results.get("cache") is not None:
+            report["cache"] = results["cache"]
+        if results.get("usage") is not None:
+            report["usage"] = results["usage"]
+        if output is not None:
             report_json = json.loads(json.dumps(report, default=str))
-            write_results(out_dir / "contamination.json", report_json, validate=False)
+            write_results(Path(output) / "contamination.json", report_json, validate=False)
         return report
 
 
@@ -180,9 +153,8 @@ def _task_entry(
     inv: Inventory,
     inst: Any,
     results: list[ProbeResult],
-    records: dict[str, list[Record]],
+    shared: ProbeSet,
     kw_source: str | None,
-    opts: ProbeOptions,
 ) -> dict[str, Any]:
     return {
         "instrument": instrument_record(inst),
@@ -192,5 +164,5 @@ def _task_entry(
         "dimensions": list(inv.dimensions),
         "keywords": kw_source,
         "probes": {r.probe: r.to_json() for r in results},
-        "index": contamination_index(inv, results, records, opts),
+        "index": contamination_index(inv, results, shared.records, shared.options),
     }

@@ -85,7 +85,8 @@ def test_perfect_model_scores_perfectly_and_the_rerun_is_free(tmp_path: Path) ->
         # the same command again: every answer from the cache, no request reaches the server
         rep2 = _run(srv, tmp_path / "run2")
         assert srv.requests == n_prompts
-        assert rep2["cache"] == {**rep2["cache"], "misses": 0, "hits": n_prompts}
+        # (the cache counts a hit per prompt: 352, the 5 repeated keyword prompts included)
+        assert rep2["cache"] == {**rep2["cache"], "misses": 0, "hits": len(lines)}
         assert rep2["tasks"]["bfi"]["probes"] == rep["tasks"]["bfi"]["probes"]
 
 
@@ -155,10 +156,14 @@ def test_order_test_through_completions_echo_logprobs(tmp_path: Path) -> None:
         assert srv.requests == 4 * 6  # bfi + 3 controls, canonical + 5 permutations each
     order = json.loads((tmp_path / "contamination.json").read_text())["tasks"]["bfi"]["probes"]
     samples = [json.loads(x) for x in (tmp_path / "samples.jsonl").read_text().splitlines()]
-    canon = next(s for s in samples if s["unit"] == "bfi" and s["condition"] == "canonical")
-    ctx = canon["prompt"]
-    prompt = ctx + canon["continuation"]
+    metas = [s["item_meta"]["meta"] for s in samples]
+    canon = next(
+        s for s, m in zip(samples, metas, strict=True)
+        if m["unit"] == "bfi" and m["condition"] == "canonical"
+    )  # fmt: skip
+    ctx = canon["rendered_prompt"]
+    prompt = ctx + canon["prompt"]["options"][0]["continuation"]
     expected = sum(-((_h(prompt[: i + 1]) % 1000) / 100.0) for i in range(len(ctx), len(prompt)))
-    assert canon["loglik"] == pytest.approx(expected)
+    assert canon["data"]["loglik"] == pytest.approx(expected)
     assert order["order"]["detail"]["canonical_loglik"] == pytest.approx(expected)
     assert set(order["order"]["detail"]["positive_controls"]) == {"months", "planets", "weekdays"}

@@ -37,7 +37,10 @@ def test_every_probe_on_smollm2(tmp_path: Path) -> None:
     # the 19 seeded permutations repeat, and identical requests are asked once
     samples = [json.loads(x) for x in (tmp_path / "samples.jsonl").read_text().splitlines()]
     assert len(samples) == sum(pr["n_prompts"] for pr in probes.values())
-    distinct = {(s["prompt"], s["continuation"], s["max_new_tokens"]) for s in samples}
+    distinct = {
+        (json.dumps(s["prompt"], sort_keys=True), s["item_meta"]["meta"].get("max_new_tokens"))
+        for s in samples
+    }
     assert rep["cache"]["misses"] == len(distinct)
     again = contamination(
         ["bfi"], probes=PROBES, permutations=19, limit=4,
