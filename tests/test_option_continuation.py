@@ -123,6 +123,12 @@ def test_openai_chat_refuses_a_continuation_without_a_request() -> None:
     with pytest.raises(BackendError, match="cannot score a continuation's log-likelihood"):
         chat.option_logprobs([_sequence_prompt()], GenerationSettings("logprob", 1, 0.0, 1))
     assert chat.usage()["requests"] == 0
+    # the per-request path refuses too (a stream that bypasses option_logprobs)
+    import asyncio
+
+    with pytest.raises(BackendError, match="supports_continuations is False"):
+        asyncio.run(chat._logprob_one(None, _sequence_prompt(), GenerationSettings("logprob")))
+    assert chat.usage()["requests"] == 0
 
 
 def test_openai_completions_scores_the_continuation_by_echo() -> None:

@@ -393,6 +393,8 @@ class OpenAIChatBackend(OpenAIBackend):
     async def _logprob_one(
         self, client: Any, prompt: Prompt, settings: GenerationSettings
     ) -> Completion:
+        if prompt.has_continuations:  # also when reached without option_logprobs' check
+            raise BackendError(continuation_refusal(self.name))
         body = {
             "model": self.model,
             "messages": chat_messages(prompt),
