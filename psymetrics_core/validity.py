@@ -3,7 +3,7 @@
 ``psym validity RUN_DIR...`` reads each run's ``results.json``, averages every score per model over
 its runs (seeds), pairs the scores of each construct (pairing table: ``data/validity_pairs.yaml``
 or ``--pairs FILE``), and computes Spearman's rho (average ranks for ties) across models with a
-Fisher-z interval, tanh(atanh(rho) ± z/sqrt(n - 3)) (Jung et al., 2025). Runs are read and
+Fisher-z interval, tanh(atanh(rho) ± z/sqrt(n - 3)) (Jung et al., 2026). Runs are read and
 pooled into units of analysis by ``analysis.records``, the reader ``psym analyze`` uses, and
 the statistic is ``analysis.validity.spearman_fisher``.
 """

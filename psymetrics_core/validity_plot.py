@@ -1,4 +1,4 @@
-"""Rank-comparison plot of ecological validity (Jung et al. (2025) Fig. 3): one panel per construct,
+"""Rank-comparison plot of ecological validity (Jung et al. (2026) Fig. 3): one panel per construct,
 models placed by their questionnaire rank (x) and behaviour rank (y), rank 1 = most of the
 construct. Written as PNG and SVG with matplotlib's Agg backend (no display needed)."""
 

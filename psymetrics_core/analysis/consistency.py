@@ -1,6 +1,6 @@
-"""Answer consistency between administration conditions (Jung et al., 2025) and Tukey fences.
+"""Answer consistency between administration conditions (Jung et al., 2026) and Tukey fences.
 
-Cons = (1/|I|) * sum_i match(a_orig_i, a_v_i). NaN policy (Jung et al. (2025) [C] ``check_match``):
+Cons = (1/|I|) * sum_i match(a_orig_i, a_v_i). NaN policy (Jung et al. (2026) [C] ``check_match``):
 ``match`` (default) counts two missing answers as a match and one missing as a mismatch;
 ``mismatch`` counts any missing answer as a mismatch; ``omit`` drops items where either is
 missing.

@@ -2,7 +2,7 @@
 
 For a model, the "respondents" are administrations (condition cells x seeded repeats) of the
 same model, not people: alpha and omega then say how consistently the items of a scale move
-together across administrations, which is not their human meaning (Jung et al., 2025).
+together across administrations, which is not their human meaning (Jung et al., 2026).
 An undefined statistic is None with a ``note`` giving the reason.
 """
 

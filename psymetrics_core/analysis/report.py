@@ -35,7 +35,7 @@ UNIT = (
 
 def read_baseline(path: str | Path) -> pd.DataFrame:
     """Human consistency values: CSV with a ``consistency`` column (optional ``task``,
-    ``condition``), one row per participant (Jung et al., 2025)."""
+    ``condition``), one row per participant (Jung et al., 2026)."""
     p = Path(path)
     if not p.is_file():
         raise PsymError(f"{p}: no such file")

@@ -1,6 +1,6 @@
 """Convergent validity across models: declared hypotheses, Spearman's rho, Fisher-z CI.
 
-Jung et al. (2025): rho over models of seed-averaged scores; 95% CI = tanh(atanh(r) +- 1.96 /
+Jung et al. (2026): rho over models of seed-averaged scores; 95% CI = tanh(atanh(r) +- 1.96 /
 sqrt(n - 3)); strength labels of Schober et al. (2018). ``spearman_fisher`` is the one
 Spearman of ``psym analyze`` and ``psym validity``; the unit of analysis is defined in
 ``analysis.records``.
@@ -38,12 +38,12 @@ class Hypothesis:
     source: str = ""
 
 
-# The three convergent-validity hypotheses of Jung et al. (2025). SR2K's ``racism`` scale is
+# The three convergent-validity hypotheses of Jung et al. (2026). SR2K's ``racism`` scale is
 # inverted so that higher = more symbolic racism (the paper's analysis orientation).
 DEFAULT_HYPOTHESES = (
-    Hypothesis("asi.total", "sr2k.racism", +1, "Jung et al. (2025): sexism ~ racism"),
-    Hypothesis("mfq.authority", "asi.benevolent", +1, "Jung et al. (2025): Authority ~ BS"),
-    Hypothesis("mfq.fairness", "asi.hostile", -1, "Jung et al. (2025): Fairness ~ HS"),
+    Hypothesis("asi.total", "sr2k.racism", +1, "Jung et al. (2026): sexism ~ racism"),
+    Hypothesis("mfq.authority", "asi.benevolent", +1, "Jung et al. (2026): Authority ~ BS"),
+    Hypothesis("mfq.fairness", "asi.hostile", -1, "Jung et al. (2026): Fairness ~ HS"),
 )
 
 

@@ -49,7 +49,7 @@ __all__ = ["analyze_cmd"]
     type=click.Choice(["match", "mismatch", "omit"]),
     default="match",
     show_default=True,
-    help="Consistency when answers are missing: both missing = match (Jung et al., 2025), any "
+    help="Consistency when answers are missing: both missing = match (Jung et al., 2026), any "
     "missing = mismatch, or omit the item.",
 )
 @click.option(
@@ -72,7 +72,7 @@ __all__ = ["analyze_cmd"]
     multiple=True,
     metavar="A~B:+|-",
     help="Convergent-validity hypothesis across runs, e.g. mfq.authority~mfq.loyalty:+ "
-    "(repeatable; default: Jung et al.'s (2025) hypotheses where their scores exist).",
+    "(repeatable; default: Jung et al.'s (2026) hypotheses where their scores exist).",
 )
 def analyze_cmd(
     run_dirs: tuple[Path, ...],

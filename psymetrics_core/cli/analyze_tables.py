@@ -43,7 +43,7 @@ def _task_tables(title: str, a: dict[str, Any]) -> None:
         cols = ["condition", f"consistency vs {c['versus']} (mean)", "per seed"]
         if "human_fences" in c:
             cols.append("outside human fences")
-        t = table(f"{title}: answer consistency (Jung et al., 2025)", cols)
+        t = table(f"{title}: answer consistency (Jung et al., 2026)", cols)
         for cond, mean in c["mean"].items():
             seeds = [r for r in c["per_seed"] if r["condition"] == cond]
             row = [cond, _f(mean), " ".join(f"{r['seed']}:{_f(r['consistency'])}" for r in seeds)]
@@ -157,7 +157,7 @@ def _convergent(cv: dict[str, Any]) -> None:
         else (
             "exploratory, no declared sign"
             if cv["exploratory"]
-            else "Jung et al. (2025) hypotheses"
+            else "Jung et al. (2026) hypotheses"
         )
     )
     t = table(

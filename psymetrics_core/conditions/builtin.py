@@ -235,7 +235,7 @@ def register_conditions(register: Callable[..., None]) -> None:
          Condition("reversed-options", options=_reverse)),
         ("permuted-options", "option_order", "options in a random order per item (seeded)",
          Condition("permuted-options", options=_permute)),
-        ("changed-eos", "eos", 'end of the prompt ":" -> "?" (Jung et al., 2025)',
+        ("changed-eos", "eos", 'end of the prompt ":" -> "?" (Jung et al., 2026)',
          Condition("changed-eos", instrument=_changed_eos)),
         ("item-order-shuffle", "item_order", "items in a random order (seeded)",
          Condition("item-order-shuffle", items=_shuffle_items)),

@@ -1,7 +1,7 @@
 """Default ``parse_response`` and the built-in named parsers.
 
 ``first_valid_int`` takes the first whole number in the completion that is a valid option value
-(the rule of Jung et al.'s (2025) extractor, restricted to the item's own codes); failing that, the
+(the rule of Jung et al.'s (2026) extractor, restricted to the item's own codes); failing that, the
 option whose label appears earliest (longest label first, so "disagree" never reads as
 "agree"). A completion with neither is "refused" when it reads like a refusal, else "unparsed".
 """

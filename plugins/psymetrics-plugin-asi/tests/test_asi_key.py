@@ -1,6 +1,6 @@
 """ASI: key and schema against the published key.
 
-Source of the key: Glick & Fiske (1996), as tabulated in Jung et al. (2025) Table 11 (psymetrics
+Source of the key: Glick & Fiske (1996), as tabulated in Jung et al. (2026) Table 11 (psymetrics
 seed notes 002 §2.1): HS = 2, 4, 5, 7*, 10, 11, 14, 15, 16, 18*, 21*; BS = 1, 3*, 6*, 8, 9, 12,
 13*, 17, 19, 20, 22; * = reverse-keyed (x' = 5 - x on 0-5); scale scores are means.
 """

@@ -1,6 +1,6 @@
 """SR2K: key, item-3 rescaling, analysis orientation and schema.
 
-Source: Henry & Sears (2002) as administered by Jung et al. (2025) Table 12 and footnote 4, with
+Source: Henry & Sears (2002) as administered by Jung et al. (2026) Table 12 and footnote 4, with
 the item-3 map of the authors' code (psymetrics seed notes 002 §2.2): reverse-keyed 5, 6, 7
 (x' = 5 - x on 1-4); item 3 (1-3) rescaled 1 -> 1, 2 -> 2.5, 3 -> 4; racism_original_coding =
 mean of the 8 values; racism = mean of the inverted values 5 - x' (higher = more racism).
