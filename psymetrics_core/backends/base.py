@@ -16,7 +16,6 @@ __all__ = [
     "Reporter",
     "call_backend",
     "as_backend",
-    "continuation_refusal",
 ]
 
 
@@ -100,6 +99,14 @@ class Backend:
         """What determines this backend's responses (the response cache's key)."""
         return self.identity()
 
+    def continuation_refusal(self) -> str:
+        """The one line refusing a prompt with a continuation (``supports_continuations`` False)."""
+        return (
+            f"backend '{self.name}' cannot score a continuation's log-likelihood "
+            "(supports_continuations is False); use a local model (smollm2, hf), "
+            "openai-completions with prompt echo, or lm-eval"
+        )
+
     def usage(self) -> dict[str, int] | None:
         """Tokens used so far (None: the backend does not count them)."""
         return None
@@ -140,15 +147,6 @@ class _Adapted(Backend):
     def identity(self) -> dict[str, Any]:
         """The wrapped object's identity."""
         return dict(self.obj.identity())
-
-
-def continuation_refusal(name: str) -> str:
-    """The one-line refusal of a backend that cannot score a continuation's log-likelihood."""
-    return (
-        f"backend '{name}' cannot score a continuation's log-likelihood "
-        "(supports_continuations is False); use a local model (smollm2, hf), "
-        "openai-completions with prompt echo, or lm-eval"
-    )
 
 
 def as_backend(obj: Any) -> Backend:
@@ -200,6 +198,6 @@ def call_backend(
         and not backend.supports_continuations
         and any(p.has_continuations for p in prompts)
     ):
-        raise BackendError(continuation_refusal(backend.name))
+        raise BackendError(backend.continuation_refusal())
     call = be.option_logprobs if settings.mode == "logprob" else be.generate
     return list(call(prompts, settings, reporter))

@@ -28,7 +28,7 @@ from urllib.parse import urlsplit, urlunsplit
 from ..errors import BackendError
 from ..redaction import redact_text, redact_url, secret_forms, url_secrets
 from ..types import Completion, Prompt
-from .base import Backend, GenerationSettings, Reporter, continuation_refusal
+from .base import Backend, GenerationSettings, Reporter
 
 __all__ = ["OpenAIBackend", "OpenAIChatBackend", "OpenAICompletionsBackend"]
 
@@ -368,7 +368,7 @@ class OpenAIChatBackend(OpenAIBackend):
     ) -> list[Completion]:
         """First-token option log-probabilities; a continuation is refused before any request."""
         if any(p.has_continuations for p in prompts):
-            raise BackendError(continuation_refusal(self.name))
+            raise BackendError(self.continuation_refusal())
         return super().option_logprobs(prompts, settings, progress, on_result)
 
     async def _generate_one(
@@ -394,7 +394,7 @@ class OpenAIChatBackend(OpenAIBackend):
         self, client: Any, prompt: Prompt, settings: GenerationSettings
     ) -> Completion:
         if prompt.has_continuations:  # also when reached without option_logprobs' check
-            raise BackendError(continuation_refusal(self.name))
+            raise BackendError(self.continuation_refusal())
         body = {
             "model": self.model,
             "messages": chat_messages(prompt),

@@ -17,12 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from psymetrics_core import evaluate
-from psymetrics_core.backends.base import (
-    Reporter,
-    as_backend,
-    continuation_refusal,
-    parse_model_args,
-)
+from psymetrics_core.backends.base import Reporter, as_backend, parse_model_args
 from psymetrics_core.errors import BackendError, PsymError
 from psymetrics_core.item_texts import require_item_texts
 from psymetrics_core.registry import get_instrument
@@ -107,7 +102,7 @@ def contamination(
         args = model_args if isinstance(model_args, dict) else parse_model_args(model_args)
         be = as_backend(backend if backend is not None else make_backend(model, args))
         if "order" in probes and not be.supports_continuations:
-            raise BackendError(f"{continuation_refusal(be.name)}; or leave 'order' out of --probes")
+            raise BackendError(f"{be.continuation_refusal()}; or leave 'order' out of --probes")
         sets: dict[str, ProbeSet] = {}
         run_tasks: list[ContaminationTask] = []
         for task, (inv, prompts, _source, inst) in prepared.items():
