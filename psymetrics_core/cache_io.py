@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
+import tempfile
 from pathlib import Path
 from typing import IO, cast
 
@@ -29,11 +31,24 @@ def _open(path: Path, mode: str, gz: bool) -> IO[str]:
 def export_cache(cache: ResponseCache, path: Path, model: str | None = None) -> int:
     """Write every response (of ``model``, a label from ``psym cache info``) to ``path``."""
     rows = cache.rows(model)
-    tmp = path.with_name(path.name + ".tmp")
-    with _open(tmp, "w", path.suffix == ".gz") as fh:
-        for row in rows:
-            fh.write(json.dumps(dict(zip(_FIELDS, row, strict=True)), ensure_ascii=False) + "\n")
-    tmp.replace(path)
+    # a temporary file of this process's own next to ``path``, then one atomic rename: a reader
+    # (or `psym cache import`) sees the old file or the new one, never a half-written one, and
+    # two exports to the same path never write into each other's temporary file
+    try:
+        fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        raise PsymError(f"{path}: cannot write there ({exc.strerror or exc})") from None
+    os.close(fd)
+    tmp = Path(name)
+    try:
+        with _open(tmp, "w", path.suffix == ".gz") as fh:
+            for row in rows:
+                line = json.dumps(dict(zip(_FIELDS, row, strict=True)), ensure_ascii=False)
+                fh.write(line + "\n")
+        tmp.replace(path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
     return len(rows)
 
 

@@ -21,6 +21,7 @@ from .indicators import add_run_indicators
 from .plan import Plan, Unit, read_plan, write_plan
 from .registry import get_instrument
 from .results import write_results
+from .rundir import ensure_run_dir
 from .shard import read_shard_record
 
 __all__ = ["merge_runs", "MergeReport"]
@@ -154,8 +155,12 @@ def _task_entry(
     return entry
 
 
-def merge_runs(dirs: Sequence[Path], output: Path) -> MergeReport:
-    """Merge the complete shard directories ``dirs`` of one plan into ``output``."""
+def merge_runs(dirs: Sequence[Path], output: Path, *, overwrite: bool = False) -> MergeReport:
+    """Merge the complete shard directories ``dirs`` of one plan into ``output``.
+
+    ``output`` is claimed as a run directory (``rundir.ensure_run_dir``): one that already holds
+    a run is refused unless ``overwrite``, and one another process is writing is refused.
+    """
     if not dirs:
         raise PsymError("no shard directories given")
     shards = [_read_shard(Path(d)) for d in dirs]
@@ -200,13 +205,16 @@ def merge_runs(dirs: Sequence[Path], output: Path) -> MergeReport:
     ]
 
     output = Path(output)
-    if output.exists() and any(output.iterdir()):
-        raise PsymError(f"{output} exists and is not empty; use another --output")
-    output.mkdir(parents=True, exist_ok=True)
-    write_plan(plan, output / "plan.jsonl")
-    (output / "samples.jsonl").write_text("".join(x + "\n" for x in lines), encoding="utf-8")
+    for s in shards:
+        if output.resolve() == s.directory.resolve():
+            raise PsymError(f"--output {output} is one of the shard directories; choose another")
     judge_lines = [x for s in shards for x in s.judge]
-    if judge_lines:
-        (output / "judge.jsonl").write_text("".join(x + "\n" for x in judge_lines), "utf-8")
-    write_results(output / "results.json", merged)
+    # the output is claimed like `psym eval`'s: an existing run is refused unless overwrite, and
+    # a second writer (another merge, eval or run into the same directory) stops at once
+    with ensure_run_dir(output, overwrite=overwrite):
+        write_plan(plan, output / "plan.jsonl")
+        (output / "samples.jsonl").write_text("".join(x + "\n" for x in lines), encoding="utf-8")
+        if judge_lines:
+            (output / "judge.jsonl").write_text("".join(x + "\n" for x in judge_lines), "utf-8")
+        write_results(output / "results.json", merged)
     return MergeReport(output, len(shards), len(plan.units), len(lines))

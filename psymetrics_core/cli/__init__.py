@@ -100,3 +100,11 @@ def main(argv: list[str] | None = None) -> Any:
     except KeyboardInterrupt:
         click.echo("psym: interrupted", err=True)
         sys.exit(130)
+    except Exception as exc:  # a third-party plugin's hook or command raised: one line
+        from ..plugin_failure import plugin_error
+
+        failure = plugin_error(exc)
+        if failure is None or debug:
+            raise  # a bug of the core keeps its traceback
+        click.echo(f"psym: error: {failure}", err=True)
+        sys.exit(1)

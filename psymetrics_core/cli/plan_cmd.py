@@ -180,11 +180,12 @@ def run_cmd(
     type=click.Path(file_okay=False, path_type=Path),
     help="Merged run directory.",
 )
-def merge_cmd(dirs: tuple[Path, ...], output: Path) -> None:
+@click.option("--overwrite", is_flag=True, help="Replace a run already in --output.")
+def merge_cmd(dirs: tuple[Path, ...], output: Path, overwrite: bool) -> None:
     """Merge the shard directories of one plan into one run directory."""
     from ..merge import merge_runs
 
-    report = merge_runs(list(dirs), output)
+    report = merge_runs(list(dirs), output, overwrite=overwrite)
     stderr.print(
         f"merged {report.shards} shards: {report.units} units, {report.samples} samples "
         f"-> {output / 'results.json'}"

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import PsymError
+from ..plugin_failure import PluginHookError, plugin_error
 from ..types import Instrument
 
 __all__ = ["export_lm_eval", "ExportReport", "exportable", "GROUP", "MARKER"]
@@ -79,6 +80,11 @@ def exportable(inst: Instrument, form: str = "original") -> str | None:
         docs = item_docs(inst.id, form)
     except (PsymError, KeyError) as exc:
         return f"its prompts cannot be rendered for lm-eval ({exc})"
+    except Exception as exc:  # a third-party plugin's load_items/render_prompt hook raised
+        failure = plugin_error(exc)
+        if failure is None:
+            raise
+        raise failure from None
     if not docs:
         return "no items shipped"
     if any(not c.lstrip("-").isdigit() for d in docs for c in d["choices"]):
@@ -217,7 +223,12 @@ def export_lm_eval(
     report = ExportReport(out)
     written: set[str] = set()
     for inst in chosen:
-        reason = exportable(inst, form)
+        try:
+            reason = exportable(inst, form)
+        except PluginHookError as exc:
+            if tasks:  # asked for by name: the export cannot do what was asked
+                raise
+            reason = str(exc)  # exporting everything: the other plugins' instruments go on
         if reason:
             report.skipped[inst.id] = reason
             continue
