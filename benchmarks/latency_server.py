@@ -45,6 +45,10 @@ class LatencyServer:
         self.in_flight = 0
         self.peak = 0
         self.bodies: list[dict[str, Any]] = []
+        # requests that arrived while a request with another seed was in flight (one stream
+        # across repeats) — counted per arrival
+        self.seed_overlaps = 0
+        self._seeds: list[Any] = []
         self._lock = threading.Lock()
         owner = self
 
@@ -92,6 +96,10 @@ class LatencyServer:
             self.in_flight += 1
             self.peak = max(self.peak, self.in_flight)
             self.bodies.append(body)
+            seed = body.get("seed")
+            if any(s != seed for s in self._seeds):
+                self.seed_overlaps += 1
+            self._seeds.append(seed)
             status = self.fail.pop(0) if self.fail else 200
         try:
             time.sleep(self.latency)
@@ -109,6 +117,7 @@ class LatencyServer:
         finally:
             with self._lock:
                 self.in_flight -= 1
+                self._seeds.remove(seed)
 
     def _chat(self, body: dict[str, Any]) -> dict[str, Any]:
         text = json.dumps(body.get("messages"), sort_keys=True)

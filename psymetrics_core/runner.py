@@ -193,7 +193,7 @@ def evaluate(
             **provenance(),
             "tasks": {},
         }
-        streamed = 0
+        stream: Any = None
         try:
             with judge_scope(judge):  # the deprecated ambient judge, for third-party plugins
                 planned: list[tuple[Instrument, Any, list[CellRun]]] = []
@@ -224,11 +224,17 @@ def evaluate(
                         ))  # fmt: skip
                     planned.append((inst, kind, cell_runs))
                 if cached is not None:  # one request stream for the whole grid (scheduler.py)
-                    from .scheduler import prefetch
+                    from .scheduler import start_stream
 
-                    streamed = prefetch([(k, run) for _, k, runs in planned for run in runs], use)
+                    stream = start_stream(
+                        [(k, run) for _, k, runs in planned for run in runs], cached
+                    )
                 for inst, kind, cell_runs in planned:
-                    runs = [kind.run_cell(run) for run in cell_runs]
+                    runs = []
+                    for run in cell_runs:
+                        if stream is not None:
+                            stream.before(run)
+                        runs.append(kind.run_cell(run))
                     results["tasks"][inst.id] = {
                         **runs[0],
                         "runs": [_run_summary(e) for e in runs],
@@ -242,11 +248,15 @@ def evaluate(
                 raise
             raise failure from None
         finally:
+            if stream is not None:
+                stream.close()
             writer.close()
             if judge.n_calls:
                 results["judge"] = judge.record()
             if cached is not None:
-                cached.hits -= streamed  # the cells re-read what the stream had just fetched
+                if stream is not None:  # the cells read from the cache what the stream fetched
+                    cached.hits = max(0, cached.hits - stream.fetched)
+                    cached.misses += stream.fetched
                 results["cache"] = cached.summary()
                 cached.cache.close()
         usage = be.usage()

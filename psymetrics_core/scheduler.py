@@ -1,32 +1,49 @@
-"""One request stream per run: every prompt of every (task, cell, repeat) sent at once.
+"""One request stream per run: every prompt of every (task, cell, repeat) in one stream.
 
-Cells run one after another, so an API backend drains its ``--concurrency`` slots at the end
-of every cell and a local model batches only within a cell. Before the cells run, the runner
-asks :func:`prefetch` to render every unit's prompts (with the kinds' own ``run_cell`` against a
-recording backend: nothing is sent) and to send them through the run's response cache in one
-call per sampling setting (per task as well for local models, which share the task's prompt
-prefix). The cells then run exactly as before and find every response in the cache, so samples,
-scores and their order are those of the sequential run; each response is stored as it arrives.
+Cells run one after another, so an API backend would drain its ``--concurrency`` slots at the
+end of every cell (and of every repeat's seed) and a local model would batch only within a
+cell. Before the cells run, :func:`start_stream` renders every unit's prompts (with the kinds'
+own ``run_cell`` against a recording backend: nothing is sent, nothing is scored), claims them
+in the response cache under a second owner (a cache lease, as a concurrent run would) and sends
+them from a background thread through the backend's ``answer_mixed``: one pool of
+``concurrency`` requests in flight across every task, cell and seed (local models: one call per
+task and sampling setting, so the task's prompt prefix is shared). Each response is stored in
+the cache as it arrives.
+
+Meanwhile the cells run exactly as before, in order: the run's ``CachedBackend`` waits for the
+claimed requests as it would for another run's, so samples are written cell by cell as their
+answers arrive, and samples, scores and their order are those of the cell-by-cell run.
 
 Only runs with a response cache, and only units of the built-in ``questionnaire`` kind outside
-battery cells, are prefetched: other kinds' prompts may depend on earlier answers.
+battery cells, are streamed: other kinds' prompts may depend on earlier answers. A cell that is
+not streamed waits for the stream to end first, so the backend never serves two callers.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .backends.base import GenerationSettings, call_backend
+from .backends.base import GenerationSettings
+from .cache import CachedBackend, ResponseCache, request_key
 from .results import SampleWriter
 from .types import Completion, Prompt
 
-__all__ = ["prefetch"]
+__all__ = ["Stream", "start_stream"]
+
+
+class _Recorded(Exception):
+    """Raised by the recorder once a cell has asked for its prompts (its scoring is skipped)."""
+
+
+class _Stopped(Exception):
+    """Raised into the backend's pool when the run stops early: no further requests."""
 
 
 class _Recorder:
-    """Records the prompts of a cell and answers placeholders (no model call)."""
+    """Records the prompts of a cell's first backend call, then stops the cell."""
 
     chunk_size = 1_000_000
 
@@ -37,30 +54,106 @@ class _Recorder:
         self, prompts: Sequence[Prompt], settings: GenerationSettings, progress: Any = None
     ) -> list[Completion]:
         self.calls += [(p, settings) for p in prompts]
-        return [Completion(text="") for _ in prompts]
+        raise _Recorded
 
     def option_logprobs(
         self, prompts: Sequence[Prompt], settings: GenerationSettings, progress: Any = None
     ) -> list[Completion]:
         self.calls += [(p, settings) for p in prompts]
-        return [Completion(option_logprobs=tuple(0.0 for _ in p.options)) for p in prompts]
+        raise _Recorded
 
 
-def prefetch(runs: Sequence[tuple[Any, Any]], backend: Any) -> int:
-    """Send the prompts of ``runs`` ((kind, CellRun) pairs, in run order) through ``backend``
-    (the run's cached backend) as one stream; returns how many prompts were sent."""
-    streams: dict[tuple[Any, ...], list[Prompt]] = {}
-    local = int(getattr(backend, "chunk_size", None) or 8) < 10_000
+@dataclass
+class Stream:
+    """A stream sending in the background; ``close()`` ends it (see :func:`start_stream`)."""
+
+    covered: set[int]  # id() of the CellRuns whose prompts the stream sends
+    fetched: int = 0  # responses the stream received and stored
+    error: BaseException | None = None
+    _stop: threading.Event = field(default_factory=threading.Event)
+    _thread: threading.Thread | None = None
+
+    def wait(self) -> None:
+        """Block until every claimed request is answered (or the stream failed)."""
+        if self._thread is not None:
+            self._thread.join()
+
+    def before(self, run: Any) -> None:
+        """Call before running ``run``: a cell the stream does not cover waits for it."""
+        if id(run) not in self.covered:
+            self.wait()
+
+    def close(self) -> None:
+        """Stop sending new requests, keep the ones in flight, and wait for them."""
+        self._stop.set()
+        self.wait()
+
+
+def _record(kind: Any, run: Any) -> list[tuple[Prompt, GenerationSettings]]:
+    rec = _Recorder()
+    try:
+        kind.run_cell(replace(run, backend=rec, writer=SampleWriter(None), reporter=None))
+    except _Recorded:
+        pass
+    return rec.calls
+
+
+def start_stream(runs: Sequence[tuple[Any, Any]], cached: CachedBackend) -> Stream:
+    """Claim and start sending the prompts of ``runs`` ((kind, CellRun) pairs, in run order)
+    through the backend wrapped by ``cached`` (the run's cached backend)."""
+    pool = cached.backend.supports_concurrency
+    groups: dict[tuple[Any, ...], list[tuple[str, Prompt, GenerationSettings]]] = {}
+    covered: set[int] = set()
+    seen: set[str] = set()
     for kind, run in runs:
         if run.cell.battery or getattr(kind, "name", "") != "questionnaire":
             continue
-        rec = _Recorder()
-        kind.run_cell(replace(run, backend=rec, writer=SampleWriter(None), reporter=None))
-        for prompt, settings in rec.calls:
-            key = (settings, run.task.id if local else "")
-            streams.setdefault(key, []).append(prompt)
-    sent = 0
-    for (settings, _), prompts in streams.items():
-        call_backend(backend, prompts, settings, None)
-        sent += len(prompts)
-    return sent
+        covered.add(id(run))
+        for prompt, settings in _record(kind, run):
+            key = request_key(cached.identity_for_key, prompt, settings)
+            if key in seen:
+                continue
+            seen.add(key)
+            group = () if pool else (settings, run.task.id)
+            groups.setdefault(group, []).append((key, prompt, settings))
+    stream = Stream(covered)
+    if not seen:
+        return stream
+    own = ResponseCache(cached.cache.path)  # a second owner: the cells wait for its leases
+    mine = set(own.lease(list(seen))[0])  # claimed before any cell runs
+    todo = [[r for r in g if r[0] in mine] for g in groups.values()]
+    stream._thread = threading.Thread(
+        target=_send, args=(stream, cached, own, [g for g in todo if g]), daemon=True
+    )
+    stream._thread.start()
+    return stream
+
+
+def _send(
+    stream: Stream,
+    cached: CachedBackend,
+    own: ResponseCache,
+    groups: list[list[tuple[str, Prompt, GenerationSettings]]],
+) -> None:
+    stored: set[str] = set()
+    try:
+        for group in groups:
+            if stream._stop.is_set():
+                break
+
+            def on_result(j: int, comp: Completion, group: Any = group) -> None:
+                key, _, settings = group[j]
+                own.put(key, cached.label, settings.mode, comp)  # paid for: always kept
+                stored.add(key)
+                stream.fetched += 1
+                if stream._stop.is_set():
+                    raise _Stopped
+
+            cached.backend.answer_mixed([(p, s) for _, p, s in group], on_result)
+    except _Stopped:
+        pass
+    except BaseException as exc:  # the cells fetch what is left themselves and fail there
+        stream.error = exc
+    finally:
+        own.release([k for g in groups for k, _, _ in g if k not in stored])
+        own.close()

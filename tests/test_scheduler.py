@@ -35,15 +35,64 @@ def test_grid_is_one_stream_with_the_sequential_results(
         monkeypatch.setenv("PSYM_CACHE_DIR", str(tmp_path / "c1"))
         seq = evaluate(["bfi", "mfq"], model="openai-chat", model_args=args, cache=False,
                        output=tmp_path / "seq", **GRID)  # fmt: skip
-        seq_peak = srv.peak
-        srv.peak = 0
+        seq_peak, seq_overlaps = srv.peak, srv.seed_overlaps
+        srv.peak, srv.seed_overlaps = 0, 0
         stream = evaluate(["bfi", "mfq"], model="openai-chat", model_args=args,
                           output=tmp_path / "stream", **GRID)  # fmt: skip
-        stream_peak = srv.peak
+        stream_peak, stream_overlaps = srv.peak, srv.seed_overlaps
     # cell by cell, at most one cell's 4 items are in flight; as one stream, all 12 slots fill
     assert seq_peak <= 4
     assert stream_peak == 12
+    # the repeats' seeds share the pool: requests of repeat 2 start while repeat 1's are in
+    # flight (a stream per seed would drain between them: 0 overlaps, like the cell-by-cell run)
+    assert seq_overlaps == 0
+    assert stream_overlaps > 0
     assert stream["cache"]["misses"] == 2 * 2 * 2 * 4  # every prompt asked once
     assert stream["cache"]["hits"] == 0  # the cells' re-reads of the stream are not hits
     assert stream["tasks"] == seq["tasks"]
     assert _lines(tmp_path / "stream") == _lines(tmp_path / "seq")
+
+
+def test_a_failing_stream_fails_the_run_with_its_error_and_does_not_hang(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from psymetrics_core.errors import BackendError
+
+    monkeypatch.setenv("PSYM_CACHE_DIR", str(tmp_path / "c"))
+    monkeypatch.setenv("BENCH_KEY", "wrong")
+    with LatencyServer(latency=0.01, api_key="right") as srv:
+        args = f"base_url={srv.base_url},model=stub,api_key_env=BENCH_KEY"
+        with pytest.raises(BackendError, match="401"):
+            evaluate(["bfi", "mfq"], model="openai-chat", model_args=args, **GRID)
+        sent = srv.requests
+    # the stream stopped at the error; the cells asked again only what the stream left
+    assert 0 < sent <= 2 * 2 * 2 * 4 + 12
+
+
+def test_a_cell_failing_stops_the_stream_and_keeps_what_was_paid_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A plugin error in the first cell ends the run; the stream starts no new request and
+    every response that did arrive is in the cache (a re-run does not pay for it again)."""
+    from psymetrics_core.cache import ResponseCache
+    from psymetrics_core.kinds.questionnaire import QuestionnaireKind
+
+    monkeypatch.setenv("PSYM_CACHE_DIR", str(tmp_path / "c"))
+    original = QuestionnaireKind.run_cell
+    calls = {"n": 0}
+
+    def failing(self: Any, run: Any) -> Any:
+        calls["n"] += 1
+        if calls["n"] > 2:  # the stream records its cells first (two calls here), then fails
+            raise RuntimeError("boom in a cell")
+        return original(self, run)
+
+    monkeypatch.setattr(QuestionnaireKind, "run_cell", failing)
+    with LatencyServer(latency=0.3) as srv:
+        args = f"base_url={srv.base_url},model=stub"
+        with pytest.raises(RuntimeError, match="boom"):
+            evaluate(["bfi"], model="openai-chat", model_args=args, limit=30, repeats=2,
+                     temperature=0.7, concurrency=4)  # fmt: skip
+        sent = srv.requests
+    assert sent < 60  # stopped early: not every prompt of the plan was asked
+    assert len(ResponseCache().rows()) == sent  # every answer that arrived was stored

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
@@ -16,7 +16,10 @@ __all__ = [
     "Reporter",
     "call_backend",
     "as_backend",
+    "OnResult",
 ]
+
+OnResult = Callable[[int, Completion], None]
 
 
 @dataclass(frozen=True)
@@ -55,7 +58,9 @@ class Backend:
     - ``accepts_on_result``: ``generate``/``option_logprobs`` take ``on_result(i, completion)``
       and call it per prompt as soon as it is done (the cache stores each at once);
     - ``usage()``: token counts for ``results.json`` (None when the backend has none);
-    - ``cache_identity()``: what determines a response (default ``identity()``).
+    - ``cache_identity()``: what determines a response (default ``identity()``);
+    - ``answer_mixed(requests, on_result)``: requests whose settings differ (a whole study
+      grid: every seed of every repeat) answered as one stream.
 
     Objects that do not subclass ``Backend`` are adapted by ``as_backend``: their ``generate``,
     ``option_logprobs`` and ``identity`` are used and every capability keeps its default.
@@ -98,6 +103,34 @@ class Backend:
     def usage(self) -> dict[str, int] | None:
         """Tokens used so far (None: the backend does not count them)."""
         return None
+
+    def answer_mixed(
+        self,
+        requests: Sequence[tuple[Prompt, GenerationSettings]],
+        on_result: OnResult,
+    ) -> None:
+        """Answer ``requests`` of differing settings, calling ``on_result(i, completion)`` for
+        each as soon as it is done (an exception from ``on_result`` stops further requests).
+
+        Default: one ``generate``/``option_logprobs`` call per distinct settings, in the order
+        they first appear. Backends keeping requests in flight override it to keep
+        ``concurrency`` requests in flight across all of them.
+        """
+        groups: dict[GenerationSettings, list[int]] = {}
+        for i, (_, settings) in enumerate(requests):
+            groups.setdefault(settings, []).append(i)
+        for settings, index in groups.items():
+            prompts = [requests[i][0] for i in index]
+            call = self.option_logprobs if settings.mode == "logprob" else self.generate
+            if self.accepts_on_result:
+
+                def each(j: int, comp: Completion, index: list[int] = index) -> None:
+                    on_result(index[j], comp)
+
+                call(prompts, settings, None, on_result=each)  # type: ignore[call-arg]
+            else:
+                for i, comp in zip(index, call(prompts, settings, None), strict=True):
+                    on_result(i, comp)
 
     def set_concurrency(self, n: int) -> None:
         """Bound the requests kept in flight (ignored where ``supports_concurrency`` is False)."""

@@ -8,17 +8,15 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from ..errors import BackendError
 from ..types import Completion, Prompt
-from .base import Backend, GenerationSettings, Reporter
+from .base import Backend, GenerationSettings, OnResult, Reporter
 from .hf_vision import generate_with_images, is_image_text_model, load_image_text_model
 from .local_model import converted_copy, remove_stale_conversions
-
-OnResult = Callable[[int, Completion], None]
 
 __all__ = ["HFBackend"]
 

@@ -28,11 +28,10 @@ from urllib.parse import urlsplit, urlunsplit
 from ..errors import BackendError
 from ..redaction import redact_text, redact_url, secret_forms, url_secrets
 from ..types import Completion, Prompt
-from .base import Backend, GenerationSettings, Reporter
+from .base import Backend, GenerationSettings, OnResult, Reporter
 
 __all__ = ["OpenAIBackend", "OpenAIChatBackend", "OpenAICompletionsBackend"]
 
-OnResult = Callable[[int, Completion], None]
 _RETRY_STATUS = {408, 409, 429}
 
 
@@ -168,17 +167,34 @@ class OpenAIBackend(Backend):
         """``text`` (from a server or about a request) with every secret masked."""
         return redact_text(text.replace(self.base_url, self.public_url), self._secret_forms())
 
+    def answer_mixed(
+        self,
+        requests: Sequence[tuple[Prompt, GenerationSettings]],
+        on_result: OnResult,
+    ) -> None:
+        """Every request in one pool of ``concurrency`` requests in flight, whatever its
+        settings (seed, mode, length), each handed to ``on_result`` as it arrives."""
+        prompts = [p for p, _ in requests]
+        per = [s for _, s in requests]
+
+        def one(client: Any, prompt: Prompt, settings: GenerationSettings) -> Any:
+            fn = self._logprob_one if settings.mode == "logprob" else self._generate_one
+            return fn(client, prompt, settings)
+
+        self._run(prompts, per, None, on_result, one)
+
     def _run(
         self,
         prompts: Sequence[Prompt],
-        settings: GenerationSettings,
+        settings: GenerationSettings | Sequence[GenerationSettings],
         progress: Reporter | None,
         on_result: OnResult | None,
         one: Callable[..., Any],
     ) -> list[Completion]:
         if not prompts:
             return []
-        coro = self._run_async(prompts, settings, progress, on_result, one)
+        per = [settings] * len(prompts) if isinstance(settings, GenerationSettings) else settings
+        coro = self._run_async(prompts, per, progress, on_result, one)
         try:
             asyncio.get_running_loop()
         except RuntimeError:
@@ -194,7 +210,7 @@ class OpenAIBackend(Backend):
     async def _run_async(
         self,
         prompts: Sequence[Prompt],
-        settings: GenerationSettings,
+        settings: Sequence[GenerationSettings],
         progress: Reporter | None,
         on_result: OnResult | None,
         one: Callable[..., Any],
@@ -213,7 +229,7 @@ class OpenAIBackend(Backend):
                     if failed:  # after a fatal error start nothing new ...
                         return
                     try:
-                        comp = await one(client, prompts[i], settings)
+                        comp = await one(client, prompts[i], settings[i])
                     except Exception as exc:
                         failed.append(exc)
                         return

@@ -19,7 +19,6 @@ from psymetrics_core.kinds import JudgedTask
 from psymetrics_core.kinds.task import TaskResults, TaskScores
 from psymetrics_core.types import Completion, Generation, ImagePart, Item, Prompt, Score
 
-from . import inkblot
 from .diagnosis import BIG_FIVE, MBTI_AXES
 from .interpret import Interpretation
 from .prompts import fill, prompt
@@ -258,10 +257,12 @@ class RorschachTask(ProjectiveTask):
     def load_items(self) -> list[Item]:
         """Cards I-X of the session's procedural inkblots."""
         self.check_options()
+        from .inkblot import ROMAN  # numpy: imported only when the cards are needed
+
         seed = self.stimulus_seed()
         out = []
         for n in range(1, 11):
-            roman = inkblot.ROMAN[n - 1]
+            roman = ROMAN[n - 1]
             out.append(
                 Item(f"card_{roman}", prompt("rorschach_free_association"), (),
                      meta={"card": n, "roman": roman, "seed": seed})
@@ -270,8 +271,10 @@ class RorschachTask(ProjectiveTask):
 
     def card_image(self, item: Item) -> ImagePart:
         """The card's PNG, regenerated from the stimulus seed."""
+        from .inkblot import make_card
+
         meta = item.meta or {}
-        card = inkblot.make_card(int(meta["card"]), int(meta["seed"]))
+        card = make_card(int(meta["card"]), int(meta["seed"]))
         return ImagePart(card.png, "image/png")
 
     def interpreter_requests(self, generations: Sequence[Generation]) -> list[tuple[str, str, str]]:
