@@ -73,8 +73,11 @@ metadata:
 
 
 def _env(cache: Path) -> dict[str, str]:
+    # both tools run as installed: Python keeps compiled bytecode (a development shell's
+    # PYTHONDONTWRITEBYTECODE would make every run of an editable install recompile its sources)
+    base = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     return {
-        **os.environ,
+        **base,
         "PSYM_CACHE_DIR": str(cache),
         "HF_HUB_OFFLINE": "1",
         "HF_DATASETS_OFFLINE": "1",

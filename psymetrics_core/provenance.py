@@ -9,12 +9,16 @@ files. Secrets in the command line (``api_key=...``, ``--token X``) are replaced
 from __future__ import annotations
 
 import hashlib
+import json
+import os
 import re
 import subprocess
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+from .errors import PsymError
 
 __all__ = ["command_line", "git_commit", "sha256_file", "file_records", "run_provenance"]
 
@@ -61,16 +65,63 @@ def git_commit(path: Path | None = None) -> dict[str, Any] | None:
     return {"commit": head, "dirty": bool(dirty)}
 
 
+_MEMO_MIN_BYTES = 4 << 20  # files this large (model weights) keep their hash across runs
+_MEMO_FILE = "file-hashes.json"
+
+
+def _memo_path() -> Path:
+    from .backends.local_model import cache_dir
+
+    return cache_dir() / _MEMO_FILE
+
+
+def _read_memo() -> dict[str, Any]:
+    try:
+        data = json.loads(_memo_path().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _write_memo(memo: dict[str, Any]) -> None:
+    """Atomically replace the memo file; a failure only costs a re-hash next time."""
+    path = _memo_path()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(memo, sort_keys=True), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        pass
+
+
 def sha256_file(path: Path) -> str:
-    """Hex sha256 of a file (memoised by path, size and modification time)."""
+    """Hex sha256 of a file, memoised by path, size, modification time and inode: in this
+    process for every file, and in the cache directory (``file-hashes.json``) for files of
+    4 MiB or more (model weights), so a run does not re-read a model it has hashed before."""
     st = path.stat()
-    key = (str(path.resolve()), st.st_size, st.st_mtime_ns)
-    if key not in _HASHES:
-        h = hashlib.sha256()
-        with path.open("rb") as fh:
-            for block in iter(lambda: fh.read(1 << 20), b""):
-                h.update(block)
-        _HASHES[key] = h.hexdigest()
+    resolved = str(path.resolve())
+    key = (resolved, st.st_size, st.st_mtime_ns)
+    if key in _HASHES:
+        return _HASHES[key]
+    stamp = [st.st_size, st.st_mtime_ns, st.st_ino]
+    memo = _read_memo() if st.st_size >= _MEMO_MIN_BYTES else None
+    entry = memo.get(resolved) if memo is not None else None
+    if (
+        isinstance(entry, dict)
+        and entry.get("stamp") == stamp
+        and isinstance(entry.get("sha256"), str)
+    ):
+        _HASHES[key] = entry["sha256"]
+        return _HASHES[key]
+    h = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    _HASHES[key] = h.hexdigest()
+    if memo is not None:
+        memo[resolved] = {"stamp": stamp, "sha256": _HASHES[key]}
+        _write_memo(memo)
     return _HASHES[key]
 
 
@@ -92,10 +143,10 @@ def _model_files(identity: Mapping[str, Any]) -> list[Path]:
 def _spec_files(spec: Path) -> list[Path]:
     files = [spec]
     try:
-        import yaml
+        from .safe_io import load_yaml
 
-        forms = (yaml.safe_load(spec.read_text(encoding="utf-8")) or {}).get("forms") or {}
-    except (OSError, ValueError, AttributeError):
+        forms = (load_yaml(spec) or {}).get("forms") or {}
+    except (OSError, ValueError, AttributeError, PsymError):
         return files
     if isinstance(forms, dict):
         files += [spec.parent / str(rel) for rel in forms.values()]

@@ -21,7 +21,6 @@ from .backends.base import (
     call_backend,
     parse_model_args,
 )
-from .behaviour import DEFAULT_MAX_NEW_TOKENS, with_options
 from .conditions import cells_for
 from .errors import PsymError
 from .indicators import add_run_indicators
@@ -34,6 +33,7 @@ from .preflight import check_generation_options, check_parser, check_task_option
 from .results import SampleWriter, provenance, redact, write_results
 from .rundir import ensure_run_dir
 from .session import Session, current_session
+from .task_options import DEFAULT_MAX_NEW_TOKENS, with_options
 from .types import Instrument
 
 __all__ = [

@@ -6,10 +6,10 @@ import pytest
 from behaviour_fakes import ScriptedBackend
 
 from psymetrics_core import hookimpl
-from psymetrics_core.behaviour import parse_task_args, with_options
 from psymetrics_core.errors import PsymError
 from psymetrics_core.judge import current_judge
 from psymetrics_core.registry import get_instrument
+from psymetrics_core.task_options import parse_task_args, with_options
 
 
 def test_parse_task_args():

@@ -42,8 +42,7 @@ def test_aliases_take_the_bounded_loader_and_its_caps() -> None:
     assert not _plain_for_libyaml(text)
     assert parse_yaml(text, "f.yaml") == {"a": [1, 2], "b": [1, 2]}
     bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
-        f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join(['*' + chr(97 + i)] * 10)}]\n"
-        for i in range(6)
+        f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join(['*' + chr(97 + i)] * 10)}]\n" for i in range(6)
     )
     with pytest.raises(InputError, match="alias bomb"):
         parse_yaml(bomb, "bomb.yaml")

@@ -165,11 +165,11 @@ def eval_cmd(
     """Administer instruments to a model and report scale scores with parse rates."""
     from datetime import datetime
 
-    from ..behaviour import parse_task_args
     from ..item_texts import parse_items_option
     from ..norms import parse_norm_group_option
     from ..rundir import claim_run_dir
     from ..runner import evaluate
+    from ..task_options import parse_task_args
 
     if output is None:
         output = _fresh_dir(Path("psym-results") / datetime.now().strftime("%Y%m%d-%H%M%S"))

@@ -58,10 +58,10 @@ def plan_cmd(
     Takes the options of `psym eval`; run the plan with `psym run PLAN [--shard i/N]`.
     """
     from ..backends.base import parse_model_args
-    from ..behaviour import parse_task_args
     from ..item_texts import parse_items_option
     from ..norms import parse_norm_group_option
     from ..plan import PlanSettings, build_plan, write_plan
+    from ..task_options import parse_task_args
 
     task_list = [t.strip() for t in tasks.split(",") if t.strip()]
     settings = PlanSettings(

@@ -44,10 +44,10 @@ def score_cmd(
     as_json: bool,
 ) -> None:
     """Score human data, earlier model answers or existing generations per respondent."""
-    from ..behaviour import parse_task_args
     from ..kinds.task import Task
     from ..runner import resolve_tasks
     from ..session import current_session
+    from ..task_options import parse_task_args
 
     session = current_session()
     options = parse_task_args(task_args, [task], data)
@@ -70,8 +70,8 @@ def score_cmd(
             ).items()
         }
     else:  # a questionnaire is scored from its key alone: no item texts needed
-        from ..behaviour import with_options
         from ..responses import score_responses
+        from ..task_options import with_options
 
         with_options(inst, options.get(task), options.get("*"))
         scored = score_responses(task, responses, form)

@@ -18,9 +18,9 @@ from .console import print_json, stdout, table
 @click.option("--json", "as_json", is_flag=True, help="Everything, every item with id and text.")
 def show_cmd(task: str, task_args: tuple[str, ...], data: tuple[str, ...], as_json: bool) -> None:
     """Show a task's scales, items, reverse keying, citation and licence status."""
-    from ..behaviour import parse_task_args, with_options
     from ..registry import get_instrument
     from ..runner import instrument_record
+    from ..task_options import parse_task_args, with_options
 
     options = parse_task_args(task_args, [task], data)
     inst = with_options(get_instrument(task), options.get(task), options.get("*"))

@@ -433,8 +433,8 @@ def test_fuzz_model_args_text(text: str) -> None:
 
 @pytest.mark.parametrize("name, values, expect", TASK_ARGS, ids=[c[0] for c in TASK_ARGS])
 def test_fuzz_task_args(name: str, values: list[str], expect: str) -> None:
-    from psymetrics_core.behaviour import parse_task_args
     from psymetrics_core.runner import evaluate
+    from psymetrics_core.task_options import parse_task_args
 
     def run() -> None:
         opts = parse_task_args(values, ["bfi"])

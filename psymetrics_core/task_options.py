@@ -2,6 +2,11 @@
 
 Downstream (behaviour) tasks are ``psymetrics_core.kinds`` task objects; their options reach
 them as ``task.options``. A task declares the keys it accepts, so a typo is an error.
+
+(Named ``psymetrics_core.behaviour`` before 2026-11; renamed without a compatibility shim: these
+helpers serve the CLI and the runner, and were never part of the plugin API -- plugins build
+tasks with ``psymetrics_core.kinds``, whose task objects receive their options as
+``task.options``.)
 """
 
 from __future__ import annotations

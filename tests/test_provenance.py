@@ -1,0 +1,40 @@
+"""Provenance file hashes (psymetrics_core/provenance.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+
+def test_large_file_hashes_are_memoised_across_runs_and_invalidated_by_a_change(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Model weights are hashed once per (size, mtime, inode); a changed file is re-hashed."""
+    import hashlib
+    import json
+    import os
+
+    from psymetrics_core import provenance
+
+    monkeypatch.setenv("PSYM_CACHE_DIR", str(tmp_path / "cache"))
+    big = tmp_path / "weights.bin"
+    big.write_bytes(os.urandom(5 << 20))
+    truth = hashlib.sha256(big.read_bytes()).hexdigest()  # independent: hashlib on the bytes
+    monkeypatch.setattr(provenance, "_HASHES", {})
+    assert provenance.sha256_file(big) == truth
+    memo_file = tmp_path / "cache" / "file-hashes.json"
+    memo = json.loads(memo_file.read_text())
+    assert memo[str(big.resolve())]["sha256"] == truth
+    # a new process (empty in-process memo) trusts the memo: prove it by planting a value
+    memo[str(big.resolve())]["sha256"] = "planted"
+    memo_file.write_text(json.dumps(memo))
+    monkeypatch.setattr(provenance, "_HASHES", {})
+    assert provenance.sha256_file(big) == "planted"
+    # the file changes (same size, new mtime): re-hashed, memo updated
+    big.write_bytes(os.urandom(5 << 20))
+    os.utime(big, ns=(1, 1))
+    monkeypatch.setattr(provenance, "_HASHES", {})
+    fresh = hashlib.sha256(big.read_bytes()).hexdigest()
+    assert provenance.sha256_file(big) == fresh != truth
+    assert json.loads(memo_file.read_text())[str(big.resolve())]["sha256"] == fresh
