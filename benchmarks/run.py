@@ -296,7 +296,7 @@ def main() -> None:
             f"[grid] bfi,mfq,asi x 2 conditions x 3 repeats at concurrency 32: "
             f"{g['requests']} requests in {g['wall_s']:.2f} s = {g['throughput']:.1f} req/s = "
             f"{100 * g['of_bound']:.1f}% of the bound {g['bound']:.0f} req/s (target >= 90%); "
-            f"peak in flight {g['server_peak']}"
+            f"peak in flight {g['server_peak']}; plugins loaded before timing"
         )
         sh = scale.shard_speedup(a.latency, work, env)
         print(

@@ -65,7 +65,8 @@ def startup_imports(env: dict[str, str]) -> dict[str, Any]:
 
 
 def _logprob_prompts(tasks: tuple[str, ...], limit: int | None) -> list[list[Any]]:
-    """The logprob prompts of each task, as psym renders them (recorded, no model call)."""
+    """The logprob prompts of each task, as psym renders them (recorded, no model call), one
+    list per task."""
     from psymetrics_core.backends.base import GenerationSettings
     from psymetrics_core.runner import evaluate
     from psymetrics_core.types import Completion
@@ -85,9 +86,12 @@ def _logprob_prompts(tasks: tuple[str, ...], limit: int | None) -> list[list[Any
             groups.append(list(prompts))
             return [Completion(option_logprobs=tuple(0.0 for _ in p.options)) for p in prompts]
 
-    for t in tasks:
+    per_task = []
+    for t in tasks:  # one group per task: what a cached ``psym eval`` sends (scheduler.py)
+        groups.clear()
         evaluate([t], mode="logprob", limit=limit, backend=Recorder(), cache=False)
-    return groups
+        per_task.append([p for g in groups for p in g])
+    return per_task
 
 
 def floor_seconds(be: Any, groups: list[list[Any]]) -> float:
@@ -152,8 +156,12 @@ def _start_server(latency: float) -> tuple[Any, str]:
 
 
 def grid_throughput(latency: float, concurrency: int, env_cache: Path) -> dict[str, Any]:
-    """``evaluate`` of a bfi,mfq,asi x 2 conditions x 3 repeats grid at ``concurrency``."""
+    """``evaluate`` of a bfi,mfq,asi x 2 conditions x 3 repeats grid at ``concurrency``; the
+    plugins are loaded before the clock starts (a process-wide one-off, not the grid's)."""
     from psymetrics_core.runner import evaluate
+    from psymetrics_core.session import current_session
+
+    current_session().instruments()
 
     srv, base = _start_server(latency)
     old = os.environ.get("PSYM_CACHE_DIR")
