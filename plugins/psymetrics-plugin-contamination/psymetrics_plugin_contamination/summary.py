@@ -269,7 +269,33 @@ def summarise(
     base = {**res.baseline, "_f1": res.value}
     unclear = frozenset(res.detail.get("ambiguous_items", ()))
     res.component = component(probe, units, base, opts, unclear)
+    if res.n_parsed == 0 and probe in _UNPARSED_POLICY:
+        _undefined_without_answers(res, _UNPARSED_POLICY[probe](opts))
     return res
+
+
+# the recorded policy that scores an answer that could not be parsed, by probe
+_UNPARSED_POLICY = {
+    "keyword": lambda o: f"keyword_unparsed={o.keyword_unparsed}",
+    "item-dimension": lambda o: "INVALID counts as a wrong prediction",
+    "option-score": lambda o: f"option_score_unparsed={o.option_score_unparsed}",
+    "target-score": lambda o: f"target_unparsed={o.target_unparsed}",
+}
+
+
+def _undefined_without_answers(res: ProbeResult, policy: str) -> None:
+    """No answer parsed: the metric would be the unparsed-answer policy's value alone, which
+    says nothing about the model's knowledge - null with the reason (the policy's value and its
+    index component are kept in ``detail``), and the probe leaves the index."""
+    res.detail["policy_value"] = res.value
+    res.detail["policy_component"] = res.component
+    shown = "null" if res.value is None else f"{res.value:.3f}"
+    res.reason = (
+        f"0 of {res.n_prompts} answers parsed (scoring them by the policy {policy} "
+        f"would give {shown})"
+    )
+    res.value = res.ci_low = res.ci_high = res.component = None
+    res.ci_reason = "metric undefined"
 
 
 def _item_order(item: str) -> tuple[int, str]:

@@ -134,3 +134,28 @@ def test_echoing_the_inventory_name_is_not_recall() -> None:
     assert res.detail["control_AED"]["value"] > res.value  # the raw, paper-style AEDs differ
     assert res.detail["control_minus_cued"]["value"] == 0.0  # names removed: same distance
     assert res.component == 0.0
+
+
+def test_a_probe_with_no_parsed_answer_is_null_with_the_policy_value_kept() -> None:
+    # A model that answers every option-score prompt with words (no numbers): the metric is
+    # null with a reason, not the value the max_error policy alone gives (kept in detail).
+    from psymetrics_plugin_contamination.run import prepare
+    from psymetrics_plugin_contamination.scoring import Answered, score_prompt
+    from psymetrics_plugin_contamination.summary import contamination_index, summarise
+
+    opts = ProbeOptions(bootstrap=50)
+    inv, prompts, _, _ = prepare("bfi", ["option-score", "verbatim"], opts, limit=4)
+    option = [p for p in prompts if p.probe == "option-score"]
+    recs = [score_prompt(Answered(p, text="I agree with it."), inv, opts) for p in option]
+    res = summarise(inv, "option-score", recs, opts)
+    assert res.n_parsed == 0 and res.n_invalid == len(option)
+    assert res.value is None and res.ci_low is None and res.component is None
+    assert res.reason is not None and res.reason.startswith("0 of 4 answers parsed")
+    # largest error per option on a 1..5 scale: gold g -> max(g - 1, 5 - g) = 4,3,2,3,4
+    assert res.detail["policy_value"] == pytest.approx((4 + 3 + 2 + 3 + 4) / 5)
+    assert "no answer could be parsed" in res.flags
+    verbatim = [p for p in prompts if p.probe == "verbatim"]
+    vrecs = [score_prompt(Answered(p, text=p.meta["inventory_name"]), inv, opts) for p in verbatim]
+    vres = summarise(inv, "verbatim", vrecs, opts)
+    index = contamination_index(inv, [res, vres], {"option-score": recs, "verbatim": vrecs}, opts)
+    assert set(index["components"]) == {"verbatim"}  # the unparsed probe leaves the index
