@@ -30,8 +30,8 @@ def rows(entry: dict[str, Any]) -> list[list[str]]:
             ci = f"[{_f(pr['ci_low'])}, {_f(pr['ci_high'])}]"
         else:
             ci = "—"
-        if pr["value"] is None:
-            value = f"— ({pr['reason']})"
+        if pr["value"] is None:  # the table shows the reason's head; the JSON has all of it
+            value = f"null: {str(pr['reason']).split(' (', 1)[0]}"
         out.append(
             [
                 name,
