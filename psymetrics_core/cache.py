@@ -318,6 +318,8 @@ class CachedBackend(Backend):
         self.supports_continuations = self.backend.supports_continuations
         self.hits = 0
         self.misses = 0
+        # a scheduler.Stream fetching requests of this run in the background (None: none)
+        self.stream: Any = None
 
     def set_concurrency(self, n: int) -> None:
         """Bound the wrapped backend's requests in flight."""
@@ -366,6 +368,8 @@ class CachedBackend(Backend):
         progress: Reporter | None,
     ) -> list[Completion]:
         keys = [request_key(self.identity_for_key, p, settings) for p in prompts]
+        if self.stream is not None:  # wait for this run's own background stream first
+            self.stream.wait_for(keys)
         count = Counter(keys)
         found = self.cache.get_many(keys)
         shown = set(found)  # keys whose positions the progress bar has counted

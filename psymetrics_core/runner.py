@@ -229,6 +229,7 @@ def evaluate(
                     stream = start_stream(
                         [(k, run) for _, k, runs in planned for run in runs], cached
                     )
+                    cached.stream = stream
                 for inst, kind, cell_runs in planned:
                     runs = []
                     for run in cell_runs:
@@ -250,6 +251,7 @@ def evaluate(
         finally:
             if stream is not None:
                 stream.close()
+                cached.stream = None
             writer.close()
             if judge.n_calls:
                 results["judge"] = judge.record()

@@ -11,8 +11,9 @@ task and sampling setting, so the task's prompt prefix is shared). Each response
 the cache as it arrives.
 
 Meanwhile the cells run exactly as before, in order: the run's ``CachedBackend`` waits for the
-claimed requests as it would for another run's, so samples are written cell by cell as their
-answers arrive, and samples, scores and their order are those of the cell-by-cell run.
+claimed requests (on the stream's condition, not by polling the cache), so samples are written
+cell by cell as their answers arrive, and samples, scores and their order are those of the
+cell-by-cell run.
 
 Only runs with a response cache, and only units of the built-in ``questionnaire`` kind outside
 battery cells, are streamed: other kinds' prompts may depend on earlier answers. A cell that is
@@ -70,8 +71,29 @@ class Stream:
     covered: set[int]  # id() of the CellRuns whose prompts the stream sends
     fetched: int = 0  # responses the stream received and stored
     error: BaseException | None = None
+    claimed: set[str] = field(default_factory=set)  # cache keys this stream is fetching
+    _stored: set[str] = field(default_factory=set)
+    _finished: bool = False
+    _cond: threading.Condition = field(default_factory=threading.Condition)
     _stop: threading.Event = field(default_factory=threading.Event)
     _thread: threading.Thread | None = None
+
+    def wait_for(self, keys: Sequence[str]) -> None:
+        """Block until every key of ``keys`` the stream claimed is stored (or the stream
+        ended): the run's ``CachedBackend`` calls this instead of polling the cache."""
+        with self._cond:
+            while not self._finished and any(
+                k in self.claimed and k not in self._stored for k in keys
+            ):
+                self._cond.wait(0.5)
+
+    def _mark(self, key: str | None) -> None:
+        with self._cond:
+            if key is None:
+                self._finished = True
+            else:
+                self._stored.add(key)
+            self._cond.notify_all()
 
     def wait(self) -> None:
         """Block until every claimed request is answered (or the stream failed)."""
@@ -121,6 +143,7 @@ def start_stream(runs: Sequence[tuple[Any, Any]], cached: CachedBackend) -> Stre
         return stream
     own = ResponseCache(cached.cache.path)  # a second owner: the cells wait for its leases
     mine = set(own.lease(list(seen))[0])  # claimed before any cell runs
+    stream.claimed = mine
     todo = [[r for r in g if r[0] in mine] for g in groups.values()]
     stream._thread = threading.Thread(
         target=_send, args=(stream, cached, own, [g for g in todo if g]), daemon=True
@@ -146,6 +169,7 @@ def _send(
                 own.put(key, cached.label, settings.mode, comp)  # paid for: always kept
                 stored.add(key)
                 stream.fetched += 1
+                stream._mark(key)
                 if stream._stop.is_set():
                     raise _Stopped
 
@@ -157,3 +181,4 @@ def _send(
     finally:
         own.release([k for g in groups for k, _, _ in g if k not in stored])
         own.close()
+        stream._mark(None)
