@@ -199,7 +199,7 @@ def bench_api(latency: float, levels: tuple[int, ...], waves: int) -> list[dict[
     import aiohttp  # noqa: F401  (imported before timing, as urllib is for the sequential client)
 
     from psymetrics_core.backends.base import GenerationSettings
-    from psymetrics_core.backends.openai_api import OpenAIChatBackend
+    from psymetrics_core.backends.openai_chat import OpenAIChatBackend
     from psymetrics_core.types import Option, Prompt
 
     port = _free_port()

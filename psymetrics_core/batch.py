@@ -260,7 +260,7 @@ def status(directory: Path) -> tuple[BatchState, dict[str, Any]]:
 
 
 def _completion(prompt: Prompt, settings: GenerationSettings, body: dict[str, Any]) -> Completion:
-    from .backends.openai_api import _options_from_top
+    from .backends.openai_chat import _options_from_top
 
     choices = body.get("choices") or []
     if not choices:

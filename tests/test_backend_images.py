@@ -8,7 +8,8 @@ import base64
 import pytest
 
 from psymetrics_core.backends.base import GenerationSettings
-from psymetrics_core.backends.openai_api import OpenAICompletionsBackend, chat_messages
+from psymetrics_core.backends.openai_chat import chat_messages
+from psymetrics_core.backends.openai_completions import OpenAICompletionsBackend
 from psymetrics_core.errors import BackendError
 from psymetrics_core.types import ImagePart, Prompt
 

@@ -17,7 +17,8 @@ from click.testing import CliRunner
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for benchmarks/
 from benchmarks.latency_server import LatencyServer, _h  # noqa: E402
 from psymetrics_core.backends.base import GenerationSettings
-from psymetrics_core.backends.openai_api import OpenAIChatBackend, OpenAICompletionsBackend
+from psymetrics_core.backends.openai_chat import OpenAIChatBackend
+from psymetrics_core.backends.openai_completions import OpenAICompletionsBackend
 from psymetrics_core.cli import cli
 from psymetrics_core.errors import BackendError
 from psymetrics_core.types import Option, Prompt

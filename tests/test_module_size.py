@@ -2,7 +2,7 @@
 
 Counts the lines of every Python module of ``psymetrics_core`` and of the bundled plugins'
 packages (their tests excluded). A module listed in ``KNOWN`` is over the limit today and is
-named here so that the debt is visible; any other module over the limit fails the test.
+named here so that the debt is visible (none today); any other module over the limit fails.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 LIMIT = 500
 # over the limit today, to be split by its owner (path relative to the repository root)
-KNOWN = {"psymetrics_core/backends/openai_api.py"}
+KNOWN: set[str] = set()
 
 
 def _modules() -> list[Path]:

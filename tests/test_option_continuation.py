@@ -106,10 +106,8 @@ def test_the_response_cache_passes_the_capability_through(tmp_path: Path) -> Non
 def test_declared_capabilities_of_the_shipped_backends() -> None:
     from psymetrics_core.backends.hf import HFBackend
     from psymetrics_core.backends.lmeval_bridge import LMEvalBackend
-    from psymetrics_core.backends.openai_api import (
-        OpenAIChatBackend,
-        OpenAICompletionsBackend,
-    )
+    from psymetrics_core.backends.openai_chat import OpenAIChatBackend
+    from psymetrics_core.backends.openai_completions import OpenAICompletionsBackend
 
     assert Backend.supports_continuations is False  # the safe default
     assert HFBackend.supports_continuations and LMEvalBackend.supports_continuations

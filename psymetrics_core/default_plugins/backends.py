@@ -30,13 +30,13 @@ def _smollm2(model_args: dict[str, str]) -> Any:
 
 
 def _openai_chat(model_args: dict[str, str]) -> Any:
-    from ..backends.openai_api import OpenAIChatBackend
+    from ..backends.openai_chat import OpenAIChatBackend
 
     return OpenAIChatBackend(model_args)
 
 
 def _openai_completions(model_args: dict[str, str]) -> Any:
-    from ..backends.openai_api import OpenAICompletionsBackend
+    from ..backends.openai_completions import OpenAICompletionsBackend
 
     return OpenAICompletionsBackend(model_args)
 

@@ -1,0 +1,132 @@
+"""The ``openai-chat`` backend: ``/chat/completions`` with the prompt's chat messages as they
+are (images as data-URL parts); ``logprob`` mode reads each option among the first reply
+token's ``top_logprobs``. Transport, retries and redaction: :mod:`.openai_api`."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from ..errors import BackendError
+from ..types import Completion, Prompt
+from .base import GenerationSettings, OnResult, Reporter
+from .openai_api import OpenAIBackend, _finish, _number
+
+__all__ = ["OpenAIChatBackend", "chat_messages"]
+
+
+def chat_messages(prompt: Prompt) -> list[dict[str, Any]]:
+    """The prompt's messages; its images become ``image_url`` data-URL content parts of the
+    last user message (after its text)."""
+    messages: list[dict[str, Any]] = [dict(m) for m in prompt.messages]
+    if not prompt.images:
+        return messages
+    last = max(i for i, m in enumerate(messages) if m["role"] == "user")
+    parts: list[dict[str, Any]] = [{"type": "text", "text": messages[last]["content"]}]
+    parts += [{"type": "image_url", "image_url": {"url": im.data_url()}} for im in prompt.images]
+    messages[last] = {"role": "user", "content": parts}
+    return messages
+
+
+class OpenAIChatBackend(OpenAIBackend):
+    """``/chat/completions``: the prompt's chat messages as they are (images as data URLs)."""
+
+    name = "openai-chat"
+    endpoint = "chat/completions"
+    supports_images = True  # whether the served model reads them is the server's business
+    supports_continuations = False  # logprob mode reads the first reply token's top_logprobs
+
+    def option_logprobs(
+        self,
+        prompts: Sequence[Prompt],
+        settings: GenerationSettings,
+        progress: Reporter | None = None,
+        on_result: OnResult | None = None,
+    ) -> list[Completion]:
+        """First-token option log-probabilities; a continuation is refused before any request."""
+        if any(p.has_continuations for p in prompts):
+            raise BackendError(self.continuation_refusal())
+        return super().option_logprobs(prompts, settings, progress, on_result)
+
+    async def _generate_one(
+        self, client: Any, prompt: Prompt, settings: GenerationSettings
+    ) -> Completion:
+        body = {
+            "model": self.model,
+            "messages": chat_messages(prompt),
+            "max_tokens": settings.max_new_tokens,
+            "temperature": settings.temperature,
+            "seed": settings.seed,
+        }
+        choice = self._choice(await self._post(client, body))
+        message = choice.get("message") or {}
+        if not isinstance(message, dict):
+            raise self._malformed("'message' should be an object", message)
+        text = message.get("content") or ""
+        if not isinstance(text, str):
+            raise self._malformed("'message.content' should be a string", text)
+        return Completion(text=text, meta={"finish_reason": _finish(choice)})
+
+    async def _logprob_one(
+        self, client: Any, prompt: Prompt, settings: GenerationSettings
+    ) -> Completion:
+        if prompt.has_continuations:  # also when reached without option_logprobs' check
+            raise BackendError(self.continuation_refusal())
+        body = {
+            "model": self.model,
+            "messages": chat_messages(prompt),
+            "max_tokens": 1,
+            "temperature": 0.0,
+            "seed": settings.seed,
+            "logprobs": True,
+            "top_logprobs": self.top_logprobs,
+        }
+        try:
+            choice = self._choice(await self._post(client, body))
+        except BackendError as exc:
+            if "HTTP 4" in str(exc):
+                raise BackendError(
+                    f"{exc} -- this server may not offer logprobs on chat completions; use "
+                    "--mode generate, or --model openai-completions if it echoes prompt logprobs"
+                ) from None
+            raise
+        logprobs = choice.get("logprobs") or {}
+        content = logprobs.get("content") if isinstance(logprobs, dict) else None
+        if (
+            not content
+            or not isinstance(content, list)
+            or not isinstance(content[0], dict)
+            or (content[0].get("top_logprobs") is None)
+        ):
+            raise BackendError(
+                f"{self._shown()} returned no top_logprobs: the server does "
+                "not offer logprobs for chat; use --mode generate, or --model openai-completions"
+            )
+        top = content[0]["top_logprobs"]
+        if not isinstance(top, list) or not all(
+            isinstance(a, dict) and _number(a.get("logprob")) for a in top
+        ):
+            raise self._malformed("'top_logprobs' should be objects with a numeric 'logprob'", top)
+        return _options_from_top(prompt, top, str(content[0].get("token", "")))
+
+
+def _options_from_top(prompt: Prompt, top: list[dict[str, Any]], token: str) -> Completion:
+    """Each option's log-probability among the first token's alternatives (-inf if absent)."""
+    by_option: dict[str, list[float]] = {}
+    for alt in top:
+        by_option.setdefault(str(alt.get("token", "")).strip(), []).append(float(alt["logprob"]))
+    scores = []
+    for o in prompt.options:
+        found = by_option.get(o.scored_text)
+        scores.append(_logsumexp(found) if found else float("-inf"))
+    missing = [o.value for o, s in zip(prompt.options, scores, strict=True) if math.isinf(s)]
+    meta = {"token": token, "missing_options": missing}
+    if len(missing) == len(scores):  # no option among the alternatives: nothing to score
+        return Completion(text="", meta=meta)
+    return Completion(option_logprobs=tuple(scores), meta=meta)
+
+
+def _logsumexp(xs: list[float]) -> float:
+    top = max(xs)
+    return top + math.log(sum(math.exp(x - top) for x in xs))
