@@ -62,6 +62,13 @@ class LatencyServer:
             def do_POST(self) -> None:  # noqa: N802
                 owner._handle(self)
 
+            def do_GET(self) -> None:  # noqa: N802
+                if self.path.rstrip("/").endswith("/stats"):  # for a server in another process
+                    with owner._lock:
+                        stats = {"requests": owner.requests, "peak": owner.peak}
+                    return owner._reply(self, 200, stats)
+                return owner._reply(self, 404, {"error": {"message": "not found"}})
+
         class Server(ThreadingHTTPServer):
             daemon_threads = True
             request_queue_size = 256

@@ -172,15 +172,21 @@ class ResponseCache:
 
     def put(self, key: str, model: str, mode: str, completion: Completion) -> None:
         """Store one response durably (committed before this returns) and end its lease."""
+        self.put_many([(key, model, mode, completion)])
+
+    def put_many(self, rows: Sequence[tuple[str, str, str, Completion]]) -> None:
+        """Store (key, model, mode, completion) rows in one transaction (committed before this
+        returns) and end their leases."""
+        now = time.time()
         with self._lock:
             try:
                 self._db.execute("BEGIN IMMEDIATE")
-                self._db.execute(
+                self._db.executemany(
                     "INSERT OR REPLACE INTO responses (key, model, mode, response, created) "
                     "VALUES (?, ?, ?, ?, ?)",
-                    (key, model, mode, _encode(completion), time.time()),
+                    [(k, model, mode, _encode(c), now) for k, model, mode, c in rows],
                 )
-                self._db.execute("DELETE FROM leases WHERE key = ?", (key,))
+                self._db.executemany("DELETE FROM leases WHERE key = ?", [(r[0],) for r in rows])
                 self._db.execute("COMMIT")
             except sqlite3.Error as exc:
                 self._rollback()

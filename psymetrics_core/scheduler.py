@@ -22,6 +22,7 @@ not streamed waits for the stream to end first, so the backend never serves two 
 
 from __future__ import annotations
 
+import queue
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -159,6 +160,9 @@ def _send(
     groups: list[list[tuple[str, Prompt, GenerationSettings]]],
 ) -> None:
     stored: set[str] = set()
+    arrived: queue.Queue[tuple[str, str, Completion] | None] = queue.Queue()
+    writer = threading.Thread(target=_store, args=(stream, cached, own, arrived, stored))
+    writer.start()  # commits what arrives, in small transactions, off the backend's thread
     try:
         for group in groups:
             if stream._stop.is_set():
@@ -166,10 +170,7 @@ def _send(
 
             def on_result(j: int, comp: Completion, group: Any = group) -> None:
                 key, _, settings = group[j]
-                own.put(key, cached.label, settings.mode, comp)  # paid for: always kept
-                stored.add(key)
-                stream.fetched += 1
-                stream._mark(key)
+                arrived.put((key, settings.mode, comp))  # paid for: always stored
                 if stream._stop.is_set():
                     raise _Stopped
 
@@ -179,6 +180,37 @@ def _send(
     except BaseException as exc:  # the cells fetch what is left themselves and fail there
         stream.error = exc
     finally:
+        arrived.put(None)
+        writer.join()
         own.release([k for g in groups for k, _, _ in g if k not in stored])
         own.close()
         stream._mark(None)
+
+
+def _store(
+    stream: Stream,
+    cached: CachedBackend,
+    own: ResponseCache,
+    arrived: queue.Queue[tuple[str, str, Completion] | None],
+    stored: set[str],
+) -> None:
+    """Commit the responses as they arrive (everything waiting at once, in one transaction)
+    and tell the cells which are stored; ends at the ``None`` sentinel."""
+    done = False
+    while not done:
+        batch = [arrived.get()]
+        while not arrived.empty() and len(batch) < 256:
+            batch.append(arrived.get_nowait())
+        done = batch[-1] is None
+        rows = [b for b in batch if b is not None]
+        if not rows:
+            continue
+        try:
+            own.put_many([(key, cached.label, mode, comp) for key, mode, comp in rows])
+        except BaseException as exc:  # the cells fetch these themselves
+            stream.error = stream.error or exc
+            continue
+        for key, _, _ in rows:
+            stored.add(key)
+            stream.fetched += 1
+            stream._mark(key)
