@@ -161,7 +161,9 @@ def _send(
 ) -> None:
     stored: set[str] = set()
     arrived: queue.Queue[tuple[str, str, Completion] | None] = queue.Queue()
-    writer = threading.Thread(target=_store, args=(stream, cached, own, arrived, stored))
+    writer = threading.Thread(
+        target=_store, args=(stream, cached, own, arrived, stored), daemon=True
+    )
     writer.start()  # commits what arrives, in small transactions, off the backend's thread
     try:
         for group in groups:
