@@ -16,7 +16,6 @@ import argparse
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -188,35 +187,17 @@ def bench_logprob(work: Path, limit: int | None, cache_root: Path) -> dict[str, 
     }
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def bench_api(latency: float, levels: tuple[int, ...], waves: int) -> list[dict[str, Any]]:
     """openai-chat throughput at each concurrency, vs the bound and a sequential client."""
     import aiohttp  # noqa: F401  (imported before timing, as urllib is for the sequential client)
 
+    from benchmarks.scale import server_process
     from psymetrics_core.backends.base import GenerationSettings
     from psymetrics_core.backends.openai_chat import OpenAIChatBackend
     from psymetrics_core.types import Option, Prompt
 
-    port = _free_port()
-    server = subprocess.Popen(
-        [sys.executable, "-m", "benchmarks.latency_server", "--latency", str(latency)]
-        + ["--port", str(port)],
-        cwd=REPO,
-        stdout=subprocess.DEVNULL,
-    )
-    base = f"http://127.0.0.1:{port}/v1"
+    server, base = server_process(latency)
     try:
-        for _ in range(100):
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=5):
-                    break
-            except OSError:
-                time.sleep(0.1)
         opts = tuple(Option(v, str(v)) for v in range(1, 6))
 
         def prompts(n: int, tag: str) -> list[Prompt]:

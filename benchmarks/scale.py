@@ -155,7 +155,7 @@ def _start_server(latency: float) -> tuple[Any, str]:
     return srv, srv.base_url
 
 
-def _server_process(latency: float) -> tuple[subprocess.Popen[bytes], str]:
+def server_process(latency: float) -> tuple[subprocess.Popen[bytes], str]:
     """``benchmarks/latency_server.py`` in its own process (as a real server would be: its
     threads do not share this process's interpreter with the client)."""
     import socket
@@ -186,7 +186,7 @@ def grid_throughput(latency: float, concurrency: int, env_cache: Path) -> dict[s
     from psymetrics_core.session import current_session
 
     current_session().instruments()
-    proc, base = _server_process(latency)
+    proc, base = server_process(latency)
     old = os.environ.get("PSYM_CACHE_DIR")
     os.environ["PSYM_CACHE_DIR"] = str(env_cache)
     try:

@@ -26,6 +26,7 @@ __all__ = [
     "item_value",
     "value_range",
     "keyed_values",
+    "scale_value",
     "mrat_term",
     "centred_scales",
 ]
@@ -142,18 +143,23 @@ def keyed_values(
     """
     if value is None or not item.scored:
         return {}
-    out: dict[str, float] = {}
-    for name, ids in _members(instrument, _form_of(instrument, form)).items():
-        if item.id not in ids:
-            continue
-        sdef = instrument.scales[name]
-        override = dict(sdef.rescale).get(item.id)
-        v = item_value(instrument, item, value, override)
-        if sdef.invert:
-            lo, hi = value_range(instrument, item, override)
-            v = lo + hi - v
-        out[name] = v
-    return out
+    return {
+        name: scale_value(instrument, item, name, value)
+        for name, ids in _members(instrument, _form_of(instrument, form)).items()
+        if item.id in ids
+    }
+
+
+def scale_value(instrument: Instrument, item: Item, scale: str, value: int) -> float:
+    """The keyed value of answer ``value`` to ``item`` as it enters ``scale``: reverse keying
+    and item rescale, the scale's own rescale override, then its inversion."""
+    sdef = instrument.scales[scale]
+    override = dict(sdef.rescale).get(item.id)
+    v = item_value(instrument, item, value, override)
+    if sdef.invert:
+        lo, hi = value_range(instrument, item, override)
+        v = lo + hi - v
+    return v
 
 
 def mrat_term(instrument: Instrument, item: Item, value: int | None) -> float | None:

@@ -11,7 +11,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from psymetrics_core.default_plugins.score import item_value, value_range
+from psymetrics_core.spec_scoring import scale_value
 from psymetrics_core.types import Instrument, Item
 
 from .options import ProbeOptions
@@ -117,15 +117,10 @@ def item_dimensions(inst: Instrument, form: str = "original") -> list[str]:
 
 
 def _keyed(inst: Instrument, item: Item, scale: str | None, raw: int, base_shift: float) -> float:
+    """The keyed score of ``raw`` (the default scorer's ``scale_value``), shifted to the base."""
     if scale is None:
         return float(raw) + base_shift
-    sdef = inst.scales[scale]
-    override = dict(sdef.rescale).get(item.id)
-    v = item_value(inst, item, raw, override)
-    if sdef.invert:
-        lo, hi = value_range(inst, item, override)
-        v = lo + hi - v
-    return v + base_shift
+    return scale_value(inst, item, scale, raw) + base_shift
 
 
 def shown_text(task: str, text: str, form: str) -> str:
