@@ -597,3 +597,41 @@ def test_fuzz_other_files(tmp_path: Path, name: str, fname: str, raw: bytes, exp
     }[fname]
     out = expect_clean_error(call, [fname], label=name)
     assert expect in out.message, out.message
+
+
+MEMOS = [
+    ("binary", bytes(range(256))),
+    ("not-json", b"{oops"),
+    ("a-list", b"[1, 2, 3]"),
+    ("entry-not-object", b'{"PATH": 42}'),
+    ("stamp-wrong-type", b'{"PATH": {"stamp": "x", "sha256": "planted"}}'),
+    ("sha-not-string", b'{"PATH": {"stamp": STAMP, "sha256": 7}}'),
+    ("empty", b""),
+]
+
+
+@pytest.mark.parametrize("name, raw", MEMOS, ids=[m[0] for m in MEMOS])
+def test_fuzz_file_hash_memo(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, raw: bytes
+) -> None:
+    """A damaged ``file-hashes.json`` (provenance's memo of large files' sha256) is never
+    trusted and never an error: the file is hashed again and the memo rewritten."""
+    import hashlib
+    import json as _json
+    import os
+
+    from psymetrics_core import provenance
+
+    monkeypatch.setenv("PSYM_CACHE_DIR", str(tmp_path / "cache"))
+    big = tmp_path / "weights.bin"
+    big.write_bytes(os.urandom(5 << 20))
+    st = big.stat()
+    stamp = _json.dumps([st.st_size, st.st_mtime_ns, st.st_ino])
+    (tmp_path / "cache").mkdir()
+    memo = tmp_path / "cache" / "file-hashes.json"
+    memo.write_bytes(
+        raw.replace(b"PATH", str(big.resolve()).encode()).replace(b"STAMP", stamp.encode())
+    )
+    monkeypatch.setattr(provenance, "_HASHES", {})
+    assert provenance.sha256_file(big) == hashlib.sha256(big.read_bytes()).hexdigest()
+    assert _json.loads(memo.read_text())[str(big.resolve())]["stamp"] == _json.loads(stamp)
