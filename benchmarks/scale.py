@@ -209,8 +209,7 @@ def grid_throughput(latency: float, concurrency: int, env_cache: Path) -> dict[s
     n = int(res["cache"]["misses"])
     bound = concurrency / latency
     return {"requests": n, "wall_s": wall, "throughput": n / wall, "bound": bound,
-            "of_bound": n / wall / bound, "server_peak": stats["peak"],
-            "server_requests": stats["requests"]}  # fmt: skip
+            "of_bound": n / wall / bound, "server_peak": stats["peak"]}  # fmt: skip
 
 
 def shard_speedup(latency: float, work: Path, env: dict[str, str]) -> dict[str, Any]:

@@ -67,6 +67,7 @@ def git_commit(path: Path | None = None) -> dict[str, Any] | None:
 
 _MEMO_MIN_BYTES = 4 << 20  # files this large (model weights) keep their hash across runs
 _MEMO_FILE = "file-hashes.json"
+_SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
 def _memo_path() -> Path:
@@ -78,7 +79,7 @@ def _memo_path() -> Path:
 def _read_memo() -> dict[str, Any]:
     try:
         data = json.loads(_memo_path().read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return {}
     return data if isinstance(data, dict) else {}
 
@@ -110,7 +111,7 @@ def sha256_file(path: Path) -> str:
     if (
         isinstance(entry, dict)
         and entry.get("stamp") == stamp
-        and isinstance(entry.get("sha256"), str)
+        and _SHA256.fullmatch(str(entry.get("sha256")))
     ):
         _HASHES[key] = entry["sha256"]
         return _HASHES[key]

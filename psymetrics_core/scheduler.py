@@ -82,18 +82,21 @@ class Stream:
     def wait_for(self, keys: Sequence[str]) -> None:
         """Block until every key of ``keys`` the stream claimed is stored (or the stream
         ended): the run's ``CachedBackend`` calls this instead of polling the cache."""
+        pending = self.claimed.intersection(keys)
         with self._cond:
-            while not self._finished and any(
-                k in self.claimed and k not in self._stored for k in keys
-            ):
+            while not self._finished:
+                pending -= self._stored
+                if not pending:
+                    return
                 self._cond.wait(0.5)
 
-    def _mark(self, key: str | None) -> None:
+    def _mark(self, keys: Sequence[str] | None) -> None:
+        """Record ``keys`` as stored (None: the stream ended) and wake the waiting cells."""
         with self._cond:
-            if key is None:
+            if keys is None:
                 self._finished = True
             else:
-                self._stored.add(key)
+                self._stored.update(keys)
             self._cond.notify_all()
 
     def wait(self) -> None:
@@ -129,7 +132,7 @@ def start_stream(runs: Sequence[tuple[Any, Any]], cached: CachedBackend) -> Stre
     covered: set[int] = set()
     seen: set[str] = set()
     for kind, run in runs:
-        if run.cell.battery or getattr(kind, "name", "") != "questionnaire":
+        if run.cell.battery or not kind.prompts_known_ahead:
             continue
         covered.add(id(run))
         for prompt, settings in _record(kind, run):
@@ -137,7 +140,7 @@ def start_stream(runs: Sequence[tuple[Any, Any]], cached: CachedBackend) -> Stre
             if key in seen:
                 continue
             seen.add(key)
-            group = () if pool else (settings, run.task.id)
+            group = () if pool else (run.task.id,)  # answer_mixed groups by settings
             groups.setdefault(group, []).append((key, prompt, settings))
     stream = Stream(covered)
     if not seen:
@@ -159,11 +162,8 @@ def _send(
     own: ResponseCache,
     groups: list[list[tuple[str, Prompt, GenerationSettings]]],
 ) -> None:
-    stored: set[str] = set()
     arrived: queue.Queue[tuple[str, str, Completion] | None] = queue.Queue()
-    writer = threading.Thread(
-        target=_store, args=(stream, cached, own, arrived, stored), daemon=True
-    )
+    writer = threading.Thread(target=_store, args=(stream, cached, own, arrived), daemon=True)
     writer.start()  # commits what arrives, in small transactions, off the backend's thread
     try:
         for group in groups:
@@ -184,7 +184,7 @@ def _send(
     finally:
         arrived.put(None)
         writer.join()
-        own.release([k for g in groups for k, _, _ in g if k not in stored])
+        own.release([k for g in groups for k, _, _ in g if k not in stream._stored])
         own.close()
         stream._mark(None)
 
@@ -194,7 +194,6 @@ def _store(
     cached: CachedBackend,
     own: ResponseCache,
     arrived: queue.Queue[tuple[str, str, Completion] | None],
-    stored: set[str],
 ) -> None:
     """Commit the responses as they arrive (everything waiting at once, in one transaction)
     and tell the cells which are stored; ends at the ``None`` sentinel."""
@@ -212,7 +211,5 @@ def _store(
         except BaseException as exc:  # the cells fetch these themselves
             stream.error = stream.error or exc
             continue
-        for key, _, _ in rows:
-            stored.add(key)
-            stream.fetched += 1
-            stream._mark(key)
+        stream.fetched += len(rows)
+        stream._mark([key for key, _, _ in rows])

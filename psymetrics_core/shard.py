@@ -94,7 +94,6 @@ def run_plan(
         elif any(p.name != LOCK_NAME for p in output.iterdir()):
             raise PsymError(f"{output} exists and is not a shard directory; use another --output")
         check_plan_here(plan)
-        output.mkdir(parents=True, exist_ok=True)
         record: dict[str, Any] = {
             "plan": plan.hash,
             "shard": [index, count],

@@ -11,7 +11,6 @@ respondent's mean rating over their answered scored items.
 
 from __future__ import annotations
 
-import csv
 import math
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ from typing import Any
 import pandas as pd
 
 from ..errors import ResponsesError
+from ..safe_io import read_csv
 from ..types import Instrument
 from . import reliability
 
@@ -43,38 +43,34 @@ def read_long(
     need = (*COLUMNS, group) if group else COLUMNS
     rows: list[dict[str, Any]] = []
     seen: set[tuple[str, str, str]] = set()
-    with p.open(newline="", encoding="utf-8-sig") as fh:
-        reader = csv.DictReader(fh)
-        cols = [c.strip() for c in (reader.fieldnames or [])]
-        missing = [c for c in need if c not in cols]
-        if missing:
+    table = read_csv(p, what="responses CSV")  # size cap, UTF-8, csv errors: one line
+    cols = table.columns
+    missing = [c for c in need if c not in cols]
+    if missing:
+        raise ResponsesError(
+            f"{p}, line 1: missing column(s) {', '.join(missing)} "
+            f"(columns are: {', '.join(cols) or 'none'})"
+        )
+    for line, row in table.rows:
+        who = (row.get("respondent") or "").strip()
+        item_id = (row.get("item") or "").strip()
+        raw = (row.get("response") or "").strip()
+        grp = (row.get(group) or "").strip() if group else ALL
+        if not who:
+            raise ResponsesError(f"{p}, line {line}: empty respondent")
+        if not grp:
+            raise ResponsesError(f"{p}, line {line}: empty {group!r}")
+        if item_id not in items:
+            raise ResponsesError(f"{p}, line {line}: unknown item {item_id!r} for task '{inst.id}'")
+        value = _value(p, line, raw, inst, items[item_id])
+        key = (grp, who, item_id)
+        if key in seen:
+            where = f" in {group} {grp!r}" if group else ""
             raise ResponsesError(
-                f"{p}, line 1: missing column(s) {', '.join(missing)} "
-                f"(columns are: {', '.join(cols) or 'none'})"
+                f"{p}, line {line}: respondent {who!r}{where} answers item {item_id} twice"
             )
-        reader.fieldnames = cols
-        for line, row in enumerate(reader, start=2):
-            who = (row.get("respondent") or "").strip()
-            item_id = (row.get("item") or "").strip()
-            raw = (row.get("response") or "").strip()
-            grp = (row.get(group) or "").strip() if group else ALL
-            if not who:
-                raise ResponsesError(f"{p}, line {line}: empty respondent")
-            if not grp:
-                raise ResponsesError(f"{p}, line {line}: empty {group!r}")
-            if item_id not in items:
-                raise ResponsesError(
-                    f"{p}, line {line}: unknown item {item_id!r} for task '{inst.id}'"
-                )
-            value = _value(p, line, raw, inst, items[item_id])
-            key = (grp, who, item_id)
-            if key in seen:
-                where = f" in {group} {grp!r}" if group else ""
-                raise ResponsesError(
-                    f"{p}, line {line}: respondent {who!r}{where} answers item {item_id} twice"
-                )
-            seen.add(key)
-            rows.append({"group": grp, "respondent": who, "item": item_id, "response": value})
+        seen.add(key)
+        rows.append({"group": grp, "respondent": who, "item": item_id, "response": value})
     if not rows:
         raise ResponsesError(f"{p}: no response rows")
     return pd.DataFrame(rows)

@@ -71,6 +71,9 @@ class TaskKind:
     """How tasks of one kind are run. Subclasses override ``count`` and ``run_cell``."""
 
     name = ""
+    # whether a cell's prompts are known before any answer (then the run streams them ahead,
+    # see scheduler.py); False where a prompt may depend on an earlier answer
+    prompts_known_ahead = False
 
     def count(self, task: Instrument, form: str, limit: int | None, session: Session) -> int:
         """How many prompts one cell of ``task`` sends to the evaluated model (for progress)."""

@@ -20,6 +20,7 @@ class QuestionnaireKind(TaskKind):
     """Administers an instrument spec item by item (or as a battery) and scores its scales."""
 
     name = "questionnaire"
+    prompts_known_ahead = True  # battery cells excepted (scheduler.py checks the cell)
 
     def count(self, task: Instrument, form: str, limit: int | None, session: Any) -> int:
         """Items of ``form`` (the default form when ``form`` is unknown), cut to ``limit``."""

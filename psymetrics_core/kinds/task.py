@@ -15,6 +15,7 @@ There are no per-task-id guards: the runner calls the methods of the task object
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -204,11 +205,12 @@ class Task(Instrument):
         if raw is None:
             return default
         text = raw.strip()
-        if not text.lstrip("-").isdigit() or int(text) < minimum:
+        value = int(text) if re.fullmatch(r"-?[0-9]{1,18}", text) else None
+        if value is None or value < minimum:
             raise PsymError(
-                f"task '{self.id}': option {key} must be an integer >= {minimum}, got {raw!r}"
+                f"task '{self.id}': option {key} must be an integer >= {minimum}, got {raw[:40]!r}"
             )
-        return int(text)
+        return value
 
 
 def task_entry(task: Task, results: TaskResults, scored: TaskScores) -> dict[str, Any]:

@@ -607,6 +607,8 @@ MEMOS = [
     ("stamp-wrong-type", b'{"PATH": {"stamp": "x", "sha256": "planted"}}'),
     ("sha-not-string", b'{"PATH": {"stamp": STAMP, "sha256": 7}}'),
     ("empty", b""),
+    ("sha-not-hex", b'{"PATH": {"stamp": STAMP, "sha256": "planted"}}'),
+    ("deep-nesting", b"[" * 100_000 + b"]" * 100_000),
 ]
 
 
@@ -635,3 +637,34 @@ def test_fuzz_file_hash_memo(
     monkeypatch.setattr(provenance, "_HASHES", {})
     assert provenance.sha256_file(big) == hashlib.sha256(big.read_bytes()).hexdigest()
     assert _json.loads(memo.read_text())[str(big.resolve())]["stamp"] == _json.loads(stamp)
+
+
+TASK_INT_VALUES = ["--5", "\u00b2", "1e3", "-1", "", "  ", "9" * 5000, "0x10", "1.5"]
+
+
+@pytest.mark.parametrize("raw", TASK_INT_VALUES, ids=[f"v{i}" for i in range(len(TASK_INT_VALUES))])
+def test_fuzz_task_integer_options(raw: str) -> None:
+    """An integer task option (e.g. a projective task's ``stimulus_seed``) given junk: one
+    line naming the task and option, never a ValueError traceback."""
+    from psymetrics_core.kinds import FreeTextTask
+
+    task = FreeTextTask.define(
+        id="t", name="t", version="1", citation="c", license_status="l", item_source="s",
+        scoring_rule="r", scales={}, options={"n": "an integer"},
+    )  # fmt: skip
+    task.options = {"n": raw}
+    out = expect_clean_error(lambda: task.option_int("n", 1), ["option n"], label=raw[:20])
+    assert "task 't'" in out.message
+
+
+@pytest.mark.parametrize("name, raw, expect", RESPONSES_RAW, ids=[c[0] for c in RESPONSES_RAW])
+def test_fuzz_analyze_responses_csv(
+    tmp_path: Path, bfi: Any, name: str, raw: bytes, expect: str
+) -> None:
+    """``psym analyze --responses``'s long-format reader on the same junk: one line naming
+    the file (its columns differ from ``psym score``'s, so only the file is required)."""
+    from psymetrics_core.analysis.responses import read_long
+
+    p = tmp_path / "responses.csv"
+    p.write_bytes(raw)
+    expect_clean_error(lambda: read_long(p, bfi), ["responses.csv"], label=name)

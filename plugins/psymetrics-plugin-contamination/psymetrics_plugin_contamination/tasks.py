@@ -99,7 +99,11 @@ class ContaminationTask(ProbeTask):
     shared: ProbeSet | None = field(default=None, repr=False)
 
     def _by_id(self) -> dict[str, ProbePrompt]:
-        return {item_id(p): p for p in self.prompts}
+        """Probe prompts by item id, built once per task (render/parse/score look items up)."""
+        found: dict[str, ProbePrompt] | None = self.__dict__.get("_prompts_by_id")
+        if found is None:
+            found = self.__dict__["_prompts_by_id"] = {item_id(p): p for p in self.prompts}
+        return found
 
     def load_items(self) -> list[Item]:
         """One item per probe prompt; its ``meta`` says probe, unit, condition and gold."""
