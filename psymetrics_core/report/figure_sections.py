@@ -16,12 +16,12 @@ __all__ = ["profile_figures", "distribution_figures", "forest_figures", "MAX_HEA
 MAX_HEATMAP_ITEMS = 150
 
 
-def _interval(values: Sequence[float]) -> tuple[float, float, float]:
-    """Mean and 95% t-interval (a point when there is one value)."""
+def _interval(values: Sequence[float]) -> tuple[float, float | None, float | None]:
+    """Mean and 95% t-interval (no interval, None, when there is one value)."""
     n = len(values)
     m = sum(values) / n
     if n < 2:
-        return m, m, m
+        return m, None, None
     from scipy import stats
 
     sd = math.sqrt(sum((v - m) ** 2 for v in values) / (n - 1))
@@ -42,7 +42,7 @@ def profile_figures(runs: Sequence[RunData]) -> list[F.Figure]:
     out = []
     for task in task_order(runs):
         scales = [s for s in scale_order(runs, task)]
-        points: dict[tuple[str, str], tuple[float, float, float] | None] = {}
+        points: dict[tuple[str, str], tuple[float, float | None, float | None] | None] = {}
         norms: dict[str, tuple[float, float, str]] = {}
         counts = []
         lo = hi = None
@@ -74,7 +74,7 @@ def profile_figures(runs: Sequence[RunData]) -> list[F.Figure]:
             for r in runs
             for s in scales
         }
-        vals = [v for p in points.values() if p for v in p] + [
+        vals = [v for p in points.values() if p for v in p if v is not None] + [
             x for m, sd, _ in norms.values() for x in (m - sd, m + sd)
         ]
         if "sum" in methods or lo is None or hi is None:
@@ -139,7 +139,8 @@ def distribution_figures(runs: Sequence[RunData]) -> list[F.Figure]:
                     elif s.get("answer") is not None and lo <= int(s["answer"]) <= hi:
                         acc[int(s["answer"]) - lo] += 1
                         n += 1
-                shares.append([a / n if n else 0.0 for a in acc])
+                # an item with no usable answer has no shares (a blank cell), not zeros
+                shares.append([a / n if n else math.nan for a in acc])
             what = "mean option probability" if logprob else "share of administrations"
             title = f"{r.label} · {task}"
             fig = F.distribution_figure(
@@ -154,7 +155,7 @@ def distribution_figures(runs: Sequence[RunData]) -> list[F.Figure]:
                 f"{r.label}, {task}: {what} per answer code and item, over "
                 f"{len({(s.get('condition'), s.get('repeat')) for s in rows})} administration(s). "
                 "Reverse-keyed items are marked (R) in red: a column of dark cells that crosses "
-                "them unchanged is straight-lining, not a trait."
+                "them unchanged is straight-lining, not a trait. A blank row: no usable answer."
             )
             out.append(F.Figure(F.svg_of(fig, alt), caption, alt))
     return out
@@ -187,8 +188,8 @@ def forest_figures(runs: Sequence[RunData]) -> list[F.Figure]:
             alt = f"Forest plot of {len(rows)} {task} score differences against {ref} for {r.label}"
             caption = (
                 f"{r.label}, {task}: mean scale score under each condition minus under '{ref}', "
-                "with Welch 95% intervals over seeded repeats. Open red diamonds: one "
-                "administration per cell, so no interval (use --repeats)."
+                "with Welch 95% intervals over seeded repeats. Open red diamonds: no interval "
+                "(one administration per cell, or no spread between repeats; use --repeats)."
             )
             out.append(F.Figure(F.svg_of(fig, alt), caption, alt))
     return out
@@ -211,8 +212,8 @@ def _welch(a: Sequence[float], b: Sequence[float]) -> tuple[float, float | None,
     va = sum((x - ma) ** 2 for x in a) / (len(a) - 1) / len(a)
     vb = sum((x - mb) ** 2 for x in b) / (len(b) - 1) / len(b)
     se = math.sqrt(va + vb)
-    if se == 0:
-        return d, d, d
+    if se == 0:  # no spread between repeats: the interval is undefined, not zero-width
+        return d, None, None
     from scipy import stats
 
     df = (va + vb) ** 2 / (va**2 / (len(a) - 1) + vb**2 / (len(b) - 1))

@@ -63,7 +63,7 @@ def svg_of(fig: Any, alt: str) -> str:
 def profile_figure(
     scales: Sequence[str],
     runs: Sequence[str],
-    points: dict[tuple[str, str], tuple[float, float, float] | None],
+    points: dict[tuple[str, str], tuple[float, float | None, float | None] | None],
     norms: dict[str, tuple[float, float, str]],
     lo: float,
     hi: float,
@@ -102,6 +102,9 @@ def profile_figure(
                 continue
             mean, low, high = p
             color = PALETTE[i % len(PALETTE)]
+            if low is None or high is None:  # one administration: the point, no interval
+                ax.plot([mean], [i], marker="o", mfc="none", color=color, ms=5)
+                continue
             ax.errorbar(
                 [mean], [i], xerr=[[mean - low], [high - mean]], fmt="o", color=color,
                 capsize=3, ms=5,
