@@ -59,8 +59,10 @@ def eval_table(runs: Sequence[RunData]) -> list[dict[str, Any]]:
             parse.append(
                 {
                     "text": "—" if rate is None else f"{100 * rate:.0f}%",
-                    "detail": f"{e.get('n_answered')}/{e.get('n_items')} parsed, "
-                    f"{e.get('n_unparsed', 0)} unparsed, {e.get('n_refused', 0)} refused",
+                    "detail": "counts not recorded"
+                    if e.get("n_items") is None
+                    else f"{e.get('n_answered')}/{e.get('n_items')} parsed, "
+                    f"{e.get('n_unparsed', '—')} unparsed, {e.get('n_refused', '—')} refused",
                 }
             )
         out.append({"task": task, "rows": rows, "parse": parse})

@@ -180,9 +180,10 @@ def component(
     """The probe's index component (see the module docstring) on ``units``; ``ambiguous``
     names the keyword items left out of the keyword component."""
     if probe == "verbatim":
-        if _CONTROL(units):
-            cued, control = _CUED(units), _CONTROL(units)
-            return None if cued is None or control is None else _clip((control - cued) / control)
+        control = _CONTROL(units)
+        if control:  # name-removed AEDs (a fallback without control uses the raw cued AED)
+            cued = _CUED(units)
+            return None if cued is None else _clip((control - cued) / control)
         plain = _ratio_stat("cued")(units)
         return None if plain is None else _clip(1 - plain)
     if probe == "keyword":

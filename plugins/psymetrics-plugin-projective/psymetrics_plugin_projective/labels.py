@@ -51,10 +51,7 @@ def read_labels(path: str | Path) -> dict[str, TargetLabels]:
     if not p.is_file():
         raise PsymError(f"{p}: no such labels file")
     raw = read_text(p, what="labels file")
-    try:
-        data = parse_json(raw, p)
-    except json.JSONDecodeError as exc:
-        raise PsymError(f"{p}, line {exc.lineno}: not valid JSON ({exc.msg})") from None
+    data = parse_json(raw, p)  # bad JSON: one line naming file and line (safe_io)
     if not isinstance(data, dict) or not data:
         raise PsymError(f"{p}, line 1: expected an object mapping target keys to labels")
     return {str(k): _target(p, raw, str(k), v) for k, v in data.items()}

@@ -17,7 +17,7 @@ from typing import Any
 from psymetrics_core.errors import PsymError
 from psymetrics_core.kinds import JudgedTask
 from psymetrics_core.kinds.task import TaskResults, TaskScores
-from psymetrics_core.types import Completion, Generation, ImagePart, Item, Prompt, Score
+from psymetrics_core.types import Generation, ImagePart, Item, Prompt, Score
 
 from .diagnosis import BIG_FIVE, MBTI_AXES
 from .interpret import Interpretation
@@ -111,11 +111,6 @@ class ProjectiveTask(JudgedTask):
     def tokens(self, stage: str) -> int:
         """Max new tokens of the ``interpreter`` or ``diagnostician`` judge replies."""
         return self.option_int(f"{stage}_tokens", 768 if stage == "interpreter" else 512)
-
-    def parse(self, item: Item, completion: Completion) -> Generation:
-        """The examinee's text (an empty reply is ``unparsed``)."""
-        text = (completion.text or "").strip()
-        return Generation(item, text, "ok" if text else "unparsed")
 
     # -- stage 2, specialised per test ------------------------------------------------------
 
