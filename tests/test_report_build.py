@@ -100,7 +100,7 @@ def test_bad_inputs_are_one_line(tmp_path):
     with pytest.raises(PsymError, match="results.json: no such file"):
         load_runs_for_report([tmp_path])
     (tmp_path / "results.json").write_text("{not json")
-    with pytest.raises(PsymError, match="results.json: not valid JSON"):
+    with pytest.raises(PsymError, match="results.json, line 1: invalid JSON"):
         load_runs_for_report([tmp_path])
     with pytest.raises(PsymError, match="--label given 2 times for 1"):
         load_runs_for_report([tmp_path], ["a", "b"])

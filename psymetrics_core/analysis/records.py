@@ -28,10 +28,9 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-from pydantic import ValidationError
 
 from ..errors import PsymError
-from ..safe_io import load_json, parse_json, read_text
+from ..records.read import iter_records, read_results
 
 __all__ = [
     "Run",
@@ -80,42 +79,14 @@ def unit_label(results: Mapping[str, Any]) -> str:
     return f"{results.get('model', '?')}({extra})" if extra else str(results.get("model", "?"))
 
 
-def read_results(path: str | Path) -> dict[str, Any]:
-    """``results.json`` of a run directory (or the file itself); a one-line PsymError if it is
-    missing, not JSON, or holds no ``tasks``."""
-    p = Path(path)
-    f = p / "results.json" if p.is_dir() or not p.suffix else p
-    if not f.is_file():
-        raise PsymError(f"{f}: no such file (no results.json: is {f.parent} a `psym eval` run?)")
-    data = load_json(f, what="results file")
-    if not isinstance(data, dict):
-        raise PsymError(f"{f}: expected a JSON object (a psym eval results.json)")
-    if not isinstance(data.get("tasks"), dict):
-        raise PsymError(f"{f}: not a psym results file (no 'tasks')")
-    return data
-
-
 def _samples(path: Path) -> list[Any]:
     from ..records import SampleRecord
 
     if not path.is_file():
         raise PsymError(f"{path}: no such file (run `psym eval --output DIR` to record samples)")
-    rows = []
-    for n, line in enumerate(read_text(path, what="samples file").splitlines(), start=1):
-        if not line.strip():
-            continue
-        row = parse_json(line, path, line=n)
-        if not isinstance(row, dict):
-            raise PsymError(f"{path}, line {n}: expected a JSON object (one sample per line)")
-        try:
-            rows.append(SampleRecord.model_validate(row))
-        except ValidationError as exc:
-            err = exc.errors()[0]
-            where = ".".join(str(x) for x in err["loc"]) or "line"
-            raise PsymError(
-                f"{path}, line {n}: field '{where}': {err['msg']} (see `psym schema samples`)"
-            ) from None
-    return rows
+    return [
+        rec for _, _, rec in iter_records(path, SampleRecord, what="samples file", schema="samples")
+    ]
 
 
 def _kind(results: Mapping[str, Any], task: str) -> str:

@@ -9,12 +9,16 @@ panel file is read as a run without tasks. Nothing here calls a model.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel
+
 from ..errors import PsymError
+from ..records import JudgeRecord, SampleRecord
+from ..records.read import iter_records, read_results
+from ..safe_io import load_json
 
 __all__ = ["RunData", "load_run_data", "PANEL_FILES"]
 
@@ -47,42 +51,24 @@ class RunData:
         return str((self.results.get("settings") or {}).get("mode", "generate"))
 
 
-def _json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except ValueError as exc:
-        raise PsymError(f"{path}: not valid JSON ({exc})") from None
-    except OSError as exc:
-        raise PsymError(f"{path}: cannot read ({exc.strerror})") from None
-
-
-def _jsonl(path: Path) -> list[dict[str, Any]]:
-    rows: list[dict[str, Any]] = []
+def _jsonl(path: Path, model: type[BaseModel], schema: str) -> list[dict[str, Any]]:
+    """The objects of a JSONL run file, each validated against its record (none if absent)."""
     if not path.is_file():
-        return rows
-    with path.open(encoding="utf-8") as fh:
-        for n, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except ValueError as exc:
-                raise PsymError(f"{path}, line {n}: not valid JSON ({exc})") from None
-            if not isinstance(row, dict):
-                raise PsymError(f"{path}, line {n}: expected a JSON object")
-            rows.append(row)
-    return rows
+        return []
+    return [row for _, row, _ in iter_records(path, model, what=f"{schema} file", schema=schema)]
 
 
 def load_run_data(path: str | Path, label: str | None = None) -> RunData:
-    """One run directory; a missing or malformed ``results.json`` is a one-line error."""
+    """One run directory, read by the run reader of ``psymetrics_core.records.read``: a missing
+    or malformed ``results.json``, ``samples.jsonl`` or ``judge.jsonl`` (not JSON, not UTF-8, a
+    field of the wrong type or missing) is a one-line error naming the file, line and field."""
     p = Path(path)
     res_path = p / "results.json"
-    panels = {name: _json(p / name) for name in PANEL_FILES if (p / name).is_file()}
+    panels = {
+        name: load_json(p / name, what="panel file") for name in PANEL_FILES if (p / name).is_file()
+    }
     if res_path.is_file():
-        results = _json(res_path)
-        if not isinstance(results, dict) or not isinstance(results.get("tasks"), dict):
-            raise PsymError(f"{res_path}: not a psym results file (expected a 'tasks' mapping)")
+        results = read_results(res_path, schema=True)
     elif panels:  # e.g. a `psym contamination --output DIR` directory: panels only
         results = {"tasks": {}}
     else:
@@ -95,7 +81,7 @@ def load_run_data(path: str | Path, label: str | None = None) -> RunData:
         label=str(name),
         path=p,
         results=results,
-        samples=_jsonl(p / "samples.jsonl"),
-        judge=_jsonl(p / "judge.jsonl"),
+        samples=_jsonl(p / "samples.jsonl", SampleRecord, "samples"),
+        judge=_jsonl(p / "judge.jsonl", JudgeRecord, "judge"),
         panels=panels,
     )

@@ -455,6 +455,117 @@ MANIFEST_RAW: list[tuple[str, bytes, str]] = [
 ]
 
 
+# -- run directories read by `psym report` and `psym export` (results.json, samples.jsonl) -------
+# Each case edits the bytes of one file of a valid run (a bfi run of two items); ``expect``
+# must appear in the one-line error (the field or line, besides the file's name).
+
+
+def _json_edit(fn: Callable[[Any], None]) -> Callable[[bytes], bytes]:
+    def edit(raw: bytes) -> bytes:
+        data = json.loads(raw)
+        fn(data)
+        return json.dumps(data).encode()
+
+    return edit
+
+
+def _line_edit(fn: Callable[[Any], None]) -> Callable[[bytes], bytes]:
+    """Edit the first line of a JSONL file."""
+
+    def edit(raw: bytes) -> bytes:
+        first, rest = raw.split(b"\n", 1)
+        data = json.loads(first)
+        fn(data)
+        return json.dumps(data).encode() + b"\n" + rest
+
+    return edit
+
+
+def _set_path(path: str, value: Any) -> Callable[[Any], None]:
+    def fn(data: Any) -> None:
+        *parents, last = path.split(".")
+        for p in parents:
+            data = data[p]
+        data[last] = value
+
+    return fn
+
+
+def _del_path(path: str) -> Callable[[Any], None]:
+    def fn(data: Any) -> None:
+        *parents, last = path.split(".")
+        for p in parents:
+            data = data[p]
+        del data[last]
+
+    return fn
+
+
+DEEP = b"[" * 100_000 + b"]" * 100_000
+RUN_FILES_RAW: list[tuple[str, str, Callable[[bytes], bytes], str]] = [
+    ("results-truncated", "results.json", lambda r: r[: len(r) // 2], "invalid JSON"),
+    ("results-empty", "results.json", lambda r: b"", "invalid JSON"),
+    ("results-latin1", "results.json", lambda r: r.replace(b'"bfi"', b'"bfi' + LATIN1 + b'"', 1),
+     "UTF-8"),
+    ("results-binary", "results.json", lambda r: JUNK, "UTF-8"),
+    ("results-deep", "results.json", lambda r: DEEP, "nested too deeply"),
+    ("results-deep-field", "results.json",
+     lambda r: r.replace(b'"model_args": {', b'"model_args": {"x": ' + DEEP + b", ", 1),
+     "nested too deeply"),
+    ("results-array", "results.json", lambda r: b"[1, 2]", "JSON object"),
+    ("results-nan", "results.json", lambda r: r.replace(b'"seed": ', b'"seed": NaN, "x": ', 1),
+     "NaN"),
+    ("results-tasks-list", "results.json", _json_edit(_set_path("tasks", [])), "'tasks'"),
+    ("results-runs-string", "results.json", _json_edit(_set_path("tasks.bfi.runs", "x")),
+     "tasks.bfi.runs"),
+    ("results-run-not-object", "results.json", _json_edit(_set_path("tasks.bfi.runs", [3])),
+     "tasks.bfi.runs.0"),
+    ("results-scales-list", "results.json", _json_edit(_set_path("tasks.bfi.scales", [1])),
+     "tasks.bfi.scales"),
+    ("results-score-text", "results.json",
+     _json_edit(_set_path("tasks.bfi.scales.extraversion.score", "high")),
+     "tasks.bfi.scales.extraversion.score"),
+    ("results-n-items-text", "results.json",
+     _json_edit(_set_path("tasks.bfi.scales.extraversion.n_items", "many")),
+     "tasks.bfi.scales.extraversion.n_items"),
+    ("results-seed-text", "results.json", _json_edit(_set_path("seed", "abc")), "'seed'"),
+    ("results-model-number", "results.json", _json_edit(_set_path("model", 5)), "'model'"),
+    ("results-settings-list", "results.json", _json_edit(_set_path("settings", [])),
+     "'settings'"),
+    ("results-label-object", "results.json", _json_edit(_set_path("label", {"a": 1})),
+     "'label'"),
+    ("results-missing-model", "results.json", _json_edit(_del_path("model")), "'model'"),
+    ("results-missing-runs", "results.json", _json_edit(_del_path("tasks.bfi.runs")),
+     "tasks.bfi.runs"),
+    ("results-missing-instrument", "results.json",
+     _json_edit(_del_path("tasks.bfi.instrument")), "tasks.bfi.instrument"),
+    ("samples-truncated", "samples.jsonl", lambda r: r[: len(r) // 3], "line 1"),
+    ("samples-latin1", "samples.jsonl", lambda r: r + b'{"item": "' + LATIN1 + b'"}\n',
+     "not UTF-8"),
+    ("samples-binary", "samples.jsonl", lambda r: JUNK, "UTF-8"),
+    ("samples-deep-line", "samples.jsonl", lambda r: r + DEEP + b"\n", "line 3"),
+    ("samples-array-line", "samples.jsonl", lambda r: r + b"[1, 2]\n", "line 3"),
+    ("samples-repeat-text", "samples.jsonl", _line_edit(_set_path("repeat", "x")),
+     "line 1: field 'repeat'"),
+    ("samples-answer-object", "samples.jsonl", _line_edit(_set_path("answer", {"a": 1})),
+     "line 1: field 'answer'"),
+    ("samples-status-unknown", "samples.jsonl", _line_edit(_set_path("parse_status", "maybe")),
+     "line 1: field 'parse_status'"),
+    ("samples-meta-list", "samples.jsonl", _line_edit(_set_path("item_meta", [])),
+     "line 1: field 'item_meta'"),
+    ("samples-probs-text", "samples.jsonl", _line_edit(_set_path("option_probs", "x")),
+     "line 1: field 'option_probs'"),
+    ("samples-missing-item", "samples.jsonl", _line_edit(_del_path("item")),
+     "line 1: field 'item'"),
+    ("samples-missing-meta", "samples.jsonl", _line_edit(_del_path("item_meta")),
+     "line 1: field 'item_meta'"),
+    ("judge-not-json", "judge.jsonl", lambda r: b"{\n", "line 1"),
+    ("judge-missing-fields", "judge.jsonl", lambda r: b'{"task": "bfi"}\n', "line 1: field"),
+    ("panel-truncated", "contamination.json", lambda r: b'{"model": ', "invalid JSON"),
+    ("panel-latin1", "contamination.json", lambda r: b'{"m": "' + LATIN1 + b'"}', "UTF-8"),
+]  # fmt: skip
+
+
 def all_case_count() -> int:
     """Deterministic fuzz inputs defined here (hypothesis examples come on top)."""
     return sum(
@@ -462,7 +573,7 @@ def all_case_count() -> int:
         for x in (
             SPEC_EDITS, SPEC_RAW, ITEMS_RAW, RESPONSES_RAW, PB_CASES, PB_RAW, HOUSING_RAW,
             PERSONA_RAW, DILEMMA_RAW, ITEMS_OPTION, ITEM_TEXT_FILES, MODEL_ARGS, TASK_ARGS,
-            CONDITIONS, KEYWORD_RAW, LABELS_RAW, MANIFEST_RAW,
+            CONDITIONS, KEYWORD_RAW, LABELS_RAW, MANIFEST_RAW, RUN_FILES_RAW,
         )
     )  # fmt: skip
 

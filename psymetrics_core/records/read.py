@@ -1,0 +1,90 @@
+"""The one reader of run directories: ``results.json``, ``samples.jsonl`` and ``judge.jsonl``.
+
+``psym analyze``, ``psym validity``, ``psym report`` and ``psym export scores|samples|judge``
+read runs through here, so a truncated, hand-edited or binary file fails the same way
+everywhere: one ``PsymError`` line naming the file, the line (JSONL) and the field, and what
+was expected (the typed record of ``psymetrics_core.records``; ``psym schema NAME`` prints
+it). Reading is bounded by ``safe_io`` (size cap, UTF-8, nesting depth, no NaN).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from ..errors import PsymError
+from ..safe_io import load_json, parse_json, read_text
+
+__all__ = ["read_results", "iter_records", "field_error"]
+
+M = TypeVar("M", bound=BaseModel)
+
+_JSON_TYPES = {
+    "dict": "an object", "list": "an array", "str": "a string", "int": "an integer",
+    "float": "a number", "bool": "a boolean", "NoneType": "null",
+}  # fmt: skip
+
+
+def field_error(where: str, exc: ValidationError, schema: str) -> PsymError:
+    """One line for the first error of ``exc``: the file (and line), the field and what the
+    record expects there (``psym schema <schema>``)."""
+    err = exc.errors()[0]
+    field = ".".join(str(x) for x in err["loc"]) or "(the record)"
+    if err["type"] == "missing":
+        msg = "missing (required)"
+    else:
+        got = _JSON_TYPES.get(type(err.get("input")).__name__, "a value")
+        msg = f"{err['msg']} (got {got})".replace("\n", " ")
+    more = len(exc.errors()) - 1
+    extra = f"; {more} more error(s)" if more > 0 else ""
+    return PsymError(f"{where}: field '{field}': {msg}{extra} (see `psym schema {schema}`)")
+
+
+def read_results(path: str | Path, *, schema: bool = False) -> dict[str, Any]:
+    """``results.json`` of a run directory (or the file itself) as a dict.
+
+    A one-line ``PsymError`` if it is missing, unreadable, not JSON or holds no ``tasks``
+    object; with ``schema=True`` the whole record must also match ``ResultsRecord`` (what
+    ``psym eval`` writes), so the caller may rely on every typed field.
+    """
+    p = Path(path)
+    f = p / "results.json" if p.is_dir() or not p.suffix else p
+    if not f.is_file():
+        raise PsymError(f"{f}: no such file (no results.json: is {f.parent} a `psym eval` run?)")
+    data = load_json(f, what="results file")
+    if not isinstance(data, dict):
+        raise PsymError(f"{f}: expected a JSON object (a psym eval results.json)")
+    if not isinstance(data.get("tasks"), dict):
+        raise PsymError(f"{f}: not a psym results file (no 'tasks' object)")
+    if schema:
+        from .results import ResultsRecord
+
+        try:
+            ResultsRecord.model_validate(data)
+        except ValidationError as exc:
+            raise field_error(str(f), exc, "results") from None
+    return data
+
+
+def iter_records(
+    path: Path, model: type[M], *, what: str, schema: str
+) -> Iterator[tuple[int, dict[str, Any], M]]:
+    """Each non-blank line of a JSONL run file as (line number, raw object, validated record).
+
+    A line that is not JSON, not an object or does not match ``model`` is a one-line
+    ``PsymError`` naming the file, the line and the field.
+    """
+    for n, line in enumerate(read_text(path, what=what).splitlines(), start=1):
+        if not line.strip():
+            continue
+        row = parse_json(line, path, line=n)
+        if not isinstance(row, dict):
+            raise PsymError(f"{path}, line {n}: expected a JSON object (one record per line)")
+        try:
+            record = model.model_validate(row)
+        except ValidationError as exc:
+            raise field_error(f"{path}, line {n}", exc, schema) from None
+        yield n, row, record

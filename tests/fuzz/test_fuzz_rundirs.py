@@ -1,0 +1,127 @@
+"""Fuzz suite, run directories: ``psym report`` and ``psym export scores|samples|judge`` given a
+damaged run (truncated, hand-edited, binary or deeply nested ``results.json``,
+``samples.jsonl``, ``judge.jsonl`` or panel file).
+
+They read runs through the one run reader (``psymetrics_core.records.read``, as ``psym analyze``
+does), so every case of ``cases.RUN_FILES_RAW`` must end in one ``PsymError`` line naming the
+file and the field or line (``harness.expect_clean_error``), and through the real command line
+in one ``psym: error:`` line with a non-zero exit, no traceback and no file written.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cases import RUN_FILES_RAW
+from harness import expect_clean_error
+
+from psymetrics_core.types import Completion
+
+
+class _Scripted:
+    """Answers the i-th prompt with ``answers[i % len]`` (a fake model, unit tests only)."""
+
+    def __init__(self, answers: list[Any]) -> None:
+        self.answers = answers
+        self.i = 0
+
+    def generate(self, prompts: Any, settings: Any, reporter: Any = None) -> list[Completion]:
+        out = []
+        for _ in prompts:
+            out.append(Completion(text=str(self.answers[self.i % len(self.answers)])))
+            self.i += 1
+        return out
+
+    def identity(self) -> dict[str, Any]:
+        return {"backend": "scripted"}
+
+
+@pytest.fixture(scope="module")
+def base_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from psymetrics_core.runner import evaluate
+
+    out = tmp_path_factory.mktemp("base") / "run"
+    evaluate(["bfi"], backend=_Scripted([2, 4]), limit=2, output=out)
+    return out
+
+
+def _damaged(base: Path, tmp_path: Path, fname: str, edit: Any) -> Path:
+    run = tmp_path / "run"
+    shutil.copytree(base, run)
+    target = run / fname
+    raw = target.read_bytes() if target.is_file() else b""
+    target.write_bytes(edit(raw))
+    return run
+
+
+def test_the_base_run_is_read_by_both(base_run: Path, tmp_path: Path) -> None:
+    """The undamaged run loads: each failure below is its edit's."""
+    from psymetrics_core.report import load_runs_for_report
+    from psymetrics_core.tidy import export_table
+
+    (run,) = load_runs_for_report([base_run])
+    assert set(run.tasks) == {"bfi"} and len(run.samples) == 2
+    assert export_table("samples", [base_run], "csv", tmp_path / "s.csv")[1] == 2
+
+
+@pytest.mark.parametrize(
+    "name, fname, edit, expect", RUN_FILES_RAW, ids=[c[0] for c in RUN_FILES_RAW]
+)
+def test_fuzz_report_run_files(
+    base_run: Path, tmp_path: Path, name: str, fname: str, edit: Any, expect: str
+) -> None:
+    from psymetrics_core.report import write_report
+
+    run = _damaged(base_run, tmp_path, fname, edit)
+    out = expect_clean_error(
+        lambda: write_report([run], tmp_path / "r.html"), [fname], label=f"report {name}"
+    )
+    assert expect in out.message, out.message
+    assert not (tmp_path / "r.html").exists()
+
+
+@pytest.mark.parametrize(
+    "name, fname, edit, expect", RUN_FILES_RAW, ids=[c[0] for c in RUN_FILES_RAW]
+)
+def test_fuzz_export_run_files(
+    base_run: Path, tmp_path: Path, name: str, fname: str, edit: Any, expect: str
+) -> None:
+    from psymetrics_core.tidy import export_table
+
+    run = _damaged(base_run, tmp_path, fname, edit)
+    table = "judge" if fname == "judge.jsonl" else "samples"
+    out = expect_clean_error(
+        lambda: export_table(table, [run], "csv", tmp_path / "t.csv"),
+        [fname],
+        label=f"export {name}",
+    )
+    assert expect in out.message, out.message
+    assert not (tmp_path / "t.csv").exists()
+
+
+CLI_SAMPLE = ["results-truncated", "results-runs-string", "results-missing-model",
+              "samples-latin1", "samples-repeat-text", "results-deep"]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", CLI_SAMPLE)
+@pytest.mark.parametrize("command", ["report", "export scores", "export samples"])
+def test_fuzz_run_files_through_the_cli(
+    base_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, command: str
+) -> None:
+    """The commands themselves: exit 1, one ``psym: error:`` line naming file and field."""
+    from psymetrics_core.cli import main
+
+    _, fname, edit, expect = next(c for c in RUN_FILES_RAW if c[0] == name)
+    run = _damaged(base_run, tmp_path, fname, edit)
+    out = tmp_path / "out.file"
+    with pytest.raises(SystemExit) as exc:
+        main([*command.split(), str(run), "--output", str(out)])
+    assert exc.value.code == 1
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("psym: error: "), captured.err
+    assert fname in lines[0] and expect in lines[0], lines[0]
+    assert "Traceback" not in captured.err + captured.out and not out.exists()
