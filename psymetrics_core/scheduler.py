@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .backends.base import GenerationSettings
+from .backends.base import Backend, GenerationSettings, check_requests
 from .cache import CachedBackend, ResponseCache, request_key
 from .results import SampleWriter
 from .types import Completion, Prompt
@@ -44,10 +44,14 @@ class _Stopped(Exception):
     """Raised into the backend's pool when the run stops early: no further requests."""
 
 
-class _Recorder:
-    """Records the prompts of a cell's first backend call, then stops the cell."""
+class _Recorder(Backend):
+    """Records the prompts of a cell's first backend call, then stops the cell. It takes every
+    prompt (images, continuations): the real backend's ``check_requests`` comes after."""
 
+    name = "recorder"
     chunk_size = 1_000_000
+    supports_images = True
+    supports_continuations = True
 
     def __init__(self) -> None:
         self.calls: list[tuple[Prompt, GenerationSettings]] = []
@@ -145,6 +149,8 @@ def start_stream(runs: Sequence[tuple[Any, Any]], cached: CachedBackend) -> Stre
     stream = Stream(covered)
     if not seen:
         return stream
+    # refused here, in one line, before any request is claimed or sent (as call_backend does)
+    check_requests(cached.backend, [(p, s) for g in groups.values() for _, p, s in g])
     own = ResponseCache(cached.cache.path)  # a second owner: the cells wait for its leases
     mine = set(own.lease(list(seen))[0])  # claimed before any cell runs
     stream.claimed = mine

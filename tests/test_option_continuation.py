@@ -9,7 +9,9 @@ psymetrics still answers.
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -19,7 +21,7 @@ from psymetrics_core.cache import CachedBackend, ResponseCache, request_key
 from psymetrics_core.errors import BackendError
 from psymetrics_core.records import SampleRecord
 from psymetrics_core.runner import make_backend
-from psymetrics_core.types import Completion, Option, Prompt
+from psymetrics_core.types import Completion, ImagePart, Option, Prompt
 
 REPO = Path(__file__).resolve().parents[1]
 QUESTION = "I am talkative. 1 Disagree 2 Agree"
@@ -181,3 +183,118 @@ def test_a_sample_line_with_a_continuation_validates() -> None:
     }
     rec = SampleRecord.model_validate(line)
     assert rec.prompt.options[0].continuation == SEQUENCE
+
+
+# -- the request stream (scheduler.start_stream -> Backend.answer_mixed) checks like call_backend --
+
+
+class Streamed(Backend):
+    """Records every request it is sent (generate or option_logprobs); declares images and
+    continuations as told."""
+
+    name = "streamed"
+
+    def __init__(self, images: bool, continuations: bool) -> None:
+        self.supports_images = images
+        self.supports_continuations = continuations
+        self.sent: list[Prompt] = []
+
+    def generate(self, prompts, settings, progress=None):
+        self.sent += prompts
+        return [Completion(text="1") for _ in prompts]
+
+    def option_logprobs(self, prompts, settings, progress=None):
+        self.sent += prompts
+        return [Completion(option_logprobs=(-1.0,) * len(p.options)) for p in prompts]
+
+    def identity(self):
+        return {"backend": "streamed"}
+
+
+@dataclass
+class _Cell:
+    battery: bool = False
+
+
+@dataclass
+class _Task:
+    id: str = "toy"
+
+
+@dataclass
+class _Run:
+    """What ``start_stream`` reads of a kind's ``CellRun``."""
+
+    backend: Any
+    prompts: list[Prompt]
+    settings: GenerationSettings
+    writer: Any = None
+    reporter: Any = None
+    cell: _Cell = field(default_factory=_Cell)
+    task: _Task = field(default_factory=_Task)
+
+
+class _AheadKind:
+    """A kind whose prompts are known ahead (as the questionnaire kind's): asks its run's
+    prompts through ``call_backend``."""
+
+    prompts_known_ahead = True
+
+    def run_cell(self, run: _Run) -> None:
+        call_backend(run.backend, run.prompts, run.settings)
+
+
+def _stream(tmp_path: Path, backend: Streamed, prompts: list[Prompt], mode: str) -> Any:
+    """Start the run's request stream over one cell asking ``prompts``."""
+    from psymetrics_core.scheduler import start_stream
+
+    cached = CachedBackend(backend, ResponseCache(tmp_path / "r.sqlite3"))
+    run = _Run(cached, prompts, GenerationSettings(mode, 4, 0.0, 1234))
+    return start_stream([(_AheadKind(), run)], cached)
+
+
+IMAGE = ImagePart(b"\x89PNG\r\n\x1a\n" + b"\x00" * 16)
+WITH_IMAGE = Prompt(({"role": "user", "content": "Tell a story."},), (), "story", images=(IMAGE,))
+
+
+@pytest.mark.parametrize(
+    "prompts, mode, refusal",
+    [
+        ([ORDINARY, WITH_IMAGE], "generate", "backend 'streamed' does not take images"),
+        (
+            [ORDINARY, _sequence_prompt()],
+            "logprob",
+            "backend 'streamed' cannot score a continuation's log-likelihood",
+        ),
+    ],  # fmt: skip
+    ids=["images", "continuations"],
+)
+def test_the_stream_refuses_like_call_backend_before_any_request(
+    tmp_path: Path, prompts: list[Prompt], mode: str, refusal: str
+) -> None:
+    be = Streamed(images=False, continuations=False)
+    settings = GenerationSettings(mode, 4, 0.0, 1234)
+    with pytest.raises(BackendError) as direct:
+        call_backend(be, prompts, settings)
+    with pytest.raises(BackendError) as streamed:
+        _stream(tmp_path, be, prompts, mode)
+    # one line naming the backend that would have answered, the same as call_backend's
+    assert refusal in str(streamed.value) and "\n" not in str(streamed.value)
+    assert str(streamed.value) == str(direct.value)
+    assert be.sent == []  # nothing was sent, nothing stored
+    assert ResponseCache(tmp_path / "r.sqlite3").rows() == []
+
+
+@pytest.mark.parametrize(
+    "prompts, mode", [([ORDINARY, WITH_IMAGE], "generate"), ([_sequence_prompt()], "logprob")]
+)
+def test_the_stream_sends_what_a_capable_backend_declares(
+    tmp_path: Path, prompts: list[Prompt], mode: str
+) -> None:
+    """The stream records prompts with a recorder that takes everything: only the real
+    backend's capabilities decide (a capable backend gets every request)."""
+    be = Streamed(images=True, continuations=True)
+    stream = _stream(tmp_path, be, prompts, mode)
+    stream.close()
+    assert stream.error is None
+    assert be.sent == prompts and stream.fetched == len(prompts)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
@@ -15,6 +15,7 @@ __all__ = [
     "parse_model_args",
     "Reporter",
     "call_backend",
+    "check_requests",
     "as_backend",
     "OnResult",
 ]
@@ -57,7 +58,7 @@ class Backend:
     - ``supports_images``: whether prompts may carry images;
     - ``supports_continuations``: whether ``option_logprobs`` scores an option's multi-token
       ``continuation`` (``Option.continuation``, probe tasks); a backend that reads only the
-      first answer token must leave it False, and ``call_backend`` refuses such prompts;
+      first answer token must leave it False, and ``check_requests`` refuses such prompts;
     - ``accepts_on_result``: ``generate``/``option_logprobs`` take ``on_result(i, completion)``
       and call it per prompt as soon as it is done (the cache stores each at once);
     - ``usage()``: token counts for ``results.json`` (None when the backend has none);
@@ -124,6 +125,7 @@ class Backend:
         """Answer ``requests`` of differing settings, calling ``on_result(i, completion)`` for
         each as soon as it is done (an exception from ``on_result`` stops further requests).
 
+        The caller checks the requests first (``check_requests``), as ``call_backend`` does.
         Default: one ``generate``/``option_logprobs`` call per distinct settings, in the order
         they first appear. Backends keeping requests in flight override it to keep
         ``concurrency`` requests in flight across all of them.
@@ -207,6 +209,29 @@ def parse_model_args(text: str | None) -> dict[str, str]:
     return out
 
 
+def check_requests(be: Any, requests: Iterable[tuple[Prompt, GenerationSettings]]) -> None:
+    """Refuse, in one line and before anything is sent, requests ``be`` cannot answer truly.
+
+    Prompts carrying images are refused by a backend that does not declare
+    ``supports_images``: images are never silently dropped. In ``logprob`` mode, prompts whose
+    options carry a ``continuation`` are refused by a backend that does not declare
+    ``supports_continuations`` (it would score something else). ``call_backend`` and the
+    request stream (``scheduler.start_stream``, before ``answer_mixed``) both call this.
+    """
+    backend = as_backend(be)
+    images = continuations = False
+    for prompt, settings in requests:
+        images = images or bool(prompt.images)
+        continuations = continuations or (settings.mode == "logprob" and prompt.has_continuations)
+    if images and not backend.supports_images:
+        raise BackendError(
+            f"backend '{backend.name}' does not take images (supports_images is False); "
+            "use an image-text model (hf with an image-text-to-text model, or openai-chat)"
+        )
+    if continuations and not backend.supports_continuations:
+        raise BackendError(backend.continuation_refusal())
+
+
 def call_backend(
     be: Any,
     prompts: Sequence[Prompt],
@@ -215,22 +240,9 @@ def call_backend(
 ) -> list[Completion]:
     """Every model call of a run goes through here: evaluated model, judge and battery alike.
 
-    Prompts carrying images are refused (one line) by a backend that does not declare
-    ``supports_images``: images are never silently dropped. Likewise, in ``logprob`` mode,
-    prompts whose options carry a ``continuation`` are refused by a backend that does not
-    declare ``supports_continuations`` (it would score something else), before any call.
+    The prompts are checked first (``check_requests``: images and option continuations the
+    backend does not declare support for are refused in one line, before any call).
     """
-    backend = as_backend(be)
-    if not backend.supports_images and any(p.images for p in prompts):
-        raise BackendError(
-            f"backend '{backend.name}' does not take images (supports_images is False); "
-            "use an image-text model (hf with an image-text-to-text model, or openai-chat)"
-        )
-    if (
-        settings.mode == "logprob"
-        and not backend.supports_continuations
-        and any(p.has_continuations for p in prompts)
-    ):
-        raise BackendError(backend.continuation_refusal())
+    check_requests(be, [(p, settings) for p in prompts])
     call = be.option_logprobs if settings.mode == "logprob" else be.generate
     return list(call(prompts, settings, reporter))
