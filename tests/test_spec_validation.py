@@ -112,3 +112,29 @@ def test_psym_validate_prints_one_line_error(spec: Path):
 def test_psym_validate_ok(spec: Path):
     r = CliRunner().invoke(cli, ["validate", str(spec)])
     assert r.exit_code == 0 and "ok: task 'bfi'" in r.output
+
+
+@pytest.mark.parametrize(
+    "model, field, bad, message",
+    [
+        ("LicenseSpec", "redistributable", "yes", "expected true, false or null"),
+        ("PromptSpec", "template", 12, "expected a string (a Jinja template), got int"),
+        ("ScaleSpec", "norms", {"group": "G"}, "expected a list of norm groups"),
+    ],
+)
+def test_optional_fields_take_null_or_their_kind_only(model, field, bad, message):
+    """The three optional fields sharing ``records.instrument._optional``: null and a value of
+    their kind pass unchanged; anything else is the field's own one-line message."""
+    from pydantic import ValidationError
+
+    from psymetrics_core.records import instrument
+
+    cls = getattr(instrument, model)
+    base = {"LicenseSpec": {"status": "x"}, "PromptSpec": {"instruction": "x"}, "ScaleSpec": {}}
+    good = {"redistributable": False, "template": "{{ item }}", "norms": []}[field]
+    assert getattr(cls.model_validate({**base[model], field: None}), field) is None
+    assert getattr(cls.model_validate({**base[model], field: good}), field) == good
+    with pytest.raises(ValidationError) as exc:
+        cls.model_validate({**base[model], field: bad})
+    err = exc.value.errors()[0]
+    assert err["loc"] == (field,) and str(err["ctx"]["error"]) == message

@@ -42,6 +42,13 @@ def _expect(kind: type | tuple[type, ...], value: Any) -> Any:
     return value
 
 
+def _optional(kind: type, value: Any, message: str) -> Any:
+    """``value`` if it is None or a ``kind``, else ``ValueError(message)`` (optional fields)."""
+    if value is not None and not isinstance(value, kind):
+        raise ValueError(message)
+    return value
+
+
 class LicenseSpec(BaseModel):
     """The licence of the item texts: a status and whether they may be redistributed."""
 
@@ -58,9 +65,7 @@ class LicenseSpec(BaseModel):
     @field_validator("redistributable", mode="before")
     @classmethod
     def _redist(cls, v: Any) -> Any:
-        if v is not None and not isinstance(v, bool):
-            raise ValueError("expected true, false or null")
-        return v
+        return _optional(bool, v, "expected true, false or null")
 
 
 class ResponseScaleSpec(BaseModel):
@@ -171,9 +176,7 @@ class ScaleSpec(BaseModel):
     @field_validator("norms", mode="before")
     @classmethod
     def _norms(cls, v: Any) -> Any:
-        if v is not None and not isinstance(v, list):
-            raise ValueError("expected a list of norm groups")
-        return v
+        return _optional(list, v, "expected a list of norm groups")
 
 
 class PromptSpec(BaseModel):
@@ -194,9 +197,7 @@ class PromptSpec(BaseModel):
     @field_validator("template", mode="before")
     @classmethod
     def _template(cls, v: Any) -> Any:
-        if v is not None and not isinstance(v, str):
-            raise ValueError(f"expected a string (a Jinja template), got {type(v).__name__}")
-        return v
+        return _optional(str, v, f"expected a string (a Jinja template), got {type(v).__name__}")
 
     @field_validator("eos", mode="before")
     @classmethod
