@@ -9,6 +9,7 @@ from .errors import PsymError, SpecError
 from .types import Instrument
 
 __all__ = [
+    "check_label",
     "check_generation_options",
     "check_parser",
     "check_task_options",
@@ -29,6 +30,32 @@ def check_generation_options(
     ):
         if value is not None and value < 1:
             raise PsymError(f"{name} must be at least 1, got {value}")
+
+
+MAX_LABEL = 200
+_BIDI = set("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def check_label(value: str, option: str = "--label") -> str:
+    """A run's model label (results, tables, exports, reports): ``value`` stripped, refused in
+    one line when empty, longer than ``MAX_LABEL``, or holding a path separator or a control,
+    line-breaking or bidirectional-override character."""
+    import unicodedata
+
+    label = value.strip()
+    if not label:
+        raise PsymError(f"{option}: expected a name, got an empty value")
+    if len(label) > MAX_LABEL:
+        raise PsymError(f"{option}: expected at most {MAX_LABEL} characters, got {len(label)}")
+    for ch in label:
+        if ch in "/\\":
+            raise PsymError(f"{option} {label!r}: a name may not hold a path separator ({ch!r})")
+        if unicodedata.category(ch) in ("Cc", "Zl", "Zp") or ch in _BIDI:
+            raise PsymError(
+                f"{option} {label!r}: a name may not hold control or line-break characters "
+                f"(U+{ord(ch):04X})"
+            )
+    return label
 
 
 def check_parser(inst: Instrument) -> None:

@@ -11,7 +11,7 @@ tasks with ``psymetrics_core.kinds``, whose task objects receive their options a
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -20,6 +20,7 @@ from .types import Instrument
 
 __all__ = [
     "parse_task_args",
+    "check_shared_data",
     "with_options",
     "DEFAULT_MAX_NEW_TOKENS",
 ]
@@ -33,7 +34,9 @@ def parse_task_args(
     """Parse ``TASK.KEY=VALUE`` pairs (and ``--data [TASK=]PATH``) into {task: {key: value}}.
 
     ``--data PATH`` without a task is stored under ``"*"``: it goes to every task that
-    accepts a ``data`` option (see ``with_options``).
+    accepts a ``data`` option (see ``with_options``); when none of ``tasks`` does, or the
+    ``TASK=`` names an installed task not among ``tasks``, that is a one-line error
+    (``check_shared_data``) instead of a file silently dropped.
     """
     task_list = list(tasks)
     out: dict[str, dict[str, str]] = {}
@@ -49,7 +52,36 @@ def parse_task_args(
             out.setdefault(task, {})["data"] = path
         else:
             out.setdefault("*", {})["data"] = raw
+    if "data" in out.get("*", {}):
+        check_shared_data(task_list, out["*"]["data"])
     return out
+
+
+def _takes_data(inst: Instrument) -> bool:
+    return "data" in (inst.extra.get("options") or {})
+
+
+def check_shared_data(tasks: Sequence[str], raw: str) -> None:
+    """``--data RAW`` (no task of ``tasks`` named) must reach a task: refuse it in one line
+    naming the option and the installed tasks that take data when none of ``tasks`` does, or
+    when ``RAW`` is ``TASK=PATH`` for an installed task that is not among ``tasks``."""
+    from .registry import instruments
+
+    installed = instruments()
+    if any(t not in installed for t in tasks):
+        return  # an unknown task id: the run reports it in its own words
+    prefix, sep, _ = raw.partition("=")
+    if sep and prefix in installed:
+        raise PsymError(
+            f"--data {raw}: task '{prefix}' is not among the selected tasks ({', '.join(tasks)})"
+        )
+    if any(_takes_data(installed[t]) for t in tasks):
+        return
+    takers = sorted(t for t, inst in installed.items() if _takes_data(inst))
+    raise PsymError(
+        f"--data {raw}: none of the selected tasks ({', '.join(tasks)}) takes a data file "
+        f"(tasks that do: {', '.join(takers) or 'none installed'})"
+    )
 
 
 def with_options(

@@ -11,6 +11,15 @@ from .console import print_json, stderr
 __all__ = ["analyze_cmd"]
 
 
+def _fence_k(value: float) -> float:
+    """``--fence-k``: Q1 - k*IQR .. Q3 + k*IQR needs a finite k >= 0 (else lower > upper)."""
+    import math
+
+    if not math.isfinite(value) or value < 0:
+        raise click.BadParameter(f"expected a finite number >= 0, got {value!r}")
+    return value
+
+
 @click.command("analyze")
 @click.argument(
     "run_dirs", nargs=-1, required=False, type=click.Path(file_okay=False, path_type=Path)
@@ -65,7 +74,14 @@ __all__ = ["analyze_cmd"]
     help="Ground-truth labels per persona (JSON, pdb_labels.json layout) for the validity of "
     "projective diagnoses (accuracy, MBTI Hamming distance, majority baselines).",
 )
-@click.option("--fence-k", type=float, default=1.5, show_default=True, help="Tukey fence k.")
+@click.option(
+    "--fence-k",
+    type=float,
+    default=1.5,
+    show_default=True,
+    callback=lambda _c, _p, v: _fence_k(v),
+    help="Tukey fence k (a finite number >= 0).",
+)
 @click.option(
     "--hypothesis",
     "hypotheses",

@@ -27,11 +27,16 @@ from .console import fmt, print_json, progress_bar, stderr, stdout, table
     help="Generate text and parse it, or score options' likelihood.",
 )
 @click.option("--seed", type=int, default=1234, show_default=True)
-@click.option("--limit", type=int, default=None, help="Administer only the first N items per task.")
+@click.option(
+    "--limit",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Administer only the first N items per task.",
+)
 @click.option("--form", default="original", show_default=True, help="Instrument form.")
 @click.option(
     "--max-new-tokens",
-    type=int,
+    type=click.IntRange(min=1),
     default=None,
     help="Generation length [default: 24; behaviour tasks use their own].",
 )
@@ -68,7 +73,7 @@ from .console import fmt, print_json, progress_bar, stderr, stdout, table
 )
 @click.option(
     "--repeats",
-    type=int,
+    type=click.IntRange(min=1),
     default=1,
     show_default=True,
     help="Seeded repetitions per condition (seeds SEED, SEED+1, ...).",
@@ -118,12 +123,17 @@ from .console import fmt, print_json, progress_bar, stderr, stdout, table
 )
 @click.option("--judge-model-args", default="", help="Judge backend arguments, k=v,k=v.")
 @click.option(
-    "--judge-max-new-tokens", type=int, default=None, help="Judge generation length [default: 128]."
+    "--judge-max-new-tokens",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Judge generation length [default: 128].",
 )
 @click.option(
     "--label",
     default=None,
-    help="Name of the model in results, tables, exports and reports [default: --model].",
+    callback=lambda _c, _p, v: _label(v),
+    help="Name of the model in results, tables, exports and reports [default: --model]; "
+    "no path separators or control characters.",
 )
 @click.option(
     "--overwrite", is_flag=True, help="Replace the run already in --output (default: refuse)."
@@ -246,6 +256,13 @@ def _record_label_and_provenance(
     )
     if (output / "results.json").is_file():
         write_results(output / "results.json", results)
+
+
+def _label(value: str | None) -> str | None:
+    """``--label``, checked before anything runs (``preflight.check_label``)."""
+    from ..preflight import check_label
+
+    return None if value is None else check_label(value)
 
 
 def _fresh_dir(base: Path) -> Path:

@@ -9,6 +9,12 @@ import click
 from .console import stderr
 
 
+def _check_label(value: str) -> str:
+    from ..preflight import check_label
+
+    return check_label(value)
+
+
 @click.command("report")
 @click.argument("run_dirs", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option(
@@ -23,6 +29,7 @@ from .console import stderr
     "--label",
     "labels",
     multiple=True,
+    callback=lambda _c, _p, v: tuple(_check_label(x) for x in v),
     help="Name of each run in the report, in the order of RUN_DIRS [default: the run's "
     "--label, else its directory name].",
 )

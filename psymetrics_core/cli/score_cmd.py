@@ -25,7 +25,9 @@ from .console import fmt, print_json, stdout, table
 @click.option("--data", multiple=True, metavar="[TASK=]PATH", help="= --task-arg TASK.data=PATH.")
 @click.option("--judge-model", default=None, help="Judge backend for judged tasks.")
 @click.option("--judge-model-args", default="", help="k=v,k=v arguments of the judge.")
-@click.option("--judge-max-new-tokens", type=int, default=None, help="Judge reply length.")
+@click.option(
+    "--judge-max-new-tokens", type=click.IntRange(min=1), default=None, help="Judge reply length."
+)
 @click.option(
     "--json",
     "as_json",
