@@ -34,6 +34,7 @@ __all__ = [
     "MAX_YAML_ALIASES",
     "MAX_DEPTH",
     "read_text",
+    "read_lines",
     "load_yaml",
     "parse_yaml",
     "load_json",
@@ -107,6 +108,43 @@ def read_text(path: str | Path, *, what: str = "file", limit: int | None = None)
             f"{exc.start}); save the {what} as UTF-8"
         ) from None
     return text[1:] if text.startswith("\ufeff") else text
+
+
+def read_lines(path: str | Path, *, what: str = "file") -> Iterator[tuple[int, str]]:
+    """Each line of the UTF-8 text file ``path`` as (line number, text), read one line at a
+    time: no cap on the file (a long run's JSONL records), each line at most ``max_bytes()``;
+    a missing file, an over-long line or a line that is not UTF-8 is one ``InputError``."""
+    p = Path(path)
+    cap = max_bytes()
+    try:
+        if p.is_dir():
+            raise InputError(f"{p}: is a directory, expected a {what}")
+        fh = p.open("rb")
+    except FileNotFoundError:
+        raise InputError(f"{p}: no such file (expected a {what})") from None
+    except PermissionError:
+        raise InputError(f"{p}: permission denied reading the {what}") from None
+    except OSError as exc:
+        raise InputError(f"{p}: cannot read the {what} ({exc.strerror or exc})") from None
+    with fh:
+        n = 0
+        while raw := fh.readline(cap + 1):
+            n += 1
+            if len(raw) > cap:
+                raise InputError(
+                    f"{p}, line {n}: a line of the {what} is over the {cap:,}-byte limit for "
+                    "input files (set PSYM_MAX_INPUT_BYTES to raise it)"
+                )
+            if n == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                raw = raw[3:]
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise InputError(
+                    f"{p}, line {n}: not UTF-8 text (byte 0x{raw[exc.start]:02x}); save the "
+                    f"{what} as UTF-8"
+                ) from None
+            yield n, line.rstrip("\r\n")
 
 
 class _BoundedLoader(yaml.SafeLoader):

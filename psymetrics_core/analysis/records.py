@@ -1,4 +1,5 @@
-"""The one reader of run records, used by ``psym analyze`` and ``psym validity``.
+"""Run records as frames for ``psym analyze`` and ``psym validity`` (files are read by the run
+reader of ``psymetrics_core.records.read``, which ``psym report`` and ``psym export`` share).
 
 A run directory holds ``results.json`` (scores per administration) and ``samples.jsonl`` (one
 line per administered item, typed by ``psymetrics_core.records.SampleRecord``). Three frames
@@ -191,9 +192,11 @@ def score_rows(label: str, results: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 
 def load_run(path: str | Path, label: str | None = None) -> Run:
-    """Load one run directory; missing or malformed files are a one-line ``PsymError``."""
+    """Load one run directory; missing or malformed files (``results.json`` checked against
+    ``ResultsRecord``, each ``samples.jsonl`` line against ``SampleRecord``) are a one-line
+    ``PsymError`` naming the file, line and field."""
     p = Path(path)
-    results = read_results(p)
+    results = read_results(p, schema=True)
     label = label or p.name
     item_rows, keyed_rows = _item_rows(label, results, p / "samples.jsonl")
     items = pd.DataFrame(item_rows)

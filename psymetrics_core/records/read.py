@@ -4,7 +4,8 @@
 read runs through here, so a truncated, hand-edited or binary file fails the same way
 everywhere: one ``PsymError`` line naming the file, the line (JSONL) and the field, and what
 was expected (the typed record of ``psymetrics_core.records``; ``psym schema NAME`` prints
-it). Reading is bounded by ``safe_io`` (size cap, UTF-8, nesting depth, no NaN).
+it). Reading is bounded by ``safe_io`` (size cap, UTF-8, nesting depth, no NaN); JSONL files are
+read a line at a time, so only each line is capped (a long study's samples are not refused).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from ..errors import PsymError
-from ..safe_io import load_json, parse_json, read_text
+from ..safe_io import load_json, parse_json, read_lines
 
 __all__ = ["read_results", "iter_records", "field_error"]
 
@@ -77,7 +78,7 @@ def iter_records(
     A line that is not JSON, not an object or does not match ``model`` is a one-line
     ``PsymError`` naming the file, the line and the field.
     """
-    for n, line in enumerate(read_text(path, what=what).splitlines(), start=1):
+    for n, line in read_lines(path, what=what):
         if not line.strip():
             continue
         row = parse_json(line, path, line=n)

@@ -542,7 +542,7 @@ RUN_FILES_RAW: list[tuple[str, str, Callable[[bytes], bytes], str]] = [
     ("samples-truncated", "samples.jsonl", lambda r: r[: len(r) // 3], "line 1"),
     ("samples-latin1", "samples.jsonl", lambda r: r + b'{"item": "' + LATIN1 + b'"}\n',
      "not UTF-8"),
-    ("samples-binary", "samples.jsonl", lambda r: JUNK, "UTF-8"),
+    ("samples-binary", "samples.jsonl", lambda r: JUNK, "line 1"),
     ("samples-deep-line", "samples.jsonl", lambda r: r + DEEP + b"\n", "line 3"),
     ("samples-array-line", "samples.jsonl", lambda r: r + b"[1, 2]\n", "line 3"),
     ("samples-repeat-text", "samples.jsonl", _line_edit(_set_path("repeat", "x")),

@@ -234,22 +234,7 @@ def test_fuzz_score_missing_form(tmp_path: Path) -> None:
     expect_clean_error(lambda: score_responses("bfi", p, form="alternate"), ["alternate"])
 
 
-# -- JSONL samples (psym analyze) -----------------------------------------------------------------
-
-SAMPLES = [
-    ("not-json", b"{\n"),
-    ("latin1", b'{"item": "' + "\xe9".encode("latin-1") + b'"}\n'),
-    ("array-line", b"[1, 2]\n"),
-]
-
-
-@pytest.mark.parametrize("name, raw", SAMPLES, ids=[s[0] for s in SAMPLES])
-def test_fuzz_samples_jsonl(tmp_path: Path, name: str, raw: bytes) -> None:
-    from psymetrics_core.analysis.records import load_run
-
-    (tmp_path / "results.json").write_text('{"tasks": {}}')
-    (tmp_path / "samples.jsonl").write_bytes(raw)
-    expect_clean_error(lambda: load_run(tmp_path), ["samples.jsonl"], label=name)
+# -- JSONL samples (psym analyze): see test_fuzz_rundirs.py (damaged files of a valid run) -------
 
 
 # -- PsychoBench JSON -----------------------------------------------------------------------------

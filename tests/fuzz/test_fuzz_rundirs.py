@@ -125,3 +125,59 @@ def test_fuzz_run_files_through_the_cli(
     assert len(lines) == 1 and lines[0].startswith("psym: error: "), captured.err
     assert fname in lines[0] and expect in lines[0], lines[0]
     assert "Traceback" not in captured.err + captured.out and not out.exists()
+
+
+ANALYZED = [c for c in RUN_FILES_RAW if c[1] in ("results.json", "samples.jsonl")]
+
+
+@pytest.mark.parametrize("name, fname, edit, expect", ANALYZED, ids=[c[0] for c in ANALYZED])
+def test_fuzz_analyze_run_files(
+    base_run: Path, tmp_path: Path, name: str, fname: str, edit: Any, expect: str
+) -> None:
+    """``psym analyze`` reads the same files with the same reader: the same one line."""
+    from psymetrics_core.analysis.records import load_run
+
+    run = _damaged(base_run, tmp_path, fname, edit)
+    out = expect_clean_error(lambda: load_run(run), [fname], label=f"analyze {name}")
+    assert expect in out.message, out.message
+
+
+SAMPLES = [
+    ("not-json", b"{\n"),
+    ("latin1", b'{"item": "' + "\xe9".encode("latin-1") + b'"}\n'),
+    ("array-line", b"[1, 2]\n"),
+]
+
+
+@pytest.mark.parametrize("name, raw", SAMPLES, ids=[s[0] for s in SAMPLES])
+def test_fuzz_samples_jsonl(base_run: Path, tmp_path: Path, name: str, raw: bytes) -> None:
+    """A whole ``samples.jsonl`` replaced by one bad line (moved from test_fuzz_inputs.py,
+    where the run's results.json was a bare ``{"tasks": {}}`` that analyze now refuses)."""
+    from psymetrics_core.analysis.records import load_run
+
+    run = _damaged(base_run, tmp_path, "samples.jsonl", lambda _: raw)
+    out = expect_clean_error(lambda: load_run(run), ["samples.jsonl"], label=name)
+    assert "line 1" in out.message, out.message
+
+
+def test_jsonl_run_files_are_capped_per_line_not_per_file(
+    base_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A long study's samples.jsonl may exceed the input cap as a whole (it is read a line at a
+    time); one line over the cap is the one-line error naming it."""
+    from psymetrics_core.tidy import export_table
+
+    run = tmp_path / "run"
+    shutil.copytree(base_run, run)
+    lines = (run / "samples.jsonl").read_bytes().splitlines(keepends=True)
+    (run / "samples.jsonl").write_bytes(b"".join(lines * 20))  # 40 lines
+    cap = max(max(len(x) for x in lines), (run / "results.json").stat().st_size) + 16
+    monkeypatch.setenv("PSYM_MAX_INPUT_BYTES", str(cap))
+    assert (run / "samples.jsonl").stat().st_size > 2 * cap
+    assert export_table("samples", [run], "csv", tmp_path / "s.csv")[1] == 40
+    with (run / "samples.jsonl").open("ab") as fh:
+        fh.write(b'{"item": "' + b"x" * cap + b'"}\n')
+    out = expect_clean_error(
+        lambda: export_table("samples", [run], "csv", tmp_path / "t.csv"), ["line 41"]
+    )
+    assert "PSYM_MAX_INPUT_BYTES" in out.message and "samples.jsonl" in out.message
