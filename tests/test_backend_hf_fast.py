@@ -36,3 +36,67 @@ def test_fast_scores_equal_plain_loop(smollm2: Any) -> None:
             range(len(plain)), key=c.option_logprobs.__getitem__
         )
         assert stored[i] == c
+
+
+def _row(prompt: int, tokens: list[int]) -> Any:
+    from psymetrics_core.backends.hf_fast import _Row
+
+    return _Row(prompt, tokens, [(len(tokens) - 1, 7, 0)])
+
+
+def test_prefix_groups_give_each_instruction_block_its_own_prefix() -> None:
+    from psymetrics_core.backends import hf_fast
+
+    system = list(range(100, 110))  # 10 tokens every row shares
+    block_a = list(range(200, 220))  # 20 more tokens: earns its own prefix pass (>= 16)
+    block_b = list(range(300, 310))  # 10 more tokens: too few, stays at the root
+    rows = [_row(0, system + block_a + [1, 2]), _row(1, system + block_b + [3]),
+            _row(2, system + block_a + [4, 5, 6]), _row(3, system + block_b + [8, 9]),
+            _row(4, system + [9])]  # fmt: skip
+    groups = hf_fast._prefix_groups(rows, 10)
+    # by hand: rows 0 and 2 share 10 + 20 tokens; rows 1, 3, 4 share only the system prompt
+    assert [(g.prefix, sorted(r.prompt for r in g.rows)) for g in groups] == [
+        (30, [0, 2]),
+        (10, [1, 3, 4]),
+    ]
+    # a shared prefix never swallows a read position: row 0 reads at its last token
+    short = [_row(0, system + block_a), _row(1, system + block_a + [1])]
+    (group,) = hf_fast._prefix_groups(short, 10)
+    assert group.prefix == len(system + block_a) - 1
+
+
+def test_budget_batches_minimise_padding_plus_a_cost_per_pass() -> None:
+    from psymetrics_core.backends import hf_fast
+
+    # widths 2, 2, 2, 40 after the prefix: one batch would pad to 4 x 40 = 160 tokens + 64;
+    # by hand the best cut is [2, 2, 2] (6 + 64) and [40] (40 + 64) = 174 < 224
+    rows = [_row(i, [0] * (5 + w)) for i, w in enumerate((2, 40, 2, 2))]
+    batches = hf_fast._budget_batches(rows, 5, 4096)
+    assert [sorted(r.prompt for r in b) for b in batches] == [[0, 2, 3], [1]]
+    # equal widths: one pass is cheapest; the budget still caps a batch's padded tokens
+    same = [_row(i, [0] * 15) for i in range(10)]
+    assert [len(b) for b in hf_fast._budget_batches(same, 5, 4096)] == [10]
+    assert [len(b) for b in hf_fast._budget_batches(same, 5, 30)] == [3, 3, 3, 1]
+
+
+@pytest.mark.model
+def test_native_forward_keep_equals_the_full_forward(smollm2: Any) -> None:
+    """The last layer's pruning (only kept positions get queries, attention output and MLP)
+    gives the hidden states of the full pass at those positions."""
+    import torch
+
+    smollm2.option_logprobs(
+        [Prompt(messages=({"role": "user", "content": "Hi"},), options=(Option(1, "a"),), text="")],
+        GenerationSettings(mode="logprob"),
+    )
+    engine, tok = smollm2._native
+    ids = torch.tensor([tok.encode("I see myself as someone who is talkative. Agree? 1 2 3")] * 2)
+    keep = torch.tensor([3, ids.shape[1] - 1])
+    with torch.inference_mode():
+        full, _ = engine.forward(ids)
+        pruned, _ = engine.forward(ids, keep=keep)
+        _, past = engine.forward(ids[:1, :4])
+        # after a 4-token prefix: suffix positions 0 and last are full positions 4 and last
+        pruned_past, _ = engine.forward(ids[:, 4:], past, keep=torch.tensor([0, ids.shape[1] - 5]))
+    assert (pruned - full[:, keep]).abs().max().item() < 1e-4
+    assert (pruned_past - full[:, [4, ids.shape[1] - 1]]).abs().max().item() < 1e-4

@@ -123,6 +123,48 @@ def score_prompts(
     return [c for c in done if c is not None]
 
 
+_MIN_SHARED = 16  # extra shared tokens that earn a group its own prefix pass
+
+
+@dataclass
+class _Group:
+    prefix: int  # tokens every row of the group shares, computed once for the group
+    rows: list[_Row]
+
+
+def _prefix_groups(rows: list[_Row], root: int) -> list[_Group]:
+    """``rows`` (sharing ``root`` tokens) split into groups that share a longer prefix.
+
+    Rows are sorted by their tokens, so rows with the same instruction sit next to each other;
+    neighbours that share at least ``_MIN_SHARED`` tokens beyond ``root`` form a group whose own
+    common prefix is computed once (one instruction block under a common system prompt: the
+    two parts of the MFQ, or several questionnaires in one call). Rows that share nothing more
+    form one group at ``root``.
+    """
+    order = sorted(rows, key=lambda r: r.tokens)
+    runs: list[list[_Row]] = [[order[0]]] if order else []
+    for row in order[1:]:
+        prev, m = runs[-1][-1].tokens, 0
+        limit = min(len(prev), len(row.tokens))
+        while m < limit and prev[m] == row.tokens[m]:
+            m += 1
+        if m >= root + _MIN_SHARED:
+            runs[-1].append(row)
+        else:
+            runs.append([row])
+    groups: list[_Group] = []
+    loose: list[_Row] = []
+    for run in runs:
+        n = _common_prefix(run) if len(run) > 1 else root
+        if n - root >= _MIN_SHARED:
+            groups.append(_Group(n, run))
+        else:
+            loose.extend(run)
+    if loose:
+        groups.append(_Group(root, loose))
+    return groups
+
+
 def score_prompts_native(
     backend: Any,
     prompts: Sequence[Prompt],
@@ -132,9 +174,10 @@ def score_prompts_native(
 ) -> list[Completion]:
     """As :func:`score_prompts` on the native Llama forward pass (``native_llama``).
 
-    The token prefix shared by every row of the call is run once; the rest of the rows are
+    The token prefix shared by every row of the call is run once, then each group of rows
+    sharing a longer prefix (:func:`_prefix_groups`) extends it once; the rest of the rows are
     run in batches of about ``token_budget`` padded tokens, shortest first, each attending to
-    the shared prefix's keys and values without copying them per row.
+    its group's keys and values without copying them per row.
     """
     import torch
 
@@ -146,42 +189,93 @@ def score_prompts_native(
     for r in rows:
         pending[r.prompt] += 1
     done: list[Completion | None] = [None] * len(prompts)
-    n_pre = _common_prefix(rows) if rows else 0
+    root = _common_prefix(rows) if rows else 0
     pad = backend._native[1].pad_token_id or 0
-    order = sorted(rows, key=lambda r: (len(r.tokens), r.tokens))
+
+    def tensor(ids: list[Any]) -> Any:
+        return torch.tensor(ids, device=device)
+
     with torch.inference_mode():
-        past = None
-        if n_pre > 0:
-            _, past = engine.forward(torch.tensor([order[0].tokens[:n_pre]], device=device))
-        start = 0
-        while start < len(order):
-            width = len(order[start].tokens) - n_pre
-            end = start + 1
-            while end < len(order):
-                w = len(order[end].tokens) - n_pre
-                if (end - start + 1) * w > token_budget:
-                    break
-                end += 1
-            batch = order[start:end]
-            width = max(len(r.tokens) for r in batch) - n_pre
-            ids = torch.tensor(
-                [r.tokens[n_pre:] + [pad] * (width - len(r.tokens) + n_pre) for r in batch],
-                device=device,
-            )
-            wanted = sorted({pos - n_pre for r in batch for pos, _, _ in r.reads})
-            index = {pos: j for j, pos in enumerate(wanted)}
-            hidden, _ = engine.forward(ids, past, keep=torch.tensor(wanted, device=device))
-            logp = torch.log_softmax(engine.logits(hidden).float(), dim=-1)
-            for b, r in enumerate(batch):
-                for pos, tok, k in r.reads:
-                    scores[r.prompt][k] += float(logp[b, index[pos - n_pre], tok])
-                pending[r.prompt] -= 1
-                if pending[r.prompt] == 0:
-                    comp = Completion(option_logprobs=tuple(scores[r.prompt]))
-                    done[r.prompt] = comp
-                    if on_result is not None:
-                        on_result(r.prompt, comp)
-                    if progress is not None:
-                        progress.advance(1)
-            start = end
+        root_past = engine.forward(tensor([rows[0].tokens[:root]]))[1] if root > 0 else None
+        for group in _prefix_groups(rows, root):
+            past, n_pre = root_past, group.prefix
+            if n_pre > root:
+                past = engine.forward(tensor([group.rows[0].tokens[root:n_pre]]), past)[1]
+            for batch in _budget_batches(group.rows, n_pre, token_budget):
+                width = max(len(r.tokens) for r in batch) - n_pre
+                ids = tensor(
+                    [r.tokens[n_pre:] + [pad] * (width - len(r.tokens) + n_pre) for r in batch]
+                )
+                wanted = sorted({pos - n_pre for r in batch for pos, _, _ in r.reads})
+                hidden, _ = engine.forward(ids, past, keep=tensor(wanted))
+                _add_reads(engine, hidden, batch, wanted, n_pre, scores)
+                for r in batch:
+                    pending[r.prompt] -= 1
+                    if pending[r.prompt] == 0:
+                        comp = Completion(option_logprobs=tuple(scores[r.prompt]))
+                        done[r.prompt] = comp
+                        if on_result is not None:
+                            on_result(r.prompt, comp)
+                        if progress is not None:
+                            progress.advance(1)
     return [c for c in done if c is not None]
+
+
+def _add_reads(
+    engine: Any,
+    hidden: Any,
+    batch: list[_Row],
+    wanted: list[int],
+    n_pre: int,
+    scores: list[list[float]],
+) -> None:
+    """Add each read of ``batch`` to ``scores``: log-softmax logits are computed only at the
+    (row, position) cells some read uses, not at every kept position of every row."""
+    import torch
+
+    index = {pos: j for j, pos in enumerate(wanted)}
+    cells: dict[tuple[int, int], int] = {}
+    reads: list[tuple[_Row, int, int, int]] = []  # (row, option, cell, token)
+    for b, row in enumerate(batch):
+        for pos, tok, k in row.reads:
+            cell = cells.setdefault((b, index[pos - n_pre]), len(cells))
+            reads.append((row, k, cell, tok))
+    device = hidden.device
+    at = hidden[
+        torch.tensor([b for b, _ in cells], device=device),
+        torch.tensor([j for _, j in cells], device=device),
+    ]
+    logp = torch.log_softmax(engine.logits(at).float(), dim=-1)
+    values = logp[
+        torch.tensor([cell for _, _, cell, _ in reads], device=device),
+        torch.tensor([tok for _, _, _, tok in reads], device=device),
+    ]
+    for (row, k, _, _), value in zip(reads, values.tolist(), strict=True):
+        scores[row.prompt][k] += value
+
+
+_BATCH_COST = 64  # what one more forward pass costs, in padded tokens (reading the weights)
+
+
+def _budget_batches(rows: list[_Row], n_pre: int, token_budget: int) -> list[list[_Row]]:
+    """``rows`` shortest first, cut into batches of at most ``token_budget`` padded tokens
+    after the first ``n_pre`` (a batch holds at least one row), where the cuts minimise the
+    padded tokens plus ``_BATCH_COST`` per batch (dynamic programming over the sorted rows)."""
+    order = sorted(rows, key=lambda r: (len(r.tokens), r.tokens))
+    widths = [len(r.tokens) - n_pre for r in order]
+    best = [0.0] + [float("inf")] * len(order)
+    cut = [0] * (len(order) + 1)
+    for end in range(1, len(order) + 1):
+        width = widths[end - 1]  # the longest row of any batch ending here
+        start = end - 1
+        while start >= 0 and (end - start == 1 or (end - start) * width <= token_budget):
+            cost = best[start] + (end - start) * width + _BATCH_COST
+            if cost < best[end]:
+                best[end], cut[end] = cost, start
+            start -= 1
+    batches: list[list[_Row]] = []
+    end = len(order)
+    while end > 0:
+        batches.append(order[cut[end] : end])
+        end = cut[end]
+    return batches[::-1]

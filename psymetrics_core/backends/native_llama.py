@@ -119,7 +119,15 @@ class NativeTokenizer:
 
 
 class NativeLlama:
-    """The forward pass of ``LlamaForCausalLM`` over memory-mapped safetensors weights."""
+    """The forward pass of ``LlamaForCausalLM`` over memory-mapped safetensors weights.
+
+    Two exact rearrangements make it cheaper than the textbook form: the rows of each head's
+    query and key projections are reordered so that the two halves rotary embeddings pair up
+    sit next to each other (the rotation is then one complex multiplication; attention scores
+    are dot products, unchanged when queries and keys are reordered alike), and in the last
+    layer only the positions whose logits are wanted go through the query, attention output
+    and MLP (the other positions only contribute keys and values).
+    """
 
     def __init__(self, shape: LlamaShape, weights: dict[str, Any], device: str) -> None:
         import torch
@@ -134,36 +142,43 @@ class NativeLlama:
         for i in range(shape.layers):
             p = f"model.layers.{i}."
             layer = {n: w[p + f"self_attn.{n}_proj.weight"] for n in "qkvo"}
+            layer["q"] = self._pair_halves(layer["q"], shape.heads)
+            layer["k"] = self._pair_halves(layer["k"], shape.kv_heads)
             layer.update({n: w[p + f"mlp.{n}_proj.weight"] for n in ("gate", "up", "down")})
             layer["ln1"] = w[p + "input_layernorm.weight"]
             layer["ln2"] = w[p + "post_attention_layernorm.weight"]
-            self.layers.append(layer)  # no copies: the tensors stay memory-mapped
+            self.layers.append(layer)  # the other tensors stay memory-mapped
         d = shape.head_dim
         self.inv_freq = 1.0 / (
             shape.rope_theta ** (torch.arange(0, d, 2, dtype=torch.int64).float().to(device) / d)
         )
 
+    def _pair_halves(self, weight: Any, heads: int) -> Any:
+        """Rows of a query/key projection reordered per head from (first half, second half) to
+        interleaved pairs (i, i + head_dim/2), the layout :meth:`_rotate` works on."""
+        d = self.shape.head_dim
+        cols = weight.shape[1]
+        return weight.view(heads, 2, d // 2, cols).transpose(1, 2).reshape(heads * d, cols)
+
     def _rms(self, x: Any, weight: Any) -> Any:
-        import torch
+        import torch.nn.functional as F  # noqa: N812
 
-        h = x.to(torch.float32)
-        h = h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + self.shape.eps)
-        return weight * h.to(x.dtype)
+        return F.rms_norm(x, (x.shape[-1],), weight, self.shape.eps)
 
-    def _rope(self, positions: Any, dtype: Any) -> tuple[Any, Any]:
+    def _rope(self, positions: Any) -> Any:
+        """Rotations of the given positions as unit complex numbers, one per frequency."""
         import torch
 
         freqs = positions.float()[:, None] * self.inv_freq[None, :]
-        emb = torch.cat((freqs, freqs), dim=-1)
-        return emb.cos().to(dtype), emb.sin().to(dtype)
+        return torch.polar(torch.ones_like(freqs), freqs)
 
     @staticmethod
-    def _rotate(x: Any, cos: Any, sin: Any) -> Any:
+    def _rotate(x: Any, rotation: Any) -> Any:
+        """Rotary embedding of ``x`` (..., seq, head_dim) in the interleaved layout."""
         import torch
 
-        half = x.shape[-1] // 2
-        rotated = torch.cat((-x[..., half:], x[..., :half]), dim=-1)
-        return x * cos + rotated * sin
+        pairs = torch.view_as_complex(x.float().reshape(*x.shape[:-1], -1, 2).contiguous())
+        return torch.view_as_real(pairs * rotation).flatten(-2).to(x.dtype)
 
     def forward(
         self, ids: Any, past: list[tuple[Any, Any]] | None = None, keep: Any = None
@@ -177,36 +192,36 @@ class NativeLlama:
         sh = self.shape
         b, s = ids.shape
         start = 0 if past is None else past[0][0].shape[2]
-        cos, sin = self._rope(torch.arange(start, start + s, device=ids.device), self.embed.dtype)
-        if past is None:
-            mask = None
-        else:
-            causal = torch.ones(s, s, dtype=torch.bool, device=ids.device).tril()
-            mask = torch.cat([torch.ones(s, start, dtype=torch.bool, device=ids.device), causal], 1)
+        rotation = self._rope(torch.arange(start, start + s, device=ids.device))
+        mask = torch.ones(s, s, dtype=torch.bool, device=ids.device).tril()
+        if past is not None:
+            mask = torch.cat([torch.ones(s, start, dtype=torch.bool, device=ids.device), mask], 1)
         x = F.embedding(ids, self.embed)
-        rep = sh.heads // sh.kv_heads
         nq = sh.heads * sh.head_dim
         cache: list[tuple[Any, Any]] = []
+        last = len(self.layers) - 1
         for i, layer in enumerate(self.layers):
             h = self._rms(x, layer["ln1"])
-            q, k, v = h @ layer["q"].T, h @ layer["k"].T, h @ layer["v"].T
-            q = q.view(b, s, sh.heads, sh.head_dim).transpose(1, 2)
-            k = k.view(b, s, sh.kv_heads, sh.head_dim).transpose(1, 2)
-            v = v.view(b, s, sh.kv_heads, sh.head_dim).transpose(1, 2)
-            q, k = self._rotate(q, cos, sin), self._rotate(k, cos, sin)
+            k = (h @ layer["k"].T).view(b, s, sh.kv_heads, sh.head_dim).transpose(1, 2)
+            v = (h @ layer["v"].T).view(b, s, sh.kv_heads, sh.head_dim).transpose(1, 2)
+            k = self._rotate(k, rotation)
             if past is not None:
                 pk, pv = past[i]
                 k = torch.cat([pk.expand(b, -1, -1, -1), k], dim=2)
                 v = torch.cat([pv.expand(b, -1, -1, -1), v], dim=2)
             cache.append((k, v))
-            if rep > 1:
-                k, v = k.repeat_interleave(rep, dim=1), v.repeat_interleave(rep, dim=1)
-            a = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=mask is None)
-            x = x + a.transpose(1, 2).reshape(b, s, nq) @ layer["o"].T
+            rot, m = rotation, mask
+            if i == last and keep is not None:  # only the kept positions need more than k, v
+                rot, m = rotation[keep], mask[keep]
+                x, h = x[:, keep], h[:, keep]
+            q = (h @ layer["q"].T).view(b, h.shape[1], sh.heads, sh.head_dim).transpose(1, 2)
+            q = self._rotate(q, rot)
+            a = F.scaled_dot_product_attention(
+                q, k, v, attn_mask=m, enable_gqa=sh.heads != sh.kv_heads
+            )
+            x = x + a.transpose(1, 2).reshape(b, h.shape[1], nq) @ layer["o"].T
             h = self._rms(x, layer["ln2"])
             x = x + (F.silu(h @ layer["gate"].T) * (h @ layer["up"].T)) @ layer["down"].T
-        if keep is not None:
-            x = x[:, keep]
         return self._rms(x, self.norm), cache
 
     def logits(self, hidden: Any) -> Any:
