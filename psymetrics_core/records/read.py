@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..errors import PsymError
 from ..safe_io import load_json, parse_json, read_lines
@@ -44,12 +44,47 @@ def field_error(where: str, exc: ValidationError, schema: str) -> PsymError:
     return PsymError(f"{where}: field '{field}': {msg}{extra} (see `psym schema {schema}`)")
 
 
+class _Loose(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+class _Score(_Loose):
+    score: float | None = None
+    n_items: int | None = None
+    n_answered: int | None = None
+    method: str | None = None
+
+
+class _ScoredRun(_Loose):
+    condition: str = "original"
+    facets: dict[str, str] = Field(default_factory=dict)
+    repeat: int = 0
+    seed: int | None = None
+    scales: dict[str, _Score] = Field(default_factory=dict)
+
+
+class _ScoredTask(_ScoredRun):
+    runs: list[_ScoredRun] | None = None
+
+
+class _ScoredResults(_Loose):
+    """The fields of ``results.json`` that scores are read from (``analysis.records``), typed
+    where present: what a results file needs for ``psym validity`` (``ResultsRecord`` is all)."""
+
+    label: str | None = None
+    model: str = "?"
+    model_args: dict[str, Any] = Field(default_factory=dict)
+    seed: int | None = None
+    tasks: dict[str, _ScoredTask]
+
+
 def read_results(path: str | Path, *, schema: bool = False) -> dict[str, Any]:
     """``results.json`` of a run directory (or the file itself) as a dict.
 
-    A one-line ``PsymError`` if it is missing, unreadable, not JSON or holds no ``tasks``
-    object; with ``schema=True`` the whole record must also match ``ResultsRecord`` (what
-    ``psym eval`` writes), so the caller may rely on every typed field.
+    A one-line ``PsymError`` if it is missing, unreadable, not JSON, holds no ``tasks`` object
+    or a field scores are read from has the wrong type (``_ScoredResults``); with
+    ``schema=True`` the whole record must match ``ResultsRecord`` (what ``psym eval`` writes),
+    so the caller may rely on every typed field.
     """
     p = Path(path)
     f = p / "results.json" if p.is_dir() or not p.suffix else p
@@ -60,13 +95,12 @@ def read_results(path: str | Path, *, schema: bool = False) -> dict[str, Any]:
         raise PsymError(f"{f}: expected a JSON object (a psym eval results.json)")
     if not isinstance(data.get("tasks"), dict):
         raise PsymError(f"{f}: not a psym results file (no 'tasks' object)")
-    if schema:
-        from .results import ResultsRecord
+    from .results import ResultsRecord
 
-        try:
-            ResultsRecord.model_validate(data)
-        except ValidationError as exc:
-            raise field_error(str(f), exc, "results") from None
+    try:
+        (ResultsRecord if schema else _ScoredResults).model_validate(data)
+    except ValidationError as exc:
+        raise field_error(str(f), exc, "results") from None
     return data
 
 

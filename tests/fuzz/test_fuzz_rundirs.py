@@ -181,3 +181,25 @@ def test_jsonl_run_files_are_capped_per_line_not_per_file(
         lambda: export_table("samples", [run], "csv", tmp_path / "t.csv"), ["line 41"]
     )
     assert "PSYM_MAX_INPUT_BYTES" in out.message and "samples.jsonl" in out.message
+
+
+# `psym validity` reads only the score-bearing fields of results.json: every damage to those
+SCORE_FIELDS = [
+    c for c in RUN_FILES_RAW if c[1] == "results.json" and c[0] not in
+    {"results-settings-list", "results-missing-model", "results-missing-runs",
+     "results-missing-instrument"}
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "name, fname, edit, expect", SCORE_FIELDS, ids=[c[0] for c in SCORE_FIELDS]
+)
+def test_fuzz_validity_results(
+    base_run: Path, tmp_path: Path, name: str, fname: str, edit: Any, expect: str
+) -> None:
+    from psymetrics_core.validity import read_runs
+
+    assert read_runs([base_run])  # the undamaged run has scores
+    run = _damaged(base_run, tmp_path, fname, edit)
+    out = expect_clean_error(lambda: read_runs([run]), [fname], label=f"validity {name}")
+    assert expect in out.message, out.message
