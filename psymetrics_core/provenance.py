@@ -9,8 +9,6 @@ files. Secrets in the command line (``api_key=...``, ``--token X``) are replaced
 from __future__ import annotations
 
 import hashlib
-import json
-import os
 import re
 import subprocess
 import sys
@@ -19,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import PsymError
+from .stat_memo import read_memo, write_memo
 
 __all__ = ["command_line", "git_commit", "sha256_file", "file_records", "run_provenance"]
 
@@ -70,32 +69,6 @@ _MEMO_FILE = "file-hashes.json"
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
-def _memo_path() -> Path:
-    from .backends.local_model import cache_dir
-
-    return cache_dir() / _MEMO_FILE
-
-
-def _read_memo() -> dict[str, Any]:
-    try:
-        data = json.loads(_memo_path().read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def _write_memo(memo: dict[str, Any]) -> None:
-    """Atomically replace the memo file; a failure only costs a re-hash next time."""
-    path = _memo_path()
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(memo, sort_keys=True), encoding="utf-8")
-        os.replace(tmp, path)
-    except OSError:
-        pass
-
-
 def sha256_file(path: Path) -> str:
     """Hex sha256 of a file, memoised by path, size, modification time and inode: in this
     process for every file, and in the cache directory (``file-hashes.json``) for files of
@@ -106,7 +79,7 @@ def sha256_file(path: Path) -> str:
     if key in _HASHES:
         return _HASHES[key]
     stamp = [st.st_size, st.st_mtime_ns, st.st_ino]
-    memo = _read_memo() if st.st_size >= _MEMO_MIN_BYTES else None
+    memo = read_memo(_MEMO_FILE) if st.st_size >= _MEMO_MIN_BYTES else None
     entry = memo.get(resolved) if memo is not None else None
     if (
         isinstance(entry, dict)
@@ -122,7 +95,7 @@ def sha256_file(path: Path) -> str:
     _HASHES[key] = h.hexdigest()
     if memo is not None:
         memo[resolved] = {"stamp": stamp, "sha256": _HASHES[key]}
-        _write_memo(memo)
+        write_memo(_MEMO_FILE, memo)
     return _HASHES[key]
 
 

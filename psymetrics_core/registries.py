@@ -20,6 +20,7 @@ from .types import Instrument, PluginInfo
 
 __all__ = [
     "BackendEntry",
+    "InstrumentTable",
     "build_instruments",
     "build_backends",
     "build_parsers",
@@ -88,40 +89,152 @@ def _clash(kind: str, name: str, first: str, second: str) -> tuple[bool, str]:
     )
 
 
-def build_instruments(
-    pm: pluggy.PluginManager, records: Sequence[PluginRecord]
-) -> tuple[dict[str, Instrument], list[str]]:
+_ID_MEMO = "instrument-ids.json"
+
+
+@dataclass(frozen=True)
+class _Deferred:
+    """A registered spec file not parsed yet."""
+
+    path: Path
+    plugin: PluginInfo
+
+
+class InstrumentTable:
+    """The registered instruments by task id, parsing a spec file only when it is needed.
+
+    A spec file whose task id is known from an earlier process (``instrument-ids.json`` in the
+    cache directory, valid while the file's size, modification time and inode are unchanged)
+    is parsed and validated when its task is first asked for (:meth:`get`); every other spec
+    is parsed at registration, as are all of them for :meth:`load_all`. So ``psym eval --tasks
+    bfi`` parses one spec, while ``psym list`` still validates and reports every one.
+    """
+
+    def __init__(self) -> None:
+        self.failures: list[str] = []
+        self._entries: dict[str, Instrument | _Deferred] = {}  # in registration order
+
+    def __contains__(self, task: object) -> bool:
+        return task in self._entries
+
+    def ids(self) -> list[str]:
+        """Every registered task id, parsed or not."""
+        return list(self._entries)
+
+    def put(self, task: str, entry: Instrument | _Deferred) -> None:
+        """Register ``entry`` as ``task`` (a replaced task keeps its place)."""
+        self._entries[task] = entry
+
+    def owner(self, task: str) -> str:
+        """The name of the plugin that registered ``task``."""
+        entry = self._entries[task]
+        return entry.plugin.name if entry.plugin else "?"
+
+    def get(self, task: str) -> Instrument:
+        """The instrument of ``task`` (KeyError when unregistered; SpecError when its spec no
+        longer validates: the task is then dropped and the failure recorded)."""
+        entry = self._entries[task]
+        if isinstance(entry, Instrument):
+            return entry
+        from .spec import load_instrument
+
+        try:
+            inst = replace(load_instrument(entry.path), plugin=entry.plugin)
+            if inst.id != task:  # the stamp matched, so this needs a changed file system clock
+                raise SpecError(entry.path, f"task id changed from '{task}' to '{inst.id}'")
+        except SpecError as exc:
+            del self._entries[task]
+            self.failures.append(f"plugin '{entry.plugin.name}': {exc}")
+            raise
+        self._entries[task] = inst
+        return inst
+
+    def load_all(self) -> dict[str, Instrument]:
+        """Every instrument, parsing the deferred specs (failures go to :attr:`failures`)."""
+        for task, entry in list(self._entries.items()):
+            if isinstance(entry, _Deferred):
+                try:
+                    self.get(task)
+                except SpecError:
+                    pass  # recorded in self.failures by get()
+        return {t: e for t, e in self._entries.items() if isinstance(e, Instrument)}
+
+
+def build_instruments(pm: pluggy.PluginManager, records: Sequence[PluginRecord]) -> InstrumentTable:
     """Every registered instrument by task id, and one line per spec that failed validation."""
     from .spec import load_instrument
+    from .stat_memo import read_memo, write_memo
 
-    found: dict[str, Instrument] = {}
-    failures: list[str] = []
+    table = InstrumentTable()
+    memo = read_memo(_ID_MEMO)
+    memo_changed = False
     for impl in _each_impl(pm, "register_instruments"):
         info = plugin_info(records, impl.plugin_name)
 
         def register(obj: Instrument | str | Path, _info: PluginInfo = info) -> None:
+            nonlocal memo_changed
             if not isinstance(obj, Instrument | str | Path):
-                failures.append(
+                table.failures.append(
                     f"plugin '{_info.name}': registered {type(obj).__name__} {obj!r:.60} "
                     "(expected an Instrument or the path of an instrument.yaml)"
                 )
                 return
-            try:
-                inst = obj if isinstance(obj, Instrument) else load_instrument(obj)
-            except SpecError as exc:
-                failures.append(f"plugin '{_info.name}': {exc}")
-                return
-            inst = replace(inst, plugin=_info)
-            if inst.id in found:
-                other = found[inst.id].plugin
-                swap, message = _clash("task id", inst.id, other.name if other else "?", _info.name)
-                failures.append(message)
+            entry: Instrument | _Deferred
+            if isinstance(obj, Instrument):
+                task, entry = obj.id, replace(obj, plugin=_info)
+            elif (known := _known_id(memo, obj)) is not None:
+                task, entry = known, _Deferred(Path(obj), _info)
+            else:
+                try:
+                    inst = load_instrument(obj)
+                except SpecError as exc:
+                    table.failures.append(f"plugin '{_info.name}': {exc}")
+                    return
+                task, entry = inst.id, replace(inst, plugin=_info)
+                memo_changed |= _remember_id(memo, obj, task)
+            if task in table:
+                swap, message = _clash("task id", task, table.owner(task), _info.name)
+                table.failures.append(message)
                 if not swap:
                     return
-            found[inst.id] = inst
+            table.put(task, entry)
 
-        _call_hook(impl, "register_instruments", register, failures.append)
-    return found, failures
+        _call_hook(impl, "register_instruments", register, table.failures.append)
+    if memo_changed:
+        write_memo(_ID_MEMO, memo)
+    return table
+
+
+def _known_id(memo: dict[str, Any], path: str | Path) -> str | None:
+    """The task id ``memo`` holds for the spec file ``path``, if its stamp still matches."""
+    from .spec import find_spec_file
+    from .stat_memo import stamp
+
+    try:
+        spec = find_spec_file(path).resolve()
+        entry = memo.get(str(spec))
+        if isinstance(entry, dict) and entry.get("stamp") == stamp(spec):
+            task = entry.get("id")
+            return task if isinstance(task, str) and task else None
+    except (OSError, SpecError):
+        return None
+    return None
+
+
+def _remember_id(memo: dict[str, Any], path: str | Path, task: str) -> bool:
+    """Record ``task`` as the id of the spec file ``path``; whether the memo changed."""
+    from .spec import find_spec_file
+    from .stat_memo import stamp
+
+    try:
+        spec = find_spec_file(path).resolve()
+        entry = {"stamp": stamp(spec), "id": task}
+    except (OSError, SpecError):
+        return False
+    if memo.get(str(spec)) == entry:
+        return False
+    memo[str(spec)] = entry
+    return True
 
 
 def build_backends(

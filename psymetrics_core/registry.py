@@ -15,6 +15,7 @@ from .types import Instrument
 
 __all__ = [
     "instruments",
+    "task_ids",
     "get_instrument",
     "backends",
     "parsers",
@@ -28,6 +29,11 @@ __all__ = [
 def instruments() -> dict[str, Instrument]:
     """Every registered instrument by task id (invalid specs are reported and skipped)."""
     return current_session().instruments()
+
+
+def task_ids() -> list[str]:
+    """Every registered task id (specs are not parsed for this)."""
+    return current_session().task_ids()
 
 
 def registration_failures() -> list[str]:

@@ -23,6 +23,7 @@ from .errors import BackendError, PsymError, UnknownTaskError
 from .plugin_loader import PluginRecord, make_plugin_manager
 from .registries import (
     BackendEntry,
+    InstrumentTable,
     build_backends,
     build_conditions,
     build_instruments,
@@ -90,31 +91,39 @@ class Session:
             self._cache[key] = build()
         return self._cache[key]
 
+    def _instrument_table(self) -> InstrumentTable:
+        table: InstrumentTable = self._get(
+            "instruments", lambda: build_instruments(self.pm, self.records)
+        )
+        return table
+
     def instruments(self) -> dict[str, Instrument]:
         """Every registered instrument by task id (invalid specs are reported and skipped)."""
-        found: dict[str, Instrument] = self._get(
-            "instruments", lambda: build_instruments(self.pm, self.records)
-        )[0]
-        return found
+        return self._instrument_table().load_all()
+
+    def task_ids(self) -> list[str]:
+        """Every registered task id, without parsing the specs not parsed yet."""
+        return self._instrument_table().ids()
 
     def registration_failures(self) -> list[str]:
         """One-line messages for instruments that failed validation at registration."""
-        failures: list[str] = self._get(
-            "instruments", lambda: build_instruments(self.pm, self.records)
-        )[1]
-        return failures
+        table = self._instrument_table()
+        table.load_all()
+        return table.failures
 
     def get_instrument(self, task: str) -> Instrument:
-        """The instrument registered as ``task``, or an error listing the close matches."""
-        insts = self.instruments()
-        if task in insts:
-            return insts[task]
-        close = difflib.get_close_matches(task, list(insts), n=3)
+        """The instrument registered as ``task`` (its spec parsed now if it was not yet), or an
+        error listing the close matches."""
+        table = self._instrument_table()
+        if task in table:
+            return table.get(task)
+        known = table.ids()
+        close = difflib.get_close_matches(task, known, n=3)
         hint = f"; did you mean {', '.join(close)}?" if close else ""
         failed = [r.name for r in self.records if r.status == "failed"]
         failed_hint = f"; plugins that failed to load: {', '.join(failed)}" if failed else ""
         raise UnknownTaskError(
-            f"unknown task '{task}'{hint} (installed: {', '.join(sorted(insts)) or 'none'})"
+            f"unknown task '{task}'{hint} (installed: {', '.join(sorted(known)) or 'none'})"
             f"{failed_hint}"
         )
 

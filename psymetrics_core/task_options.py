@@ -65,9 +65,9 @@ def check_shared_data(tasks: Sequence[str], raw: str) -> None:
     """``--data RAW`` (no task of ``tasks`` named) must reach a task: refuse it in one line
     naming the option and the installed tasks that take data when none of ``tasks`` does, or
     when ``RAW`` is ``TASK=PATH`` for an installed task that is not among ``tasks``."""
-    from .registry import instruments
+    from .registry import get_instrument, instruments, task_ids
 
-    installed = instruments()
+    installed = set(task_ids())
     if any(t not in installed for t in tasks):
         return  # an unknown task id: the run reports it in its own words
     prefix, sep, _ = raw.partition("=")
@@ -75,9 +75,9 @@ def check_shared_data(tasks: Sequence[str], raw: str) -> None:
         raise PsymError(
             f"--data {raw}: task '{prefix}' is not among the selected tasks ({', '.join(tasks)})"
         )
-    if any(_takes_data(installed[t]) for t in tasks):
+    if any(_takes_data(get_instrument(t)) for t in tasks):
         return
-    takers = sorted(t for t, inst in installed.items() if _takes_data(inst))
+    takers = sorted(t for t, inst in instruments().items() if _takes_data(inst))
     raise PsymError(
         f"--data {raw}: none of the selected tasks ({', '.join(tasks)}) takes a data file "
         f"(tasks that do: {', '.join(takers) or 'none installed'})"
