@@ -76,6 +76,12 @@ def resolve_tasks(
         inst = t if isinstance(t, Instrument) else session.get_instrument(t)
         inst = require_item_texts(inst, form, item_files)
         out.append(with_options(inst, opts.get(inst.id), opts.get("*")))
+    for key in opts.get("*") or {}:  # a shared option no task takes would be dropped silently
+        if not any(key in (inst.extra.get("options") or {}) for inst in out):
+            raise PsymError(
+                f"task option '{key}' (for every task, '*'): none of the tasks "
+                f"({', '.join(i.id for i in out)}) takes it"
+            )
     return out
 
 

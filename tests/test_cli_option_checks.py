@@ -117,3 +117,15 @@ RANGES = [
 def test_counts_of_zero_or_less_are_refused(argv: list[str], option: str, capsys) -> None:
     line = _fails(argv, capsys, code=2)
     assert line.startswith(f"Error: Invalid value for '{option}'"), line
+
+
+def test_library_shared_option_no_task_takes_is_refused(tmp_path: Path) -> None:
+    """``evaluate(task_options={"*": ...})``, the library form of ``--data`` without a task."""
+    from psymetrics_core import evaluate
+
+    with pytest.raises(PsymError) as info:
+        evaluate(["bfi", "mfq"], task_options={"*": {"data": "t.csv"}}, output=tmp_path / "run")
+    assert str(info.value) == (
+        "task option 'data' (for every task, '*'): none of the tasks (bfi, mfq) takes it"
+    )
+    assert not (tmp_path / "run").exists()
