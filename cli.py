@@ -3,7 +3,7 @@
 This file is not installed; the installed console script is ``psym``.
 """
 
-from psymetrics_core.cli import main
+from psymetrics_core.cli import console_main
 
 if __name__ == "__main__":
-    main()
+    console_main()

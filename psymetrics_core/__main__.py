@@ -1,5 +1,5 @@
 """``python -m psymetrics_core`` runs the ``psym`` command line."""
 
-from .cli import main
+from .cli import console_main
 
-main()
+console_main()

@@ -50,17 +50,18 @@ def git_commit(path: Path | None = None) -> dict[str, Any] | None:
     where = path or Path(__file__).resolve().parent.parent
     if not (where / ".git").exists():
         return None
-    try:
-        head = subprocess.run(
-            ["git", "-C", str(where), "rev-parse", "HEAD"],
+    try:  # one call: the header line names HEAD, every other line is a changed tracked file
+        out = subprocess.run(
+            ["git", "-C", str(where), "status", "--porcelain=v2", "--branch",
+             "--untracked-files=no"],
             capture_output=True, text=True, timeout=10, check=True,
-        ).stdout.strip()  # fmt: skip
-        dirty = subprocess.run(
-            ["git", "-C", str(where), "status", "--porcelain", "--untracked-files=no"],
-            capture_output=True, text=True, timeout=10, check=True,
-        ).stdout.strip()  # fmt: skip
+        ).stdout.splitlines()  # fmt: skip
     except (OSError, subprocess.SubprocessError):
         return None
+    heads = [x.split()[-1] for x in out if x.startswith("# branch.oid ")]
+    if not heads or not re.fullmatch(r"[0-9a-f]{40,64}", heads[0]):
+        return None  # no commit yet
+    head, dirty = heads[0], [x for x in out if not x.startswith("#")]
     return {"commit": head, "dirty": bool(dirty)}
 
 

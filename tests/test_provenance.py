@@ -1,10 +1,13 @@
-"""Provenance file hashes (psymetrics_core/provenance.py)."""
+"""Provenance file hashes and the git commit (psymetrics_core/provenance.py)."""
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
+
+from psymetrics_core.provenance import git_commit
 
 
 def test_large_file_hashes_are_memoised_across_runs_and_invalidated_by_a_change(
@@ -38,3 +41,26 @@ def test_large_file_hashes_are_memoised_across_runs_and_invalidated_by_a_change(
     fresh = hashlib.sha256(big.read_bytes()).hexdigest()
     assert provenance.sha256_file(big) == fresh != truth
     assert json.loads(memo_file.read_text())[str(big.resolve())]["sha256"] == fresh
+
+
+def _git(repo: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.org", *args],
+        capture_output=True, text=True, check=True,
+    ).stdout.strip()  # fmt: skip
+
+
+def test_git_head_and_dirty_match_git_itself(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q")
+    assert git_commit(repo) is None  # no commit yet
+    (repo / "a.txt").write_text("one\n")
+    _git(repo, "add", "a.txt")
+    _git(repo, "commit", "-q", "-m", "first")
+    assert git_commit(repo) == {"commit": _git(repo, "rev-parse", "HEAD"), "dirty": False}
+    (repo / "new.txt").write_text("untracked\n")
+    assert git_commit(repo) == {"commit": _git(repo, "rev-parse", "HEAD"), "dirty": False}
+    (repo / "a.txt").write_text("two\n")
+    assert git_commit(repo) == {"commit": _git(repo, "rev-parse", "HEAD"), "dirty": True}
+    assert git_commit(tmp_path / "elsewhere") is None  # not a checkout

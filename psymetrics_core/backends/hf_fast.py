@@ -196,11 +196,10 @@ def score_prompts_native(
         return torch.tensor(ids, device=device)
 
     with torch.inference_mode():
-        root_past = engine.forward(tensor([rows[0].tokens[:root]]))[1] if root > 0 else None
-        for group in _prefix_groups(rows, root):
-            past, n_pre = root_past, group.prefix
-            if n_pre > root:
-                past = engine.forward(tensor([group.rows[0].tokens[root:n_pre]]), past)[1]
+        groups = _prefix_groups(rows, root) if rows else []
+        pasts = _group_pasts(engine, groups, root, pad, tensor)
+        for group, past in zip(groups, pasts, strict=True):
+            n_pre = group.prefix
             for batch in _budget_batches(group.rows, n_pre, token_budget):
                 width = max(len(r.tokens) for r in batch) - n_pre
                 ids = tensor(
@@ -219,6 +218,30 @@ def score_prompts_native(
                         if progress is not None:
                             progress.advance(1)
     return [c for c in done if c is not None]
+
+
+def _group_pasts(
+    engine: Any, groups: list[_Group], root: int, pad: int, tensor: Callable[[list[Any]], Any]
+) -> list[Any]:
+    """The keys and values of each group's prefix, from one forward pass: the groups' prefixes
+    right-padded into one batch (a pass costs a read of every weight however few its tokens),
+    each group's cache then the first ``prefix`` positions of its row; the group at ``root``
+    shares the root positions, which every prefix starts with."""
+    if not groups:
+        return []
+    longer = [g for g in groups if g.prefix > root]
+    if not longer:
+        past = engine.forward(tensor([groups[0].rows[0].tokens[:root]]))[1] if root > 0 else None
+        return [past for _ in groups]
+    width = max(g.prefix for g in longer)
+    ids = [g.rows[0].tokens[: g.prefix] + [pad] * (width - g.prefix) for g in longer]
+    cache = engine.forward(tensor(ids))[1]
+    row = {id(g): i for i, g in enumerate(longer)}
+
+    def cut(i: int, n: int) -> Any:
+        return [(k[i : i + 1, :, :n], v[i : i + 1, :, :n]) for k, v in cache] if n > 0 else None
+
+    return [cut(row[id(g)], g.prefix) if id(g) in row else cut(0, root) for g in groups]
 
 
 def _add_reads(
