@@ -19,13 +19,24 @@ from typing import TYPE_CHECKING, Any
 from .hookspecs import hookimpl
 
 if TYPE_CHECKING:
-    from .types import Instrument
+    from .types import Instrument, LazyInstrument
+
+
+def __getattr__(name: str) -> Any:
+    """``LazyInstrument`` on first use (importing the package stays cheap)."""
+    if name == "LazyInstrument":
+        from .types import LazyInstrument
+
+        return LazyInstrument
+    raise AttributeError(f"module 'psymetrics_core' has no attribute {name!r}")
+
 
 __version__ = "0.1.0"
 
 __all__ = [
     "__version__",
     "hookimpl",
+    "LazyInstrument",
     "data_files",
     "evaluate",
     "score_responses",

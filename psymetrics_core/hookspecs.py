@@ -33,8 +33,10 @@ def register_instruments(register: Callable[..., None]) -> None:
     """Register instruments (tasks).
 
     :param register: call ``register(path)`` with the path of an ``instrument.yaml`` (or a
-        directory holding one), or ``register(instrument)`` with a ready ``Instrument``.
-        ``psymetrics_core.data_files(__name__)`` lists every spec shipped in a package.
+        directory holding one), ``register(instrument)`` with a ready ``Instrument``, or
+        ``register(LazyInstrument(task_id, build))`` for a task built in code only when a
+        command needs it. ``psymetrics_core.data_files(__name__)`` lists every spec shipped in
+        a package.
     """
 
 

@@ -16,7 +16,7 @@ import pluggy
 
 from .errors import SpecError
 from .plugin_loader import PluginRecord
-from .types import Instrument, PluginInfo
+from .types import Instrument, LazyInstrument, PluginInfo
 
 __all__ = [
     "BackendEntry",
@@ -94,10 +94,11 @@ _ID_MEMO = "instrument-ids.json"
 
 @dataclass(frozen=True)
 class _Deferred:
-    """A registered spec file not parsed yet."""
+    """A registered task not built yet: a spec file to parse, or a plugin's builder."""
 
-    path: Path
+    path: Path | None
     plugin: PluginInfo
+    build: Callable[[], Any] | None = None
 
 
 class InstrumentTable:
@@ -136,12 +137,8 @@ class InstrumentTable:
         entry = self._entries[task]
         if isinstance(entry, Instrument):
             return entry
-        from .spec import load_instrument
-
         try:
-            inst = replace(load_instrument(entry.path), plugin=entry.plugin)
-            if inst.id != task:  # the stamp matched, so this needs a changed file system clock
-                raise SpecError(entry.path, f"task id changed from '{task}' to '{inst.id}'")
+            inst = replace(_build(entry, task), plugin=entry.plugin)
         except SpecError as exc:
             del self._entries[task]
             self.failures.append(f"plugin '{entry.plugin.name}': {exc}")
@@ -160,6 +157,30 @@ class InstrumentTable:
         return {t: e for t, e in self._entries.items() if isinstance(e, Instrument)}
 
 
+_Registrable = Instrument | LazyInstrument | str | Path
+
+
+def _build(entry: _Deferred, task: str) -> Instrument:
+    """The instrument of a deferred task; whatever goes wrong is a one-line SpecError."""
+    from .spec import load_instrument
+
+    where = entry.path or Path(f"<plugin {entry.plugin.name}>")
+    if entry.build is None:
+        inst = load_instrument(entry.path or where)
+    else:
+        try:
+            inst = entry.build()
+        except _HOOK_ERRORS as exc:
+            reason = f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
+            raise SpecError(where, f"building task '{task}' failed ({reason})") from None
+        if not isinstance(inst, Instrument):
+            raise SpecError(where, f"building task '{task}' returned {type(inst).__name__}, "
+                                   "not an Instrument")  # fmt: skip
+    if inst.id != task:  # a builder naming another id, or a spec edited within one mtime tick
+        raise SpecError(where, f"task '{task}' was registered, but its instrument is '{inst.id}'")
+    return inst
+
+
 def build_instruments(pm: pluggy.PluginManager, records: Sequence[PluginRecord]) -> InstrumentTable:
     """Every registered instrument by task id, and one line per spec that failed validation."""
     from .spec import load_instrument
@@ -171,17 +192,27 @@ def build_instruments(pm: pluggy.PluginManager, records: Sequence[PluginRecord])
     for impl in _each_impl(pm, "register_instruments"):
         info = plugin_info(records, impl.plugin_name)
 
-        def register(obj: Instrument | str | Path, _info: PluginInfo = info) -> None:
+        def register(
+            obj: Instrument | LazyInstrument | str | Path, _info: PluginInfo = info
+        ) -> None:
             nonlocal memo_changed
-            if not isinstance(obj, Instrument | str | Path):
+            if not isinstance(obj, Instrument | LazyInstrument | str | Path):
                 table.failures.append(
                     f"plugin '{_info.name}': registered {type(obj).__name__} {obj!r:.60} "
-                    "(expected an Instrument or the path of an instrument.yaml)"
+                    "(expected an Instrument, a LazyInstrument or the path of an instrument.yaml)"
                 )
                 return
             entry: Instrument | _Deferred
             if isinstance(obj, Instrument):
                 task, entry = obj.id, replace(obj, plugin=_info)
+            elif isinstance(obj, LazyInstrument):
+                if not (isinstance(obj.id, str) and obj.id and callable(obj.build)):
+                    table.failures.append(
+                        f"plugin '{_info.name}': LazyInstrument({obj.id!r:.60}) needs a task id "
+                        "and a callable that builds the instrument"
+                    )
+                    return
+                task, entry = obj.id, _Deferred(None, _info, obj.build)
             elif (known := _known_id(memo, obj)) is not None:
                 task, entry = known, _Deferred(Path(obj), _info)
             else:

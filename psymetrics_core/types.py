@@ -357,3 +357,14 @@ class Score:
             "ci_high": self.ci_high,
             **({"detail": self.detail} if self.detail else {}),
         }
+
+
+@dataclass(frozen=True)
+class LazyInstrument:
+    """A task a plugin builds in code, registered by id and built when it is first needed
+    (``register(LazyInstrument("refletter", make_instrument))``): commands that do not run or
+    list it never pay for building it. ``build()`` must return an ``Instrument`` whose id is
+    ``id``."""
+
+    id: str
+    build: Any  # Callable[[], Instrument]

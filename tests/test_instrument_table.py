@@ -133,3 +133,54 @@ def test_a_malformed_memo_is_ignored(parsed: list[str], tmp_path: Path) -> None:
         parsed.clear()
         assert _session(a).get_instrument("alpha").id == "alpha"
         assert parsed == ["alpha"]
+
+
+class _Builders:
+    """A plugin registering tasks built in code, lazily."""
+
+    def __init__(self, folder: Path, built: list[str]) -> None:
+        self.folder, self.built = folder, built
+
+    def _make(self, task: str, as_id: str | None = None, fail: bool = False) -> Any:
+        self.built.append(task)
+        if fail:
+            raise ValueError("lexicon missing\nsecond line")
+        inst = spec.load_instrument(self.folder / "instrument.yaml")
+        from dataclasses import replace
+
+        return replace(inst, id=as_id or task)
+
+    @hookimpl
+    def register_instruments(self, register: Any) -> None:
+        from functools import partial
+
+        from psymetrics_core import LazyInstrument
+
+        register(LazyInstrument("lazy-ok", partial(self._make, "lazy-ok")))
+        register(LazyInstrument("lazy-fails", partial(self._make, "lazy-fails", fail=True)))
+        register(LazyInstrument("lazy-wrong", partial(self._make, "lazy-wrong", as_id="other")))
+        register(LazyInstrument("", partial(self._make, "nameless")))
+        register(LazyInstrument("not-callable", "make_it"))
+
+
+def test_lazy_instruments_are_built_once_when_needed(parsed: list[str], tmp_path: Path) -> None:
+    built: list[str] = []
+    pm, records = make_plugin_manager(autoload=False)
+    pm.register(_Builders(_spec_dir(tmp_path, "alpha"), built), name="builders")
+    session = Session(pm, records)
+    assert set(session.task_ids()) == {"lazy-ok", "lazy-fails", "lazy-wrong"}
+    assert built == []  # registering built nothing
+    assert session.get_instrument("lazy-ok").id == "lazy-ok"
+    assert session.get_instrument("lazy-ok").plugin.name == "builders"  # type: ignore[union-attr]
+    assert built == ["lazy-ok"]  # once
+    with pytest.raises(SpecError) as info:
+        session.get_instrument("lazy-fails")
+    assert str(info.value) == (
+        "<plugin builders>: building task 'lazy-fails' failed (ValueError: lexicon missing)"
+    )
+    with pytest.raises(SpecError, match="task 'lazy-wrong' was registered, but its instrument"):
+        session.get_instrument("lazy-wrong")
+    assert sorted(session.instruments()) == ["lazy-ok"]
+    failures = session.registration_failures()
+    assert len(failures) == 4 and all(f.startswith("plugin 'builders': ") for f in failures)
+    assert sum("needs a task id and a callable" in f for f in failures) == 2

@@ -12,8 +12,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from rapidfuzz import fuzz, process
-
 __all__ = ["extract_recommendations", "normalise", "CUTOFF"]
 
 CUTOFF = 85.0
@@ -39,6 +37,8 @@ def extract_recommendations(
     text: str, offered: Sequence[str], max_recs: int = 5
 ) -> tuple[list[str], list[str]]:
     """(matched offered names in order, unmatched listed names)."""
+    from rapidfuzz import fuzz, process  # here: every psym command loads this plugin
+
     norm = {normalise(o): o for o in offered}
     choices = list(norm)
     matched: list[str] = []

@@ -13,6 +13,7 @@ also as ``psym projective-analyze``).
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache, partial
 from typing import Any
 
 from psymetrics_core import data_files, hookimpl
@@ -22,13 +23,25 @@ __version__ = "0.1.0"
 
 @hookimpl
 def register_instruments(register: Callable[..., None]) -> None:
-    """Register the ``sct``, ``tat`` and ``rorschach`` tasks and the BDI-II and BSS keys."""
-    from .tasks import make_tasks
+    """Register the ``sct``, ``tat`` and ``rorschach`` tasks (built when a command needs one)
+    and the BDI-II and BSS keys."""
+    from psymetrics_core import LazyInstrument
 
-    for task in make_tasks():
-        register(task)
+    for task in ("sct", "tat", "rorschach"):
+        register(LazyInstrument(task, partial(_task, task)))
     for spec in data_files(__name__):
         register(spec)
+
+
+@cache
+def _tasks() -> dict[str, Any]:
+    from .tasks import make_tasks
+
+    return {t.id: t for t in make_tasks()}
+
+
+def _task(task_id: str) -> Any:
+    return _tasks()[task_id]
 
 
 @hookimpl

@@ -206,5 +206,7 @@ def letter_scores(
 
 @hookimpl
 def register_instruments(register: Callable[..., None]) -> None:
-    """Register the ``refletter`` task."""
-    register(make_instrument())
+    """Register the ``refletter`` task (built when a command needs it)."""
+    from psymetrics_core import LazyInstrument
+
+    register(LazyInstrument(TASK, make_instrument))
