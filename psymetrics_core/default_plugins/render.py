@@ -4,18 +4,21 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import Any
-
-import jinja2
+from typing import TYPE_CHECKING, Any
 
 from ..hookspecs import hookimpl
 from ..types import Instrument, Item, Option, Prompt
+
+if TYPE_CHECKING:
+    import jinja2
 
 __all__ = ["render_prompt", "render_text"]
 
 
 @lru_cache(maxsize=64)
 def _template(source: str) -> jinja2.Template:
+    import jinja2  # here: commands that render no prompt (merge, list, report) skip it
+
     env = jinja2.Environment(
         undefined=jinja2.StrictUndefined, keep_trailing_newline=False, autoescape=False
     )
