@@ -91,12 +91,8 @@ def read_text(path: str | Path, *, what: str = "file", limit: int | None = None)
             )
         with p.open("rb") as fh:
             data = fh.read(cap + 1)
-    except FileNotFoundError:
-        raise InputError(f"{p}: no such file (expected a {what})") from None
-    except PermissionError:
-        raise InputError(f"{p}: permission denied reading the {what}") from None
     except OSError as exc:
-        raise InputError(f"{p}: cannot read the {what} ({exc.strerror or exc})") from None
+        raise _unreadable(p, what, exc) from None
     if len(data) > cap:
         raise InputError(f"{p}: {what} is over the {cap:,}-byte limit for input files")
     try:
@@ -110,6 +106,15 @@ def read_text(path: str | Path, *, what: str = "file", limit: int | None = None)
     return text[1:] if text.startswith("\ufeff") else text
 
 
+def _unreadable(p: Path, what: str, exc: OSError) -> InputError:
+    """The one-line error for a file that could not be opened or read."""
+    if isinstance(exc, FileNotFoundError):
+        return InputError(f"{p}: no such file (expected a {what})")
+    if isinstance(exc, PermissionError):
+        return InputError(f"{p}: permission denied reading the {what}")
+    return InputError(f"{p}: cannot read the {what} ({exc.strerror or exc})")
+
+
 def read_lines(path: str | Path, *, what: str = "file") -> Iterator[tuple[int, str]]:
     """Each line of the UTF-8 text file ``path`` as (line number, text), read one line at a
     time: no cap on the file (a long run's JSONL records), each line at most ``max_bytes()``;
@@ -120,12 +125,8 @@ def read_lines(path: str | Path, *, what: str = "file") -> Iterator[tuple[int, s
         if p.is_dir():
             raise InputError(f"{p}: is a directory, expected a {what}")
         fh = p.open("rb")
-    except FileNotFoundError:
-        raise InputError(f"{p}: no such file (expected a {what})") from None
-    except PermissionError:
-        raise InputError(f"{p}: permission denied reading the {what}") from None
     except OSError as exc:
-        raise InputError(f"{p}: cannot read the {what} ({exc.strerror or exc})") from None
+        raise _unreadable(p, what, exc) from None
     with fh:
         n = 0
         while raw := fh.readline(cap + 1):

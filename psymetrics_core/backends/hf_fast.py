@@ -65,6 +65,27 @@ def _common_prefix(rows: list[_Row]) -> int:
     return max(n, 0)
 
 
+def _finish(
+    batch: list[_Row],
+    pending: list[int],
+    scores: list[list[float]],
+    done: list[Completion | None],
+    on_result: Callable[[int, Completion], None] | None,
+    progress: Reporter | None,
+) -> None:
+    """Count ``batch``'s rows off their prompts; a prompt whose rows are all scored is done:
+    reported to ``on_result`` and ``progress`` at once."""
+    for r in batch:
+        pending[r.prompt] -= 1
+        if pending[r.prompt] == 0:
+            comp = Completion(option_logprobs=tuple(scores[r.prompt]))
+            done[r.prompt] = comp
+            if on_result is not None:
+                on_result(r.prompt, comp)
+            if progress is not None:
+                progress.advance(1)
+
+
 def score_prompts(
     backend: Any,
     prompts: Sequence[Prompt],
@@ -112,14 +133,7 @@ def score_prompts(
             for b, r in enumerate(batch):
                 for pos, tok, k in r.reads:
                     scores[r.prompt][k] += float(logp[b, index[pos - n_pre], tok])
-                pending[r.prompt] -= 1
-                if pending[r.prompt] == 0:
-                    comp = Completion(option_logprobs=tuple(scores[r.prompt]))
-                    done[r.prompt] = comp
-                    if on_result is not None:
-                        on_result(r.prompt, comp)
-                    if progress is not None:
-                        progress.advance(1)
+            _finish(batch, pending, scores, done, on_result, progress)
     return [c for c in done if c is not None]
 
 
@@ -208,15 +222,7 @@ def score_prompts_native(
                 wanted = sorted({pos - n_pre for r in batch for pos, _, _ in r.reads})
                 hidden, _ = engine.forward(ids, past, keep=tensor(wanted))
                 _add_reads(engine, hidden, batch, wanted, n_pre, scores)
-                for r in batch:
-                    pending[r.prompt] -= 1
-                    if pending[r.prompt] == 0:
-                        comp = Completion(option_logprobs=tuple(scores[r.prompt]))
-                        done[r.prompt] = comp
-                        if on_result is not None:
-                            on_result(r.prompt, comp)
-                        if progress is not None:
-                            progress.advance(1)
+                _finish(batch, pending, scores, done, on_result, progress)
     return [c for c in done if c is not None]
 
 
