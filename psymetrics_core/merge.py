@@ -9,7 +9,6 @@ units in plan order, each task's first unit in full, every unit's summary under 
 from __future__ import annotations
 
 import copy
-import json
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -19,9 +18,11 @@ from typing import Any
 from .errors import PsymError
 from .indicators import add_run_indicators
 from .plan import Plan, Unit, read_plan, write_plan
+from .records.read import read_results
 from .registry import get_instrument
 from .results import write_results
 from .rundir import ensure_run_dir
+from .safe_io import parse_json, read_lines
 from .shard import read_shard_record
 
 __all__ = ["merge_runs", "MergeReport"]
@@ -58,27 +59,28 @@ def _read_shard(directory: Path) -> _Shard:
             f"{directory}: shard {record.get('shard')} is incomplete; run it again to resume"
         )
     results = None
-    if (directory / "results.json").is_file():
-        try:
-            results = json.loads((directory / "results.json").read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as exc:
-            raise PsymError(f"{directory / 'results.json'}: unreadable ({exc})") from None
+    if (directory / "results.json").is_file():  # typed: a hand-edited field is one line
+        results = read_results(directory / "results.json", schema=True)
     samples: dict[tuple[str, str, int], list[str]] = {}
     path = directory / "samples.jsonl"
     if path.is_file():
-        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        for n, line in read_lines(path, what="samples file"):
             if not line.strip():
                 continue
+            row = parse_json(line, path, line=n)
             try:
-                row = json.loads(line)
                 key = (str(row["task"]), str(row["condition"]), int(row["repeat"]))
-            except (json.JSONDecodeError, KeyError, TypeError, ValueError):
+            except (KeyError, TypeError, ValueError, OverflowError):
                 raise PsymError(
-                    f"{path}:{n}: expected a sample with task, condition, repeat"
+                    f"{path}, line {n}: expected a sample with task, condition, repeat"
                 ) from None
             samples.setdefault(key, []).append(line)
     judge_path = directory / "judge.jsonl"
-    judge = judge_path.read_text(encoding="utf-8").splitlines() if judge_path.is_file() else []
+    judge = (
+        [line for _, line in read_lines(judge_path, what="judge file")]
+        if judge_path.is_file()
+        else []
+    )
     return _Shard(directory, record, results, samples, [j for j in judge if j.strip()])
 
 

@@ -152,12 +152,9 @@ def judge_table(paths: Sequence[str | Path]) -> Any:
     for r in _runs(paths):
         for j in r.judge:
             msgs = (j.get("prompt") or {}).get("messages") or []
-            verdict = j.get("verdict")
-            if isinstance(verdict, dict):
-                status = verdict.get("status")
-                verdict = verdict.get("value")
-            else:
-                status = j.get("status")
+            parsed = j.get("verdict")  # a VerdictRecord or None (records/samples.py)
+            verdict = parsed.get("value") if isinstance(parsed, dict) else None
+            status = parsed.get("status") if isinstance(parsed, dict) else None
             rows.append(
                 {
                     "run": r.path.resolve().name,

@@ -152,3 +152,47 @@ def test_cache_export_leaves_another_writers_temporary_file_alone(
     assert r.returncode == 0 and f"imported {len(rows)} new responses" in r.stdout, r.stderr
     r = _psym(["cache", "import", str(out)], tmp_path / "fresh")
     assert "imported 0 new responses" in r.stdout, r.stderr
+
+
+def _deep(n: int) -> str:
+    return "[" * n + "]" * n
+
+
+@pytest.mark.parametrize(
+    "fname, edit, expect",
+    [
+        ("results.json", lambda t: t[: len(t) // 2], "invalid JSON"),
+        ("results.json", lambda t: b"\xff" + t.encode(), "not UTF-8"),
+        ("results.json", lambda t: t.replace('"runs": [', '"runs": "x", "was": [', 1),
+         "field 'tasks.bfi.runs'"),
+        ("results.json", lambda t: _deep(100_000), "results"),
+        ("samples.jsonl", lambda t: t + "{not json\n", "invalid JSON"),
+        ("samples.jsonl", lambda t: t + '{"task": "bfi", "condition": "original"}\n',
+         "expected a sample with task, condition, repeat"),
+        ("samples.jsonl", lambda t: t + '{"task": "bfi", "condition": "x", "repeat": "1e999"}\n',
+         "expected a sample with task, condition, repeat"),
+        ("samples.jsonl", lambda t: t.encode() + b'{"task": "\xe9"}\n', "not UTF-8"),
+        ("samples.jsonl", lambda t: t + _deep(100_000) + "\n", "samples.jsonl, line"),
+        ("judge.jsonl", lambda t: b"\xff\xfe", "not UTF-8"),
+    ],
+)  # fmt: skip
+def test_a_damaged_shard_file_is_one_line(
+    shards: dict[str, Any], tmp_path: Path, fname: str, edit: Any, expect: str
+) -> None:
+    """Merge reads shard files through the validated readers: junk is one line naming the
+    file, never a traceback, and nothing is written."""
+    import shutil
+
+    s1, s2 = (tmp_path / "s1", tmp_path / "s2")
+    shutil.copytree(shards["dirs"][0], s1)
+    shutil.copytree(shards["dirs"][1], s2)
+    target = s1 / fname
+    damaged = edit(target.read_text() if target.exists() else "")
+    if isinstance(damaged, bytes):
+        target.write_bytes(damaged)
+    else:
+        target.write_text(damaged)
+    out = tmp_path / "merged"
+    line = _one_line(_psym(["merge", str(s1), str(s2), "--output", str(out)], shards["cache"]))
+    assert str(target) in line and expect in line, line
+    assert not (out / "results.json").exists()
