@@ -139,6 +139,10 @@ class InstrumentTable:
             return entry
         try:
             inst = replace(_build(entry, task), plugin=entry.plugin)
+        except _MisfiledSpec as misfiled:  # a stale or damaged memo: file it under its own id
+            del self._entries[task]
+            self._entries.setdefault(misfiled.inst.id, replace(misfiled.inst, plugin=entry.plugin))
+            raise KeyError(task) from None
         except SpecError as exc:
             del self._entries[task]
             self.failures.append(f"plugin '{entry.plugin.name}': {exc}")
@@ -152,8 +156,8 @@ class InstrumentTable:
             if isinstance(entry, _Deferred):
                 try:
                     self.get(task)
-                except SpecError:
-                    pass  # recorded in self.failures by get()
+                except (SpecError, KeyError):
+                    pass  # a failure is recorded by get(); a misfiled spec moved to its id
         return {t: e for t, e in self._entries.items() if isinstance(e, Instrument)}
 
 
@@ -176,9 +180,19 @@ def _build(entry: _Deferred, task: str) -> Instrument:
         if not isinstance(inst, Instrument):
             raise SpecError(where, f"building task '{task}' returned {type(inst).__name__}, "
                                    "not an Instrument")  # fmt: skip
-    if inst.id != task:  # a builder naming another id, or a spec edited within one mtime tick
+    if inst.id != task and entry.build is None:  # the memo's id was wrong (edited by hand)
+        raise _MisfiledSpec(inst)
+    if inst.id != task:
         raise SpecError(where, f"task '{task}' was registered, but its instrument is '{inst.id}'")
     return inst
+
+
+class _MisfiledSpec(Exception):
+    """A deferred spec file whose task id is not the one the memo gave."""
+
+    def __init__(self, inst: Instrument) -> None:
+        super().__init__(inst.id)
+        self.inst = inst
 
 
 def build_instruments(pm: pluggy.PluginManager, records: Sequence[PluginRecord]) -> InstrumentTable:
@@ -213,9 +227,9 @@ def build_instruments(pm: pluggy.PluginManager, records: Sequence[PluginRecord])
                     )
                     return
                 task, entry = obj.id, _Deferred(None, _info, obj.build)
-            elif (known := _known_id(memo, obj)) is not None:
+            elif (known := _known_id(memo, obj)) is not None and not _taken(table, known):
                 task, entry = known, _Deferred(Path(obj), _info)
-            else:
+            else:  # unknown, or its memo id is taken: parse it to learn (or confirm) its id
                 try:
                     inst = load_instrument(obj)
                 except SpecError as exc:
@@ -234,6 +248,17 @@ def build_instruments(pm: pluggy.PluginManager, records: Sequence[PluginRecord])
     if memo_changed:
         write_memo(_ID_MEMO, memo)
     return table
+
+
+def _taken(table: InstrumentTable, task: str) -> bool:
+    """Whether ``task`` is registered, after checking a spec deferred under that id really is
+    ``task`` (a damaged memo may have filed another spec there)."""
+    if task in table:
+        try:
+            table.get(task)
+        except (SpecError, KeyError):
+            pass  # a failing spec is recorded; a misfiled one moved to its own id
+    return task in table
 
 
 def _known_id(memo: dict[str, Any], path: str | Path) -> str | None:

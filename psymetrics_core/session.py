@@ -115,8 +115,14 @@ class Session:
         """The instrument registered as ``task`` (its spec parsed now if it was not yet), or an
         error listing the close matches."""
         table = self._instrument_table()
-        if task in table:
-            return table.get(task)
+        for attempt in range(2):
+            if task in table:
+                try:
+                    return table.get(task)
+                except KeyError:
+                    pass  # its spec was filed under another id by a damaged memo
+            if attempt == 0:
+                table.load_all()  # parse every deferred spec: each lands under its own id
         known = table.ids()
         close = difflib.get_close_matches(task, known, n=3)
         hint = f"; did you mean {', '.join(close)}?" if close else ""

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from ..errors import BackendError
 from ..types import Completion, Prompt
-from .base import GenerationSettings, OnResult, Reporter
+from .base import GenerationSettings, OnResult, Reporter, check_requests
 from .openai_api import OpenAIBackend, _finish, _number
 
 __all__ = ["OpenAIChatBackend", "chat_messages"]
@@ -45,8 +46,8 @@ class OpenAIChatBackend(OpenAIBackend):
         on_result: OnResult | None = None,
     ) -> list[Completion]:
         """First-token option log-probabilities; a continuation is refused before any request."""
-        if any(p.has_continuations for p in prompts):
-            raise BackendError(self.continuation_refusal())
+        scoring = replace(settings, mode="logprob")  # whatever mode the caller passed
+        check_requests(self, [(p, scoring) for p in prompts])
         return super().option_logprobs(prompts, settings, progress, on_result)
 
     async def _generate_one(
