@@ -330,7 +330,7 @@ def main() -> None:
             rl = scale.reload_times(env)
             print(
                 f"[reload] converted SmolLM2 + tokenizer in a fresh process: "
-                f"{rl['reload']:.2f} s (target < 0.5 s); import torch "
+                f"{rl['reload']:.2f} s (target < 0.5 s); import {rl['engine']} "
                 f"{rl['imports']:.2f} s"
             )
             inf = scale.inference_vs_floor(a.limit)
@@ -346,8 +346,9 @@ def main() -> None:
                 f"{cb['flops'] / 1e12:.2f} TFLOP; at this machine's float32 matmul peak "
                 f"({cb['peak_flops'] / 1e9:.0f} GFLOP/s) {cb['seconds']:.2f} s; + the cached "
                 f"re-run ({r['cached_s']:.2f} s: start-up, plugins, scoring, writing) + import "
-                f"torch ({rl['imports']:.2f} s) = {least:.1f} s = {least / r['lm_eval_s']:.2f}x "
-                "of lm_eval: no exact float32 run of this process can be faster"
+                f"{rl['engine']} ({rl['imports']:.2f} s) = {least:.1f} s = "
+                f"{least / r['lm_eval_s']:.2f}x of lm_eval: no exact float32 run of this process "
+                "can be faster"
             )
         print(f"load average at end: {os.getloadavg()[0]:.1f}")
     finally:

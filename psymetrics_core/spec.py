@@ -234,8 +234,10 @@ def _check_forms_agree(path: Path, forms: dict[str, list[Item]]) -> None:
 def _check_template(path: Path, template: str) -> None:
     import jinja2
 
+    from .default_plugins.render import compiled_template
+
     try:
-        jinja2.Environment().parse(template)
+        compiled_template(template)  # compiled once: rendering the prompts reuses it
     except jinja2.TemplateSyntaxError as exc:
         raise SpecError(
             path, f"line {exc.lineno} of the template: {exc.message}", field="prompt.template"

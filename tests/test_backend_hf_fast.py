@@ -77,26 +77,3 @@ def test_budget_batches_minimise_padding_plus_a_cost_per_pass() -> None:
     same = [_row(i, [0] * 15) for i in range(10)]
     assert [len(b) for b in hf_fast._budget_batches(same, 5, 4096)] == [10]
     assert [len(b) for b in hf_fast._budget_batches(same, 5, 30)] == [3, 3, 3, 1]
-
-
-@pytest.mark.model
-def test_native_forward_keep_equals_the_full_forward(smollm2: Any) -> None:
-    """The last layer's pruning (only kept positions get queries, attention output and MLP)
-    gives the hidden states of the full pass at those positions."""
-    import torch
-
-    smollm2.option_logprobs(
-        [Prompt(messages=({"role": "user", "content": "Hi"},), options=(Option(1, "a"),), text="")],
-        GenerationSettings(mode="logprob"),
-    )
-    engine, tok = smollm2._native
-    ids = torch.tensor([tok.encode("I see myself as someone who is talkative. Agree? 1 2 3")] * 2)
-    keep = torch.tensor([3, ids.shape[1] - 1])
-    with torch.inference_mode():
-        full, _ = engine.forward(ids)
-        pruned, _ = engine.forward(ids, keep=keep)
-        _, past = engine.forward(ids[:1, :4])
-        # after a 4-token prefix: suffix positions 0 and last are full positions 4 and last
-        pruned_past, _ = engine.forward(ids[:, 4:], past, keep=torch.tensor([0, ids.shape[1] - 5]))
-    assert (pruned - full[:, keep]).abs().max().item() < 1e-4
-    assert (pruned_past - full[:, [4, ids.shape[1] - 1]]).abs().max().item() < 1e-4

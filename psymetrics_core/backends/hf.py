@@ -16,7 +16,7 @@ from ..errors import BackendError
 from ..types import Completion, Prompt
 from .base import Backend, GenerationSettings, OnResult, Reporter
 from .hf_vision import generate_with_images, is_image_text_model, load_image_text_model
-from .local_model import converted_copy, remove_stale_conversions
+from .local_model import cache_dir, converted_copy, remove_stale_conversions
 
 __all__ = ["HFBackend"]
 
@@ -48,7 +48,7 @@ class HFBackend(Backend):
             raise BackendError("--model-args batch_size must be an integer") from exc
         self.chat_template = _flag(args.pop("chat_template", "true"))
         self.prefix_cache = _flag(args.pop("prefix_cache", "true"))
-        self.native = _flag(args.pop("native", "true"))
+        self.native = _native_choice(args.pop("native", "true"))
         threads = args.pop("threads", None)
         try:
             self.threads = int(threads) if threads else _cpu_threads()
@@ -71,6 +71,7 @@ class HFBackend(Backend):
         self._processor: Any = None  # image-text-to-text models (hf_vision)
         self._native: Any = None  # (NativeLlama, NativeTokenizer) for option scoring
         self._native_tried = False
+        self._identity: dict[str, Any] | None = None
         self.supports_images = not self.gguf_file and is_image_text_model(self.pretrained)
 
     # -- loading -----------------------------------------------------------------------------
@@ -151,16 +152,19 @@ class HFBackend(Backend):
     def _native_engine(self) -> Any:
         """(model, tokenizer) of the native Llama forward pass, or None where it does not apply.
 
-        Used for option scoring of Llama-architecture safetensors models (the dequantised
-        SmolLM2 copy included): it loads in a fraction of the time transformers needs.
+        Used for option scoring of float32 Llama-architecture safetensors models (the
+        dequantised SmolLM2 copy included): on a CPU through ONNX Runtime
+        (``onnx_llama``), elsewhere, or with ``native=torch``, in plain torch
+        (``native_llama``); either loads in a fraction of the time transformers needs.
         ``native=false`` (or ``prefix_cache=false``) keeps transformers.
         """
         if self._native_tried:
             return self._native
         self._native_tried = True
-        if not (self.native and self.prefix_cache) or self.supports_images:
+        engine = self.scoring_engine()
+        if engine == "transformers":
             return None
-        from .native_llama import load_native, native_support
+        from .native_llama import NativeTokenizer, load_native, native_support
 
         directory = converted_copy(self.pretrained, self.gguf_file) if self.gguf_file else None
         if directory is not None and not (directory / "config.json").is_file():
@@ -168,14 +172,45 @@ class HFBackend(Backend):
         directory = directory or Path(self.pretrained)
         if native_support(directory) is not None:
             return None
+        if engine == "onnxruntime":
+            from .onnx_llama import load_onnx
+
+            graphs = cache_dir() / "onnx-graphs"
+            self._native = (load_onnx(directory, self.threads, graphs), NativeTokenizer(directory))
+            return self._native
         import torch
 
         if self.device == "cpu":
             torch.set_num_threads(self.threads)
-        if self.dtype not in ("float32", "auto"):
-            return None
         self._native = load_native(directory, self.device)
         return self._native
+
+    def scoring_engine(self) -> str:
+        """What scores options: ``onnxruntime`` or ``torch`` (the native Llama forward pass,
+        where the model turns out to be one it runs) or ``transformers``. Decided from the
+        settings and the installed packages, without importing or loading anything."""
+        if self.native == "off" or not self.prefix_cache or self.supports_images:
+            return "transformers"
+        if self.dtype not in ("float32", "auto"):
+            return "transformers"
+        from .native_llama import native_support
+
+        directory = converted_copy(self.pretrained, self.gguf_file) if self.gguf_file else None
+        directory = directory or Path(self.pretrained)
+        if (directory / "config.json").is_file() and native_support(directory) is not None:
+            return "transformers"  # not a model the native pass runs (an unconverted GGUF
+            # file is taken to be one: its copy is checked once it exists)
+        if self.native == "torch" or self.device != "cpu":
+            return "torch"
+        from .onnx_llama import onnx_available
+
+        if onnx_available():
+            return "onnxruntime"
+        if self.native == "onnx":
+            raise BackendError(
+                "--model-args native=onnx needs onnxruntime and onnx: pip install onnxruntime onnx"
+            )
+        return "torch"
 
     def context_text(self, prompt: Prompt) -> str:
         """The exact text the model is conditioned on (chat template applied)."""
@@ -329,10 +364,13 @@ class HFBackend(Backend):
             return scores
 
     def identity(self) -> dict[str, Any]:
-        """Backend, model path, file and settings for run records."""
+        """Backend, model path, file and settings for run records (worked out once per
+        backend: the cache key and the run record see the same)."""
         from importlib.metadata import version
 
-        return {
+        if self._identity is not None:
+            return dict(self._identity)
+        self._identity = {
             "backend": self.name,
             "pretrained": str(self.pretrained),
             "gguf_file": self.gguf_file,
@@ -343,11 +381,36 @@ class HFBackend(Backend):
             "threads": self.threads,
             "transformers": version("transformers"),
             "torch": version("torch"),
+            **self._engine_identity(),
         }
+        return dict(self._identity)
+
+    def _engine_identity(self) -> dict[str, Any]:
+        """The option-scoring engine and its version (part of the response cache's key: the
+        engines agree only within float error)."""
+        from importlib.metadata import version
+
+        engine = self.scoring_engine()
+        out: dict[str, Any] = {"option_scoring": engine}
+        if engine == "onnxruntime":
+            out["onnxruntime"] = version("onnxruntime")
+        return out
 
 
 def _flag(text: str) -> bool:
     return text.lower() not in ("0", "false", "no")
+
+
+def _native_choice(text: str) -> str:
+    """``native=``: auto (true, the default), onnx, torch or off (false)."""
+    value = text.lower()
+    if value in ("1", "true", "yes", "auto"):
+        return "auto"
+    if value in ("0", "false", "no", "off"):
+        return "off"
+    if value in ("onnx", "torch"):
+        return value
+    raise BackendError(f"--model-args native must be true, false, onnx or torch, got {text!r}")
 
 
 def _check_hf_args(device: str, batch_size: int, threads: int) -> None:

@@ -186,17 +186,18 @@ def score_prompts_native(
     on_result: Callable[[int, Completion], None] | None,
     token_budget: int = 4096,
 ) -> list[Completion]:
-    """As :func:`score_prompts` on the native Llama forward pass (``native_llama``).
+    """As :func:`score_prompts` on a native Llama forward pass (``onnx_llama`` on a CPU,
+    ``native_llama`` elsewhere: both take token ids as arrays, ``forward``, ``prefix`` and
+    ``log_probs``).
 
     The token prefix shared by every row of the call is run once, then each group of rows
     sharing a longer prefix (:func:`_prefix_groups`) extends it once; the rest of the rows are
     run in batches of about ``token_budget`` padded tokens, shortest first, each attending to
     its group's keys and values without copying them per row.
     """
-    import torch
+    import numpy as np
 
     engine = backend._native[0]
-    device = backend.device
     rows = _rows(backend, prompts)
     scores: list[list[float]] = [[0.0] * len(p.options) for p in prompts]
     pending = [0] * len(prompts)
@@ -205,47 +206,46 @@ def score_prompts_native(
     done: list[Completion | None] = [None] * len(prompts)
     root = _common_prefix(rows) if rows else 0
     pad = backend._native[1].pad_token_id or 0
-
-    def tensor(ids: list[Any]) -> Any:
-        return torch.tensor(ids, device=device)
-
-    with torch.inference_mode():
-        groups = _prefix_groups(rows, root) if rows else []
-        pasts = _group_pasts(engine, groups, root, pad, tensor)
-        for group, past in zip(groups, pasts, strict=True):
-            n_pre = group.prefix
-            for batch in _budget_batches(group.rows, n_pre, token_budget):
-                width = max(len(r.tokens) for r in batch) - n_pre
-                ids = tensor(
-                    [r.tokens[n_pre:] + [pad] * (width - len(r.tokens) + n_pre) for r in batch]
-                )
-                wanted = sorted({pos - n_pre for r in batch for pos, _, _ in r.reads})
-                hidden, _ = engine.forward(ids, past, keep=tensor(wanted))
-                _add_reads(engine, hidden, batch, wanted, n_pre, scores)
-                _finish(batch, pending, scores, done, on_result, progress)
+    groups = _prefix_groups(rows, root) if rows else []
+    pasts = _group_pasts(engine, groups, root, pad)
+    for group, past in zip(groups, pasts, strict=True):
+        n_pre = group.prefix
+        for batch in _budget_batches(group.rows, n_pre, token_budget):
+            width = max(len(r.tokens) for r in batch) - n_pre
+            ids = np.array(
+                [r.tokens[n_pre:] + [pad] * (width - len(r.tokens) + n_pre) for r in batch],
+                dtype=np.int64,
+            )
+            wanted = sorted({pos - n_pre for r in batch for pos, _, _ in r.reads})
+            hidden, _ = engine.forward(ids, past, keep=np.array(wanted, dtype=np.int64))
+            _add_reads(engine, hidden, batch, wanted, n_pre, scores)
+            _finish(batch, pending, scores, done, on_result, progress)
     return [c for c in done if c is not None]
 
 
-def _group_pasts(
-    engine: Any, groups: list[_Group], root: int, pad: int, tensor: Callable[[list[Any]], Any]
-) -> list[Any]:
+def _group_pasts(engine: Any, groups: list[_Group], root: int, pad: int) -> list[Any]:
     """The keys and values of each group's prefix, from one forward pass: the groups' prefixes
     right-padded into one batch (a pass costs a read of every weight however few its tokens),
     each group's cache then the first ``prefix`` positions of its row; the group at ``root``
     shares the root positions, which every prefix starts with."""
+    import numpy as np
+
     if not groups:
         return []
     longer = [g for g in groups if g.prefix > root]
     if not longer:
-        past = engine.forward(tensor([groups[0].rows[0].tokens[:root]]))[1] if root > 0 else None
+        ids = np.array([groups[0].rows[0].tokens[:root]], dtype=np.int64)
+        past = engine.forward(ids, keep=np.array([0], dtype=np.int64))[1] if root > 0 else None
         return [past for _ in groups]
     width = max(g.prefix for g in longer)
-    ids = [g.rows[0].tokens[: g.prefix] + [pad] * (width - g.prefix) for g in longer]
-    cache = engine.forward(tensor(ids))[1]
+    ids = np.array(
+        [g.rows[0].tokens[: g.prefix] + [pad] * (width - g.prefix) for g in longer], dtype=np.int64
+    )
+    cache = engine.forward(ids, keep=np.array([0], dtype=np.int64))[1]
     row = {id(g): i for i, g in enumerate(longer)}
 
     def cut(i: int, n: int) -> Any:
-        return [(k[i : i + 1, :, :n], v[i : i + 1, :, :n]) for k, v in cache] if n > 0 else None
+        return engine.prefix(cache, i, n) if n > 0 else None
 
     return [cut(row[id(g)], g.prefix) if id(g) in row else cut(0, root) for g in groups]
 
@@ -260,8 +260,6 @@ def _add_reads(
 ) -> None:
     """Add each read of ``batch`` to ``scores``: log-softmax logits are computed only at the
     (row, position) cells some read uses, not at every kept position of every row."""
-    import torch
-
     index = {pos: j for j, pos in enumerate(wanted)}
     cells: dict[tuple[int, int], int] = {}
     reads: list[tuple[_Row, int, int, int]] = []  # (row, option, cell, token)
@@ -269,16 +267,8 @@ def _add_reads(
         for pos, tok, k in row.reads:
             cell = cells.setdefault((b, index[pos - n_pre]), len(cells))
             reads.append((row, k, cell, tok))
-    device = hidden.device
-    at = hidden[
-        torch.tensor([b for b, _ in cells], device=device),
-        torch.tensor([j for _, j in cells], device=device),
-    ]
-    logp = torch.log_softmax(engine.logits(at).float(), dim=-1)
-    values = logp[
-        torch.tensor([cell for _, _, cell, _ in reads], device=device),
-        torch.tensor([tok for _, _, _, tok in reads], device=device),
-    ]
+    logp = engine.log_probs(hidden[[b for b, _ in cells], [j for _, j in cells]])
+    values = logp[[cell for _, _, cell, _ in reads], [tok for _, _, _, tok in reads]]
     for (row, k, _, _), value in zip(reads, values.tolist(), strict=True):
         scores[row.prompt][k] += value
 

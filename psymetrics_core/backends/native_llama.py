@@ -185,7 +185,32 @@ class NativeLlama:
     ) -> tuple[Any, list[tuple[Any, Any]]]:
         """Hidden states after the final norm (at positions ``keep`` of the new tokens, or all)
         and the keys/values of every layer (past + new). ``past`` is one sequence's cache,
-        broadcast to every row of ``ids`` (the shared prefix)."""
+        broadcast to every row of ``ids`` (the shared prefix). ``ids`` and ``keep`` may be
+        tensors, numpy arrays or lists."""
+        import torch
+
+        with torch.inference_mode():
+            ids = torch.as_tensor(ids, dtype=torch.long, device=self.device)
+            if keep is not None:
+                keep = torch.as_tensor(keep, dtype=torch.long, device=self.device)
+            return self._forward(ids, past, keep)
+
+    @staticmethod
+    def prefix(cache: list[tuple[Any, Any]], row: int, n: int) -> list[tuple[Any, Any]]:
+        """Row ``row``'s keys and values at its first ``n`` positions, as a broadcastable past."""
+        return [(k[row : row + 1, :, :n], v[row : row + 1, :, :n]) for k, v in cache]
+
+    def log_probs(self, hidden: Any) -> Any:
+        """Log-softmax over the vocabulary of final hidden states (rows, hidden), as numpy."""
+        import torch
+
+        with torch.inference_mode():
+            logits = self.logits(torch.as_tensor(hidden, device=self.device))
+            return torch.log_softmax(logits.float(), dim=-1).cpu().numpy()
+
+    def _forward(
+        self, ids: Any, past: list[tuple[Any, Any]] | None, keep: Any
+    ) -> tuple[Any, list[tuple[Any, Any]]]:
         import torch
         import torch.nn.functional as F  # noqa: N812
 

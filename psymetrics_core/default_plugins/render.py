@@ -12,11 +12,13 @@ from ..types import Instrument, Item, Option, Prompt
 if TYPE_CHECKING:
     import jinja2
 
-__all__ = ["render_prompt", "render_text"]
+__all__ = ["compiled_template", "render_prompt", "render_text"]
 
 
 @lru_cache(maxsize=64)
-def _template(source: str) -> jinja2.Template:
+def compiled_template(source: str) -> jinja2.Template:
+    """``source`` compiled as prompts are rendered (strict undefined variables), once per
+    process; a syntax error raises ``jinja2.TemplateSyntaxError``."""
     import jinja2  # here: commands that render no prompt (merge, list, report) skip it
 
     env = jinja2.Environment(
@@ -32,7 +34,7 @@ def render_text(instrument: Instrument, item: Item, options: Sequence[Option] | 
     """
     rs = instrument.response_scale_for(item)
     return (
-        _template(instrument.prompt_template)
+        compiled_template(instrument.prompt_template)
         .render(
             instruction=rs.instruction or instrument.instruction,
             item=item.text,

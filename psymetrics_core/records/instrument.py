@@ -52,7 +52,7 @@ def _optional(kind: type, value: Any, message: str) -> Any:
 class LicenseSpec(BaseModel):
     """The licence of the item texts: a status and whether they may be redistributed."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
 
     status: str
     redistributable: bool | None = None
@@ -71,7 +71,7 @@ class LicenseSpec(BaseModel):
 class ResponseScaleSpec(BaseModel):
     """A response format: integer codes min..max, one label per code."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     min: int
     max: int
@@ -106,7 +106,7 @@ class ScaleSpec(BaseModel):
     """A scale: its items (the CSV's ``scale`` column, ``all``, or a union of scales), how
     it is scored, and optional inversion, MRAT centring, per-scale rescale maps and norms."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     method: Literal["mean", "sum"] = "mean"
     description: str = ""
@@ -182,7 +182,7 @@ class ScaleSpec(BaseModel):
 class PromptSpec(BaseModel):
     """The instruction shown with every item, an optional Jinja2 template and system prompt."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
 
     instruction: str
     template: str | None = None
@@ -208,7 +208,7 @@ class PromptSpec(BaseModel):
 class InstrumentSpec(BaseModel):
     """An ``instrument.yaml``. Keys not listed here are kept for plugins (``Instrument.extra``)."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
 
     schema_version: Literal[1] = SPEC_SCHEMA_VERSION
     id: str = Field(description="task id: letters, digits, '-' and '_'")
@@ -332,7 +332,7 @@ class ItemRow(BaseModel):
     ``reverse``: 1/0 (or true/false, R); ``flag``: attention_check, filler or empty;
     ``rescale``: a value map after reverse keying, e.g. ``1=1;2=2.5;3=4``."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
 
     id: str
     text: str = ""

@@ -45,7 +45,7 @@ def field_error(where: str, exc: ValidationError, schema: str) -> PsymError:
 
 
 class _Loose(BaseModel):
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
 
 
 class _Score(_Loose):

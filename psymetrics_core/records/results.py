@@ -19,13 +19,13 @@ RECORD_SCHEMA_VERSION: Literal[1] = 1
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 class ScaleEntry(BaseModel):
     """One scale's score with the item counts behind it (free-text tasks may add detail)."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
 
     score: float | None = Field(description="None when no item of the scale was answered")
     n_items: int
@@ -74,7 +74,7 @@ class TaskEntry(BaseModel):
     """A task's results: the first administration's scores plus every administration in
     ``runs``. Free-text tasks add their own detail fields (counts, odds ratios, ...)."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
 
     scales: dict[str, ScaleEntry]
     n_items: int

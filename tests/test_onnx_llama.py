@@ -1,0 +1,243 @@
+"""The ONNX Runtime Llama engine (backends/onnx_llama.py) on a tiny random Llama against
+transformers' LlamaForCausalLM (grouped-query attention, rotary embeddings, a shared-prefix
+cache, the last layer's kept positions), its safetensors reader against the safetensors
+library, and its handling of damaged inputs (weights file, cached graph file)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from psymetrics_core.errors import BackendError
+
+pytest.importorskip("onnxruntime")
+
+
+@pytest.fixture(scope="module")
+def tiny_llama(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Any]:
+    """A random 2-layer Llama (4 query heads over 2 key/value heads) saved as safetensors."""
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    torch.manual_seed(0)
+    cfg = LlamaConfig(
+        vocab_size=97, hidden_size=64, intermediate_size=96, num_hidden_layers=2,
+        num_attention_heads=4, num_key_value_heads=2, rms_norm_eps=1e-5,
+        tie_word_embeddings=True, max_position_embeddings=256,
+    )  # fmt: skip
+    model = LlamaForCausalLM(cfg).eval()
+    directory = tmp_path_factory.mktemp("tiny-llama")
+    model.save_pretrained(directory, safe_serialization=True)
+    _tiny_tokenizer(directory)
+    return directory, model
+
+
+def _tiny_tokenizer(directory: Path) -> None:
+    """A 97-token word-level tokenizer (words, digits, one unknown token)."""
+    from tokenizers import Tokenizer, models, pre_tokenizers
+
+    words = ["<unk>", "</s>"] + [str(i) for i in range(10)]
+    words += "one two three four five six seven eight nine ten a b c".split()
+    vocab = {w: i for i, w in enumerate(words + [f"w{i}" for i in range(97 - len(words))])}
+    tok = Tokenizer(models.WordLevel(vocab, unk_token="<unk>"))
+    tok.pre_tokenizer = pre_tokenizers.Whitespace()
+    tok.save(str(directory / "tokenizer.json"))
+    config = {"tokenizer_class": "PreTrainedTokenizerFast", "unk_token": "<unk>",
+              "eos_token": "</s>", "pad_token": "</s>"}  # fmt: skip
+    (directory / "tokenizer_config.json").write_text(json.dumps(config), encoding="utf-8")
+
+
+def _engine(directory: Path, graphs: Path) -> Any:
+    from psymetrics_core.backends.onnx_llama import load_onnx
+
+    return load_onnx(directory, 1, graphs)
+
+
+def _reference(model: Any, ids: np.ndarray) -> np.ndarray:
+    import torch
+
+    with torch.inference_mode():
+        logits = model(input_ids=torch.from_numpy(ids)).logits.float()
+        return torch.log_softmax(logits, -1).numpy()
+
+
+def test_native_support_accepts_the_tiny_llama(tiny_llama: tuple[Path, Any]) -> None:
+    from psymetrics_core.backends.native_llama import native_support
+
+    assert native_support(tiny_llama[0]) is None
+
+
+def test_forward_equals_transformers(tiny_llama: tuple[Path, Any], tmp_path: Path) -> None:
+    directory, model = tiny_llama
+    engine = _engine(directory, tmp_path)
+    ids = np.random.default_rng(1).integers(0, 97, size=(2, 23))
+    theirs = _reference(model, ids)
+    hidden, cache = engine.forward(ids)
+    ours = np.stack([engine.log_probs(hidden[b]) for b in range(2)])
+    assert np.abs(ours - theirs).max() < 1e-4
+    assert len(cache) == 2 and cache[0][0].shape == (2, 2, 23, 16)  # (rows, kv heads, t, d)
+
+
+def test_prefix_cache_and_kept_positions(tiny_llama: tuple[Path, Any], tmp_path: Path) -> None:
+    """Rows continuing a shared 9-token prefix, right-padded to one width, read at chosen
+    positions, equal the unbatched full computation of each row at those positions."""
+    directory, model = tiny_llama
+    engine = _engine(directory, tmp_path)
+    rng = np.random.default_rng(2)
+    prefix = rng.integers(0, 97, size=9)
+    tails = [rng.integers(0, 97, size=n) for n in (5, 3)]
+    _, cache = engine.forward(prefix[None, :])
+    past = engine.prefix(cache, 0, 9)
+    batch = np.zeros((2, 5), dtype=np.int64)  # pad id 0 after the short row
+    for b, tail in enumerate(tails):
+        batch[b, : len(tail)] = tail
+    hidden, _ = engine.forward(batch, past, keep=np.array([2, 4]))
+    for b, tail in enumerate(tails):
+        full = _reference(model, np.concatenate([prefix, tail])[None, :])[0]
+        # kept position 2 is full position 9 + 2 for both rows (the short row's last token)
+        assert np.abs(engine.log_probs(hidden[b, 0]) - full[11]).max() < 1e-4
+    full0 = _reference(model, np.concatenate([prefix, tails[0]])[None, :])[0]
+    assert np.abs(engine.log_probs(hidden[0, 1]) - full0[13]).max() < 1e-4
+
+
+def test_graph_file_is_reused_and_a_damaged_one_rebuilt(
+    tiny_llama: tuple[Path, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from psymetrics_core.backends import onnx_llama
+
+    built: list[bool] = []
+    real = onnx_llama._layer_graph
+
+    def spy(shape: Any, last: bool) -> bytes:
+        built.append(last)
+        return real(shape, last)
+
+    monkeypatch.setattr(onnx_llama, "_layer_graph", spy)
+    ids = np.array([[5, 6, 7, 8]])
+    first = _engine(tiny_llama[0], tmp_path).forward(ids)[0]
+    assert sorted(built) == [False, True] and len(list(tmp_path.glob("*.onnx"))) == 2
+    _engine(tiny_llama[0], tmp_path)
+    assert len(built) == 2  # both graphs came from the files
+    for path in tmp_path.glob("*.onnx"):
+        path.write_bytes(b"\x00not a graph")
+    again = _engine(tiny_llama[0], tmp_path).forward(ids)[0]
+    assert len(built) == 4 and np.array_equal(first, again)
+    assert all(p.read_bytes().startswith(b"\x08") for p in tmp_path.glob("*.onnx"))  # rebuilt
+
+
+def test_read_safetensors_equals_the_safetensors_library(tmp_path: Path) -> None:
+    from safetensors.numpy import load_file, save_file
+
+    from psymetrics_core.backends.onnx_llama import read_safetensors
+
+    arrays = {"a": np.arange(12, dtype=np.float32).reshape(3, 4), "b": np.ones(5, np.float32)}
+    save_file(arrays, str(tmp_path / "w.safetensors"))
+    ours = read_safetensors(tmp_path / "w.safetensors")
+    theirs = load_file(str(tmp_path / "w.safetensors"))
+    assert sorted(ours) == sorted(theirs)
+    for k in theirs:
+        assert np.array_equal(ours[k], theirs[k]) and ours[k].shape == theirs[k].shape
+
+
+def _header_file(path: Path, header: Any, data: bytes = b"\x00" * 16) -> Path:
+    blob = json.dumps(header).encode()
+    path.write_bytes(len(blob).to_bytes(8, "little") + blob + data)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        (b"", "not a readable safetensors file"),
+        (b"\xff" * 8 + b"{}", "header length"),
+        ((3).to_bytes(8, "little") + b"{x}" + b"\x00" * 8, "not a readable safetensors file"),
+        ((2).to_bytes(8, "little") + b"[]", "header is not an object"),
+        ((20).to_bytes(8, "little") + b"[" * 20, "not a readable safetensors file"),
+    ],
+)
+def test_read_safetensors_refuses_a_damaged_file(
+    tmp_path: Path, content: bytes, expected: str
+) -> None:
+    from psymetrics_core.backends.onnx_llama import read_safetensors
+
+    path = tmp_path / "model.safetensors"
+    path.write_bytes(content)
+    with pytest.raises(BackendError, match=expected) as info:
+        read_safetensors(path)
+    assert str(path) in str(info.value) and "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("entry", "expected"),
+    [
+        ({"dtype": "BF16", "shape": [2], "data_offsets": [0, 4]}, "is BF16; ONNX Runtime"),
+        ({"dtype": "F32", "shape": [2], "data_offsets": [0, 64]}, "lies outside the file"),
+        ({"dtype": "F32", "shape": [3], "data_offsets": [0, 8]}, "lies outside the file"),
+        ({"dtype": "F32", "shape": [2.5], "data_offsets": [0, 8]}, "malformed header entry"),
+        ({"dtype": "F32", "shape": [-2], "data_offsets": [0, 8]}, "malformed header entry"),
+        ({"dtype": "F32", "shape": [2], "data_offsets": [0]}, "malformed header entry"),
+        ({"shape": [2], "data_offsets": [0, 8]}, "malformed header entry"),
+        (["F32"], "malformed header entry"),
+    ],
+)
+def test_read_safetensors_refuses_a_bad_tensor_entry(
+    tmp_path: Path, entry: Any, expected: str
+) -> None:
+    from psymetrics_core.backends.onnx_llama import read_safetensors
+
+    path = _header_file(tmp_path / "model.safetensors", {"t": entry})
+    with pytest.raises(BackendError, match=expected) as info:
+        read_safetensors(path)
+    assert "'t'" in str(info.value) and "\n" not in str(info.value)
+
+
+def test_native_choice_and_engine_identity(
+    tiny_llama: tuple[Path, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from psymetrics_core.backends import onnx_llama
+    from psymetrics_core.backends.hf import HFBackend
+
+    path = str(tiny_llama[0])
+    assert HFBackend({"pretrained": path}).scoring_engine() == "onnxruntime"
+    assert HFBackend({"pretrained": path}).identity()["option_scoring"] == "onnxruntime"
+    assert HFBackend({"pretrained": path, "native": "torch"}).scoring_engine() == "torch"
+    assert HFBackend({"pretrained": path, "native": "false"}).scoring_engine() == "transformers"
+    assert HFBackend({"pretrained": path, "dtype": "bfloat16"}).scoring_engine() == "transformers"
+    with pytest.raises(BackendError, match="native must be true, false, onnx or torch"):
+        HFBackend({"pretrained": path, "native": "fast"})
+    # without onnxruntime installed: torch, unless onnx was asked for by name
+    monkeypatch.setattr(onnx_llama, "onnx_available", lambda: False)
+    assert HFBackend({"pretrained": path}).scoring_engine() == "torch"
+    with pytest.raises(BackendError, match="native=onnx needs onnxruntime"):
+        HFBackend({"pretrained": path, "native": "onnx"}).scoring_engine()
+
+
+def test_tiny_llama_option_scores_agree_across_engines(tiny_llama: tuple[Path, Any]) -> None:
+    """The hf backend's option scores through ONNX Runtime, the torch pass and transformers'
+    own model (native=false) agree within float error."""
+    from psymetrics_core.backends.base import GenerationSettings
+    from psymetrics_core.backends.hf import HFBackend
+    from psymetrics_core.types import Option, Prompt
+
+    prompts = [
+        Prompt(
+            messages=({"role": "user", "content": text},),
+            options=(Option(1, "a"), Option(2, "b"), Option(3, "c")),
+            text="",
+        )
+        for text in ("one two three", "one two four five", "six")
+    ]
+    scores = {}
+    for native in ("onnx", "torch", "false"):
+        be = HFBackend({"pretrained": str(tiny_llama[0]), "native": native, "chat_template": "0"})
+        out = be.option_logprobs(prompts, GenerationSettings(mode="logprob"))
+        scores[native] = np.array([c.option_logprobs for c in out])
+        engine = None if be._native is None else type(be._native[0]).__name__
+        assert engine == {"onnx": "OnnxLlama", "torch": "NativeLlama", "false": None}[native]
+    assert np.isfinite(scores["false"]).all() and np.ptp(scores["false"]) > 1e-3
+    assert np.abs(scores["onnx"] - scores["false"]).max() < 1e-4
+    assert np.abs(scores["torch"] - scores["false"]).max() < 1e-4
