@@ -12,7 +12,6 @@ backend is built.
 
 from __future__ import annotations
 
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -48,6 +47,8 @@ __all__ = [
 
 def data_files(package: str) -> list[Path]:
     """Every ``instruments/*/instrument.yaml`` shipped inside ``package`` (for plugins)."""
+    from importlib import resources
+
     root = resources.files(package) / "instruments"
     out = []
     for sub in sorted(root.iterdir(), key=lambda p: p.name):

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -111,6 +110,8 @@ def _side(path: str, raw: Any, where: str) -> Side:
 def load_pairs(path: str | Path | None = None) -> list[Pair]:
     """The pairing table: ``path`` or the shipped ``validity_pairs.yaml``."""
     if path is None:
+        from importlib import resources
+
         text = (resources.files("psymetrics_core") / "data" / "validity_pairs.yaml").read_text(
             encoding="utf-8"
         )

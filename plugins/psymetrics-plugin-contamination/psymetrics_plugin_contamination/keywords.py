@@ -13,7 +13,6 @@ import csv
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 
 from psymetrics_core.errors import PsymError, SpecError
@@ -156,6 +155,8 @@ def load_keyword_file(path: str | Path, texts: Mapping[str, str], task: str) -> 
 
 def shipped_keywords(task: str) -> Path | None:
     """The keyword file this plugin ships for ``task``, if any."""
+    from importlib import resources
+
     ref = resources.files(__package__).joinpath("keywords", f"{task}.csv")
     return Path(str(ref)) if ref.is_file() else None
 
@@ -218,6 +219,8 @@ def write_keyword_file(path: Path, task: str, texts: Mapping[str, str]) -> None:
 def write_shipped_keywords(folder: Path | None = None) -> list[str]:
     """(Re)write ``keywords/<task>.csv`` for every registered questionnaire that ships its item
     texts; returns the task ids. Run ``python -m psymetrics_plugin_contamination.keywords``."""
+    from importlib import resources
+
     from psymetrics_core.registry import instruments
 
     out = folder or Path(str(resources.files(__package__).joinpath("keywords")))

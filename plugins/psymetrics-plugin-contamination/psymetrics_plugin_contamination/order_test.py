@@ -17,7 +17,6 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
-from importlib import resources
 from statistics import mean, stdev
 from typing import Any
 
@@ -115,6 +114,8 @@ def order_stats(canonical: float, permuted: Sequence[float]) -> OrderStats:
 
 def positive_controls() -> list[OrderedList]:
     """The shipped positive-control sequences (months, planets, weekdays)."""
+    from importlib import resources
+
     ref = resources.files(__package__).joinpath("controls", "sequences.yaml")
     data = yaml.safe_load(ref.read_text(encoding="utf-8"))
     return [

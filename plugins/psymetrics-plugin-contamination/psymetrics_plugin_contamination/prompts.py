@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from importlib import resources
 from typing import Any
 
 from .inventory import Inventory, ProbeItem, shown_text
@@ -74,6 +73,8 @@ class ProbePrompt:
 @cache
 def template(probe: str) -> str:
     """The template text of ``probe`` (shipped in ``templates/``)."""
+    from importlib import resources
+
     ref = resources.files(__package__).joinpath("templates", TEMPLATE_FILES[probe])
     return ref.read_text(encoding="utf-8").rstrip("\n")
 

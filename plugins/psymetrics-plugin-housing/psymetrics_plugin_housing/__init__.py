@@ -162,5 +162,7 @@ def gap(recs: Sequence[tuple[str, str, float]]) -> dict[str, Any]:
 
 @hookimpl
 def register_instruments(register: Callable[..., None]) -> None:
-    """Register the ``housing`` task."""
-    register(make_instrument())
+    """Register the ``housing`` task. (built on first use)."""
+    from psymetrics_core import LazyInstrument
+
+    register(LazyInstrument(TASK, make_instrument))

@@ -20,7 +20,6 @@ import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -89,6 +88,8 @@ def _bool(raw: Any) -> bool | None:
 @lru_cache(maxsize=1)
 def builtin_dilemmas() -> tuple[Dilemma, ...]:
     """The five example dilemmas of the paper's Table 4."""
+    from importlib import resources
+
     text = (resources.files(__package__) / "data" / "examples.yaml").read_text(encoding="utf-8")
     rows = yaml.safe_load(text)["dilemmas"]
     return tuple(_row(Path("examples.yaml"), i + 1, r) for i, r in enumerate(rows))

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import re
 from functools import lru_cache
-from importlib import resources
 from typing import Any
 
 from psymetrics_core.types import Verdict
@@ -20,6 +19,8 @@ _OPTION = re.compile(r"""["'‘’]?option["'‘’]?\s*:\s*["'‘’]?\**\s*(ye
 
 @lru_cache(maxsize=1)
 def _template() -> str:
+    from importlib import resources
+
     return (resources.files(__package__) / "data" / "judge_prompt.txt").read_text(encoding="utf-8")
 
 

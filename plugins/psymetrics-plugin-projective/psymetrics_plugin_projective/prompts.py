@@ -7,7 +7,6 @@ Prompts hold literal JSON braces, so placeholders are filled by plain replacemen
 from __future__ import annotations
 
 from functools import cache
-from importlib import resources
 
 __all__ = ["prompt", "fill"]
 
@@ -15,6 +14,8 @@ __all__ = ["prompt", "fill"]
 @cache
 def prompt(name: str) -> str:
     """The text of ``data/prompts/<name>.txt`` without its final newline."""
+    from importlib import resources
+
     path = resources.files(__package__) / "data" / "prompts" / f"{name}.txt"
     return path.read_text(encoding="utf-8").rstrip("\n")
 

@@ -21,7 +21,6 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -69,6 +68,8 @@ class Stem:
 @lru_cache(maxsize=1)
 def builtin_stems() -> tuple[Stem, ...]:
     """The 40 English stems shipped with the plugin (8 per domain, CC0)."""
+    from importlib import resources
+
     raw = (resources.files(__package__) / "data" / "sct_stems.yaml").read_text(encoding="utf-8")
     rows = yaml.safe_load(raw)["stems"]
     return tuple(Stem(r["id"], r["domain"], r["stem"]) for r in rows)

@@ -14,7 +14,6 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 
 import yaml
@@ -50,6 +49,8 @@ class Scene:
 @lru_cache(maxsize=1)
 def builtin_scenes() -> tuple[Scene, ...]:
     """The 28 verbal scenes shipped with the plugin (13 / 10 / 5, CC0)."""
+    from importlib import resources
+
     raw = (resources.files(__package__) / "data" / "tat_scenes.yaml").read_text(encoding="utf-8")
     return tuple(
         Scene(r["id"], r["category"], text=r["scene"]) for r in yaml.safe_load(raw)["scenes"]

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
-from importlib import resources
 from typing import Any
 
 import yaml
@@ -36,6 +35,8 @@ DEFAULT_MIN_COUNT = 5  # words per cell below which the mean of the ORs is not r
 @lru_cache(maxsize=1)
 def grid_spec() -> dict[str, Any]:
     """The template and the Table 2 descriptor grid."""
+    from importlib import resources
+
     text = (resources.files(__name__) / "data" / "refletter.yaml").read_text(encoding="utf-8")
     data = yaml.safe_load(text)
     assert isinstance(data, dict)

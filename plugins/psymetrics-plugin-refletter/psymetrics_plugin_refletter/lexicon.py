@@ -13,7 +13,6 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 from statistics import NormalDist
 from typing import Any
 
@@ -53,6 +52,8 @@ def _compile(stems: tuple[str, ...]) -> re.Pattern[str]:
 
 @lru_cache(maxsize=1)
 def _lexicon_file() -> dict[str, Any]:
+    from importlib import resources
+
     text = (resources.files(__package__) / "data" / "lexicons.yaml").read_text(encoding="utf-8")
     data = yaml.safe_load(text)
     assert isinstance(data, dict)
