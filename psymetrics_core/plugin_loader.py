@@ -102,8 +102,9 @@ def _load_entry_points(pm: pluggy.PluginManager) -> list[PluginRecord]:
         if ep.name in seen:
             continue
         seen.add(ep.name)
-        dist = ep.dist.metadata["Name"] if ep.dist is not None else None
-        version = ep.dist.version if ep.dist is not None else None
+        meta = ep.dist.metadata if ep.dist is not None else None  # parsed once: it is slow
+        dist = meta["Name"] if meta is not None else None
+        version = meta["Version"] if meta is not None else None
         if ep.name in block or (allow is not None and ep.name not in allow):
             records.append(PluginRecord(ep.name, dist, version, "blocked"))
             continue

@@ -86,6 +86,9 @@ def console_main() -> Any:
     file, response and record is closed and written before this point)."""
     import gc
 
+    # psymetrics' records use no pydantic plugins; finding them scans every installed
+    # distribution's entry points (a tenth of a cached re-run). A value set by the user stays.
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     try:
         return main()
     finally:
