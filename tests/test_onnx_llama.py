@@ -51,6 +51,38 @@ def _tiny_tokenizer(directory: Path) -> None:
     (directory / "tokenizer_config.json").write_text(json.dumps(config), encoding="utf-8")
 
 
+@pytest.fixture(scope="module")
+def narrow_heads_llama(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Any]:
+    """As ``tiny_llama`` with head_dim 8: 4 heads x 8 = 32 differs from the hidden size 64."""
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    torch.manual_seed(1)
+    cfg = LlamaConfig(
+        vocab_size=97, hidden_size=64, intermediate_size=96, num_hidden_layers=2,
+        num_attention_heads=4, num_key_value_heads=2, head_dim=8, rms_norm_eps=1e-5,
+        tie_word_embeddings=False, max_position_embeddings=256,
+    )  # fmt: skip
+    model = LlamaForCausalLM(cfg).eval()
+    directory = tmp_path_factory.mktemp("narrow-llama")
+    model.save_pretrained(directory, safe_serialization=True)
+    _tiny_tokenizer(directory)
+    return directory, model
+
+
+def test_heads_narrower_than_the_hidden_size(
+    narrow_heads_llama: tuple[Path, Any], tmp_path: Path
+) -> None:
+    """Attention output of heads x head_dim != hidden (and an untied output head)."""
+    directory, model = narrow_heads_llama
+    engine = _engine(directory, tmp_path)
+    ids = np.random.default_rng(3).integers(0, 97, size=(2, 11))
+    theirs = _reference(model, ids)
+    hidden, _ = engine.forward(ids)
+    ours = np.stack([engine.log_probs(hidden[b]) for b in range(2)])
+    assert np.abs(ours - theirs).max() < 1e-4
+
+
 def _engine(directory: Path, graphs: Path) -> Any:
     from psymetrics_core.backends.onnx_llama import load_onnx
 

@@ -25,7 +25,7 @@ from .native_llama import LlamaShape
 
 __all__ = ["OnnxLlama", "onnx_available", "read_safetensors"]
 
-_GRAPH_VERSION = "1"  # bump when the graph below changes: cached graph files are keyed by it
+_GRAPH_VERSION = "2"  # bump when the graph below changes: cached graph files are keyed by it
 _OPSET = 23  # RMSNormalization
 
 
@@ -126,7 +126,7 @@ def _layer_graph(shape: LlamaShape, last: bool) -> bytes:
     def dims(*tail: int) -> str:
         return str(op("Concat", [batch, const(list(tail))], axis=0))
 
-    flat, axis2 = const([-1, h]), const([2])
+    flat, flat_heads, axis2 = const([-1, h]), const([-1, nh * d]), const([2])
     q_heads, kv_heads, rows = dims(-1, nh, d), dims(-1, kv, d), dims(-1, h)
     groups, merged = dims(kv, nh // kv, -1, d), dims(nh, -1, d)
     past_len = op("Slice", [op("Shape", ["past_k"]), const([1]), const([4])])
@@ -163,7 +163,8 @@ def _layer_graph(shape: LlamaShape, last: bool) -> bytes:
     scores = op("Add", [op("MatMul", [op("Reshape", [q, groups]), keys]), mask])
     probs = op("Softmax", [scores], axis=-1)
     att = op("MatMul", [probs, op("Unsqueeze", ["present_v", axis2])])
-    att = op("Reshape", [op("Transpose", [op("Reshape", [att, merged])], perm=[0, 2, 1, 3]), flat])
+    att = op("Transpose", [op("Reshape", [att, merged])], perm=[0, 2, 1, 3])
+    att = op("Reshape", [att, flat_heads])  # heads x head_dim need not equal the hidden size
     x = op("Add", [x, op("Reshape", [linear(att, "wo"), rows])])
     h2 = op("Reshape", [rms(x, "ln2"), flat])
     gate = linear(h2, "wg")
