@@ -17,23 +17,28 @@ from psymetrics_core.errors import BackendError
 pytest.importorskip("onnxruntime")
 
 
-@pytest.fixture(scope="module")
-def tiny_llama(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Any]:
-    """A random 2-layer Llama (4 query heads over 2 key/value heads) saved as safetensors."""
+def _random_llama(directory: Path, seed: int, **config: Any) -> tuple[Path, Any]:
+    """A random 2-layer Llama (4 query heads over 2 key/value heads) saved as safetensors,
+    with the word-level tokenizer below."""
     import torch
     from transformers import LlamaConfig, LlamaForCausalLM
 
-    torch.manual_seed(0)
+    torch.manual_seed(seed)
     cfg = LlamaConfig(
         vocab_size=97, hidden_size=64, intermediate_size=96, num_hidden_layers=2,
         num_attention_heads=4, num_key_value_heads=2, rms_norm_eps=1e-5,
-        tie_word_embeddings=True, max_position_embeddings=256,
+        max_position_embeddings=256, **config,
     )  # fmt: skip
     model = LlamaForCausalLM(cfg).eval()
-    directory = tmp_path_factory.mktemp("tiny-llama")
     model.save_pretrained(directory, safe_serialization=True)
     _tiny_tokenizer(directory)
     return directory, model
+
+
+@pytest.fixture(scope="module")
+def tiny_llama(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Any]:
+    """Head size 16: 4 heads x 16 = the hidden size; the output head tied to the embeddings."""
+    return _random_llama(tmp_path_factory.mktemp("tiny-llama"), 0, tie_word_embeddings=True)
 
 
 def _tiny_tokenizer(directory: Path) -> None:
@@ -53,34 +58,9 @@ def _tiny_tokenizer(directory: Path) -> None:
 
 @pytest.fixture(scope="module")
 def narrow_heads_llama(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Any]:
-    """As ``tiny_llama`` with head_dim 8: 4 heads x 8 = 32 differs from the hidden size 64."""
-    import torch
-    from transformers import LlamaConfig, LlamaForCausalLM
-
-    torch.manual_seed(1)
-    cfg = LlamaConfig(
-        vocab_size=97, hidden_size=64, intermediate_size=96, num_hidden_layers=2,
-        num_attention_heads=4, num_key_value_heads=2, head_dim=8, rms_norm_eps=1e-5,
-        tie_word_embeddings=False, max_position_embeddings=256,
-    )  # fmt: skip
-    model = LlamaForCausalLM(cfg).eval()
+    """Head size 8: 4 heads x 8 = 32 differs from the hidden size 64; an untied output head."""
     directory = tmp_path_factory.mktemp("narrow-llama")
-    model.save_pretrained(directory, safe_serialization=True)
-    _tiny_tokenizer(directory)
-    return directory, model
-
-
-def test_heads_narrower_than_the_hidden_size(
-    narrow_heads_llama: tuple[Path, Any], tmp_path: Path
-) -> None:
-    """Attention output of heads x head_dim != hidden (and an untied output head)."""
-    directory, model = narrow_heads_llama
-    engine = _engine(directory, tmp_path)
-    ids = np.random.default_rng(3).integers(0, 97, size=(2, 11))
-    theirs = _reference(model, ids)
-    hidden, _ = engine.forward(ids)
-    ours = np.stack([engine.log_probs(hidden[b]) for b in range(2)])
-    assert np.abs(ours - theirs).max() < 1e-4
+    return _random_llama(directory, 1, head_dim=8, tie_word_embeddings=False)
 
 
 def _engine(directory: Path, graphs: Path) -> Any:
@@ -103,15 +83,20 @@ def test_native_support_accepts_the_tiny_llama(tiny_llama: tuple[Path, Any]) -> 
     assert native_support(tiny_llama[0]) is None
 
 
-def test_forward_equals_transformers(tiny_llama: tuple[Path, Any], tmp_path: Path) -> None:
-    directory, model = tiny_llama
+@pytest.mark.parametrize(("model", "head_dim"), [("tiny_llama", 16), ("narrow_heads_llama", 8)])
+def test_forward_equals_transformers(
+    request: pytest.FixtureRequest, model: str, head_dim: int, tmp_path: Path
+) -> None:
+    """Log-probabilities of every position; with head size 8 the attention output (4 x 8 = 32)
+    is narrower than the hidden size (64) and the output head is untied."""
+    directory, reference = request.getfixturevalue(model)
     engine = _engine(directory, tmp_path)
     ids = np.random.default_rng(1).integers(0, 97, size=(2, 23))
-    theirs = _reference(model, ids)
+    theirs = _reference(reference, ids)
     hidden, cache = engine.forward(ids)
     ours = np.stack([engine.log_probs(hidden[b]) for b in range(2)])
     assert np.abs(ours - theirs).max() < 1e-4
-    assert len(cache) == 2 and cache[0][0].shape == (2, 2, 23, 16)  # (rows, kv heads, t, d)
+    assert len(cache) == 2 and cache[0][0].shape == (2, 2, 23, head_dim)  # rows, kv heads, t, d
 
 
 def test_prefix_cache_and_kept_positions(tiny_llama: tuple[Path, Any], tmp_path: Path) -> None:
