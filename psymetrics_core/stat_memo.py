@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-__all__ = ["stamp", "read_memo", "write_memo"]
+__all__ = ["stamp", "read_memo", "write_memo", "store_quietly"]
 
 
 def stamp(path: Path) -> list[int]:
@@ -39,11 +39,16 @@ def read_memo(name: str) -> dict[str, Any]:
 
 def write_memo(name: str, memo: dict[str, Any]) -> None:
     """Atomically replace the memo ``name``; a failure is ignored."""
-    path = _memo_path(name)
+    store_quietly(_memo_path(name), json.dumps(memo, sort_keys=True).encode("utf-8"))
+
+
+def store_quietly(path: Path, data: bytes) -> None:
+    """Atomically replace ``path`` (a file of the cache directory that can be derived again)
+    with ``data``; a failure (read-only or full cache) is ignored."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(memo, sort_keys=True), encoding="utf-8")
+        tmp.write_bytes(data)
         os.replace(tmp, path)
     except OSError:
         pass

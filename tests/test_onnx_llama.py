@@ -160,58 +160,6 @@ def test_read_safetensors_equals_the_safetensors_library(tmp_path: Path) -> None
         assert np.array_equal(ours[k], theirs[k]) and ours[k].shape == theirs[k].shape
 
 
-def _header_file(path: Path, header: Any, data: bytes = b"\x00" * 16) -> Path:
-    blob = json.dumps(header).encode()
-    path.write_bytes(len(blob).to_bytes(8, "little") + blob + data)
-    return path
-
-
-@pytest.mark.parametrize(
-    ("content", "expected"),
-    [
-        (b"", "not a readable safetensors file"),
-        (b"\xff" * 8 + b"{}", "header length"),
-        ((3).to_bytes(8, "little") + b"{x}" + b"\x00" * 8, "not a readable safetensors file"),
-        ((2).to_bytes(8, "little") + b"[]", "header is not an object"),
-        ((20).to_bytes(8, "little") + b"[" * 20, "not a readable safetensors file"),
-    ],
-)
-def test_read_safetensors_refuses_a_damaged_file(
-    tmp_path: Path, content: bytes, expected: str
-) -> None:
-    from psymetrics_core.backends.onnx_llama import read_safetensors
-
-    path = tmp_path / "model.safetensors"
-    path.write_bytes(content)
-    with pytest.raises(BackendError, match=expected) as info:
-        read_safetensors(path)
-    assert str(path) in str(info.value) and "\n" not in str(info.value)
-
-
-@pytest.mark.parametrize(
-    ("entry", "expected"),
-    [
-        ({"dtype": "BF16", "shape": [2], "data_offsets": [0, 4]}, "is BF16; ONNX Runtime"),
-        ({"dtype": "F32", "shape": [2], "data_offsets": [0, 64]}, "lies outside the file"),
-        ({"dtype": "F32", "shape": [3], "data_offsets": [0, 8]}, "lies outside the file"),
-        ({"dtype": "F32", "shape": [2.5], "data_offsets": [0, 8]}, "malformed header entry"),
-        ({"dtype": "F32", "shape": [-2], "data_offsets": [0, 8]}, "malformed header entry"),
-        ({"dtype": "F32", "shape": [2], "data_offsets": [0]}, "malformed header entry"),
-        ({"shape": [2], "data_offsets": [0, 8]}, "malformed header entry"),
-        (["F32"], "malformed header entry"),
-    ],
-)
-def test_read_safetensors_refuses_a_bad_tensor_entry(
-    tmp_path: Path, entry: Any, expected: str
-) -> None:
-    from psymetrics_core.backends.onnx_llama import read_safetensors
-
-    path = _header_file(tmp_path / "model.safetensors", {"t": entry})
-    with pytest.raises(BackendError, match=expected) as info:
-        read_safetensors(path)
-    assert "'t'" in str(info.value) and "\n" not in str(info.value)
-
-
 def test_native_choice_and_engine_identity(
     tiny_llama: tuple[Path, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:

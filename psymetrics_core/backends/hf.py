@@ -166,12 +166,11 @@ class HFBackend(Backend):
             return None
         from .native_llama import NativeTokenizer, load_native, native_support
 
-        directory = converted_copy(self.pretrained, self.gguf_file) if self.gguf_file else None
-        if directory is not None and not (directory / "config.json").is_file():
+        directory = self._model_directory()
+        if not (directory / "config.json").is_file():
             self._load()  # the first load converts the GGUF file through transformers
-        directory = directory or Path(self.pretrained)
-        if native_support(directory) is not None:
-            return None
+            if native_support(directory) is not None:
+                return None  # scoring_engine() could not look at the copy before it existed
         if engine == "onnxruntime":
             from .onnx_llama import load_onnx
 
@@ -195,8 +194,7 @@ class HFBackend(Backend):
             return "transformers"
         from .native_llama import native_support
 
-        directory = converted_copy(self.pretrained, self.gguf_file) if self.gguf_file else None
-        directory = directory or Path(self.pretrained)
+        directory = self._model_directory()
         if (directory / "config.json").is_file() and native_support(directory) is not None:
             return "transformers"  # not a model the native pass runs (an unconverted GGUF
             # file is taken to be one: its copy is checked once it exists)
@@ -211,6 +209,13 @@ class HFBackend(Backend):
                 "--model-args native=onnx needs onnxruntime and onnx: pip install onnxruntime onnx"
             )
         return "torch"
+
+    def _model_directory(self) -> Path:
+        """Where the safetensors model is: ``pretrained``, or the dequantised copy of a GGUF
+        file (which exists only after the first load)."""
+        if self.gguf_file:
+            return converted_copy(self.pretrained, self.gguf_file)
+        return Path(self.pretrained)
 
     def context_text(self, prompt: Prompt) -> str:
         """The exact text the model is conditioned on (chat template applied)."""

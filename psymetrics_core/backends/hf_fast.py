@@ -230,19 +230,16 @@ def _group_pasts(engine: Any, groups: list[_Group], root: int, pad: int) -> list
     shares the root positions, which every prefix starts with."""
     import numpy as np
 
-    if not groups:
-        return []
-    longer = [g for g in groups if g.prefix > root]
-    if not longer:
-        ids = np.array([groups[0].rows[0].tokens[:root]], dtype=np.int64)
-        past = engine.forward(ids, keep=np.array([0], dtype=np.int64))[1] if root > 0 else None
-        return [past for _ in groups]
-    width = max(g.prefix for g in longer)
+    sources = [g for g in groups if g.prefix > root] or groups[:1]  # the root alone
+    width = max((g.prefix for g in sources), default=0)
+    if width == 0:
+        return [None for _ in groups]
     ids = np.array(
-        [g.rows[0].tokens[: g.prefix] + [pad] * (width - g.prefix) for g in longer], dtype=np.int64
+        [g.rows[0].tokens[: g.prefix] + [pad] * (width - g.prefix) for g in sources],
+        dtype=np.int64,
     )
     cache = engine.forward(ids, keep=np.array([0], dtype=np.int64))[1]
-    row = {id(g): i for i, g in enumerate(longer)}
+    row = {id(g): i for i, g in enumerate(sources)}
 
     def cut(i: int, n: int) -> Any:
         return engine.prefix(cache, i, n) if n > 0 else None

@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
+import math
 from pathlib import Path
 from typing import Any
 
 from ..errors import BackendError
+from ..stat_memo import store_quietly
 from .native_llama import LlamaShape
 
 __all__ = ["OnnxLlama", "onnx_available", "read_safetensors"]
@@ -64,7 +65,7 @@ def read_safetensors(path: Path) -> dict[str, Any]:
             dtype, shape, (start, end) = meta["dtype"], meta["shape"], meta["data_offsets"]
             if not all(type(n) is int and n >= 0 for n in [*shape, start, end]):
                 raise ValueError("shape and offsets must be non-negative integers")
-            count = int(np.prod(shape, dtype=np.int64))
+            count = math.prod(shape)  # exact: a huge shape must not wrap around
         except (KeyError, TypeError, ValueError) as exc:
             raise BackendError(
                 f"{path}: tensor {name!r}: malformed header entry (expected dtype, shape and "
@@ -185,16 +186,6 @@ def _graph_path(shape: LlamaShape, last: bool, cache: Path) -> Path:
     return cache / f"llama-layer-{key}.onnx"
 
 
-def _store(path: Path, blob: bytes) -> None:
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f"{path.name}.tmp{os.getpid()}")
-        tmp.write_bytes(blob)
-        tmp.replace(path)
-    except OSError:
-        pass  # a read-only cache: the graph is built again next time
-
-
 def _layer_session(shape: LlamaShape, last: bool, cache: Path, options: Any) -> Any:
     """An ONNX Runtime session of the layer graph, from the graph file in ``cache`` when
     there is one ONNX Runtime accepts; otherwise the graph is built (``onnx``) and stored."""
@@ -206,7 +197,7 @@ def _layer_session(shape: LlamaShape, last: bool, cache: Path, options: Any) -> 
         return ort.InferenceSession(path.read_bytes(), options, cpu)
     except Exception:  # missing, empty or damaged: ONNX Runtime raises several kinds
         blob = _layer_graph(shape, last)
-        _store(path, blob)
+        store_quietly(path, blob)  # a read-only cache: built again next time
         return ort.InferenceSession(blob, options, cpu)
 
 

@@ -11,9 +11,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import Field, ValidationError, field_validator, model_validator
 
 from ..errors import SpecError
+from .base import Open, Strict
 
 __all__ = [
     "SPEC_SCHEMA_VERSION",
@@ -49,10 +50,8 @@ def _optional(kind: type, value: Any, message: str) -> Any:
     return value
 
 
-class LicenseSpec(BaseModel):
+class LicenseSpec(Open):
     """The licence of the item texts: a status and whether they may be redistributed."""
-
-    model_config = ConfigDict(extra="allow", defer_build=True)
 
     status: str
     redistributable: bool | None = None
@@ -68,10 +67,8 @@ class LicenseSpec(BaseModel):
         return _optional(bool, v, "expected true, false or null")
 
 
-class ResponseScaleSpec(BaseModel):
+class ResponseScaleSpec(Strict):
     """A response format: integer codes min..max, one label per code."""
-
-    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     min: int
     max: int
@@ -102,11 +99,9 @@ class ResponseScaleSpec(BaseModel):
         return self
 
 
-class ScaleSpec(BaseModel):
+class ScaleSpec(Strict):
     """A scale: its items (the CSV's ``scale`` column, ``all``, or a union of scales), how
     it is scored, and optional inversion, MRAT centring, per-scale rescale maps and norms."""
-
-    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     method: Literal["mean", "sum"] = "mean"
     description: str = ""
@@ -179,10 +174,8 @@ class ScaleSpec(BaseModel):
         return _optional(list, v, "expected a list of norm groups")
 
 
-class PromptSpec(BaseModel):
+class PromptSpec(Open):
     """The instruction shown with every item, an optional Jinja2 template and system prompt."""
-
-    model_config = ConfigDict(extra="allow", defer_build=True)
 
     instruction: str
     template: str | None = None
@@ -205,10 +198,8 @@ class PromptSpec(BaseModel):
         return str(v)
 
 
-class InstrumentSpec(BaseModel):
+class InstrumentSpec(Open):
     """An ``instrument.yaml``. Keys not listed here are kept for plugins (``Instrument.extra``)."""
-
-    model_config = ConfigDict(extra="allow", defer_build=True)
 
     schema_version: Literal[1] = SPEC_SCHEMA_VERSION
     id: str = Field(description="task id: letters, digits, '-' and '_'")
@@ -327,12 +318,10 @@ class InstrumentSpec(BaseModel):
         return self
 
 
-class ItemRow(BaseModel):
+class ItemRow(Open):
     """One row of an item CSV (cells as text). ``scale``: ';'-separated scale names;
     ``reverse``: 1/0 (or true/false, R); ``flag``: attention_check, filler or empty;
     ``rescale``: a value map after reverse keying, e.g. ``1=1;2=2.5;3=4``."""
-
-    model_config = ConfigDict(extra="allow", defer_build=True)
 
     id: str
     text: str = ""

@@ -14,10 +14,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
 from ..errors import PsymError
 from ..safe_io import load_json, parse_json, read_lines
+from .base import Open
 
 __all__ = ["read_results", "iter_records", "field_error"]
 
@@ -44,18 +45,14 @@ def field_error(where: str, exc: ValidationError, schema: str) -> PsymError:
     return PsymError(f"{where}: field '{field}': {msg}{extra} (see `psym schema {schema}`)")
 
 
-class _Loose(BaseModel):
-    model_config = ConfigDict(extra="allow", defer_build=True)
-
-
-class _Score(_Loose):
+class _Score(Open):
     score: float | None = None
     n_items: int | None = None
     n_answered: int | None = None
     method: str | None = None
 
 
-class _ScoredRun(_Loose):
+class _ScoredRun(Open):
     condition: str = "original"
     facets: dict[str, str] = Field(default_factory=dict)
     repeat: int = 0
@@ -67,7 +64,7 @@ class _ScoredTask(_ScoredRun):
     runs: list[_ScoredRun] | None = None
 
 
-class _ScoredResults(_Loose):
+class _ScoredResults(Open):
     """The fields of ``results.json`` that scores are read from (``analysis.records``), typed
     where present: what a results file needs for ``psym validity`` (``ResultsRecord`` is all)."""
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from .base import Open, Strict
 
 __all__ = [
     "RECORD_SCHEMA_VERSION",
@@ -18,14 +20,8 @@ __all__ = [
 RECORD_SCHEMA_VERSION: Literal[1] = 1
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", defer_build=True)
-
-
-class ScaleEntry(BaseModel):
+class ScaleEntry(Open):
     """One scale's score with the item counts behind it (free-text tasks may add detail)."""
-
-    model_config = ConfigDict(extra="allow", defer_build=True)
 
     score: float | None = Field(description="None when no item of the scale was answered")
     n_items: int
@@ -35,7 +31,7 @@ class ScaleEntry(BaseModel):
     norm: dict[str, Any] | None = None
 
 
-class RunSummary(_Strict):
+class RunSummary(Strict):
     """One (condition, repeat) administration of a task, as kept in ``tasks.<task>.runs``."""
 
     condition: str
@@ -54,7 +50,7 @@ class RunSummary(_Strict):
     scales: dict[str, dict[str, Any]]
 
 
-class InstrumentInfo(_Strict):
+class InstrumentInfo(Strict):
     """Citation, licence, item source, scoring rule and plugin of the instrument used."""
 
     id: str
@@ -70,11 +66,9 @@ class InstrumentInfo(_Strict):
     plugin_version: str | None
 
 
-class TaskEntry(BaseModel):
+class TaskEntry(Open):
     """A task's results: the first administration's scores plus every administration in
     ``runs``. Free-text tasks add their own detail fields (counts, odds ratios, ...)."""
-
-    model_config = ConfigDict(extra="allow", defer_build=True)
 
     scales: dict[str, ScaleEntry]
     n_items: int
@@ -104,7 +98,7 @@ class TaskEntry(BaseModel):
     # fields above stay typed and required.
 
 
-class ResultsRecord(_Strict):
+class ResultsRecord(Strict):
     """The whole ``results.json`` of one ``psym eval`` run."""
 
     schema_version: Literal[1] = RECORD_SCHEMA_VERSION

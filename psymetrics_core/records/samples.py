@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from .base import Strict
 from .results import RECORD_SCHEMA_VERSION
 
 __all__ = [
@@ -19,11 +20,7 @@ __all__ = [
 ]
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", defer_build=True)
-
-
-class OptionRecord(_Strict):
+class OptionRecord(Strict):
     """One answer option as presented: its scored value and label (and, for a probe task's
     log-likelihood, the continuation that was scored instead of the value)."""
 
@@ -32,7 +29,7 @@ class OptionRecord(_Strict):
     continuation: str | None = None
 
 
-class ImageRecord(_Strict):
+class ImageRecord(Strict):
     """An image sent with the prompt, recorded by type, size and hash (not its bytes)."""
 
     mime: str
@@ -40,7 +37,7 @@ class ImageRecord(_Strict):
     sha256: str
 
 
-class PromptRecord(_Strict):
+class PromptRecord(Strict):
     """The chat messages sent, the options in the order presented and any images."""
 
     messages: list[dict[str, Any]]
@@ -48,7 +45,7 @@ class PromptRecord(_Strict):
     images: list[ImageRecord] | None = None
 
 
-class ItemMeta(_Strict):
+class ItemMeta(Strict):
     """How the item is keyed: what an analysis needs besides the recorded ``keyed`` values."""
 
     scales: list[str] = Field(description="every scale whose score uses this item")
@@ -68,7 +65,7 @@ class ItemMeta(_Strict):
     )
 
 
-class SampleRecord(_Strict):
+class SampleRecord(Strict):
     """One administered item: prompt, completion, parsed answer, keyed values, condition tag."""
 
     schema_version: Literal[1] = RECORD_SCHEMA_VERSION
@@ -113,7 +110,7 @@ class SampleRecord(_Strict):
     item_meta: ItemMeta
 
 
-class VerdictRecord(_Strict):
+class VerdictRecord(Strict):
     """A judge stage's parsed verdict."""
 
     value: Any = None
@@ -122,7 +119,7 @@ class VerdictRecord(_Strict):
     explanation: str | None = None
 
 
-class JudgeRecord(_Strict):
+class JudgeRecord(Strict):
     """One judge-model call: the stage, the prompt, the reply and its parsed verdict."""
 
     schema_version: Literal[1] = RECORD_SCHEMA_VERSION

@@ -357,6 +357,9 @@ MODEL_ARGS: list[tuple[str, str, str, str]] = [
     ("threads-neg", "smollm2", "threads=-4", "threads"),
     ("dtype", "smollm2", "dtype=float8", "dtype"),
     ("unknown", "smollm2", "flux=1", "unknown --model-args"),
+    ("native-unknown", "smollm2", "native=fast", "native must be"),
+    ("native-empty", "smollm2", "native=", "native must be"),
+    ("native-number", "smollm2", "native=2", "native must be"),
     ("hf-no-path", "hf", "", "pretrained"),
     ("hf-missing", "hf", "pretrained=/nonexistent/model", "not found"),
     ("openai-no-url", "openai-chat", "model=m", "base_url"),
@@ -566,6 +569,65 @@ RUN_FILES_RAW: list[tuple[str, str, Callable[[bytes], bytes], str]] = [
 ]  # fmt: skip
 
 
+def _safetensors(header: Any, data: bytes = b"\x00" * 16) -> bytes:
+    """A safetensors file: 8-byte little-endian header length, JSON header, tensor bytes."""
+    blob = json.dumps(header).encode()
+    return len(blob).to_bytes(8, "little") + blob + data
+
+
+def _tensor(entry: Any) -> bytes:
+    return _safetensors({"t": entry})
+
+
+# (name, file bytes, expected message part): the model file ONNX Runtime scoring memory-maps
+SAFETENSORS_RAW: list[tuple[str, bytes, str]] = [
+    ("empty", b"", "not a readable safetensors file"),
+    ("junk", JUNK, "header length"),
+    ("length-too-big", b"\xff" * 8 + b"{}", "header length"),
+    ("length-zero", (0).to_bytes(8, "little") + b"{}", "header length"),
+    ("header-not-json", (3).to_bytes(8, "little") + b"{x}" + b"\x00" * 8,
+     "not a readable safetensors file"),
+    ("header-list", (2).to_bytes(8, "little") + b"[]", "header is not an object"),
+    ("header-truncated", (20).to_bytes(8, "little") + b"[" * 20, "not a readable safetensors"),
+    ("header-deep", len(DEEP_JSON).to_bytes(8, "little") + DEEP_JSON.encode(),
+     "not a readable safetensors file"),
+    ("header-latin1", (7).to_bytes(8, "little") + b'{"\xe9":1}', "not a readable safetensors"),
+    ("bf16", _tensor({"dtype": "BF16", "shape": [2], "data_offsets": [0, 4]}),
+     "is BF16; ONNX Runtime"),
+    ("past-the-end", _tensor({"dtype": "F32", "shape": [2], "data_offsets": [0, 64]}),
+     "lies outside the file"),
+    ("size-mismatch", _tensor({"dtype": "F32", "shape": [3], "data_offsets": [0, 8]}),
+     "lies outside the file"),
+    ("offsets-reversed", _tensor({"dtype": "F32", "shape": [0], "data_offsets": [8, 0]}),
+     "lies outside the file"),
+    ("shape-float", _tensor({"dtype": "F32", "shape": [2.5], "data_offsets": [0, 8]}),
+     "malformed header entry"),
+    ("shape-negative", _tensor({"dtype": "F32", "shape": [-2], "data_offsets": [0, 8]}),
+     "malformed header entry"),
+    ("shape-string", _tensor({"dtype": "F32", "shape": "2", "data_offsets": [0, 8]}),
+     "malformed header entry"),
+    ("shape-huge", _tensor({"dtype": "F32", "shape": [2**40, 2**40], "data_offsets": [0, 8]}),
+     "lies outside the file"),
+    ("shape-wraps", _tensor({"dtype": "F32", "shape": [2**32, 2**32], "data_offsets": [0, 0]}),
+     "lies outside the file"),
+    ("offsets-short", _tensor({"dtype": "F32", "shape": [2], "data_offsets": [0]}),
+     "malformed header entry"),
+    ("offsets-bool", _tensor({"dtype": "F32", "shape": [2], "data_offsets": [False, True]}),
+     "malformed header entry"),
+    ("no-dtype", _tensor({"shape": [2], "data_offsets": [0, 8]}), "malformed header entry"),
+    ("entry-list", _tensor(["F32"]), "malformed header entry"),
+    ("entry-null", _tensor(None), "malformed header entry"),
+]  # fmt: skip
+
+# (name, bytes) written over a cached ONNX layer graph: never trusted, never an error
+GRAPH_FILES: list[tuple[str, bytes]] = [
+    ("empty", b""),
+    ("junk", JUNK),
+    ("text", b"not a graph\n"),
+    ("deep", DEEP_JSON.encode()),
+]
+
+
 def all_case_count() -> int:
     """Deterministic fuzz inputs defined here (hypothesis examples come on top)."""
     return sum(
@@ -573,7 +635,8 @@ def all_case_count() -> int:
         for x in (
             SPEC_EDITS, SPEC_RAW, ITEMS_RAW, RESPONSES_RAW, PB_CASES, PB_RAW, HOUSING_RAW,
             PERSONA_RAW, DILEMMA_RAW, ITEMS_OPTION, ITEM_TEXT_FILES, MODEL_ARGS, TASK_ARGS,
-            CONDITIONS, KEYWORD_RAW, LABELS_RAW, MANIFEST_RAW, RUN_FILES_RAW,
+            CONDITIONS, KEYWORD_RAW, LABELS_RAW, MANIFEST_RAW, RUN_FILES_RAW, SAFETENSORS_RAW,
+            GRAPH_FILES,
         )
     )  # fmt: skip
 

@@ -23,6 +23,7 @@ from cases import (
     BASE_SPEC,
     CONDITIONS,
     DILEMMA_RAW,
+    GRAPH_FILES,
     HOUSING_RAW,
     ITEM_TEXT_FILES,
     ITEMS_OPTION,
@@ -37,6 +38,7 @@ from cases import (
     PERSONA_RAW,
     PNG,
     RESPONSES_RAW,
+    SAFETENSORS_RAW,
     SPEC_EDITS,
     SPEC_RAW,
     TASK_ARGS,
@@ -693,3 +695,34 @@ def test_fuzz_analyze_responses_csv(
     p = tmp_path / "responses.csv"
     p.write_bytes(raw)
     expect_clean_error(lambda: read_long(p, bfi), ["responses.csv"], label=name)
+
+
+@pytest.mark.parametrize("name, raw, expect", SAFETENSORS_RAW, ids=[c[0] for c in SAFETENSORS_RAW])
+def test_fuzz_safetensors(tmp_path: Path, name: str, raw: bytes, expect: str) -> None:
+    """A damaged ``model.safetensors`` (memory-mapped for ONNX Runtime scoring) is one line
+    naming the file (and the tensor), never a traceback or a wrong-shaped array."""
+    pytest.importorskip("numpy")
+    from psymetrics_core.backends.onnx_llama import read_safetensors
+
+    path = tmp_path / "model.safetensors"
+    path.write_bytes(raw)
+    out = expect_clean_error(lambda: read_safetensors(path), [str(path)], label=name)
+    assert expect in out.message, out.message
+
+
+@pytest.mark.parametrize("name, raw", GRAPH_FILES, ids=[c[0] for c in GRAPH_FILES])
+def test_fuzz_onnx_graph_file(tmp_path: Path, name: str, raw: bytes) -> None:
+    """A damaged cached ONNX layer graph is never trusted and never an error: the graph is
+    built again, the file rewritten, and the session takes the layer's inputs."""
+    ort = pytest.importorskip("onnxruntime")
+    from psymetrics_core.backends import onnx_llama
+    from psymetrics_core.backends.native_llama import LlamaShape
+
+    shape = LlamaShape(hidden=8, layers=1, heads=2, kv_heads=1, head_dim=4, eps=1e-5,
+                       rope_theta=10000.0, tied=True)  # fmt: skip
+    path = onnx_llama._graph_path(shape, True, tmp_path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(raw)
+    session = onnx_llama._layer_session(shape, True, tmp_path, ort.SessionOptions())
+    assert "keep" in {i.name for i in session.get_inputs()}
+    assert path.read_bytes() == onnx_llama._layer_graph(shape, True)
