@@ -131,6 +131,21 @@ class CacheStats:
     models: dict[str, int]
 
 
+def _enable_wal(db: sqlite3.Connection, timeout: float) -> None:
+    """Switch ``db`` to write-ahead logging. SQLite answers "database is locked" at once, without
+    waiting for the busy timeout, when several processes switch a new file at the same moment
+    (shards starting together on one cache): the switch is retried until ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            db.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.02)
+
+
 class ResponseCache:
     """A SQLite store of responses, safe for concurrent writers (WAL + busy timeout)."""
 
@@ -144,7 +159,7 @@ class ResponseCache:
                 str(self.path), timeout=timeout, check_same_thread=False, isolation_level=None
             )
             self._db.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
-            self._db.execute("PRAGMA journal_mode = WAL")
+            _enable_wal(self._db, timeout)
             self._db.execute("PRAGMA synchronous = NORMAL")
             self._db.executescript(_SCHEMA)
         except sqlite3.Error as exc:
