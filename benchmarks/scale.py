@@ -24,13 +24,14 @@ _INSTALL_STATE = ("file-hashes.json", "instrument-ids.json")
 
 def fresh_cache(path: Path, root: Path) -> Path:
     """An empty response cache at ``path`` carrying what an installation computes once and
-    keeps in ``root`` (the dequantised models, the ONNX layer graphs, the model-file hashes and
-    the task id of each installed spec: see the README's cache section), as a second run on any
-    machine has it."""
+    keeps in ``root`` (the dequantised models, the ONNX layer graphs, the model-file hashes,
+    the task id of each installed spec and the validated specs: see the README's cache
+    section), as a second run on any machine has it."""
     path.mkdir(parents=True)
     (path / "models").symlink_to(root / "models", target_is_directory=True)
-    if (root / "onnx-graphs").is_dir():  # the scoring engine's layer graphs, built once
-        shutil.copytree(root / "onnx-graphs", path / "onnx-graphs")
+    for folder in ("onnx-graphs", "specs"):  # layer graphs and validated specs, built once
+        if (root / folder).is_dir():
+            shutil.copytree(root / folder, path / folder)
     for name in _INSTALL_STATE:
         if (root / name).is_file():
             shutil.copyfile(root / name, path / name)

@@ -25,7 +25,6 @@ from typing import Any
 
 from .backends.base import Backend, GenerationSettings, as_backend, call_backend
 from .errors import PsymError
-from .records import JudgeRecord
 from .results import SampleWriter, redact
 from .types import Generation, Item, Prompt, Verdict
 
@@ -157,7 +156,7 @@ class Judge:
     ) -> None:
         self.n_calls += 1
         if self._records_path is not None and self._writer is None:
-            self._writer = SampleWriter(self._records_path, JudgeRecord)
+            self._writer = SampleWriter(self._records_path, "judge")
         if self._writer is not None:
             self._writer.write(
                 {

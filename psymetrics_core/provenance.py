@@ -115,8 +115,11 @@ def _model_files(identity: Mapping[str, Any]) -> list[Path]:
     return []
 
 
-def _spec_files(spec: Path) -> list[Path]:
+def _spec_files(spec: Path, form_files: Mapping[str, str]) -> list[Path]:
+    """The spec and its item CSVs (from the loaded instrument, else read from the spec)."""
     files = [spec]
+    if form_files:
+        return files + [spec.parent / rel for rel in form_files.values()]
     try:
         from .safe_io import load_yaml
 
@@ -139,7 +142,8 @@ def file_records(
     found: list[tuple[str, Path]] = [("model", f) for f in _model_files(identity or {})]
     for inst in instruments:
         if getattr(inst, "spec_path", None):
-            found += [(f"items:{inst.id}", f) for f in _spec_files(Path(inst.spec_path))]
+            spec_files = _spec_files(Path(inst.spec_path), getattr(inst, "form_files", {}))
+            found += [(f"items:{inst.id}", f) for f in spec_files]
     found += [(f"item texts:{k}", Path(str(v))) for k, v in (item_files or {}).items()]
     for arg in condition_args:
         _, _, value = arg.partition("=")

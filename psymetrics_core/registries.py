@@ -170,7 +170,7 @@ def _build(entry: _Deferred, task: str) -> Instrument:
 
     where = entry.path or Path(f"<plugin {entry.plugin.name}>")
     if entry.build is None:
-        inst = load_instrument(entry.path or where)
+        inst = load_instrument(entry.path or where, reuse=True)
     else:
         try:
             inst = entry.build()
@@ -231,7 +231,7 @@ def build_instruments(pm: pluggy.PluginManager, records: Sequence[PluginRecord])
                 task, entry = known, _Deferred(Path(obj), _info)
             else:  # unknown, or its memo id is taken: parse it to learn (or confirm) its id
                 try:
-                    inst = load_instrument(obj)
+                    inst = load_instrument(obj, reuse=True)
                 except SpecError as exc:
                     table.failures.append(f"plugin '{_info.name}': {exc}")
                     return

@@ -1,7 +1,9 @@
 """Run records: ``results.json`` (scores, provenance) and ``samples.jsonl`` (one line per item).
 
 Every record is validated against its typed model (``psymetrics_core.records``) before it is
-written, so a record that drifts from the published schema fails where it is made.
+written, so a record that drifts from the published schema fails where it is made. The writers
+name the record (``"samples"``, ``"results"``, ``"judge"``) and validate it through
+``records.core_check``, without importing pydantic.
 """
 
 from __future__ import annotations
@@ -13,12 +15,13 @@ import platform
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any
-
-from pydantic import BaseModel, ValidationError
+from typing import IO, TYPE_CHECKING, Any
 
 from .errors import PsymError
-from .records import RECORD_SCHEMA_VERSION, ResultsRecord, SampleRecord
+from .records.version import RECORD_SCHEMA_VERSION
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 __all__ = ["SampleWriter", "write_results", "provenance", "redact", "checked", "RecordError"]
 
@@ -66,10 +69,17 @@ class RecordError(PsymError):
     """A run record does not match its schema (a bug in the code that built it)."""
 
 
-def checked(record: dict[str, Any], model: type[BaseModel], what: str) -> dict[str, Any]:
-    """``record`` with ``schema_version``, validated against ``model`` (RecordError if not)."""
+def checked(record: dict[str, Any], model: str | type[BaseModel], what: str) -> dict[str, Any]:
+    """``record`` with ``schema_version``, validated against ``model`` (RecordError if not):
+    a record name of ``records.core_check`` (results, samples, judge) or a pydantic model."""
+    from pydantic_core import ValidationError
+
+    from .records import core_check
+
     full = {"schema_version": RECORD_SCHEMA_VERSION, **record}
     try:
+        if isinstance(model, str):
+            return core_check.check(model, full)
         obj = model.model_validate(full)
     except ValidationError as exc:
         err = exc.errors()[0]
@@ -84,11 +94,12 @@ def checked(record: dict[str, Any], model: type[BaseModel], what: str) -> dict[s
 class SampleWriter:
     """Appends one JSON line per answered item and flushes it at once (nothing paid is lost).
 
-    Each line is validated against ``model`` first: by default ``records.SampleRecord`` (a
-    ``psym eval`` sample); ``model=None`` writes lines unchecked (a plugin's own records).
+    Each line is validated against ``model`` first (see :func:`checked`): by default the
+    ``samples`` record (a ``psym eval`` sample); ``model=None`` writes lines unchecked (a
+    plugin's own records).
     """
 
-    def __init__(self, path: Path | None, model: type[BaseModel] | None = SampleRecord) -> None:
+    def __init__(self, path: Path | None, model: str | type[BaseModel] | None = "samples") -> None:
         self.path = path
         self.model = model
         self._fh: IO[str] | None = None
@@ -123,14 +134,14 @@ class SampleWriter:
 
 
 def write_results(path: Path, results: dict[str, Any], validate: bool = True) -> None:
-    """Validate ``results`` (``records.ResultsRecord``; ``validate=False`` for a plugin's own
+    """Validate ``results`` (the ``results`` record; ``validate=False`` for a plugin's own
     report) and write it atomically: a complete file or none, always valid JSON.
 
     A non-finite number (NaN, Infinity: not JSON) is written as ``null``.
     """
     record = _finite(results)
     if validate:
-        record = checked(record, ResultsRecord, path.name)
+        record = checked(record, "results", path.name)
     text = json.dumps(record, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:

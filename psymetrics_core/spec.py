@@ -13,7 +13,7 @@ from typing import Any
 
 from .errors import SpecError
 from .norms import parse_norms
-from .records.instrument import SPEC_SCHEMA_VERSION, validate_row, validate_spec
+from .records.version import SPEC_SCHEMA_VERSION
 from .safe_io import load_yaml, read_csv
 from .spec_scoring import check_scale_rescales, item_rescale
 from .types import Instrument, Item, Option, ResponseScale, ScaleDef
@@ -54,21 +54,38 @@ def find_spec_file(path: str | Path) -> Path:
     return p
 
 
-def load_instrument(path: str | Path) -> Instrument:
+def load_instrument(path: str | Path, reuse: bool = False) -> Instrument:
     """Load and validate the instrument spec at ``path``.
 
     A spec with ``item_texts: user`` ships its key (ids, scales, reverse keying) but not the item
     texts; ``psymetrics_core.item_texts.apply_item_texts`` adds them from a user's file.
+
+    ``reuse=True`` (installed plugins' specs) takes the instrument validated by an earlier
+    process while the spec, its item files and the validating code are unchanged
+    (``spec_memo``), and memoises a freshly validated one.
     """
     spec_path = find_spec_file(path)
+    if reuse:
+        from . import spec_memo
+
+        kept = spec_memo.recall(spec_path)
+        if kept is not None:
+            return kept
     raw = load_yaml(spec_path, what="instrument spec")
     if not isinstance(raw, dict):
         raise SpecError(spec_path, "expected a mapping at the top level")
-    return _build(spec_path, raw)
+    inst = _build(spec_path, raw)
+    if reuse:
+        spec_memo.keep(
+            spec_path, inst, sorted({spec_path.parent / f for f in inst.form_files.values()})
+        )
+    return inst
 
 
 def _build(path: Path, raw: dict[str, Any]) -> Instrument:
     """The Instrument of a parsed spec, validated by ``records.instrument.InstrumentSpec``."""
+    from .records.instrument import validate_spec
+
     spec = validate_spec(path, raw)
     rscales = {
         name: ResponseScale(
@@ -130,6 +147,7 @@ def _build(path: Path, raw: dict[str, Any]) -> Instrument:
         notes=spec.notes.strip(),
         texts_shipped=spec.item_texts == "shipped",
         spec_path=path,
+        form_files={form: str(rel) for form, rel in spec.forms.items()},
         extra={k: v for k, v in raw.items() if k not in _REQUIRED_TOP},
     )
 
@@ -170,6 +188,8 @@ def _item(
     texts_required: bool = True,
 ) -> Item:
     """One CSV row, typed by ``records.instrument.ItemRow``, checked against the spec."""
+    from .records.instrument import validate_row
+
     r = validate_row(csv_path, lineno, row)
     if r.id in seen:
         raise SpecError(csv_path, f"duplicate item id {r.id!r}", row=lineno, field="id")

@@ -119,18 +119,6 @@ def value_range(
     return float(rs.min), float(rs.max)
 
 
-def _members(instrument: Instrument, form: str) -> dict[str, frozenset[str]]:
-    """scale -> ids of the scored items of ``form`` that count towards it."""
-    return {
-        name: frozenset(it.id for it in instrument.scale_items(name, form))
-        for name in instrument.scales
-    }
-
-
-def _form_of(instrument: Instrument, form: str) -> str:
-    return form if form in instrument.forms else "original"
-
-
 def keyed_values(
     instrument: Instrument, form: str, item: Item, value: int | None
 ) -> dict[str, float]:
@@ -139,14 +127,15 @@ def keyed_values(
     Per scale: reverse keying (min + max - x), then the scale's rescale map for the item if the
     scale has one, else the item's own ``rescale``, then ``invert`` (lo + hi - v over the
     item's value range). MRAT centring is NOT applied (it needs the respondent's other
-    answers): see ``mrat_term``. Empty for an unanswered (None) or unscored item.
+    answers): see ``mrat_term``. Empty for an unanswered (None) or unscored item. The keying
+    is the same in every ``form`` (``spec`` checks that forms agree).
     """
     if value is None or not item.scored:
         return {}
     return {
         name: scale_value(instrument, item, name, value)
-        for name, ids in _members(instrument, _form_of(instrument, form)).items()
-        if item.id in ids
+        for name in instrument.scales
+        if instrument.counts_towards(item, name)
     }
 
 

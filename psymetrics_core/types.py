@@ -142,6 +142,8 @@ class Instrument:
     notes: str = ""
     texts_shipped: bool = True  # False: the key ships, item texts come from the user
     spec_path: Path | None = None
+    # form -> its item CSV as the spec names it, relative to the spec's folder
+    form_files: dict[str, str] = field(default_factory=dict)
     plugin: PluginInfo | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     # per-run task options (``psym eval --task-arg TASK.KEY=VALUE``), set by ``evaluate()``
@@ -160,13 +162,20 @@ class Instrument:
 
     def scale_items(self, scale: str, form: str = "original") -> list[Item]:
         """The scored items that belong to ``scale`` in ``form``."""
+        self.scales[scale]  # KeyError for an unknown scale, even when the form has no items
+        return [it for it in self.forms[form] if self.counts_towards(it, scale)]
+
+    def counts_towards(self, item: Item, scale: str) -> bool:
+        """Whether ``item`` is scored and belongs to ``scale`` (a total takes every scored
+        item, a union of scales each item of one of them)."""
         sdef = self.scales[scale]
-        items = self.forms[form]
+        if not item.scored:
+            return False
         if sdef.include_all:
-            return [it for it in items if it.scored]
+            return True
         if sdef.of_scales:
-            return [it for it in items if it.scored and set(it.scales) & set(sdef.of_scales)]
-        return [it for it in items if it.scored and scale in it.scales]
+            return not set(item.scales).isdisjoint(sdef.of_scales)
+        return scale in item.scales
 
     def norm_groups(self) -> list[str]:
         """Names of the norm groups of any scale, in spec order (the first is the default)."""

@@ -52,9 +52,9 @@ def parsed(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[str]:
     calls: list[str] = []
     real = spec.load_instrument
 
-    def spy(path: Any) -> Any:
+    def spy(path: Any, reuse: bool = False) -> Any:
         calls.append(Path(path).parent.name)
-        return real(path)
+        return real(path, reuse=reuse)
 
     monkeypatch.setattr(spec, "load_instrument", spy)
     return calls

@@ -117,11 +117,6 @@ def questionnaire_sample(
 
 def _scales_of(inst: Instrument, form: str, it: Item) -> list[str]:
     """Every scale whose score uses ``it`` (totals and unions of scales included)."""
-    out = []
-    for name in inst.scales:
-        try:
-            if any(x.id == it.id for x in inst.scale_items(name, form)):
-                out.append(name)
-        except KeyError:
-            continue
-    return out or list(it.scales)
+    if form not in inst.forms:
+        return list(it.scales)
+    return [name for name in inst.scales if inst.counts_towards(it, name)] or list(it.scales)

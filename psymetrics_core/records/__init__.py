@@ -4,14 +4,22 @@ Every record carries ``schema_version`` (``RECORD_SCHEMA_VERSION``). The writers
 ``psymetrics_core.results`` validate each record against these models before writing, so a
 change of shape fails loudly where it is made; ``psym schema results|samples|judge|instrument``
 prints the JSON Schema of each.
+
+The models are imported on first use (``psymetrics_core.records.SampleRecord`` imports
+pydantic then): the writers of ``psym eval`` validate through ``core_check``, which needs only
+pydantic-core, so a command that writes records does not pay for pydantic's import.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import importlib
+from typing import TYPE_CHECKING, Any
 
-from .results import RECORD_SCHEMA_VERSION, ResultsRecord, RunSummary, ScaleEntry, TaskEntry
-from .samples import ItemMeta, JudgeRecord, PromptRecord, SampleRecord
+from .version import RECORD_SCHEMA_VERSION
+
+if TYPE_CHECKING:
+    from .results import ResultsRecord, RunSummary, ScaleEntry, TaskEntry
+    from .samples import ItemMeta, JudgeRecord, PromptRecord, SampleRecord
 
 __all__ = [
     "RECORD_SCHEMA_VERSION",
@@ -29,10 +37,30 @@ __all__ = [
 
 SCHEMAS = ("results", "samples", "judge", "instrument")
 
+_MODELS = {
+    "ResultsRecord": "results",
+    "TaskEntry": "results",
+    "RunSummary": "results",
+    "ScaleEntry": "results",
+    "SampleRecord": "samples",
+    "JudgeRecord": "samples",
+    "PromptRecord": "samples",
+    "ItemMeta": "samples",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """The record models, imported when first asked for (PEP 562)."""
+    if name in _MODELS:
+        return getattr(importlib.import_module(f"{__name__}.{_MODELS[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 def json_schema(name: str) -> dict[str, Any]:
     """The JSON Schema of one record kind: results, samples, judge or instrument."""
     from ..errors import PsymError
+    from .results import ResultsRecord
+    from .samples import JudgeRecord, SampleRecord
 
     if name == "results":
         return ResultsRecord.model_json_schema()

@@ -15,6 +15,7 @@ from pydantic import Field, ValidationError, field_validator, model_validator
 
 from ..errors import SpecError
 from .base import Open, Strict
+from .version import SPEC_SCHEMA_VERSION
 
 __all__ = [
     "SPEC_SCHEMA_VERSION",
@@ -28,7 +29,6 @@ __all__ = [
     "validate_row",
 ]
 
-SPEC_SCHEMA_VERSION: Literal[1] = 1
 TRUE = {"1", "true", "yes", "y", "r", "reverse", "reversed"}
 FALSE = {"", "0", "false", "no", "n"}
 FLAGS = ("attention_check", "filler")

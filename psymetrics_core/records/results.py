@@ -7,6 +7,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from .base import Open, Strict
+from .version import RECORD_SCHEMA_VERSION
 
 __all__ = [
     "RECORD_SCHEMA_VERSION",
@@ -16,8 +17,6 @@ __all__ = [
     "TaskEntry",
     "ResultsRecord",
 ]
-
-RECORD_SCHEMA_VERSION: Literal[1] = 1
 
 
 class ScaleEntry(Open):

@@ -7,7 +7,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from .base import Strict
-from .results import RECORD_SCHEMA_VERSION
+from .version import RECORD_SCHEMA_VERSION
 
 __all__ = [
     "PromptRecord",

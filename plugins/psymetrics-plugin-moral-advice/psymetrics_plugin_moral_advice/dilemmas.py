@@ -23,8 +23,6 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from psymetrics_core.errors import PsymError
 from psymetrics_core.safe_io import load_json, parse_json, read_text
 
@@ -89,6 +87,8 @@ def _bool(raw: Any) -> bool | None:
 def builtin_dilemmas() -> tuple[Dilemma, ...]:
     """The five example dilemmas of the paper's Table 4."""
     from importlib import resources
+
+    import yaml
 
     text = (resources.files(__package__) / "data" / "examples.yaml").read_text(encoding="utf-8")
     rows = yaml.safe_load(text)["dilemmas"]

@@ -18,8 +18,6 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
-import yaml
-
 from psymetrics_core import hookimpl
 from psymetrics_core.kinds import FreeTextTask, Generation, Score, TaskResults, TaskScores
 from psymetrics_core.types import Completion, Item
@@ -36,6 +34,8 @@ DEFAULT_MIN_COUNT = 5  # words per cell below which the mean of the ORs is not r
 def grid_spec() -> dict[str, Any]:
     """The template and the Table 2 descriptor grid."""
     from importlib import resources
+
+    import yaml
 
     text = (resources.files(__name__) / "data" / "refletter.yaml").read_text(encoding="utf-8")
     data = yaml.safe_load(text)

@@ -16,8 +16,6 @@ from functools import lru_cache
 from statistics import NormalDist
 from typing import Any
 
-import yaml
-
 __all__ = [
     "Category",
     "lexicons",
@@ -53,6 +51,8 @@ def _compile(stems: tuple[str, ...]) -> re.Pattern[str]:
 @lru_cache(maxsize=1)
 def _lexicon_file() -> dict[str, Any]:
     from importlib import resources
+
+    import yaml
 
     text = (resources.files(__package__) / "data" / "lexicons.yaml").read_text(encoding="utf-8")
     data = yaml.safe_load(text)
