@@ -47,9 +47,16 @@ __all__ = [
 
 def data_files(package: str) -> list[Path]:
     """Every ``instruments/*/instrument.yaml`` shipped inside ``package`` (for plugins)."""
-    from importlib import resources
+    import importlib.util
 
-    root = resources.files(package) / "instruments"
+    spec = importlib.util.find_spec(package)
+    places = list(spec.submodule_search_locations or []) if spec is not None else []
+    if len(places) == 1 and Path(places[0]).is_dir():  # a package on disk (the usual case)
+        root: Any = Path(places[0]) / "instruments"
+    else:  # anything else importlib.resources can read
+        from importlib import resources
+
+        root = resources.files(package) / "instruments"
     out = []
     for sub in sorted(root.iterdir(), key=lambda p: p.name):
         spec = sub / "instrument.yaml"

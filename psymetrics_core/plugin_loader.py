@@ -15,11 +15,10 @@ import importlib
 import os
 import sys
 from dataclasses import dataclass
-from importlib import metadata
 
 import pluggy
 
-from . import hookspecs
+from . import hookspecs, installed
 from .errors import PluginLoadError
 
 __all__ = [
@@ -97,19 +96,16 @@ def _load_entry_points(pm: pluggy.PluginManager) -> list[PluginRecord]:
     block = set(_env_list("PSYM_DISABLE_PLUGINS") or [])
     records: list[PluginRecord] = []
     seen: set[str] = set()
-    eps = sorted(metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name)
-    for ep in eps:
+    for ep in installed.plugin_entries(ENTRY_POINT_GROUP):
         if ep.name in seen:
             continue
         seen.add(ep.name)
-        meta = ep.dist.metadata if ep.dist is not None else None  # parsed once: it is slow
-        dist = meta["Name"] if meta is not None else None
-        version = meta["Version"] if meta is not None else None
+        dist, version = ep.distribution, ep.version
         if ep.name in block or (allow is not None and ep.name not in allow):
             records.append(PluginRecord(ep.name, dist, version, "blocked"))
             continue
         try:
-            obj = ep.load()
+            obj = installed.load_entry(ep.value)
             pm.register(obj, name=ep.name)
             pm.check_pending()
         except (Exception, SystemExit, KeyboardInterrupt) as exc:  # contained, reported below

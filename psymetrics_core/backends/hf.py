@@ -370,11 +370,16 @@ class HFBackend(Backend):
 
     def identity(self) -> dict[str, Any]:
         """Backend, model path, file and settings for run records (worked out once per
-        backend: the cache key and the run record see the same)."""
-        from importlib.metadata import version
+        backend: the cache key and the run record see the same). The option-scoring engine
+        and its version are part of it (and of the response cache's key): the engines agree
+        only within float error."""
+        from ..installed import versions
 
         if self._identity is not None:
             return dict(self._identity)
+        engine = self.scoring_engine()
+        names = ["transformers", "torch"] + (["onnxruntime"] if engine == "onnxruntime" else [])
+        found = versions(names)
         self._identity = {
             "backend": self.name,
             "pretrained": str(self.pretrained),
@@ -384,22 +389,12 @@ class HFBackend(Backend):
             "batch_size": self.batch_size,
             "chat_template": self.chat_template,
             "threads": self.threads,
-            "transformers": version("transformers"),
-            "torch": version("torch"),
-            **self._engine_identity(),
+            "transformers": found["transformers"],
+            "torch": found["torch"],
+            "option_scoring": engine,
+            **({"onnxruntime": found["onnxruntime"]} if engine == "onnxruntime" else {}),
         }
         return dict(self._identity)
-
-    def _engine_identity(self) -> dict[str, Any]:
-        """The option-scoring engine and its version (part of the response cache's key: the
-        engines agree only within float error)."""
-        from importlib.metadata import version
-
-        engine = self.scoring_engine()
-        out: dict[str, Any] = {"option_scoring": engine}
-        if engine == "onnxruntime":
-            out["onnxruntime"] = version("onnxruntime")
-        return out
 
 
 def _flag(text: str) -> bool:
