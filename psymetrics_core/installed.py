@@ -1,10 +1,10 @@
 """What is installed, remembered between processes: psymetrics' plugin entry points and the
 versions of distributions, without ``importlib.metadata`` reading every installed
-distribution's metadata in every process (its import and scan cost a sixth of a cached re-run).
+distribution's metadata in every process (its import and scan were a tenth of a cached re-run).
 
 ``installed.json`` in the cache directory answers while the installation is what it was when
 the memo was written: the same ``sys.path``; in each of its directories the same distribution
-folders (``*.dist-info``, ``*.egg-info``), each with the inode and modification time it had
+folders (``*.dist-info``, ``*.egg-info``, eggs), each with the inode and modification time it had
 (installing, upgrading, re-installing or removing a distribution creates or deletes folders);
 and the same stamp on every metadata file an answer was read from (a plugin's
 ``entry_points.txt`` and ``METADATA``). Anything else is answered by ``importlib.metadata`` and
@@ -131,10 +131,14 @@ def _fingerprint() -> str:
                 folders = sorted(
                     (e.name, e.inode(), e.stat().st_mtime_ns)
                     for e in it
-                    if e.name.endswith((".dist-info", ".egg-info"))
+                    if e.name.endswith((".dist-info", ".egg-info", ".egg")) or e.name == "EGG-INFO"
                 )
-        except OSError:  # a zip file, or gone
-            folders = []
+        except OSError:  # a zip file (its own stamp stands for its contents), or gone
+            try:
+                size, mtime, inode = stamp(Path(entry))
+                folders = [(str(size), inode, mtime)]
+            except OSError:
+                folders = []
         h.update(repr(folders).encode())
     return h.hexdigest()
 
