@@ -18,6 +18,7 @@ import hashlib
 import os
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from importlib import import_module
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -43,9 +44,9 @@ class PluginEntry(NamedTuple):
 def plugin_entries(group: str) -> list[PluginEntry]:
     """The entry points of ``group`` in the order ``importlib.metadata`` finds them, sorted
     by name (the first of a name is the one ``sys.path`` puts first)."""
-    memo, fresh = _memo()
-    known = memo["groups"].get(group)
-    if not (fresh and _entries_ok(known) and _unchanged(memo, known["files"])):
+    memo = _memo()
+    known: Any = memo.groups.get(group)
+    if not (_entries_ok(known) and memo.unchanged(known["files"])):
         from importlib import metadata
 
         entries, files = [], []
@@ -54,8 +55,8 @@ def plugin_entries(group: str) -> list[PluginEntry]:
             entries.append([ep.name, ep.value, *_name_version(meta)])
             files += _files_of(ep.dist, "entry_points.txt", "METADATA")
         known = {"entries": entries, "files": files}
-        memo["groups"][group] = known
-        _keep(memo, files)
+        memo.groups[group] = known
+        memo.write(files)
     return [PluginEntry(*e) for e in known["entries"]]
 
 
@@ -68,16 +69,15 @@ def version(distribution: str) -> str:
 def versions(distributions: Sequence[str]) -> dict[str, str]:
     """The installed version of each of ``distributions`` (one look at the memo for all;
     ``importlib.metadata.PackageNotFoundError`` for one that is not installed)."""
-    memo, fresh = _memo()
+    memo = _memo()
     out: dict[str, str] = {}
     missing = []
     for name in distributions:
-        known = memo["versions"].get(name)
+        known = memo.versions.get(name)
         if (
-            fresh
-            and isinstance(known, dict)
+            isinstance(known, dict)
             and isinstance(known.get("version"), str)
-            and _unchanged(memo, known.get("files"))
+            and memo.unchanged(known.get("files"))
         ):
             out[name] = known["version"]
         else:
@@ -89,10 +89,10 @@ def versions(distributions: Sequence[str]) -> dict[str, str]:
         for name in missing:
             dist = metadata.distribution(name)
             found = _files_of(dist, "METADATA")
-            memo["versions"][name] = {"version": dist.version, "files": found}
+            memo.versions[name] = {"version": dist.version, "files": found}
             out[name] = dist.version
             files += found
-        _keep(memo, files)
+        memo.write(files)
     return {name: out[name] for name in distributions}
 
 
@@ -105,20 +105,53 @@ def load_entry(value: str) -> Any:
     return obj
 
 
-def _memo() -> tuple[dict[str, Any], bool]:
-    """This installation's part of the memo, and whether it was found (else an empty one)."""
+@dataclass
+class _Memo:
+    """This installation's part of ``installed.json`` (empty when it had none, or a damaged
+    one) and every installation's part as read, to write back beside it."""
+
+    fingerprint: str
+    installs: dict[str, Any]
+    groups: dict[str, Any] = field(default_factory=dict)
+    versions: dict[str, Any] = field(default_factory=dict)
+    stamps: dict[str, Any] = field(default_factory=dict)
+
+    def unchanged(self, files: Any) -> bool:
+        """Whether every file an answer was read from keeps the stamp held for it."""
+        if not isinstance(files, list):
+            return False
+        try:
+            return all(stamp(Path(f)) == self.stamps[f] for f in files)
+        except (OSError, KeyError, TypeError, ValueError):
+            return False
+
+    def write(self, files: list[str]) -> None:
+        """Write the memo back with the stamps of ``files`` (a new answer's sources); at
+        most ``_KEPT`` installations are kept, this one among them."""
+        for f in files:
+            try:
+                self.stamps[f] = stamp(Path(f))
+            except OSError:
+                self.stamps.pop(f, None)  # gone already: the answer is not trusted next time
+        others = [(k, v) for k, v in self.installs.items() if k != self.fingerprint]
+        mine = {"groups": self.groups, "versions": self.versions, "stamps": self.stamps}
+        installs = dict([*others[: _KEPT - 1], (self.fingerprint, mine)])
+        write_memo(_MEMO, {"format": _FORMAT, "installs": installs})
+
+
+def _memo() -> _Memo:
+    """The memo as read for this installation (``sys.path`` and its distributions)."""
     fingerprint = _fingerprint()
     kept = read_memo(_MEMO)
     installs = kept.get("installs") if kept.get("format") == _FORMAT else None
-    memo = installs.get(fingerprint) if isinstance(installs, dict) else None
-    if (
-        isinstance(memo, dict)
-        and isinstance(memo.get("groups"), dict)
-        and isinstance(memo.get("versions"), dict)
-        and isinstance(memo.get("stamps"), dict)
+    if not isinstance(installs, dict):
+        return _Memo(fingerprint, {})
+    part = installs.get(fingerprint)
+    if isinstance(part, dict) and all(
+        isinstance(part.get(k), dict) for k in ("groups", "versions", "stamps")
     ):
-        return {**memo, "fingerprint": fingerprint}, True
-    return {"fingerprint": fingerprint, "groups": {}, "versions": {}, "stamps": {}}, False
+        return _Memo(fingerprint, installs, part["groups"], part["versions"], part["stamps"])
+    return _Memo(fingerprint, installs)
 
 
 def _fingerprint() -> str:
@@ -154,32 +187,6 @@ def _entries_ok(known: Any) -> bool:
         and all(x is None or isinstance(x, str) for x in e[2:])
         for e in known["entries"]
     )
-
-
-def _unchanged(memo: dict[str, Any], files: Any) -> bool:
-    """Whether every file an answer was read from keeps the stamp the memo holds for it."""
-    if not isinstance(files, list):
-        return False
-    try:
-        return all(stamp(Path(f)) == memo["stamps"][f] for f in files)
-    except (OSError, KeyError, TypeError, ValueError):
-        return False
-
-
-def _keep(memo: dict[str, Any], files: list[str]) -> None:
-    """Write the memo with the stamps of ``files`` (an answer's sources)."""
-    for f in files:
-        try:
-            memo["stamps"][f] = stamp(Path(f))
-        except OSError:
-            memo["stamps"].pop(f, None)  # gone already: the answer is not trusted next time
-    kept = read_memo(_MEMO)  # other installations' parts, as another process may have left them
-    installs = kept.get("installs") if kept.get("format") == _FORMAT else None
-    others = installs if isinstance(installs, dict) else {}
-    others = {k: v for k, v in others.items() if k != memo["fingerprint"]}
-    mine = {k: v for k, v in memo.items() if k != "fingerprint"}
-    kept_now = [*list(others.items())[: _KEPT - 1], (memo["fingerprint"], mine)]
-    write_memo(_MEMO, {"format": _FORMAT, "installs": dict(kept_now)})
 
 
 def _files_of(dist: Any, *names: str) -> list[str]:

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from . import spec_memo
 from .errors import SpecError
 from .norms import parse_norms
 from .records.version import SPEC_SCHEMA_VERSION
@@ -65,20 +66,15 @@ def load_instrument(path: str | Path, reuse: bool = False) -> Instrument:
     (``spec_memo``), and memoises a freshly validated one.
     """
     spec_path = find_spec_file(path)
-    if reuse:
-        from . import spec_memo
-
-        kept = spec_memo.recall(spec_path)
-        if kept is not None:
-            return kept
+    kept = spec_memo.recall(spec_path) if reuse else None
+    if kept is not None:
+        return kept
     raw = load_yaml(spec_path, what="instrument spec")
     if not isinstance(raw, dict):
         raise SpecError(spec_path, "expected a mapping at the top level")
     inst = _build(spec_path, raw)
     if reuse:
-        spec_memo.keep(
-            spec_path, inst, sorted({spec_path.parent / f for f in inst.form_files.values()})
-        )
+        spec_memo.keep(spec_path, inst)
     return inst
 
 

@@ -20,6 +20,7 @@ import importlib.util
 import io
 import pickle
 import sys
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -66,10 +67,11 @@ def recall(spec_path: Path) -> Instrument | None:
     return inst
 
 
-def keep(spec_path: Path, inst: Instrument, files: list[Path]) -> None:
-    """Memoise ``inst``, built from ``spec_path`` and the item ``files``, with its stamps."""
+def keep(spec_path: Path, inst: Instrument) -> None:
+    """Memoise ``inst``, built from ``spec_path`` and its item files, with their stamps."""
+    items = [spec_path.parent / rel for rel in inst.form_files.values()]
     try:
-        deps = [(str(p), stamp(p)) for p in (spec_path, *files, *_code_files())]
+        deps = [(str(p), stamp(p)) for p in (spec_path, *items, *_code_files())]
         data = pickle.dumps((_FORMAT, deps, inst), protocol=pickle.HIGHEST_PROTOCOL)
     except Exception:  # a file vanished, or a value that does not pickle: no entry
         return
@@ -83,8 +85,10 @@ def _entry_path(spec_path: Path) -> Path:
     return cache_dir() / "specs" / f"{key}.pickle"
 
 
+@cache
 def _code_files() -> list[Path]:
-    """The source files of the loaded psymetrics modules and of the spec's parsers."""
+    """The source files of the psymetrics modules loaded when the process keeps its first
+    spec (every module that validates one is loaded by then) and of the spec's parsers."""
     files = set()
     for name, mod in list(sys.modules.items()):
         source = getattr(mod, "__file__", None)

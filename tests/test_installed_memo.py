@@ -105,41 +105,6 @@ def test_load_entry_follows_module_and_attributes():
         installed.load_entry("no_such_module_psym:x")
 
 
-def _install(part: str) -> bytes:
-    """A memo holding ``part`` (JSON text) as this installation's entry."""
-    return b'{"format": 2, "installs": {"FP": ' + part.encode() + b"}}"
-
-
-DAMAGED = [
-    ("empty", b""),
-    ("not-json", b"{oops"),
-    ("list", b"[1, 2]"),
-    ("installs-list", b'{"format": 2, "installs": [1]}'),
-    ("old-format", b'{"format": 1, "fingerprint": "FP", "groups": {}}'),
-    ("groups-list", _install('{"groups": [], "versions": {}, "stamps": {}}')),
-    ("short-entry", _install('{"groups": {"psymetrics": {"entries": [["a"]], "files": []}},'
-                             ' "versions": {}, "stamps": {}}')),
-    ("entry-types", _install('{"groups": {"psymetrics": {"entries": [[1, 2, 3, 4]],'
-                             ' "files": []}}, "versions": {}, "stamps": {}}')),
-    ("files-str", _install('{"groups": {"psymetrics": {"entries": [], "files": "x"}},'
-                           ' "versions": {"pydantic": {"version": 7}}, "stamps": {}}')),
-    ("files-gone", _install('{"groups": {"psymetrics": {"entries": [], "files":'
-                            ' ["/nonexistent/METADATA"]}}, "versions": {"pydantic": {"version":'
-                            ' "0.0", "files": ["/nonexistent/METADATA"]}},'
-                            ' "stamps": {"/nonexistent/METADATA": [1]}}')),
-    ("deep", b"[" * 100_000 + b"]" * 100_000),
-]  # fmt: skip
-
-
-@pytest.mark.parametrize("raw", [d[1] for d in DAMAGED], ids=[d[0] for d in DAMAGED])
-def test_a_damaged_memo_is_never_trusted(cache, raw):
-    cache.mkdir(parents=True, exist_ok=True)
-    fp = installed._fingerprint().encode()
-    (cache / "installed.json").write_bytes(raw.replace(b"FP", fp))
-    assert [tuple(e) for e in installed.plugin_entries(ENTRY_POINT_GROUP)] == _truth()
-    assert installed.version("pydantic") == metadata.version("pydantic")
-
-
 def test_a_second_process_does_not_read_distribution_metadata(tmp_path):
     """With the memo, loading the plugins and the model's identity versions imports no
     importlib.metadata (its import and scan of every distribution)."""

@@ -4,7 +4,6 @@ as soon as any of them changes; a damaged or foreign memo is never trusted."""
 
 from __future__ import annotations
 
-import pickle
 import shutil
 import subprocess
 import sys
@@ -103,39 +102,6 @@ def test_the_code_stamps_cover_the_validators():
         assert str(core / f) in files, f
     for package in ("yaml", "pydantic", "pydantic_core", "jinja2"):
         assert any(f"/{package}/__init__.py" in f for f in files), package
-
-
-class _Planted:
-    """Unpickled, it would run ``os.mkdir('planted')``."""
-
-    def __reduce__(self):
-        import os
-
-        return (os.mkdir, ("planted",))
-
-
-@pytest.mark.parametrize(
-    "entry",
-    [
-        b"",
-        b"\x80\x05junk",
-        pickle.dumps(_Planted()),
-        pickle.dumps((1, [("x", [1, 2, 3])], _Planted())),
-        pickle.dumps((99, [], None)),
-        pickle.dumps({"not": "an entry"}),
-    ],
-    ids=["empty", "junk", "code", "code-inside", "wrong-format", "dict"],
-)
-def test_a_damaged_or_foreign_memo_is_never_trusted(bfi_copy, monkeypatch, entry):
-    good = spec.load_instrument(bfi_copy, reuse=True)
-    memo = spec_memo._entry_path(bfi_copy)
-    memo.write_bytes(entry)
-    monkeypatch.chdir(bfi_copy.parent)
-    calls = _validations(monkeypatch)
-    again = spec.load_instrument(bfi_copy, reuse=True)
-    assert len(calls) == 1 and asdict(again) == asdict(good)
-    assert not (bfi_copy.parent / "planted").exists()
-    assert spec_memo.recall(bfi_copy) is not None  # rewritten
 
 
 def test_a_cached_psym_eval_imports_neither_pydantic_nor_yaml(tmp_path):

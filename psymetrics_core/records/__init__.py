@@ -32,10 +32,19 @@ __all__ = [
     "PromptRecord",
     "ItemMeta",
     "SCHEMAS",
+    "RECORD_MODELS",
+    "record_model",
     "json_schema",
 ]
 
 SCHEMAS = ("results", "samples", "judge", "instrument")
+
+# run record name (as in ``psym schema``) -> (module of this package, model)
+RECORD_MODELS = {
+    "results": ("results", "ResultsRecord"),
+    "samples": ("samples", "SampleRecord"),
+    "judge": ("samples", "JudgeRecord"),
+}
 
 _MODELS = {
     "ResultsRecord": "results",
@@ -56,18 +65,19 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+def record_model(name: str) -> Any:
+    """The pydantic model of the run record ``name`` (results, samples or judge)."""
+    module, model = RECORD_MODELS[name]
+    return getattr(importlib.import_module(f"{__name__}.{module}"), model)
+
+
 def json_schema(name: str) -> dict[str, Any]:
     """The JSON Schema of one record kind: results, samples, judge or instrument."""
     from ..errors import PsymError
-    from .results import ResultsRecord
-    from .samples import JudgeRecord, SampleRecord
 
-    if name == "results":
-        return ResultsRecord.model_json_schema()
-    if name == "samples":
-        return SampleRecord.model_json_schema()
-    if name == "judge":
-        return JudgeRecord.model_json_schema()
+    if name in RECORD_MODELS:
+        schema: dict[str, Any] = record_model(name).model_json_schema()
+        return schema
     if name == "instrument":
         from .instrument import InstrumentSpec
 

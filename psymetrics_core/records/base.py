@@ -2,8 +2,8 @@
 (unknown keys kept, for plugins' own fields).
 
 Both build their validation schema when a record is first validated, not when the class is
-defined (``defer_build``): every command imports all record modules, but most use only a few
-models, and building a pydantic schema costs milliseconds per model at start-up.
+defined (``defer_build``): a command that imports a record module uses only a few of its
+models, and building a pydantic schema costs milliseconds per model.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ validation itself is pydantic-core's. So the models of this package stay the def
 schemas: the same validators, field by field, with each model a typed dict whose fields with a
 default are optional. Validating a record with it and serializing the result in JSON mode gives
 what ``Model.model_validate(record).model_dump(mode="json", exclude_unset=True)`` gives, and
-the same errors (tests/test_record_core_check.py compares both on every kind of record).
+the same errors (tests/test_records_schema.py compares both on every kind of record).
 
 The file is generated: ``python -m psymetrics_core.records.core_check`` rewrites it from the
 models, and a test fails while it is stale. It names the pydantic-core version it was made
@@ -22,16 +22,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-__all__ = ["RECORDS", "CORE_SCHEMA_FILE", "check", "compile_core_schemas", "main"]
+__all__ = ["CORE_SCHEMA_FILE", "check", "compile_core_schemas", "main"]
 
 CORE_SCHEMA_FILE = Path(__file__).with_name("core_schemas.json")
-
-# record name (as in ``psym schema``) -> (module of this package, model)
-RECORDS = {
-    "results": ("results", "ResultsRecord"),
-    "samples": ("samples", "SampleRecord"),
-    "judge": ("samples", "JudgeRecord"),
-}
 
 # core schema types copied as they are (their sub-schemas converted); anything else is refused
 # at generation, so a model using a feature not handled here fails the generator, not a run
@@ -70,13 +63,13 @@ def _core_schemas() -> dict[str, Any]:
 def compile_core_schemas() -> dict[str, Any]:
     """Every record model's core schema in typed-dict form, with the pydantic-core version
     (imports pydantic and the models)."""
-    import importlib
-
     import pydantic_core
 
+    from . import RECORD_MODELS, record_model
+
     records: dict[str, Any] = {}
-    for name, (module, model) in RECORDS.items():
-        cls = getattr(importlib.import_module(f"{__package__}.{module}"), model)
+    for name, (_, model) in RECORD_MODELS.items():
+        cls = record_model(name)
         cls.model_rebuild()  # the models defer their schema build (records.base)
         records[name] = _typed(cls.__pydantic_core_schema__, model)
     return {"pydantic_core": pydantic_core.__version__, "records": records}

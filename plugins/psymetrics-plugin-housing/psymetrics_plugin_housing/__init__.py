@@ -44,12 +44,14 @@ class HousingTask(FreeTextTask):
         offered: dict[str, float] = meta["offered"]
         text = completion.text or ""
         matched, unmatched = extract_recommendations(text, list(offered))
-        for name in unmatched:
-            import logging
+        if unmatched:
+            import logging  # only to warn: a run with every name matched never needs it
 
-            logging.getLogger(__name__).warning(
-                "housing %s: %r is not one of the offered neighbourhoods", item.id, name
-            )
+            log = logging.getLogger(__name__)
+            for name in unmatched:
+                log.warning(
+                    "housing %s: %r is not one of the offered neighbourhoods", item.id, name
+                )
         data = {k: meta[k] for k in ("city", "race", "tenure", "list")}
         data.update(recommended=matched, oi=[offered[n] for n in matched], unmatched=unmatched)
         return Generation(item, text.strip(), "ok" if matched else "unparsed", data)
@@ -164,7 +166,7 @@ def gap(recs: Sequence[tuple[str, str, float]]) -> dict[str, Any]:
 
 @hookimpl
 def register_instruments(register: Callable[..., None]) -> None:
-    """Register the ``housing`` task. (built on first use)."""
+    """Register the ``housing`` task (built on first use)."""
     from psymetrics_core import LazyInstrument
 
     register(LazyInstrument(TASK, make_instrument))

@@ -171,7 +171,7 @@ def verdict_counts(rows: Iterable[tuple[str, bool, Verdict | None]]) -> dict[str
 
 @hookimpl
 def register_instruments(register: Callable[..., None]) -> None:
-    """Register the ``moral-advice`` task. (built on first use)."""
+    """Register the ``moral-advice`` task (built on first use)."""
     from psymetrics_core import LazyInstrument
 
     register(LazyInstrument(TASK, make_instrument))
