@@ -37,8 +37,8 @@ from benchmarks import scale  # noqa: E402
 _UTILS = '''"""Items of psymetrics instruments as lm-eval docs (written by benchmarks/run.py)."""
 import datasets
 
-from psymetrics_core.plugins import get_plugin_manager
-from psymetrics_core.registry import get_instrument
+from psymetrics_core.pluginsys.plugins import get_plugin_manager
+from psymetrics_core.pluginsys.registry import get_instrument
 
 
 def _docs(task, limit):
@@ -210,7 +210,7 @@ def bench_api(latency: float, levels: tuple[int, ...], waves: int) -> list[dict[
     from benchmarks.scale import server_process
     from psymetrics_core.backends.base import GenerationSettings
     from psymetrics_core.backends.openai_chat import OpenAIChatBackend
-    from psymetrics_core.types import Option, Prompt
+    from psymetrics_core.base.types import Option, Prompt
 
     server, base = server_process(latency)
     try:

@@ -40,7 +40,7 @@ def fresh_cache(path: Path, root: Path) -> Path:
 
 _RELOAD = """
 import importlib, json, time
-from psymetrics_core.runner import make_backend
+from psymetrics_core.administer.runner import make_backend
 be = make_backend("smollm2")
 engine = be.scoring_engine()  # what --mode logprob scores with: onnxruntime on a CPU
 t0 = time.perf_counter()
@@ -90,8 +90,8 @@ def _logprob_prompts(tasks: tuple[str, ...], limit: int | None) -> list[list[Any
     """The logprob prompts of each task, as psym renders them (recorded, no model call), one
     list per task."""
     from psymetrics_core.backends.base import GenerationSettings
-    from psymetrics_core.runner import evaluate
-    from psymetrics_core.types import Completion
+    from psymetrics_core.administer.runner import evaluate
+    from psymetrics_core.base.types import Completion
 
     groups: list[list[Any]] = []
 
@@ -148,7 +148,7 @@ def floor_seconds(be: Any, groups: list[list[Any]]) -> float:
 def inference_vs_floor(limit: int | None) -> dict[str, Any]:
     """psym's ``option_logprobs`` on bfi+mfq against :func:`floor_seconds`, best of 3 each."""
     from psymetrics_core.backends.base import GenerationSettings
-    from psymetrics_core.runner import make_backend
+    from psymetrics_core.administer.runner import make_backend
 
     be = make_backend("smollm2")
     be._load()
@@ -179,7 +179,7 @@ def compute_bound(limit: int | None) -> dict[str, Any]:
     import torch
 
     from psymetrics_core.backends.hf_fast import _rows
-    from psymetrics_core.runner import make_backend
+    from psymetrics_core.administer.runner import make_backend
 
     be = make_backend("smollm2")
     engine = be._native_engine()[0]
@@ -241,8 +241,8 @@ def grid_throughput(latency: float, concurrency: int, env_cache: Path) -> dict[s
     plugins are loaded before the clock starts (a process-wide one-off, not the grid's)."""
     import urllib.request
 
-    from psymetrics_core.runner import evaluate
-    from psymetrics_core.session import current_session
+    from psymetrics_core.administer.runner import evaluate
+    from psymetrics_core.pluginsys.session import current_session
 
     current_session().instruments()
     proc, base = server_process(latency)

@@ -15,16 +15,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .hookspecs import hookimpl
+from psymetrics_core.pluginsys.hookspecs import hookimpl
 
 if TYPE_CHECKING:
-    from .types import Instrument, LazyInstrument
+    from psymetrics_core.base.types import Instrument, LazyInstrument
 
 
 def __getattr__(name: str) -> Any:
     """``LazyInstrument`` on first use (importing the package stays cheap)."""
     if name == "LazyInstrument":
-        from .types import LazyInstrument
+        from psymetrics_core.base.types import LazyInstrument
 
         return LazyInstrument
     raise AttributeError(f"module 'psymetrics_core' has no attribute {name!r}")
@@ -67,35 +67,35 @@ def data_files(package: str) -> list[Path]:
 
 def evaluate(tasks: list[Any], **kwargs: Any) -> dict[str, Any]:
     """Run ``tasks`` (task ids or task objects) on a model; see
-    ``psymetrics_core.runner.evaluate`` for the options (``session=`` included)."""
-    from .runner import evaluate as _evaluate
+    ``psymetrics_core.administer.runner.evaluate`` for the options (``session=`` included)."""
+    from psymetrics_core.administer.runner import evaluate as _evaluate
 
     return _evaluate(tasks, **kwargs)
 
 
 def score_responses(task: str, path: str | Path, form: str = "original") -> dict[str, Any]:
     """Score a long-format ``respondent,item,response`` CSV with ``task``'s key."""
-    from .responses import score_responses as _score
+    from psymetrics_core.administer.answers import score_responses as _score
 
     return _score(task, path, form)
 
 
 def get_instrument(task: str) -> Instrument:
     """The installed instrument registered as ``task``."""
-    from .registry import get_instrument as _get
+    from psymetrics_core.pluginsys.registry import get_instrument as _get
 
     return _get(task)
 
 
 def list_instruments() -> dict[str, Instrument]:
     """Every installed instrument by task id."""
-    from .registry import instruments
+    from psymetrics_core.pluginsys.registry import instruments
 
     return instruments()
 
 
 def load_instrument(path: str | Path) -> Instrument:
     """Load and validate an instrument spec from a YAML file or its folder."""
-    from .spec import load_instrument as _load
+    from psymetrics_core.instruments.spec import load_instrument as _load
 
     return _load(path)

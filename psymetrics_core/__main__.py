@@ -1,5 +1,5 @@
 """``python -m psymetrics_core`` runs the ``psym`` command line."""
 
-from .cli import console_main
+from psymetrics_core.cli import console_main
 
 console_main()

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
-from .types import Answer, Completion, Instrument
+from psymetrics_core.base.types import Answer, Completion, Instrument
 
 __all__ = ["check_instrument", "score_vector", "with_placeholder_texts"]
 
@@ -35,8 +35,8 @@ def score_vector(
     task: str, responses: Mapping[str | int, int | None], form: str = "original"
 ) -> dict[str, float | None]:
     """Score one respondent's raw answers ({item id: value}) with ``task``'s key."""
-    from .plugins import get_plugin_manager
-    from .registry import get_instrument
+    from psymetrics_core.pluginsys.plugins import get_plugin_manager
+    from psymetrics_core.pluginsys.registry import get_instrument
 
     inst = get_instrument(task)
     given = {str(k): v for k, v in responses.items()}
@@ -63,9 +63,9 @@ def check_instrument(
     item count with the published key (this is what catches a wrong reverse key in the CSV).
     Returns a summary of what was checked.
     """
-    from .plugins import get_plugin_manager
-    from .registry import get_instrument
-    from .spec import load_instrument
+    from psymetrics_core.pluginsys.plugins import get_plugin_manager
+    from psymetrics_core.pluginsys.registry import get_instrument
+    from psymetrics_core.instruments.spec import load_instrument
 
     hook = get_plugin_manager().hook
     inst = get_instrument(task)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from psymetrics_core.types import Completion, Prompt
+from psymetrics_core.base.types import Completion, Prompt
 
 
 class ScriptedBackend:

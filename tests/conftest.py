@@ -31,10 +31,10 @@ def _model_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> None:
 def fresh_plugins():
     """A fresh session of the installed plugins, current for the test (nothing global changes).
 
-    Yields the ``psymetrics_core.session.Session``: ``register(plugin, name)`` adds a plugin to
+    Yields the ``psymetrics_core.pluginsys.session.Session``: ``register(plugin, name)`` adds a plugin to
     it, ``refresh()`` rebuilds its registries (after a spec file changed on disk).
     """
-    from psymetrics_core.session import Session
+    from psymetrics_core.pluginsys.session import Session
 
     with Session().activate() as session:
         yield session
@@ -43,6 +43,6 @@ def fresh_plugins():
 @pytest.fixture(scope="session")
 def smollm2():
     """The real default model (SmolLM2-135M-Instruct on CPU), loaded once per session."""
-    from psymetrics_core.runner import make_backend
+    from psymetrics_core.administer.runner import make_backend
 
     return make_backend("smollm2")

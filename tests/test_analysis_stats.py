@@ -10,7 +10,7 @@ import pytest
 
 from psymetrics_core.analysis import consistency as cons
 from psymetrics_core.analysis import facets, mbti, norms, reliability, styles, validity
-from psymetrics_core.errors import PsymError
+from psymetrics_core.base.errors import PsymError
 
 
 def test_cronbach_alpha_hand_calculation():

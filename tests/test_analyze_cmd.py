@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from psymetrics_core.analysis.report import analyze
-from psymetrics_core.runner import evaluate
-from psymetrics_core.types import Completion
+from psymetrics_core.administer.runner import evaluate
+from psymetrics_core.base.types import Completion
 
 
 class _ValueBackend:
@@ -131,7 +131,7 @@ def _persona_files(tmp_path: Path) -> list[str]:
 
 
 def test_convergent_validity_across_persona_units(fresh_plugins, tmp_path: Path, monkeypatch):
-    from psymetrics_core.registry import get_instrument
+    from psymetrics_core.pluginsys.registry import get_instrument
 
     inst = get_instrument("mfq")
     # tag every item so the scripted backend knows which item it is asked
@@ -194,7 +194,7 @@ def test_analyze_a_real_smollm2_run(fresh_plugins, smollm2, tmp_path: Path):
 
 
 def test_totals_and_rescaled_items_reach_the_item_analyses(fresh_plugins, tmp_path: Path):
-    from psymetrics_core.registry import get_instrument
+    from psymetrics_core.pluginsys.registry import get_instrument
 
     out = tmp_path / "asi"
     evaluate(["asi"], backend=_ValueBackend(), limit=6, repeats=2, output=out)
@@ -220,7 +220,7 @@ def test_totals_and_rescaled_items_reach_the_item_analyses(fresh_plugins, tmp_pa
 
 def test_norm_comparison_in_the_report(value_run: Path, monkeypatch):
     from psymetrics_core.analysis import norms as nm
-    from psymetrics_core.registry import get_instrument
+    from psymetrics_core.pluginsys.registry import get_instrument
 
     inst = get_instrument("bfi")
     group = {"name": "Crowd", "mean": 3.25, "sd": 0.9, "n": 6076, "source": "test", "year": 2003}

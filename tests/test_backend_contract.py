@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from psymetrics_core.backends.base import Backend, GenerationSettings, as_backend, call_backend
-from psymetrics_core.cache import CachedBackend, ResponseCache
-from psymetrics_core.errors import BackendError
-from psymetrics_core.types import Completion, ImagePart, Prompt
+from psymetrics_core.backends.cache import CachedBackend, ResponseCache
+from psymetrics_core.base.errors import BackendError
+from psymetrics_core.base.types import Completion, ImagePart, Prompt
 
 REPO = Path(__file__).resolve().parents[1]
 

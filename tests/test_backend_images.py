@@ -10,8 +10,8 @@ import pytest
 from psymetrics_core.backends.base import GenerationSettings
 from psymetrics_core.backends.openai_chat import chat_messages
 from psymetrics_core.backends.openai_completions import OpenAICompletionsBackend
-from psymetrics_core.errors import BackendError
-from psymetrics_core.types import ImagePart, Prompt
+from psymetrics_core.base.errors import BackendError
+from psymetrics_core.base.types import ImagePart, Prompt
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 16
 

@@ -6,10 +6,10 @@ import pytest
 from behaviour_fakes import ScriptedBackend
 
 from psymetrics_core import hookimpl
-from psymetrics_core.errors import PsymError
-from psymetrics_core.judge import current_judge
-from psymetrics_core.registry import get_instrument
-from psymetrics_core.task_options import parse_task_args, with_options
+from psymetrics_core.base.errors import PsymError
+from psymetrics_core.administer.judge import current_judge
+from psymetrics_core.pluginsys.registry import get_instrument
+from psymetrics_core.administer.options import parse_task_args, with_options
 
 
 def test_parse_task_args():
@@ -41,7 +41,7 @@ def test_judge_only_inside_evaluate():
 
 
 def test_separate_judge_model_is_its_own_backend(fresh_plugins, tmp_path):
-    from psymetrics_core.runner import evaluate
+    from psymetrics_core.administer.runner import evaluate
 
     judge_be = ScriptedBackend(lambda t: '{"explanation": "no way", "option": "no"}')
 
@@ -62,7 +62,7 @@ def test_separate_judge_model_is_its_own_backend(fresh_plugins, tmp_path):
 
 @pytest.mark.model
 def test_refletter_and_housing_on_the_real_model(smollm2, tmp_path):
-    from psymetrics_core.runner import evaluate
+    from psymetrics_core.administer.runner import evaluate
 
     table = tmp_path / "t.csv"
     table.write_text(
@@ -84,7 +84,7 @@ def test_refletter_and_housing_on_the_real_model(smollm2, tmp_path):
 
 
 def test_judge_calls_share_the_response_cache(fresh_plugins, tmp_path, monkeypatch):
-    from psymetrics_core.runner import evaluate
+    from psymetrics_core.administer.runner import evaluate
 
     monkeypatch.setenv("PSYM_CACHE_DIR", str(tmp_path / "cache"))
     advisor = ScriptedBackend(lambda t: "Do it.")

@@ -13,9 +13,9 @@ import pytest
 from click.testing import CliRunner
 
 from psymetrics_core.backends.base import GenerationSettings
-from psymetrics_core.cache import CachedBackend, ResponseCache, request_key
+from psymetrics_core.backends.cache import CachedBackend, ResponseCache, request_key
 from psymetrics_core.cli import cli
-from psymetrics_core.types import Completion, Option, Prompt
+from psymetrics_core.base.types import Completion, Option, Prompt
 
 OPTS = (Option(1, "no"), Option(2, "yes"))
 
@@ -83,8 +83,8 @@ def test_cached_backend_asks_only_for_missing(tmp_path: Path) -> None:
 
 _WRITER = """
 import sys
-from psymetrics_core.cache import ResponseCache
-from psymetrics_core.types import Completion
+from psymetrics_core.backends.cache import ResponseCache
+from psymetrics_core.base.types import Completion
 c = ResponseCache(sys.argv[1])
 for i in range(int(sys.argv[3])):
     c.put(f"{sys.argv[2]}-{i}", sys.argv[2], "generate", Completion(text=str(i)))
@@ -136,7 +136,7 @@ def test_wal_switch_is_retried_while_another_process_switches() -> None:
     """Several processes opening one new cache file at once (shards) see "database is locked"
     from SQLite's journal-mode switch without the busy timeout applying (seen once in 30 trials
     of 6 processes, and as a CI failure of test_concurrent_writers_do_not_corrupt): retried."""
-    from psymetrics_core.cache import _enable_wal
+    from psymetrics_core.backends.cache import _enable_wal
 
     db = _LockedThenFine(3)
     _enable_wal(db, timeout=5)  # type: ignore[arg-type]

@@ -13,8 +13,8 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from psymetrics_core.catalogue import catalogue, find_entry, install_command
-from psymetrics_core.errors import PsymError
+from psymetrics_core.pluginsys.catalogue import catalogue, find_entry, install_command
+from psymetrics_core.base.errors import PsymError
 
 REPO = Path(__file__).resolve().parents[1]
 CATALOGUE = REPO / "registry" / "plugins.yaml"
@@ -33,7 +33,7 @@ def _distributions() -> dict[str, set[str]]:
 
 
 def test_every_checkout_plugin_is_catalogued_with_its_tasks(fresh_plugins):
-    from psymetrics_core.registry import instruments
+    from psymetrics_core.pluginsys.registry import instruments
 
     entries = {e.distribution: e for e in catalogue(CATALOGUE)}
     dists = _distributions()
@@ -120,8 +120,7 @@ def test_install_cli_passes_the_index_to_pip():
 
 def test_packaged_catalogue_is_the_registry():
     """The catalogue that ships in the wheel (psymetrics_core/data) is registry/plugins.yaml."""
-    from psymetrics_core import catalogue as cat
-
+    from psymetrics_core.pluginsys import catalogue as cat
     packaged = REPO / "psymetrics_core" / "data" / "plugins.yaml"
     assert packaged.read_bytes() == CATALOGUE.read_bytes()
     assert packaged.is_symlink(), "keep psymetrics_core/data/plugins.yaml a link to the registry"
@@ -142,8 +141,7 @@ def test_plugins_available_from_any_directory(tmp_path):
 
 def test_install_runs_pip(tmp_path, monkeypatch):
     """`psym install` really runs pip: reinstall the (already installed) bfi plugin, no deps."""
-    from psymetrics_core import catalogue as cat
-
+    from psymetrics_core.pluginsys import catalogue as cat
     calls = []
     real = cat.subprocess.call
 

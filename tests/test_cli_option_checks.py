@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from psymetrics_core.cli import main
-from psymetrics_core.errors import PsymError
+from psymetrics_core.base.errors import PsymError
 
 
 def _fails(argv: list[str], capsys: pytest.CaptureFixture[str], code: int = 1) -> str:
@@ -52,7 +52,7 @@ def test_data_is_checked_by_every_command_that_takes_it(command: list[str], caps
 
 
 def test_data_reaching_a_task_is_kept() -> None:
-    from psymetrics_core.task_options import parse_task_args
+    from psymetrics_core.administer.options import parse_task_args
 
     assert parse_task_args([], ["bfi", "housing"], ["t.csv"]) == {"*": {"data": "t.csv"}}
     assert parse_task_args([], ["housing"], ["housing=t.csv"]) == {"housing": {"data": "t.csv"}}
@@ -87,7 +87,7 @@ def test_unusable_labels_are_refused(tmp_path: Path, capsys, label: str, why: st
 
 
 def test_usable_labels_pass_stripped() -> None:
-    from psymetrics_core.preflight import check_label
+    from psymetrics_core.administer.preflight import check_label
 
     assert check_label("  SmolLM2 135M (q8, 2024-11)  ") == "SmolLM2 135M (q8, 2024-11)"
     assert check_label("modèle·α") == "modèle·α"

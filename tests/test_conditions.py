@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from psymetrics_core.conditions import Cell, Condition, cells_for
-from psymetrics_core.conditions.battery import battery_prompts, parse_battery
-from psymetrics_core.conditions.builtin import FRAMINGS, correctness_label
-from psymetrics_core.conditions.subject import parse_subject, rewrite_statement
-from psymetrics_core.errors import PsymError
-from psymetrics_core.plugins import get_plugin_manager
-from psymetrics_core.registry import get_instrument
-from psymetrics_core.types import Completion
+from psymetrics_core.administer.conditions import Cell, Condition, cells_for
+from psymetrics_core.administer.conditions.battery import battery_prompts, parse_battery
+from psymetrics_core.administer.conditions.builtin import FRAMINGS, correctness_label
+from psymetrics_core.administer.conditions.subject import parse_subject, rewrite_statement
+from psymetrics_core.base.errors import PsymError
+from psymetrics_core.pluginsys.plugins import get_plugin_manager
+from psymetrics_core.pluginsys.registry import get_instrument
+from psymetrics_core.base.types import Completion
 
 
 def _render(task: str, item_index: int, *specs: str, seed: int = 1):
@@ -90,7 +90,7 @@ def test_correctness_framing_labels_seed_001():
 def test_correctness_framing_renders_and_parses_by_label(fresh_plugins):
     pr = _render("bfi", 0, "correctness-framing")
     assert "5 Correct" in pr.text and "1 Wrong" in pr.text
-    from psymetrics_core.default_plugins.parse import first_valid_int
+    from psymetrics_core.pluginsys.defaults.parse import first_valid_int
 
     assert first_valid_int("It is partially wrong.", pr.options) == (2, "ok")
 
@@ -188,7 +188,7 @@ class _Scripted:
 
 
 def test_runner_records_condition_and_seed_per_sample(fresh_plugins, tmp_path: Path):
-    from psymetrics_core.runner import evaluate
+    from psymetrics_core.administer.runner import evaluate
 
     res = evaluate(
         ["bfi"],
@@ -218,7 +218,7 @@ def test_runner_records_condition_and_seed_per_sample(fresh_plugins, tmp_path: P
 
 
 def test_runner_battery_condition(fresh_plugins, tmp_path: Path):
-    from psymetrics_core.runner import evaluate
+    from psymetrics_core.administer.runner import evaluate
 
     res = evaluate(["bfi"], backend=_Scripted(), limit=4, conditions=["battery"], output=tmp_path)
     lines = [json.loads(x) for x in (tmp_path / "samples.jsonl").read_text().splitlines()]
@@ -238,7 +238,7 @@ def test_identity_cell_renders_like_no_condition(fresh_plugins):
 
 
 def test_alternate_form_condition_administers_the_alternate_items(fresh_plugins, tmp_path: Path):
-    from psymetrics_core.runner import evaluate
+    from psymetrics_core.administer.runner import evaluate
 
     inst = get_instrument("mfq")
     if "alternate" not in inst.forms:

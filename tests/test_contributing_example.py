@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from behaviour_fakes import ScriptedBackend
 
-from psymetrics_core.plugins import make_plugin_manager
-from psymetrics_core.session import Session
+from psymetrics_core.pluginsys.plugins import make_plugin_manager
+from psymetrics_core.pluginsys.session import Session
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -54,7 +54,7 @@ def _reply(text: str) -> str:
 
 
 def test_the_worked_example_runs_and_scores_by_hand(session, tmp_path):
-    from psymetrics_core.runner import evaluate
+    from psymetrics_core.administer.runner import evaluate
 
     be = ScriptedBackend(_reply)
     res = evaluate(["politeness"], backend=be, output=tmp_path / "run", session=session)
@@ -68,7 +68,7 @@ def test_the_worked_example_runs_and_scores_by_hand(session, tmp_path):
 
 
 def test_no_parsed_verdict_is_null_with_a_reason(session):
-    from psymetrics_core.runner import evaluate
+    from psymetrics_core.administer.runner import evaluate
 
     be = ScriptedBackend(lambda t: "Hmm." if t.startswith("Is the") else "Fine.")
     res = evaluate(["politeness"], backend=be, session=session)

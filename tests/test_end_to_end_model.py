@@ -120,7 +120,7 @@ def test_loglikelihoods_match_a_direct_forward_pass(smollm2):
     import torch
 
     from psymetrics_core import get_instrument
-    from psymetrics_core.default_plugins.render import render_prompt
+    from psymetrics_core.pluginsys.defaults.render import render_prompt
 
     inst = get_instrument("bfi")
     prompt = render_prompt(inst, inst.items[0])

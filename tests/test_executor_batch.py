@@ -16,7 +16,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for benchmarks/
 from benchmarks.batch_server import BatchServer  # noqa: E402
 from benchmarks.latency_server import LatencyServer  # noqa: E402
-from psymetrics_core.plan import PlanSettings, build_plan, write_plan  # noqa: E402
+from psymetrics_core.study.plan import PlanSettings, build_plan, write_plan  # noqa: E402
 
 PSYM = [sys.executable, "-m", "psymetrics_core"]
 

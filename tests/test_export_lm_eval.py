@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from psymetrics_core import hookimpl
-from psymetrics_core.errors import UnknownTaskError
+from psymetrics_core.base.errors import UnknownTaskError
 from psymetrics_core.export import export_lm_eval
 from psymetrics_core.export import lm_eval_runtime as rt
 from psymetrics_core.export.lm_eval_cli import with_include_path
-from psymetrics_core.types import Instrument, Item, Option, ResponseScale, ScaleDef
+from psymetrics_core.base.types import Instrument, Item, Option, ResponseScale, ScaleDef
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -86,8 +86,8 @@ def test_unknown_task_is_a_one_line_error(tmp_path, fresh_plugins):
 
 
 def test_item_docs_come_from_render_prompt(fresh_plugins):
-    from psymetrics_core.plugins import get_plugin_manager
-    from psymetrics_core.registry import get_instrument
+    from psymetrics_core.pluginsys.plugins import get_plugin_manager
+    from psymetrics_core.pluginsys.registry import get_instrument
 
     inst = get_instrument("bfi")
     docs = rt.item_docs("bfi")
@@ -184,8 +184,8 @@ class _OddPlugin:
 
 @pytest.fixture
 def odd_plugins():
-    from psymetrics_core import plugins
-    from psymetrics_core.session import Session
+    from psymetrics_core.pluginsys import plugins
+    from psymetrics_core.pluginsys.session import Session
 
     pm, records = plugins.make_plugin_manager(autoload=False)
     pm.register(_OddPlugin(), name="odd")
@@ -241,7 +241,7 @@ def test_lm_eval_loads_the_exported_tasks(fresh_plugins):
     }
     assert mfq_gen.config.generation_kwargs["do_sample"] is False
     # every committed task builds, with one doc per item of the installed instrument
-    from psymetrics_core.registry import get_instrument
+    from psymetrics_core.pluginsys.registry import get_instrument
 
     every = tm.load(["psym"])["tasks"]
     assert len(every) == len(list((REPO / "tasks").glob("psym_*/psym_*.yaml")))

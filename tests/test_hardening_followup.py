@@ -15,11 +15,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for benchmarks/
 from behaviour_fakes import ScriptedBackend  # noqa: E402
 
-from psymetrics_core.errors import PsymError  # noqa: E402
-from psymetrics_core.plugin_loader import make_plugin_manager  # noqa: E402
-from psymetrics_core.rundir import LOCK_NAME, claim_run_dir  # noqa: E402
-from psymetrics_core.runner import evaluate  # noqa: E402
-from psymetrics_core.session import Session  # noqa: E402
+from psymetrics_core.base.errors import PsymError  # noqa: E402
+from psymetrics_core.pluginsys.loader import make_plugin_manager  # noqa: E402
+from psymetrics_core.records.rundir import LOCK_NAME, claim_run_dir  # noqa: E402
+from psymetrics_core.administer.runner import evaluate  # noqa: E402
+from psymetrics_core.pluginsys.session import Session  # noqa: E402
 
 hookimpl = pluggy.HookimplMarker("psymetrics")
 
@@ -71,8 +71,8 @@ def test_nested_claim_in_one_process_is_allowed(tmp_path: Path) -> None:
 def test_plan_runner_locks_its_shard_and_still_resumes(tmp_path: Path) -> None:
     import fcntl
 
-    from psymetrics_core.plan import PlanSettings, build_plan
-    from psymetrics_core.shard import run_plan
+    from psymetrics_core.study.plan import PlanSettings, build_plan
+    from psymetrics_core.study.shard import run_plan
 
     plan = build_plan(PlanSettings(tasks=("bfi",), limit=2))
     out = tmp_path / "shard"

@@ -12,8 +12,8 @@ import pytest
 from click.testing import CliRunner
 
 from psymetrics_core.cli import cli
-from psymetrics_core.errors import PsymError
-from psymetrics_core.safe_io import load_yaml, read_csv, read_text
+from psymetrics_core.base.errors import PsymError
+from psymetrics_core.base.safe_io import load_yaml, read_csv, read_text
 
 REPO = Path(__file__).resolve().parents[1]
 BFI = REPO / "plugins" / "psymetrics-plugin-bfi" / "psymetrics_plugin_bfi" / "instruments" / "bfi"
@@ -99,7 +99,7 @@ def test_validate_alias_bomb_spec(tmp_path: Path) -> None:
     (d / "instrument.yaml").write_text(ALIAS_BOMB)
     t0 = time.monotonic()
     with pytest.raises(PsymError, match="alias"):
-        from psymetrics_core.spec import load_instrument
+        from psymetrics_core.instruments.spec import load_instrument
 
         load_instrument(d)
     assert time.monotonic() - t0 < 2
@@ -133,7 +133,7 @@ def test_validate_rejects_silent_successes(
 
 
 def test_norm_sd_nan_rejected(tmp_path: Path) -> None:
-    from psymetrics_core.spec import load_instrument
+    from psymetrics_core.instruments.spec import load_instrument
 
     d = _spec_copy(tmp_path)
     y = (d / "instrument.yaml").read_text()
@@ -147,7 +147,7 @@ def test_norm_sd_nan_rejected(tmp_path: Path) -> None:
 
 
 def test_results_json_is_valid_even_with_nan(tmp_path: Path) -> None:
-    from psymetrics_core.results import write_results
+    from psymetrics_core.records.writer import write_results
 
     # validate=False: a bare dict, not a run record (records are validated by the schema tests)
     data = {"a": float("nan"), "b": [float("inf"), 1.0]}
@@ -168,7 +168,7 @@ PB = {
 
 
 def _import(tmp_path: Path, obj: object) -> None:
-    from psymetrics_core.importers.psychobench import import_psychobench
+    from psymetrics_core.instruments.psychobench import import_psychobench
 
     src = tmp_path / "q.json"
     src.write_text(json.dumps(obj))
@@ -192,7 +192,7 @@ def test_psychobench_misspelt_categories_is_an_error(tmp_path: Path) -> None:
 
 
 def test_psychobench_nan_norm_dropped_not_written(tmp_path: Path) -> None:
-    from psymetrics_core.spec import load_instrument
+    from psymetrics_core.instruments.spec import load_instrument
 
     crowd = [{"mean": "n/a", "std": 1}, {"crowd_name": "B", "mean": 3, "std": "n/a"}]
     obj = {**PB, "categories": [{**PB["categories"][0], "crowd": crowd}]}
@@ -201,13 +201,13 @@ def test_psychobench_nan_norm_dropped_not_written(tmp_path: Path) -> None:
     assert inst.scales["all"].norms == ()
     with pytest.raises(PsymError, match=r"q.json: invalid JSON \(Infinity is not a JSON number"):
         (tmp_path / "q.json").write_text('{"a": Infinity}')
-        from psymetrics_core.importers.psychobench import import_psychobench
+        from psymetrics_core.instruments.psychobench import import_psychobench
 
         import_psychobench(tmp_path / "q.json", tmp_path / "out2")
 
 
 def test_persona_alias_bomb_and_latin1(tmp_path: Path) -> None:
-    from psymetrics_core.conditions.builtin import _persona
+    from psymetrics_core.administer.conditions.builtin import _persona
 
     bomb = tmp_path / "p.yaml"
     bomb.write_text(ALIAS_BOMB)
@@ -220,15 +220,15 @@ def test_persona_alias_bomb_and_latin1(tmp_path: Path) -> None:
 
 
 def test_form_missing_is_one_line(fresh_plugins: object) -> None:
-    from psymetrics_core.item_texts import require_item_texts
-    from psymetrics_core.registry import get_instrument
+    from psymetrics_core.instruments.item_texts import require_item_texts
+    from psymetrics_core.pluginsys.registry import get_instrument
 
     with pytest.raises(PsymError, match="--form alternate: task 'bfi' has no such form"):
         require_item_texts(get_instrument("bfi"), "alternate")
 
 
 def test_items_for_a_task_not_in_the_run() -> None:
-    from psymetrics_core.item_texts import check_item_files
+    from psymetrics_core.instruments.item_texts import check_item_files
 
     with pytest.raises(PsymError, match="'pqv' is not among --tasks.*did you mean 'pvq'"):
         check_item_files(["pvq", "bfi"], {"pqv": "x.csv"})
@@ -263,7 +263,7 @@ def test_eval_options_rejected_before_model_load(
     assert info.value.code != 0
     assert not out.exists()  # no empty run directory left behind
     # the message itself is checked in-process (no model is loaded: each fails in milliseconds)
-    from psymetrics_core.runner import evaluate
+    from psymetrics_core.administer.runner import evaluate
 
     opts: dict[str, object] = {}
     if args[0] == "--temperature":

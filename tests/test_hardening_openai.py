@@ -26,8 +26,8 @@ from psymetrics_core.backends.base import GenerationSettings  # noqa: E402
 from psymetrics_core.backends.openai_api import _retry_after  # noqa: E402
 from psymetrics_core.backends.openai_chat import OpenAIChatBackend  # noqa: E402
 from psymetrics_core.backends.openai_completions import OpenAICompletionsBackend  # noqa: E402
-from psymetrics_core.errors import BackendError  # noqa: E402
-from psymetrics_core.types import Option, Prompt  # noqa: E402
+from psymetrics_core.base.errors import BackendError  # noqa: E402
+from psymetrics_core.base.types import Option, Prompt  # noqa: E402
 
 OPTS = tuple(Option(v, f"label {v}") for v in range(1, 6))
 KEY = "sk-test-9f8e7d6c5b4a39281706"

@@ -18,8 +18,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for benchmarks/
 from benchmarks.latency_server import LatencyServer  # noqa: E402
 from psymetrics_core.cli import main  # noqa: E402
-from psymetrics_core.errors import PsymError  # noqa: E402
-from psymetrics_core.rundir import claim_run_dir  # noqa: E402
+from psymetrics_core.base.errors import PsymError  # noqa: E402
+from psymetrics_core.records.rundir import claim_run_dir  # noqa: E402
 
 
 def _cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
@@ -137,9 +137,9 @@ def tiny_disk(tmp_path: Path) -> Any:
 
 
 def test_disk_full_cache_and_results(tiny_disk: Path | None, tmp_path: Path) -> None:
-    from psymetrics_core.cache import ResponseCache
-    from psymetrics_core.results import write_results
-    from psymetrics_core.types import Completion
+    from psymetrics_core.backends.cache import ResponseCache
+    from psymetrics_core.records.writer import write_results
+    from psymetrics_core.base.types import Completion
 
     if tiny_disk is None:
         pytest.skip("needs root to mount a tiny tmpfs")
@@ -206,11 +206,11 @@ def test_four_concurrent_runs_pay_each_request_once(tmp_path: Path) -> None:
 
 
 def test_waiting_run_takes_over_a_dead_runs_lease(tmp_path: Path) -> None:
-    from psymetrics_core.cache import ResponseCache
+    from psymetrics_core.backends.cache import ResponseCache
 
     db = tmp_path / "responses.sqlite3"
     code = (
-        "import sys; from psymetrics_core.cache import ResponseCache;"
+        "import sys; from psymetrics_core.backends.cache import ResponseCache;"
         f"c = ResponseCache(__import__('pathlib').Path({str(db)!r})); print(c.lease(['k1','k2']))"
     )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)

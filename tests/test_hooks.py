@@ -14,9 +14,10 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from psymetrics_core import hookimpl, hookspecs, plugins
-from psymetrics_core.registry import backends, get_instrument, instruments, parsers
-from psymetrics_core.types import Answer, Completion, Item, Option, Prompt, ScaleScore
+from psymetrics_core import hookimpl
+from psymetrics_core.pluginsys import hookspecs, plugins
+from psymetrics_core.pluginsys.registry import backends, get_instrument, instruments, parsers
+from psymetrics_core.base.types import Answer, Completion, Item, Option, Prompt, ScaleScore
 
 REPO = Path(__file__).resolve().parents[1]
 BFI_SPEC = REPO / "plugins/psymetrics-plugin-bfi/psymetrics_plugin_bfi/instruments/bfi"
@@ -59,7 +60,7 @@ def pm_with(fresh_plugins):
     """Make current a session with the core defaults, the BFI spec, and the given plugins."""
     from contextlib import ExitStack
 
-    from psymetrics_core.session import Session
+    from psymetrics_core.pluginsys.session import Session
 
     class BfiOnly:
         @hookimpl
@@ -79,7 +80,7 @@ def pm_with(fresh_plugins):
 
 
 def _evaluate(mode="generate", backend=None, limit=None):
-    from psymetrics_core.runner import evaluate
+    from psymetrics_core.administer.runner import evaluate
 
     return evaluate(["bfi"], backend=backend or ScriptedBackend(), mode=mode, limit=limit)
 
@@ -122,7 +123,7 @@ def test_hook_register_backends(pm_with):
 
     pm_with(Plug())
     assert {"hf", "smollm2", "scripted"} <= set(backends())
-    from psymetrics_core.runner import evaluate
+    from psymetrics_core.administer.runner import evaluate
 
     res = evaluate(["bfi"], model="scripted", model_args="a=1,b=two", limit=2)
     assert made == [{"a": "1", "b": "two"}]
@@ -161,8 +162,8 @@ def test_hook_register_commands(pm_with):
 
 
 def test_hook_register_analyses(pm_with, tmp_path):
-    from psymetrics_core.analysis_sections import AnalysisSection, collect_sections
-    from psymetrics_core.errors import PsymError
+    from psymetrics_core.analysis.sections import AnalysisSection, collect_sections
+    from psymetrics_core.base.errors import PsymError
 
     class Good:
         @hookimpl
@@ -195,7 +196,7 @@ def test_hook_register_analyses(pm_with, tmp_path):
 
 
 def test_hook_register_conditions(pm_with):
-    from psymetrics_core.conditions import Condition
+    from psymetrics_core.administer.conditions import Condition
 
     class Plug:
         @hookimpl
@@ -205,7 +206,7 @@ def test_hook_register_conditions(pm_with):
 
     pm_with(Plug())
     backend = ScriptedBackend("4")
-    from psymetrics_core.runner import evaluate
+    from psymetrics_core.administer.runner import evaluate
 
     res = evaluate(["bfi"], backend=backend, limit=2, conditions=["shout"])
     assert res["conditions"] == ["shout"]
@@ -214,7 +215,7 @@ def test_hook_register_conditions(pm_with):
 
 
 def test_hook_register_task_kinds(pm_with):
-    from psymetrics_core.kinds import FreeTextTask, TaskKind
+    from psymetrics_core.administer.kinds import FreeTextTask, TaskKind
 
     class CountKind(TaskKind):
         """A toy kind: asks nothing, reports how many items the task has."""
@@ -243,8 +244,8 @@ def test_hook_register_task_kinds(pm_with):
                                 scales={}, items=items))  # fmt: skip
 
     pm_with(Plug())
-    from psymetrics_core.registry import kinds
-    from psymetrics_core.runner import evaluate
+    from psymetrics_core.pluginsys.registry import kinds
+    from psymetrics_core.administer.runner import evaluate
 
     assert {"questionnaire", "free_text", "judged", "probe", "count-only"} <= set(kinds())
     backend = ScriptedBackend()
@@ -274,7 +275,7 @@ def test_hook_render_prompt(pm_with):
             return Prompt(({"role": "user", "content": "custom"},), opts, "custom")
 
     pm_with(Plug())
-    from psymetrics_core.runner import evaluate
+    from psymetrics_core.administer.runner import evaluate
 
     res = evaluate(["bfi"], backend=ScriptedBackend("yes"), limit=2, output=None)
     assert res["tasks"]["bfi"]["scales"]["extraversion"]["score"] == 5.0  # item 1 -> "yes" = 5

@@ -12,7 +12,7 @@ from psymetrics_plugin_housing import gap
 from psymetrics_plugin_housing.extract import extract_recommendations
 from psymetrics_plugin_housing.table import read_table, sample_lists
 
-from psymetrics_core.errors import PsymError
+from psymetrics_core.base.errors import PsymError
 
 
 def write_table(path, cities=("Springfield", "Shelbyville"), n=30):
@@ -83,7 +83,7 @@ def test_gap_by_hand():
 
 
 def test_evaluate_end_to_end(tmp_path):
-    from psymetrics_core.runner import evaluate
+    from psymetrics_core.administer.runner import evaluate
 
     path = write_table(tmp_path / "t.csv")
     oi = {n: v for c in read_table(path).values() for n, v in c.items()}

@@ -121,12 +121,12 @@ def test_the_detector_sees_function_level_imports(tmp_path):
         "if TYPE_CHECKING:\n    from .session import Session\n"
         "def f():\n    from .runner import evaluate\n"
     )
-    assert _imports("psymetrics_core.judge", p) == {"psymetrics_core.runner"}
+    assert _imports("psymetrics_core.administer.judge", p) == {"psymetrics_core.administer.runner"}
 
 
 def test_no_import_cycles_in_the_core():
     graph = {name: _imports(name, path) for name, path in MODULES.items()}
-    assert graph["psymetrics_core.judge"] >= {"psymetrics_core.backends.base"}
+    assert graph["psymetrics_core.administer.judge"] >= {"psymetrics_core.backends.base"}
     assert import_cycles(graph) == []
 
 

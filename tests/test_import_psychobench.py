@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from psymetrics_core.errors import PsymError
-from psymetrics_core.importers.psychobench import import_psychobench
+from psymetrics_core.base.errors import PsymError
+from psymetrics_core.instruments.psychobench import import_psychobench
 
 SYS = (
     "You are a helpful assistant who can only reply numbers from {} to {}. "
@@ -114,7 +114,7 @@ def test_import_reports_fixes(imported):
 def test_imported_specs_validate_and_keep_the_key(imported, fresh_plugins):
     out, _ = imported
     from psymetrics_core.cli import cli
-    from psymetrics_core.spec import load_instrument
+    from psymetrics_core.instruments.spec import load_instrument
 
     res = CliRunner().invoke(cli, ["validate", str(out / "pbi-lot-r")])
     assert res.exit_code == 0 and "ok: task 'pbi-lot-r'" in res.output
@@ -180,7 +180,7 @@ def test_bad_files_are_one_line_errors(tmp_path):
 def test_imported_task_runs_on_the_default_model(imported, monkeypatch, fresh_plugins, smollm2):
     out, _ = imported
     monkeypatch.setenv("PSYM_INSTRUMENTS_PATH", str(out))
-    from psymetrics_core.runner import evaluate
+    from psymetrics_core.administer.runner import evaluate
 
     res = evaluate(["pbi-dtdd"], backend=smollm2, limit=2, output=out.parent / "run")
     entry = res["tasks"]["pbi-dtdd"]

@@ -1,4 +1,4 @@
-"""Validity indicators (psymetrics_core.indicators) on hand-built answer patterns of BFI-44.
+"""Validity indicators (psymetrics_core.instruments.indicators) on hand-built answer patterns of BFI-44.
 
 Expected values are computed by hand from the BFI-44 key (John and Srivastava, 1999): 16 of the
 44 items are reverse-keyed, every scale has both keyings, answers run 1..5.
@@ -8,23 +8,23 @@ from __future__ import annotations
 
 import pytest
 
-from psymetrics_core.default_plugins.aggregate import aggregate
-from psymetrics_core.indicators import (
+from psymetrics_core.pluginsys.defaults.aggregate import aggregate
+from psymetrics_core.instruments.indicators import (
     AnswerRow,
     judge_parse_rate,
     option_order_sensitivity,
     questionnaire_indicators,
     warnings_of,
 )
-from psymetrics_core.registry import get_instrument
-from psymetrics_core.types import Answer
+from psymetrics_core.pluginsys.registry import get_instrument
+from psymetrics_core.base.types import Answer
 
 
 def _bfi_answers(pick):
     inst = get_instrument("bfi")
     answers = [(it, Answer(pick(it), "ok")) for it in inst.items]
     scores = {}
-    from psymetrics_core.plugins import get_plugin_manager
+    from psymetrics_core.pluginsys.plugins import get_plugin_manager
 
     scores = get_plugin_manager().hook.score(
         instrument=inst,
@@ -101,8 +101,8 @@ def test_option_order_sensitivity_only_when_measured():
 def test_option_order_sensitivity_recorded_for_a_run_that_varies_option_order(tmp_path):
     import json
 
-    from psymetrics_core.runner import evaluate
-    from psymetrics_core.types import Completion
+    from psymetrics_core.administer.runner import evaluate
+    from psymetrics_core.base.types import Completion
 
     class Flat:  # answers "1" to everything (a fake model, unit test)
         def generate(self, prompts, settings, reporter=None):

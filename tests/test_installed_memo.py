@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from psymetrics_core import installed
-from psymetrics_core.plugin_loader import ENTRY_POINT_GROUP
+from psymetrics_core.pluginsys import installed
+from psymetrics_core.pluginsys.loader import ENTRY_POINT_GROUP
 
 
 def _truth(group: str = ENTRY_POINT_GROUP) -> list[tuple]:
@@ -110,8 +110,8 @@ def test_a_second_process_does_not_read_distribution_metadata(tmp_path):
     importlib.metadata (its import and scan of every distribution)."""
     code = """
 import sys
-from psymetrics_core import installed
-from psymetrics_core.plugin_loader import make_plugin_manager
+from psymetrics_core.pluginsys import installed
+from psymetrics_core.pluginsys.loader import make_plugin_manager
 pm, records = make_plugin_manager()
 print(sum(r.status == "ok" for r in records), installed.version("torch"))
 print("importlib.metadata" in sys.modules)

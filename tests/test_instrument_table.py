@@ -11,10 +11,11 @@ from typing import Any
 
 import pytest
 
-from psymetrics_core import hookimpl, spec
-from psymetrics_core.errors import SpecError, UnknownTaskError
-from psymetrics_core.plugin_loader import make_plugin_manager
-from psymetrics_core.session import Session
+from psymetrics_core import hookimpl
+from psymetrics_core.instruments import spec
+from psymetrics_core.base.errors import SpecError, UnknownTaskError
+from psymetrics_core.pluginsys.loader import make_plugin_manager
+from psymetrics_core.pluginsys.session import Session
 
 REPO = Path(__file__).resolve().parents[1]
 BFI = REPO / "plugins" / "psymetrics-plugin-bfi" / "psymetrics_plugin_bfi" / "instruments" / "bfi"

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from psymetrics_core.spec import load_instrument
-from psymetrics_core.spec_scoring import keyed_values, mrat_term
+from psymetrics_core.instruments.spec import load_instrument
+from psymetrics_core.instruments.scoring import keyed_values, mrat_term
 
 SPEC = """\
 schema_version: 1
@@ -69,7 +69,7 @@ def test_keyed_values_by_hand(toy):
 
 
 def test_scores_are_means_of_keyed_values(toy):
-    from psymetrics_core.default_plugins.score import score
+    from psymetrics_core.pluginsys.defaults.score import score
 
     answers = {"1": 2, "2": 3, "3": 3, "4": 1}
     got = {k: v.score for k, v in score(instrument=toy, responses=answers, form="original").items()}
@@ -82,7 +82,7 @@ def test_scores_are_means_of_keyed_values(toy):
 
 
 def test_sr2k_alternative_item_3_coding(fresh_plugins):
-    from psymetrics_core.registry import get_instrument
+    from psymetrics_core.pluginsys.registry import get_instrument
 
     inst = get_instrument("sr2k")
     it3 = next(it for it in inst.items if it.id == "3")

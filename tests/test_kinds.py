@@ -7,7 +7,7 @@ import json
 import pytest
 from behaviour_fakes import ScriptedBackend
 
-from psymetrics_core.kinds import (
+from psymetrics_core.administer.kinds import (
     JudgedTask,
     JudgeStage,
     ProbeTask,
@@ -15,9 +15,9 @@ from psymetrics_core.kinds import (
     TaskScores,
     Verdict,
 )
-from psymetrics_core.registry import get_instrument
-from psymetrics_core.runner import evaluate
-from psymetrics_core.types import Completion, Item, Option, Prompt
+from psymetrics_core.pluginsys.registry import get_instrument
+from psymetrics_core.administer.runner import evaluate
+from psymetrics_core.base.types import Completion, Item, Option, Prompt
 
 META = dict(version="1", citation="-", license_status="-", item_source="-", scoring_rule="-")
 

@@ -57,7 +57,7 @@ def run_lm_eval(lm: Any, tasks: list[str], limit: int | None, chat: bool = True)
 
 def run_psym(backend: Any, tasks: list[str], mode: str, limit: int | None, out: Path) -> dict:
     """``psym eval`` (the library call behind it) and its per-item samples by (task, item)."""
-    from psymetrics_core.runner import evaluate
+    from psymetrics_core.administer.runner import evaluate
 
     results = evaluate(tasks, backend=backend, mode=mode, limit=limit, output=out)
     samples = {}
@@ -69,8 +69,8 @@ def run_psym(backend: Any, tasks: list[str], mode: str, limit: int | None, out: 
 
 def context_for(backend: Any, task: str, item_id: str) -> str:
     """The exact text psym's hf backend conditions on for one item."""
-    from psymetrics_core.plugins import get_plugin_manager
-    from psymetrics_core.registry import get_instrument
+    from psymetrics_core.pluginsys.plugins import get_plugin_manager
+    from psymetrics_core.pluginsys.registry import get_instrument
 
     inst = get_instrument(task)
     item = next(it for it in inst.items if it.id == item_id)
@@ -137,7 +137,7 @@ def test_logprob_parity_without_chat_template(smollm2, hflm, tmp_path):
 def test_logprob_parity_every_exported_task(smollm2, hflm, tmp_path):
     """The first 3 items of every task in tasks/ (system prompts, rescaled items, several
     response scales) give the same contexts, choices and scores in both tools."""
-    from psymetrics_core.registry import get_instrument
+    from psymetrics_core.pluginsys.registry import get_instrument
 
     names = sorted(p.stem for p in TASKS.glob("psym_*/psym_*.yaml") if not p.stem.endswith("_gen"))
     ids = [n.removeprefix("psym_") for n in names]

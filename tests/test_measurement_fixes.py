@@ -14,9 +14,9 @@ import pytest
 
 from psymetrics_core.analysis import reliability, validity
 from psymetrics_core.analysis.report import analyze
-from psymetrics_core.errors import PsymError
-from psymetrics_core.runner import evaluate
-from psymetrics_core.types import Completion
+from psymetrics_core.base.errors import PsymError
+from psymetrics_core.administer.runner import evaluate
+from psymetrics_core.base.types import Completion
 
 REPO = Path(__file__).resolve().parents[1]
 SR2K_ITEMS = (
@@ -91,7 +91,7 @@ def test_alpha_ci_matches_pingouin():
 
 
 def test_default_hypotheses_name_existing_scales(fresh_plugins):
-    from psymetrics_core.registry import get_instrument
+    from psymetrics_core.pluginsys.registry import get_instrument
 
     for h in validity.DEFAULT_HYPOTHESES:
         for name in (h.a, h.b):
@@ -188,7 +188,7 @@ def test_pvq_centred_scales_are_analysed_minus_mrat(fresh_plugins, tmp_path: Pat
 
 
 def test_norms_report_statistics_only_where_defined(fresh_plugins, tmp_path: Path, monkeypatch):
-    from psymetrics_core.registry import get_instrument
+    from psymetrics_core.pluginsys.registry import get_instrument
 
     inst = get_instrument("bfi")
     group = {"name": "Crowd", "mean": 3.25, "sd": 0.9, "n": 6076, "source": "test", "year": 2003}

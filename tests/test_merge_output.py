@@ -19,8 +19,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for benchmarks/
 from benchmarks.latency_server import LatencyServer  # noqa: E402
-from psymetrics_core.errors import PsymError  # noqa: E402
-from psymetrics_core.plan import PlanSettings, build_plan, write_plan  # noqa: E402
+from psymetrics_core.base.errors import PsymError  # noqa: E402
+from psymetrics_core.study.plan import PlanSettings, build_plan, write_plan  # noqa: E402
 
 PSYM = [sys.executable, "-m", "psymetrics_core"]
 
@@ -80,7 +80,7 @@ def test_merge_refuses_an_existing_run_unless_overwrite(shards: dict[str, Any], 
 def test_merge_into_a_directory_another_process_writes_is_refused(
     shards: dict[str, Any], tmp_path: Path
 ) -> None:
-    from psymetrics_core.rundir import claim_run_dir
+    from psymetrics_core.records.rundir import claim_run_dir
 
     out = tmp_path / "busy"
     # another writer (here: a claim held by this test process, e.g. a `psym eval` in progress)
@@ -91,7 +91,7 @@ def test_merge_into_a_directory_another_process_writes_is_refused(
         assert "is in use by another psym run" in line and f"pid {os.getpid()}" in line
         assert not (out / "results.json").exists()
     # and the library call refuses it while another thread holds it
-    from psymetrics_core.merge import merge_runs
+    from psymetrics_core.study.merge import merge_runs
 
     held, release = threading.Event(), threading.Event()
 

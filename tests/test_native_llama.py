@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from psymetrics_core.backends.base import GenerationSettings
-from psymetrics_core.types import Option, Prompt
+from psymetrics_core.base.types import Option, Prompt
 
 _OPTS = (Option(1, "no"), Option(2, "yes"))
 _PROMPTS = [

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from psymetrics_core.errors import PsymError, SpecError
-from psymetrics_core.norms import norm_comparison, parse_norm_group_option, resolve_norm_group
-from psymetrics_core.spec import load_instrument
-from psymetrics_core.types import ScaleScore
+from psymetrics_core.base.errors import PsymError, SpecError
+from psymetrics_core.instruments.norms import norm_comparison, parse_norm_group_option, resolve_norm_group
+from psymetrics_core.instruments.spec import load_instrument
+from psymetrics_core.base.types import ScaleScore
 
 SPEC = """schema_version: 1
 id: normdemo
@@ -111,14 +111,14 @@ class _Scripted:
         return {"name": "scripted"}
 
     def generate(self, prompts, settings, reporter=None):
-        from psymetrics_core.types import Completion
+        from psymetrics_core.base.types import Completion
 
         return [Completion(text="4") for _ in prompts]
 
 
 def test_results_carry_z_scores(tmp_path, monkeypatch, fresh_plugins):
     monkeypatch.setenv("PSYM_INSTRUMENTS_PATH", str(_write(tmp_path)))
-    from psymetrics_core.runner import evaluate
+    from psymetrics_core.administer.runner import evaluate
 
     res = evaluate(["normdemo"], backend=_Scripted(), norm_group="Women")
     entry = res["tasks"]["normdemo"]
@@ -149,7 +149,7 @@ def test_show_prints_norms(tmp_path, monkeypatch, fresh_plugins):
 
 
 def test_bfi_has_psychobench_norms(fresh_plugins):
-    from psymetrics_core.registry import get_instrument
+    from psymetrics_core.pluginsys.registry import get_instrument
 
     norms = get_instrument("bfi").scales["openness"].norms
     assert [(g.group, g.mean, g.sd, g.n) for g in norms] == [("Crowd", 3.92, 0.66, 6076)]
@@ -158,7 +158,7 @@ def test_bfi_has_psychobench_norms(fresh_plugins):
 def test_analyze_reads_spec_norms(fresh_plugins):
     """`psym analyze` compares with the same norm groups the spec declares."""
     from psymetrics_core.analysis.norms import norm_groups
-    from psymetrics_core.registry import get_instrument
+    from psymetrics_core.pluginsys.registry import get_instrument
 
     groups = norm_groups(get_instrument("bfi"))
     assert groups["openness"] == [
@@ -181,7 +181,7 @@ def test_eval_cli_rejects_an_unknown_norm_group_before_loading_a_model(fresh_plu
 def test_real_model_results_carry_z(smollm2, tmp_path, fresh_plugins):
     """Two BFI and two GSE items on SmolLM2: z where a mean scale has answers, none for a
     partial sum (GSE is a sum of 10 items, 2 asked)."""
-    from psymetrics_core.runner import evaluate
+    from psymetrics_core.administer.runner import evaluate
 
     res = evaluate(["bfi", "pb-gse"], backend=smollm2, limit=2, output=tmp_path)
     bfi = res["tasks"]["bfi"]["scales"]

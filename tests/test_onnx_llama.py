@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from psymetrics_core.errors import BackendError
+from psymetrics_core.base.errors import BackendError
 
 pytest.importorskip("onnxruntime")
 
@@ -186,7 +186,7 @@ def test_tiny_llama_option_scores_agree_across_engines(tiny_llama: tuple[Path, A
     own model (native=false) agree within float error."""
     from psymetrics_core.backends.base import GenerationSettings
     from psymetrics_core.backends.hf import HFBackend
-    from psymetrics_core.types import Option, Prompt
+    from psymetrics_core.base.types import Option, Prompt
 
     prompts = [
         Prompt(

@@ -2,7 +2,7 @@
 
 Every existing prompt must keep its response-cache key byte for byte: the hex digests below were
 computed with the code before ``Option.continuation`` existed (psymetrics main at e71e0e8,
-``psymetrics_core.cache.request_key`` on exactly these arguments), so a cache filled by an older
+``psymetrics_core.backends.cache.request_key`` on exactly these arguments), so a cache filled by an older
 psymetrics still answers.
 """
 
@@ -17,11 +17,11 @@ import pytest
 
 from psymetrics_core.backends.base import Backend, GenerationSettings, call_backend
 from psymetrics_core.backends.hf_fast import _rows
-from psymetrics_core.cache import CachedBackend, ResponseCache, request_key
-from psymetrics_core.errors import BackendError
+from psymetrics_core.backends.cache import CachedBackend, ResponseCache, request_key
+from psymetrics_core.base.errors import BackendError
 from psymetrics_core.records import SampleRecord
-from psymetrics_core.runner import make_backend
-from psymetrics_core.types import Completion, ImagePart, Option, Prompt
+from psymetrics_core.administer.runner import make_backend
+from psymetrics_core.base.types import Completion, ImagePart, Option, Prompt
 
 REPO = Path(__file__).resolve().parents[1]
 QUESTION = "I am talkative. 1 Disagree 2 Agree"
@@ -246,7 +246,7 @@ class _AheadKind:
 
 def _stream(tmp_path: Path, backend: Streamed, prompts: list[Prompt], mode: str) -> Any:
     """Start the run's request stream over one cell asking ``prompts``."""
-    from psymetrics_core.scheduler import start_stream
+    from psymetrics_core.administer.scheduler import start_stream
 
     cached = CachedBackend(backend, ResponseCache(tmp_path / "r.sqlite3"))
     run = _Run(cached, prompts, GenerationSettings(mode, 4, 0.0, 1234))

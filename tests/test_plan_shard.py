@@ -17,8 +17,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for benchmarks/
 from benchmarks.latency_server import LatencyServer  # noqa: E402
-from psymetrics_core.errors import PsymError  # noqa: E402
-from psymetrics_core.plan import PlanSettings, build_plan, read_plan, write_plan  # noqa: E402
+from psymetrics_core.base.errors import PsymError  # noqa: E402
+from psymetrics_core.study.plan import PlanSettings, build_plan, read_plan, write_plan  # noqa: E402
 
 PSYM = [sys.executable, "-m", "psymetrics_core"]
 EVAL_ARGS = dict(  # noqa: C408
@@ -119,7 +119,7 @@ def _wait_for_responses(db: Path, n: int, proc: subprocess.Popen[bytes]) -> None
 def test_two_shards_one_killed_and_resumed_merge_equals_single_run(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from psymetrics_core.runner import evaluate
+    from psymetrics_core.administer.runner import evaluate
 
     with LatencyServer(latency=0.1) as srv:
         plan_path = _plan(tmp_path, srv.base_url)

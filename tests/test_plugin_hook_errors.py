@@ -29,8 +29,8 @@ SOURCE = f"""
 from dataclasses import replace
 
 from psymetrics_core import hookimpl
-from psymetrics_core.kinds import FreeTextTask
-from psymetrics_core.spec import load_instrument
+from psymetrics_core.administer.kinds import FreeTextTask
+from psymetrics_core.instruments.spec import load_instrument
 
 
 class Exploding(FreeTextTask):
@@ -183,7 +183,7 @@ def test_run_commands_still_work_on_a_run_of_another_plugin(site: Path, tmp_path
     a second, healthy test plugin) with the broken plugin installed."""
     (site / "psymetrics_plugin_scripted.py").write_text(
         "from psymetrics_core import hookimpl\n"
-        "from psymetrics_core.types import Completion\n\n"
+        "from psymetrics_core.base.types import Completion\n\n"
         "class B:\n"
         "    def generate(self, prompts, settings, reporter=None):\n"
         "        return [Completion(text=str(1 + i % 5)) for i, _ in enumerate(prompts)]\n"

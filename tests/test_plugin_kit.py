@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from psymetrics_core.errors import PsymError
-from psymetrics_core.plugin_kit import new_plugin
+from psymetrics_core.base.errors import PsymError
+from psymetrics_core.pluginsys.kit import new_plugin
 
 
 def test_new_plugin_is_installable_listed_and_its_test_passes(tmp_path):

@@ -15,9 +15,9 @@ import pytest
 from behaviour_fakes import ScriptedBackend
 
 from psymetrics_core.cli import main
-from psymetrics_core.results import RecordError, SampleWriter, write_results
-from psymetrics_core.runner import evaluate
-from psymetrics_core.types import Completion
+from psymetrics_core.records.writer import RecordError, SampleWriter, write_results
+from psymetrics_core.administer.runner import evaluate
+from psymetrics_core.base.types import Completion
 
 
 def _schema(name: str, capsys) -> dict:
@@ -57,7 +57,7 @@ def _lines(path: Path) -> list[dict]:
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory) -> list[Path]:
-    from psymetrics_core.session import Session
+    from psymetrics_core.pluginsys.session import Session
 
     base = tmp_path_factory.mktemp("records")
     with Session().activate():
@@ -103,8 +103,8 @@ def test_every_record_validates_against_the_printed_schema(runs, capsys):
 
 
 def test_questionnaire_samples_carry_keyed_values_as_scored(runs, fresh_plugins):
-    from psymetrics_core.registry import get_instrument
-    from psymetrics_core.spec_scoring import keyed_values
+    from psymetrics_core.pluginsys.registry import get_instrument
+    from psymetrics_core.instruments.scoring import keyed_values
 
     inst = get_instrument("sr2k")
     items = {it.id: it for it in inst.items}
@@ -262,7 +262,7 @@ def test_writing_records_imports_no_pydantic(runs, tmp_path):
     code = f"""
 import json, sys
 from pathlib import Path
-from psymetrics_core.results import SampleWriter, write_results
+from psymetrics_core.records.writer import SampleWriter, write_results
 run = Path({str(runs[1])!r})
 w = SampleWriter(Path({str(tmp_path)!r}) / "samples.jsonl")
 for line in (run / "samples.jsonl").read_text().splitlines():

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from psymetrics_core.errors import PsymError
+from psymetrics_core.base.errors import PsymError
 from psymetrics_core.report import build_report, load_runs_for_report, write_report
 
 
@@ -24,7 +24,7 @@ class _Scripted:
         self.i = 0
 
     def generate(self, prompts, settings, reporter=None):
-        from psymetrics_core.types import Completion
+        from psymetrics_core.base.types import Completion
 
         out = []
         for _ in prompts:
@@ -38,7 +38,7 @@ class _Scripted:
 
 @pytest.fixture
 def runs(tmp_path: Path) -> list[Path]:
-    from psymetrics_core.runner import evaluate
+    from psymetrics_core.administer.runner import evaluate
 
     a, b = tmp_path / "flat", tmp_path / "varied"
     evaluate(["bfi"], backend=_Scripted([1, 1, 1, "<script>alert(1)</script>"]), output=a)

@@ -12,7 +12,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for benchmarks/
 from benchmarks.latency_server import LatencyServer  # noqa: E402
-from psymetrics_core.runner import evaluate  # noqa: E402
+from psymetrics_core.administer.runner import evaluate  # noqa: E402
 
 GRID: dict[str, Any] = dict(  # noqa: C408
     limit=4,
@@ -56,7 +56,7 @@ def test_grid_is_one_stream_with_the_sequential_results(
 def test_a_failing_stream_fails_the_run_with_its_error_and_does_not_hang(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from psymetrics_core.errors import BackendError
+    from psymetrics_core.base.errors import BackendError
 
     monkeypatch.setenv("PSYM_CACHE_DIR", str(tmp_path / "c"))
     monkeypatch.setenv("BENCH_KEY", "wrong")
@@ -74,8 +74,8 @@ def test_a_cell_failing_stops_the_stream_and_keeps_what_was_paid_for(
 ) -> None:
     """A plugin error in the first cell ends the run; the stream starts no new request and
     every response that did arrive is in the cache (a re-run does not pay for it again)."""
-    from psymetrics_core.cache import ResponseCache
-    from psymetrics_core.kinds.questionnaire import QuestionnaireKind
+    from psymetrics_core.backends.cache import ResponseCache
+    from psymetrics_core.administer.kinds.questionnaire import QuestionnaireKind
 
     monkeypatch.setenv("PSYM_CACHE_DIR", str(tmp_path / "c"))
     original = QuestionnaireKind.run_cell

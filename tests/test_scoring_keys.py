@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 from psymetrics_core import score_responses
 from psymetrics_core.cli import cli
-from psymetrics_core.errors import ResponsesError
+from psymetrics_core.base.errors import ResponsesError
 
 DATA = Path(__file__).parent / "data"
 

@@ -12,8 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from psymetrics_core import spec, spec_memo
-from psymetrics_core.errors import SpecError
+from psymetrics_core.instruments import spec
+
+from psymetrics_core.pluginsys import spec_memo
+from psymetrics_core.base.errors import SpecError
 
 REPO = Path(__file__).resolve().parents[1]
 BFI = REPO / "plugins" / "psymetrics-plugin-bfi" / "psymetrics_plugin_bfi" / "instruments" / "bfi"
@@ -94,7 +96,7 @@ def test_a_changed_dependency_stamp_invalidates(bfi_copy, monkeypatch, tmp_path)
 
 
 def test_the_code_stamps_cover_the_validators():
-    import psymetrics_core.records.instrument  # noqa: F401  (loaded when a spec is validated)
+    import psymetrics_core.instruments.schema  # noqa: F401  (loaded when a spec is validated)
 
     files = {str(p) for p in spec_memo._code_files()}
     core = REPO / "psymetrics_core"
@@ -109,8 +111,8 @@ def test_a_cached_psym_eval_imports_neither_pydantic_nor_yaml(tmp_path):
     pydantic import (a fifth of a cached re-run)."""
     code = """
 import sys
-from psymetrics_core.runner import resolve_tasks
-from psymetrics_core.session import Session
+from psymetrics_core.administer.runner import resolve_tasks
+from psymetrics_core.pluginsys.session import Session
 print(resolve_tasks(["bfi", "mfq"], Session.default())[0].id)
 print(",".join(sorted({m.split(".")[0] for m in sys.modules} & {"yaml", "pydantic"})) or "-")
 """

@@ -9,8 +9,8 @@ import pytest
 from click.testing import CliRunner
 
 from psymetrics_core.cli import cli
-from psymetrics_core.errors import SpecError
-from psymetrics_core.spec import load_instrument
+from psymetrics_core.base.errors import SpecError
+from psymetrics_core.instruments.spec import load_instrument
 
 REPO = Path(__file__).resolve().parents[1]
 BFI = REPO / "plugins/psymetrics-plugin-bfi/psymetrics_plugin_bfi/instruments/bfi"
@@ -127,8 +127,7 @@ def test_optional_fields_take_null_or_their_kind_only(model, field, bad, message
     their kind pass unchanged; anything else is the field's own one-line message."""
     from pydantic import ValidationError
 
-    from psymetrics_core.records import instrument
-
+    from psymetrics_core.instruments import schema as instrument
     cls = getattr(instrument, model)
     base = {"LicenseSpec": {"status": "x"}, "PromptSpec": {"instruction": "x"}, "ScaleSpec": {}}
     good = {"redistributable": False, "template": "{{ item }}", "norms": []}[field]

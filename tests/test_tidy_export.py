@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from psymetrics_core.tidy import SAMPLE_SCHEMA, SCORE_SCHEMA
-from psymetrics_core.types import Completion
+from psymetrics_core.export.tidy import SAMPLE_SCHEMA, SCORE_SCHEMA
+from psymetrics_core.base.types import Completion
 
 pl = pytest.importorskip("polars")
 
@@ -41,7 +41,7 @@ class _Scripted:
 
 @pytest.fixture
 def run_dirs(tmp_path: Path) -> list[Path]:
-    from psymetrics_core.runner import evaluate
+    from psymetrics_core.administer.runner import evaluate
 
     dirs = []
     for name, answers in (("a", [1, 2, 3, 4, 5]), ("b", [4, 4, 2, "no idea"])):
@@ -81,7 +81,7 @@ def test_scores_parquet_and_csv(run_dirs: list[Path], tmp_path: Path):
 
 
 def test_samples_one_row_per_prompt(run_dirs: list[Path], tmp_path: Path):
-    from psymetrics_core.tidy import export_table
+    from psymetrics_core.export.tidy import export_table
 
     out, n = export_table("samples", run_dirs, "parquet", tmp_path / "s.parquet")
     frame = pl.read_parquet(out)

@@ -12,6 +12,6 @@ __all__ = ["analyze"]
 
 def analyze(*args: object, **kwargs: object) -> dict[str, object]:
     """Build the analysis report for run directories (see ``report.analyze``)."""
-    from .report import analyze as _analyze
+    from psymetrics_core.analysis.report import analyze as _analyze
 
     return _analyze(*args, **kwargs)  # type: ignore[arg-type]

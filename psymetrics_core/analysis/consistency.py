@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import PsymError
+from psymetrics_core.base.errors import PsymError
 
 __all__ = ["NAN_POLICIES", "match_vector", "answer_consistency", "tukey_fences"]
 

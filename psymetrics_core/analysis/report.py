@@ -12,11 +12,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import PsymError
-from . import consistency as cons
-from . import facets as fac
-from . import mbti, norms, reliability, styles, validity
-from .records import DEFAULT_FACET, Run, load_runs, unit_scores
+from psymetrics_core.base.errors import PsymError
+from psymetrics_core.analysis import consistency as cons
+from psymetrics_core.analysis import facets as fac
+from psymetrics_core.analysis import mbti, norms, reliability, styles, validity
+from psymetrics_core.analysis.records import DEFAULT_FACET, Run, load_runs, unit_scores
 
 __all__ = ["analyze", "RESPONDENTS", "UNIT", "read_baseline"]
 
@@ -274,7 +274,7 @@ def _nanmean(values: Sequence[float]) -> float:
 
 def _norms(task: str, scores: pd.DataFrame, ref: str) -> dict[str, Any]:
     try:
-        from ..registry import get_instrument
+        from psymetrics_core.pluginsys.registry import get_instrument
 
         groups = norms.norm_groups(get_instrument(task))
     except PsymError:

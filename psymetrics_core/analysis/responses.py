@@ -17,10 +17,10 @@ from typing import Any
 
 import pandas as pd
 
-from ..errors import ResponsesError
-from ..safe_io import read_csv
-from ..types import Instrument
-from . import reliability
+from psymetrics_core.base.errors import ResponsesError
+from psymetrics_core.base.safe_io import read_csv
+from psymetrics_core.base.types import Instrument
+from psymetrics_core.analysis import reliability
 
 __all__ = ["read_long", "analyze_responses", "describe"]
 
@@ -122,7 +122,7 @@ def describe(values: pd.Series) -> dict[str, Any]:
 
 def _keyed(inst: Instrument, form: str, frame: pd.DataFrame) -> pd.DataFrame:
     """One row per (respondent, item, scale): the keyed value, MRAT-centred where the scale is."""
-    from ..spec_scoring import keyed_values, mrat_term
+    from psymetrics_core.instruments.scoring import keyed_values, mrat_term
 
     by_id = {it.id: it for it in inst.forms[form]}
     rows = []
@@ -145,8 +145,8 @@ def _keyed(inst: Instrument, form: str, frame: pd.DataFrame) -> pd.DataFrame:
 def _group_report(
     inst: Instrument, form: str, frame: pd.DataFrame, deletion: str
 ) -> dict[str, Any]:
-    from ..plugins import get_plugin_manager
-    from ..types import Answer
+    from psymetrics_core.pluginsys.plugins import get_plugin_manager
+    from psymetrics_core.base.types import Answer
 
     hook = get_plugin_manager().hook
     respondents = list(dict.fromkeys(frame["respondent"]))
@@ -204,8 +204,8 @@ def analyze_responses(
     deletion: str = "listwise",
 ) -> dict[str, Any]:
     """The report for a long-format response file, one section per ``group`` value."""
-    from ..errors import PsymError
-    from ..registry import get_instrument
+    from psymetrics_core.base.errors import PsymError
+    from psymetrics_core.pluginsys.registry import get_instrument
 
     if deletion not in reliability.DELETION:
         raise PsymError(f"--deletion must be one of {', '.join(reliability.DELETION)}")

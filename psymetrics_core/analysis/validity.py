@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from ..errors import PsymError
+from psymetrics_core.base.errors import PsymError
 
 __all__ = [
     "Hypothesis",
@@ -83,7 +83,7 @@ def check_hypotheses(hyps: Sequence[Hypothesis], scores: Sequence[str] = ()) -> 
 
 def _declared_scales(task: str) -> list[str] | None:
     """The scales an installed instrument declares (None when ``task`` is not installed)."""
-    from ..registry import get_instrument
+    from psymetrics_core.pluginsys.registry import get_instrument
 
     try:
         return list(get_instrument(task).scales)

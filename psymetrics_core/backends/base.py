@@ -6,8 +6,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
-from ..errors import BackendError
-from ..types import Completion, Prompt
+from psymetrics_core.base.errors import BackendError
+from psymetrics_core.base.types import Completion, Prompt
 
 __all__ = [
     "Backend",

@@ -12,11 +12,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..errors import BackendError
-from ..types import Completion, Prompt
-from .base import Backend, GenerationSettings, OnResult, Reporter
-from .hf_vision import generate_with_images, is_image_text_model, load_image_text_model
-from .local_model import cache_dir, converted_copy, remove_stale_conversions
+from psymetrics_core.base.errors import BackendError
+from psymetrics_core.base.types import Completion, Prompt
+from psymetrics_core.backends.base import Backend, GenerationSettings, OnResult, Reporter
+from psymetrics_core.backends.hf_vision import generate_with_images, is_image_text_model, load_image_text_model
+from psymetrics_core.backends.local_model import cache_dir, converted_copy, remove_stale_conversions
 
 __all__ = ["HFBackend"]
 
@@ -164,7 +164,7 @@ class HFBackend(Backend):
         engine = self.scoring_engine()
         if engine == "transformers":
             return None
-        from .native_llama import NativeTokenizer, load_native, native_support
+        from psymetrics_core.backends.native_llama import NativeTokenizer, load_native, native_support
 
         directory = self._model_directory()
         if not (directory / "config.json").is_file():
@@ -172,7 +172,7 @@ class HFBackend(Backend):
             if native_support(directory) is not None:
                 return None  # scoring_engine() could not look at the copy before it existed
         if engine == "onnxruntime":
-            from .onnx_llama import load_onnx
+            from psymetrics_core.backends.onnx_llama import load_onnx
 
             graphs = cache_dir() / "onnx-graphs"
             self._native = (load_onnx(directory, self.threads, graphs), NativeTokenizer(directory))
@@ -192,7 +192,7 @@ class HFBackend(Backend):
             return "transformers"
         if self.dtype not in ("float32", "auto"):
             return "transformers"
-        from .native_llama import native_support
+        from psymetrics_core.backends.native_llama import native_support
 
         directory = self._model_directory()
         if (directory / "config.json").is_file() and native_support(directory) is not None:
@@ -200,7 +200,7 @@ class HFBackend(Backend):
             # file is taken to be one: its copy is checked once it exists)
         if self.native == "torch" or self.device != "cpu":
             return "torch"
-        from .onnx_llama import onnx_available
+        from psymetrics_core.backends.onnx_llama import onnx_available
 
         if onnx_available():
             return "onnxruntime"
@@ -316,7 +316,7 @@ class HFBackend(Backend):
         off and scores each prompt on its own with :meth:`loglikelihoods`).
         """
         if not any(p.images for p in prompts) and self._native_engine() is not None:
-            from .hf_fast import score_prompts_native
+            from psymetrics_core.backends.hf_fast import score_prompts_native
 
             return score_prompts_native(self, prompts, progress, on_result)
         self._load()
@@ -332,7 +332,7 @@ class HFBackend(Backend):
                 if progress is not None:
                     progress.advance(1)
             return out
-        from .hf_fast import score_prompts
+        from psymetrics_core.backends.hf_fast import score_prompts
 
         return score_prompts(self, prompts, progress, on_result)
 
@@ -373,7 +373,7 @@ class HFBackend(Backend):
         backend: the cache key and the run record see the same). The option-scoring engine
         and its version are part of it (and of the response cache's key): the engines agree
         only within float error."""
-        from ..installed import versions
+        from psymetrics_core.pluginsys.installed import versions
 
         if self._identity is not None:
             return dict(self._identity)

@@ -9,7 +9,7 @@ import re
 import shutil
 from pathlib import Path
 
-from ..errors import BackendError
+from psymetrics_core.base.errors import BackendError
 
 __all__ = [
     "smollm2_location",

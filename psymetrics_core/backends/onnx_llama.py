@@ -20,9 +20,9 @@ import math
 from pathlib import Path
 from typing import Any
 
-from ..errors import BackendError
-from ..stat_memo import store_quietly
-from .native_llama import LlamaShape
+from psymetrics_core.base.errors import BackendError
+from psymetrics_core.base.stat_memo import store_quietly
+from psymetrics_core.backends.native_llama import LlamaShape
 
 __all__ = ["OnnxLlama", "onnx_available", "read_safetensors"]
 
@@ -296,7 +296,7 @@ class OnnxLlama:
 
 def load_onnx(directory: Path, threads: int, cache: Path) -> OnnxLlama:
     """The model in ``directory`` (see ``native_llama.native_support``) on ONNX Runtime."""
-    from .native_llama import _shape
+    from psymetrics_core.backends.native_llama import _shape
 
     cfg = json.loads((directory / "config.json").read_text(encoding="utf-8"))
     return OnnxLlama(_shape(cfg), read_safetensors(directory / "model.safetensors"), threads, cache)

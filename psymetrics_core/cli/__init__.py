@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from ..errors import PsymError
+from psymetrics_core.base.errors import PsymError
 
 __all__ = ["main", "console_main", "cli"]
 
@@ -62,7 +62,7 @@ class LazyGroup(click.Group):
         if getattr(self, "_plugins_added", False):
             return
         self._plugins_added = True
-        from ..plugins import get_plugin_manager
+        from psymetrics_core.pluginsys.plugins import get_plugin_manager
 
         try:
             get_plugin_manager().hook.register_commands(cli=self)
@@ -118,7 +118,7 @@ def main(argv: list[str] | None = None) -> Any:
         click.echo("psym: interrupted", err=True)
         sys.exit(130)
     except Exception as exc:  # a third-party plugin's hook or command raised: one line
-        from ..plugin_failure import plugin_error
+        from psymetrics_core.pluginsys.failures import plugin_error
 
         failure = plugin_error(exc)
         if failure is None or debug:

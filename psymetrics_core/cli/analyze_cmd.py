@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from .console import print_json, stderr
+from psymetrics_core.cli.console import print_json, stderr
 
 __all__ = ["analyze_cmd"]
 
@@ -111,11 +111,11 @@ def analyze_cmd(
     Plugins add sections for their own tasks (the projective tests: κ, DCR with direction and
     |μΔ| against the neutral cell, accuracy against --labels, two-judge agreement).
     """
-    from ..errors import PsymError
+    from psymetrics_core.base.errors import PsymError
 
     try:
-        from ..analysis.report import analyze
-        from ..analysis.responses import analyze_responses
+        from psymetrics_core.analysis.report import analyze
+        from psymetrics_core.analysis.responses import analyze_responses
     except ImportError as exc:
         raise PsymError(
             f"psym analyze needs the analysis extra ({exc.name} is missing): "
@@ -129,7 +129,7 @@ def analyze_cmd(
         if as_json:
             print_json(rep)
             return
-        from .analyze_tables import print_responses_report
+        from psymetrics_core.cli.analyze_tables import print_responses_report
 
         print_responses_report(rep)
         return
@@ -144,7 +144,7 @@ def analyze_cmd(
         hypotheses=hypotheses,
         deletion=deletion,
     )
-    from ..analysis_sections import collect_sections
+    from psymetrics_core.analysis.sections import collect_sections
 
     sections = collect_sections(
         list(run_dirs),
@@ -157,14 +157,14 @@ def analyze_cmd(
     if sections:
         report["sections"] = {s.key: s.data for s in sections}
     if output is not None:
-        from .analyze_tables import write_outputs
+        from psymetrics_core.cli.analyze_tables import write_outputs
 
         write_outputs(report, output)
         stderr.print(f"analysis: {output / 'analysis.json'}")
     if as_json:
         print_json(report)
         return
-    from .analyze_tables import print_report
+    from psymetrics_core.cli.analyze_tables import print_report
 
     print_report(report)
     for section in sections:

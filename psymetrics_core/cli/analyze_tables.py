@@ -7,7 +7,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from .console import _clean, stdout, table
+from psymetrics_core.cli.console import _clean, stdout, table
 
 __all__ = ["print_report", "print_responses_report", "write_outputs"]
 

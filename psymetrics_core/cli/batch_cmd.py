@@ -20,8 +20,8 @@ def batch_cmd() -> None:
 @_DIR
 def submit_cmd(plan_path: Path, directory: Path) -> None:
     """Upload the plan's uncached requests and create a batch; state goes to DIRECTORY."""
-    from ..batch import submit
-    from ..plan import read_plan
+    from psymetrics_core.study.batch import submit
+    from psymetrics_core.study.plan import read_plan
 
     state = submit(read_plan(plan_path), directory)
     click.echo(f"batch {state.batch_id}: {state.requests} requests, {state.status}")
@@ -31,7 +31,7 @@ def submit_cmd(plan_path: Path, directory: Path) -> None:
 @_DIR
 def status_cmd(directory: Path) -> None:
     """Ask the server how far the batch is."""
-    from ..batch import status
+    from psymetrics_core.study.batch import status
 
     state, info = status(directory)
     counts = info.get("request_counts") or {}
@@ -44,8 +44,8 @@ def status_cmd(directory: Path) -> None:
 @_DIR
 def collect_cmd(plan_path: Path, directory: Path) -> None:
     """Download a completed batch into the response cache (then `psym run PLAN` is free)."""
-    from ..batch import collect
-    from ..plan import read_plan
+    from psymetrics_core.study.batch import collect
+    from psymetrics_core.study.plan import read_plan
 
     stored, failed = collect(read_plan(plan_path), directory)
     note = f"; {failed} failed (asked again online by `psym run`)" if failed else ""

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from .console import stdout, table
+from psymetrics_core.cli.console import stdout, table
 
 
 @click.group("cache")
@@ -17,8 +17,8 @@ def cache_cmd() -> None:
 @cache_cmd.command("info")
 def info_cmd() -> None:
     """Where the cache is, how big, and how many responses per model."""
-    from ..backends.local_model import stale_conversions
-    from ..cache import ResponseCache
+    from psymetrics_core.backends.local_model import stale_conversions
+    from psymetrics_core.backends.cache import ResponseCache
 
     cache = ResponseCache()
     try:
@@ -44,8 +44,8 @@ def info_cmd() -> None:
 @click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
 def clear_cmd(yes: bool) -> None:
     """Delete every cached response and leftover model conversions (model copies are kept)."""
-    from ..backends.local_model import remove_stale_conversions
-    from ..cache import ResponseCache, cache_path
+    from psymetrics_core.backends.local_model import remove_stale_conversions
+    from psymetrics_core.backends.cache import ResponseCache, cache_path
 
     if not yes:
         click.confirm(f"delete all cached responses in {cache_path()}?", abort=True)
@@ -65,8 +65,8 @@ def clear_cmd(yes: bool) -> None:
 @click.option("--model", default=None, help="Only responses of this model label (`cache info`).")
 def export_cmd(path: Path, model: str | None) -> None:
     """Write stored responses to PATH (JSON lines; .gz compresses) for another machine."""
-    from ..cache import ResponseCache
-    from ..cache_io import export_cache
+    from psymetrics_core.backends.cache import ResponseCache
+    from psymetrics_core.backends.cache_transfer import export_cache
 
     cache = ResponseCache()
     try:
@@ -80,8 +80,8 @@ def export_cmd(path: Path, model: str | None) -> None:
 @click.argument("path", type=click.Path(dir_okay=False, exists=True, path_type=Path))
 def import_cmd(path: Path) -> None:
     """Add the responses of a `psym cache export` file (entries already here are kept)."""
-    from ..cache import ResponseCache
-    from ..cache_io import import_cache
+    from psymetrics_core.backends.cache import ResponseCache
+    from psymetrics_core.backends.cache_transfer import import_cache
 
     cache = ResponseCache()
     try:

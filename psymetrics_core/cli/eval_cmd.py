@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from .console import fmt, print_json, progress_bar, stderr, stdout, table
+from psymetrics_core.cli.console import fmt, print_json, progress_bar, stderr, stdout, table
 
 
 @click.command("eval")
@@ -175,11 +175,11 @@ def eval_cmd(
     """Administer instruments to a model and report scale scores with parse rates."""
     from datetime import datetime
 
-    from ..item_texts import parse_items_option
-    from ..norms import parse_norm_group_option
-    from ..rundir import claim_run_dir
-    from ..runner import evaluate
-    from ..task_options import parse_task_args
+    from psymetrics_core.instruments.item_texts import parse_items_option
+    from psymetrics_core.instruments.norms import parse_norm_group_option
+    from psymetrics_core.records.rundir import claim_run_dir
+    from psymetrics_core.administer.runner import evaluate
+    from psymetrics_core.administer.options import parse_task_args
 
     if output is None:
         output = _fresh_dir(Path("psym-results") / datetime.now().strftime("%Y%m%d-%H%M%S"))
@@ -241,10 +241,10 @@ def _record_label_and_provenance(
     options: dict[str, dict[str, Any]],
 ) -> None:
     """Add ``label`` and ``provenance`` to the results and rewrite ``results.json``."""
-    from ..item_texts import parse_items_option
-    from ..provenance import run_provenance
-    from ..registry import get_instrument
-    from ..results import write_results
+    from psymetrics_core.instruments.item_texts import parse_items_option
+    from psymetrics_core.records.provenance import run_provenance
+    from psymetrics_core.pluginsys.registry import get_instrument
+    from psymetrics_core.records.writer import write_results
 
     results["label"] = label or results["model"]
     results["provenance"] = run_provenance(
@@ -260,7 +260,7 @@ def _record_label_and_provenance(
 
 def _label(value: str | None) -> str | None:
     """``--label``, checked before anything runs (``preflight.check_label``)."""
-    from ..preflight import check_label
+    from psymetrics_core.administer.preflight import check_label
 
     return None if value is None else check_label(value)
 
@@ -275,7 +275,7 @@ def _fresh_dir(base: Path) -> Path:
 
 
 def _list_conditions(ctx: click.Context) -> None:
-    from ..registry import conditions
+    from psymetrics_core.pluginsys.registry import conditions
 
     t = table("conditions", ["name", "facet", "description", "plugin"])
     for name, e in sorted(conditions().items()):
@@ -369,7 +369,7 @@ _SHORT = {
 
 def _print_indicators(results: dict[str, Any]) -> None:
     """Validity indicators of each questionnaire task, then one warning line per fired one."""
-    from ..indicators import warnings_of
+    from psymetrics_core.instruments.indicators import warnings_of
 
     rows = [(task, e["indicators"]) for task, e in results["tasks"].items() if e.get("indicators")]
     if not rows:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from .console import stderr, stdout
+from psymetrics_core.cli.console import stderr, stdout
 
 
 @click.group("export")
@@ -32,7 +32,7 @@ def export_cmd() -> None:
 )
 def lm_eval_cmd(tasks: tuple[str, ...], output: Path) -> None:
     """Write psym_<task> (logprob) and psym_<task>_gen (generate) lm-eval tasks."""
-    from ..export import export_lm_eval
+    from psymetrics_core.export import export_lm_eval
 
     ids = [t.strip() for chunk in tasks for t in chunk.split(",") if t.strip()]
     report = export_lm_eval(output, ids or None)
@@ -65,7 +65,7 @@ def _tidy_command(table: str, what: str) -> click.Command:
         help="File to write.",
     )
     def cmd(run_dirs: tuple[Path, ...], fmt: str | None, output: Path) -> None:
-        from ..tidy import export_table
+        from psymetrics_core.export.tidy import export_table
 
         chosen = fmt or ("parquet" if output.suffix == ".parquet" else "csv")
         out, n = export_table(table, list(run_dirs), chosen, output)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from ..errors import PsymError
+from psymetrics_core.base.errors import PsymError
 
 
 @click.command("install")
@@ -30,7 +30,7 @@ def install_cmd(
     NAME is a catalogue name, distribution or task id (`psym plugins available` lists them).
     Naming an index installs from it even inside a checkout.
     """
-    from ..catalogue import find_entry, install, install_command
+    from psymetrics_core.pluginsys.catalogue import find_entry, install, install_command
 
     if dry_run:
         entry = find_entry(name)

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import click
 
-from .console import print_json, stderr, stdout, table
+from psymetrics_core.cli.console import print_json, stderr, stdout, table
 
 
 @click.command("list")
 @click.option("--json", "as_json", is_flag=True)
 def list_cmd(as_json: bool) -> None:
     """List installed tasks with their plugin."""
-    from ..registry import instruments, registration_failures
+    from psymetrics_core.pluginsys.registry import instruments, registration_failures
 
     insts = instruments()
     rows = [

@@ -19,6 +19,6 @@ def lmeval_cmd(args: tuple[str, ...]) -> None:
     All arguments go to lm_eval unchanged (e.g. --model hf --model_args ... --tasks psym_bfi
     --apply_chat_template); an --include_path of your own is kept and searched after ours.
     """
-    from ..export.lm_eval_cli import run_lm_eval
+    from psymetrics_core.export.lm_eval_cli import run_lm_eval
 
     sys.exit(run_lm_eval(list(args)))

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from .console import progress_bar, stderr
+from psymetrics_core.cli.console import progress_bar, stderr
 
 # the `psym eval` options a plan records (same names, same help)
 _PLAN_OPTIONS = (
@@ -17,7 +17,7 @@ _PLAN_OPTIONS = (
 
 
 def _eval_params() -> list[click.Parameter]:
-    from .eval_cmd import eval_cmd
+    from psymetrics_core.cli.eval_cmd import eval_cmd
 
     return [p for p in eval_cmd.params if p.name in _PLAN_OPTIONS]
 
@@ -57,11 +57,11 @@ def plan_cmd(
 
     Takes the options of `psym eval`; run the plan with `psym run PLAN [--shard i/N]`.
     """
-    from ..backends.base import parse_model_args
-    from ..item_texts import parse_items_option
-    from ..norms import parse_norm_group_option
-    from ..plan import PlanSettings, build_plan, write_plan
-    from ..task_options import parse_task_args
+    from psymetrics_core.backends.base import parse_model_args
+    from psymetrics_core.instruments.item_texts import parse_items_option
+    from psymetrics_core.instruments.norms import parse_norm_group_option
+    from psymetrics_core.study.plan import PlanSettings, build_plan, write_plan
+    from psymetrics_core.administer.options import parse_task_args
 
     task_list = [t.strip() for t in tasks.split(",") if t.strip()]
     settings = PlanSettings(
@@ -133,14 +133,14 @@ def run_cmd(
 
     Running a killed shard again resumes it: finished responses come from the response cache.
     """
-    from ..errors import PsymError
-    from ..plan import parse_shard, read_plan
+    from psymetrics_core.base.errors import PsymError
+    from psymetrics_core.study.plan import parse_shard, read_plan
 
     plan = read_plan(plan_path)
     if executor != "local" or shards:
         if shard:
             raise PsymError("--shard runs one shard here; --shards/--executor run them all")
-        from ..executor import run_sharded
+        from psymetrics_core.study.executor import run_sharded
 
         report = run_sharded(
             plan, output, shards or 2, executor=executor, scheduler=scheduler,
@@ -151,7 +151,7 @@ def run_cmd(
             f"({report.samples} samples)"
         )
         return
-    from ..shard import run_plan
+    from psymetrics_core.study.shard import run_plan
 
     index, count = parse_shard(shard) if shard else (1, 1)
     with progress_bar() as bar:
@@ -183,7 +183,7 @@ def run_cmd(
 @click.option("--overwrite", is_flag=True, help="Replace a run already in --output.")
 def merge_cmd(dirs: tuple[Path, ...], output: Path, overwrite: bool) -> None:
     """Merge the shard directories of one plan into one run directory."""
-    from ..merge import merge_runs
+    from psymetrics_core.study.merge import merge_runs
 
     report = merge_runs(list(dirs), output, overwrite=overwrite)
     stderr.print(

@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from .console import print_json, stdout, table
+from psymetrics_core.cli.console import print_json, stdout, table
 
 
 @click.group("plugins", invoke_without_command=True)
@@ -20,8 +20,8 @@ def plugins_cmd(ctx: click.Context, as_json: bool, show_all: bool) -> None:
     """
     if ctx.invoked_subcommand is not None:
         return
-    from ..plugins import get_plugin_manager, plugin_records
-    from ..registry import backends, conditions, instruments, registration_failures
+    from psymetrics_core.pluginsys.plugins import get_plugin_manager, plugin_records
+    from psymetrics_core.pluginsys.registry import backends, conditions, instruments, registration_failures
 
     pm = get_plugin_manager()
     insts, bes, conds = instruments(), backends(), conditions()
@@ -71,7 +71,7 @@ def available_cmd(as_json: bool) -> None:
     """Every plugin in the catalogue (registry/plugins.yaml), installed or not."""
     from importlib import metadata
 
-    from ..catalogue import catalogue
+    from psymetrics_core.pluginsys.catalogue import catalogue
 
     rows: list[dict[str, Any]] = []
     for e in catalogue():

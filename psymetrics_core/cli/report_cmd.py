@@ -6,11 +6,11 @@ from pathlib import Path
 
 import click
 
-from .console import stderr
+from psymetrics_core.cli.console import stderr
 
 
 def _check_label(value: str) -> str:
-    from ..preflight import check_label
+    from psymetrics_core.administer.preflight import check_label
 
     return check_label(value)
 
@@ -35,7 +35,7 @@ def _check_label(value: str) -> str:
 )
 def report_cmd(run_dirs: tuple[Path, ...], output: Path, labels: tuple[str, ...]) -> None:
     """Write one HTML file (no network requests, same runs = same bytes) comparing RUN_DIRS."""
-    from ..report import write_report
+    from psymetrics_core.report import write_report
 
     out = write_report(list(run_dirs), output, labels)
     stderr.print(f"report: {out} ({out.stat().st_size // 1024} KiB)", markup=False)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from .console import print_json
+from psymetrics_core.cli.console import print_json
 
 __all__ = ["schema_cmd"]
 
@@ -14,6 +14,6 @@ __all__ = ["schema_cmd"]
 def schema_cmd(record: str) -> None:
     """Print the JSON Schema of results.json, a samples.jsonl or judge.jsonl line, or an
     instrument.yaml spec."""
-    from ..records import json_schema
+    from psymetrics_core.records import json_schema
 
     print_json(json_schema(record))

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from .console import fmt, print_json, stdout, table
+from psymetrics_core.cli.console import fmt, print_json, stdout, table
 
 
 @click.command("score")
@@ -46,10 +46,10 @@ def score_cmd(
     as_json: bool,
 ) -> None:
     """Score human data, earlier model answers or existing generations per respondent."""
-    from ..kinds.task import Task
-    from ..runner import resolve_tasks
-    from ..session import current_session
-    from ..task_options import parse_task_args
+    from psymetrics_core.administer.kinds.task import Task
+    from psymetrics_core.administer.runner import resolve_tasks
+    from psymetrics_core.pluginsys.session import current_session
+    from psymetrics_core.administer.options import parse_task_args
 
     session = current_session()
     options = parse_task_args(task_args, [task], data)
@@ -58,7 +58,7 @@ def score_cmd(
     if isinstance(inst, Task):
         inst = resolve_tasks([task], session, form, None, options)[0]
         assert isinstance(inst, Task)
-        from ..generations import score_generations
+        from psymetrics_core.administer.generations import score_generations
 
         scored = {
             who: entry["scales"]
@@ -72,8 +72,8 @@ def score_cmd(
             ).items()
         }
     else:  # a questionnaire is scored from its key alone: no item texts needed
-        from ..responses import score_responses
-        from ..task_options import with_options
+        from psymetrics_core.administer.answers import score_responses
+        from psymetrics_core.administer.options import with_options
 
         with_options(inst, options.get(task), options.get("*"))
         scored = score_responses(task, responses, form)

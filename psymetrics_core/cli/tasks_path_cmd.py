@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from ..errors import PsymError
+from psymetrics_core.base.errors import PsymError
 
 TASKS_PACKAGE = "psymetrics_core.lm_eval_tasks"
 

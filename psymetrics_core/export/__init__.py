@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from .lm_eval_tasks import ExportReport, export_lm_eval
+from psymetrics_core.export.lm_eval_tasks import ExportReport, export_lm_eval
 
 __all__ = ["export_lm_eval", "ExportReport"]

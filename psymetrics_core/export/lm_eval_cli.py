@@ -8,7 +8,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..errors import PsymError
+from psymetrics_core.base.errors import PsymError
 
 __all__ = ["with_include_path", "run_lm_eval"]
 
@@ -39,7 +39,7 @@ def run_lm_eval(args: Sequence[str]) -> int:
     """
     import importlib.util
 
-    from .lm_eval_tasks import export_lm_eval
+    from psymetrics_core.export.lm_eval_tasks import export_lm_eval
 
     if importlib.util.find_spec("lm_eval") is None:
         raise PsymError("lm-eval is not installed: pip install 'lm-eval[hf]==0.4.13'")

@@ -13,8 +13,8 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from ..errors import PsymError
-from ..types import Answer, Completion, Instrument, Item, Prompt
+from psymetrics_core.base.errors import PsymError
+from psymetrics_core.base.types import Answer, Completion, Instrument, Item, Prompt
 
 __all__ = [
     "load_docs",
@@ -34,13 +34,13 @@ REFUSED = "[refused]"
 
 
 def _hook() -> Any:
-    from ..plugins import get_plugin_manager
+    from psymetrics_core.pluginsys.plugins import get_plugin_manager
 
     return get_plugin_manager().hook
 
 
 def _instrument(task: str) -> Instrument:
-    from ..registry import get_instrument  # cached by the registry per plugin manager
+    from psymetrics_core.pluginsys.registry import get_instrument  # cached by the registry per plugin manager
 
     return get_instrument(task)
 

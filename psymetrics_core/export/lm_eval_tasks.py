@@ -16,9 +16,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import PsymError
-from ..plugin_failure import PluginHookError, plugin_error
-from ..types import Instrument
+from psymetrics_core.base.errors import PsymError
+from psymetrics_core.pluginsys.failures import PluginHookError, plugin_error
+from psymetrics_core.base.types import Instrument
 
 __all__ = ["export_lm_eval", "ExportReport", "exportable", "GROUP", "MARKER"]
 
@@ -63,7 +63,7 @@ def _q(text: str) -> str:
 
 def exportable(inst: Instrument, form: str = "original") -> str | None:
     """Why ``inst`` cannot be exported as lm-eval tasks, or None if it can."""
-    from .lm_eval_runtime import item_docs
+    from psymetrics_core.export.lm_eval_runtime import item_docs
 
     kind = str(inst.extra.get("kind", "questionnaire"))
     if kind != "questionnaire":
@@ -93,7 +93,7 @@ def exportable(inst: Instrument, form: str = "original") -> str | None:
 
 
 def _metric_lines(inst: Instrument, extra: Sequence[str] = ()) -> list[str]:
-    from .lm_eval_runtime import decomposable
+    from psymetrics_core.export.lm_eval_runtime import decomposable
 
     lines = ["metric_list:"]
     for name, sdef in inst.scales.items():
@@ -210,7 +210,7 @@ def export_lm_eval(
     Without ``tasks``, folders of previously exported instruments that are no longer
     installed are removed (only folders this exporter wrote).
     """
-    from ..registry import get_instrument, instruments
+    from psymetrics_core.pluginsys.registry import get_instrument, instruments
 
     out = Path(output)
     if out.exists() and not out.is_dir():
@@ -232,7 +232,7 @@ def export_lm_eval(
         if reason:
             report.skipped[inst.id] = reason
             continue
-        from .lm_eval_runtime import item_docs
+        from psymetrics_core.export.lm_eval_runtime import item_docs
 
         has_system = any(d["system"] for d in item_docs(inst.id, form))
         folder = out / f"psym_{inst.id}"

@@ -1,7 +1,7 @@
 """Typed run records: ``results.json``, each ``samples.jsonl`` line and each ``judge.jsonl`` line.
 
 Every record carries ``schema_version`` (``RECORD_SCHEMA_VERSION``). The writers in
-``psymetrics_core.results`` validate each record against these models before writing, so a
+``psymetrics_core.records.writer`` validate each record against these models before writing, so a
 change of shape fails loudly where it is made; ``psym schema results|samples|judge|instrument``
 prints the JSON Schema of each.
 
@@ -15,11 +15,11 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from .version import RECORD_SCHEMA_VERSION
+from psymetrics_core.base.versions import RECORD_SCHEMA_VERSION
 
 if TYPE_CHECKING:
-    from .results import ResultsRecord, RunSummary, ScaleEntry, TaskEntry
-    from .samples import ItemMeta, JudgeRecord, PromptRecord, SampleRecord
+    from psymetrics_core.records.results import ResultsRecord, RunSummary, ScaleEntry, TaskEntry
+    from psymetrics_core.records.samples import ItemMeta, JudgeRecord, PromptRecord, SampleRecord
 
 __all__ = [
     "RECORD_SCHEMA_VERSION",
@@ -73,13 +73,13 @@ def record_model(name: str) -> Any:
 
 def json_schema(name: str) -> dict[str, Any]:
     """The JSON Schema of one record kind: results, samples, judge or instrument."""
-    from ..errors import PsymError
+    from psymetrics_core.base.errors import PsymError
 
     if name in RECORD_MODELS:
         schema: dict[str, Any] = record_model(name).model_json_schema()
         return schema
     if name == "instrument":
-        from .instrument import InstrumentSpec
+        from psymetrics_core.instruments.schema import InstrumentSpec
 
         return InstrumentSpec.model_json_schema()
     raise PsymError(f"unknown record {name!r} (expected one of: {', '.join(SCHEMAS)})")

@@ -65,7 +65,7 @@ def compile_core_schemas() -> dict[str, Any]:
     (imports pydantic and the models)."""
     import pydantic_core
 
-    from . import RECORD_MODELS, record_model
+    from psymetrics_core.records import RECORD_MODELS, record_model
 
     records: dict[str, Any] = {}
     for name, (_, model) in RECORD_MODELS.items():

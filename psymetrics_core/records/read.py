@@ -16,9 +16,9 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field, ValidationError
 
-from ..errors import PsymError
-from ..safe_io import load_json, parse_json, read_lines
-from .base import Open
+from psymetrics_core.base.errors import PsymError
+from psymetrics_core.base.safe_io import load_json, parse_json, read_lines
+from psymetrics_core.base.models import Open
 
 __all__ = ["read_results", "iter_records", "field_error"]
 
@@ -92,7 +92,7 @@ def read_results(path: str | Path, *, schema: bool = False) -> dict[str, Any]:
         raise PsymError(f"{f}: expected a JSON object (a psym eval results.json)")
     if not isinstance(data.get("tasks"), dict):
         raise PsymError(f"{f}: not a psym results file (no 'tasks' object)")
-    from .results import ResultsRecord
+    from psymetrics_core.records.results import ResultsRecord
 
     try:
         (ResultsRecord if schema else _ScoredResults).model_validate(data)

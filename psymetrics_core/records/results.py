@@ -6,8 +6,8 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from .base import Open, Strict
-from .version import RECORD_SCHEMA_VERSION
+from psymetrics_core.base.models import Open, Strict
+from psymetrics_core.base.versions import RECORD_SCHEMA_VERSION
 
 __all__ = [
     "RECORD_SCHEMA_VERSION",
@@ -78,7 +78,7 @@ class TaskEntry(Open):
     norm_group: str | None = None
     indicators: dict[str, dict[str, Any]] | None = Field(
         default=None,
-        description="validity indicators of the answer pattern (psymetrics_core.indicators)",
+        description="validity indicators of the answer pattern (psymetrics_core.instruments.indicators)",
     )
     instrument: InstrumentInfo
     prompt_template: str

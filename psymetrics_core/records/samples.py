@@ -6,8 +6,8 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from .base import Strict
-from .version import RECORD_SCHEMA_VERSION
+from psymetrics_core.base.models import Strict
+from psymetrics_core.base.versions import RECORD_SCHEMA_VERSION
 
 __all__ = [
     "PromptRecord",

@@ -10,9 +10,9 @@ from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 
-from ..errors import PsymError
-from .data import RunData, load_run_data
-from .figures import Figure
+from psymetrics_core.base.errors import PsymError
+from psymetrics_core.report.data import RunData, load_run_data
+from psymetrics_core.report.figures import Figure
 
 __all__ = ["build_report", "write_report", "load_runs_for_report"]
 
@@ -49,9 +49,9 @@ def build_report(runs: Sequence[RunData]) -> str:
     """The report page for ``runs`` as a string."""
     import jinja2
 
-    from .. import __version__
-    from ..indicators import THRESHOLDS
-    from .sections import build_context
+    from psymetrics_core import __version__
+    from psymetrics_core.instruments.indicators import THRESHOLDS
+    from psymetrics_core.report.sections import build_context
 
     env = jinja2.Environment(
         loader=jinja2.FunctionLoader(lambda name: _read(name)),

@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .data import PANEL_FILES, RunData
-from .figure_sections import distribution_figures, forest_figures, profile_figures
-from .table_sections import (
+from psymetrics_core.report.data import PANEL_FILES, RunData
+from psymetrics_core.report.figure_sections import distribution_figures, forest_figures, profile_figures
+from psymetrics_core.report.table_sections import (
     MAX_SAMPLES,
     analysis_tables,
     behaviour_rows,

@@ -14,7 +14,7 @@ import tracemalloc
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from psymetrics_core.errors import PsymError
+from psymetrics_core.base.errors import PsymError
 
 __all__ = ["expect_clean_error", "TIME_BOUND", "MEMORY_BOUND", "Outcome"]
 

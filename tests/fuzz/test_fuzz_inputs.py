@@ -49,7 +49,7 @@ from harness import expect_clean_error
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from psymetrics_core.errors import PsymError
+from psymetrics_core.base.errors import PsymError
 
 FAST = settings(
     max_examples=25,
@@ -73,8 +73,8 @@ def test_suite_has_at_least_300_inputs() -> None:
 
 def test_bases_are_valid(tmp_path: Path) -> None:
     """Every mutation starts from an input that loads: the failures below are the mutations'."""
-    from psymetrics_core.importers.psychobench import import_psychobench
-    from psymetrics_core.spec import load_instrument
+    from psymetrics_core.instruments.psychobench import import_psychobench
+    from psymetrics_core.instruments.spec import load_instrument
 
     inst = load_instrument(_spec_dir(tmp_path, dump_spec(BASE_SPEC)))
     assert [it.id for it in inst.items] == ["1", "2"]
@@ -87,7 +87,7 @@ def test_bases_are_valid(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("name, edit, field", SPEC_EDITS, ids=[c[0] for c in SPEC_EDITS])
 def test_fuzz_spec_fields(tmp_path: Path, name: str, edit: Any, field: str) -> None:
-    from psymetrics_core.spec import load_instrument
+    from psymetrics_core.instruments.spec import load_instrument
 
     d = _spec_dir(tmp_path, dump_spec(edit(BASE_SPEC)))
     expect_clean_error(lambda: load_instrument(d), ["instrument.yaml", ".csv"], label=name)
@@ -95,7 +95,7 @@ def test_fuzz_spec_fields(tmp_path: Path, name: str, edit: Any, field: str) -> N
 
 @pytest.mark.parametrize("name, raw, expect", SPEC_RAW, ids=[c[0] for c in SPEC_RAW])
 def test_fuzz_spec_text(tmp_path: Path, name: str, raw: bytes, expect: str) -> None:
-    from psymetrics_core.spec import load_instrument
+    from psymetrics_core.instruments.spec import load_instrument
 
     d = _spec_dir(tmp_path, raw)
     out = expect_clean_error(lambda: load_instrument(d), ["instrument.yaml"], label=name)
@@ -104,7 +104,7 @@ def test_fuzz_spec_text(tmp_path: Path, name: str, raw: bytes, expect: str) -> N
 
 @pytest.mark.parametrize("name, raw, expect", ITEMS_RAW, ids=[c[0] for c in ITEMS_RAW])
 def test_fuzz_item_csv(tmp_path: Path, name: str, raw: bytes, expect: str) -> None:
-    from psymetrics_core.spec import load_instrument
+    from psymetrics_core.instruments.spec import load_instrument
 
     spec = dict(BASE_SPEC)
     if "response_scale" in name:
@@ -144,7 +144,7 @@ def test_fuzz_item_reverse_cells(tmp_path: Path, cell: str) -> None:
     import csv
     import io
 
-    from psymetrics_core.spec import load_instrument
+    from psymetrics_core.instruments.spec import load_instrument
 
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
@@ -154,7 +154,7 @@ def test_fuzz_item_reverse_cells(tmp_path: Path, cell: str) -> None:
 
 
 def test_fuzz_spec_over_size_cap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from psymetrics_core.spec import load_instrument
+    from psymetrics_core.instruments.spec import load_instrument
 
     d = _spec_dir(tmp_path, dump_spec(BASE_SPEC) + b"# " + b"x" * 4000 + b"\n")
     monkeypatch.setenv("PSYM_MAX_INPUT_BYTES", "2000")
@@ -167,7 +167,7 @@ def test_fuzz_instruments_path_bomb(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     from click.testing import CliRunner
 
     from psymetrics_core.cli import cli
-    from psymetrics_core.session import Session
+    from psymetrics_core.pluginsys.session import Session
 
     _spec_dir(tmp_path, ALIAS_BOMB.encode())
     monkeypatch.setenv("PSYM_INSTRUMENTS_PATH", str(tmp_path))
@@ -182,14 +182,14 @@ def test_fuzz_instruments_path_bomb(tmp_path: Path, monkeypatch: pytest.MonkeyPa
 
 @pytest.fixture(scope="module")
 def bfi() -> Any:
-    from psymetrics_core.registry import get_instrument
+    from psymetrics_core.pluginsys.registry import get_instrument
 
     return get_instrument("bfi")
 
 
 @pytest.mark.parametrize("name, raw, expect", RESPONSES_RAW, ids=[c[0] for c in RESPONSES_RAW])
 def test_fuzz_responses_csv(tmp_path: Path, bfi: Any, name: str, raw: bytes, expect: str) -> None:
-    from psymetrics_core.responses import read_responses
+    from psymetrics_core.administer.answers import read_responses
 
     p = tmp_path / "responses.csv"
     p.write_bytes(raw)
@@ -215,7 +215,7 @@ def test_fuzz_responses_values(tmp_path: Path, bfi: Any, value: str, rows: int) 
     import csv
     import io
 
-    from psymetrics_core.responses import read_responses
+    from psymetrics_core.administer.answers import read_responses
 
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
@@ -229,7 +229,7 @@ def test_fuzz_responses_values(tmp_path: Path, bfi: Any, value: str, rows: int) 
 
 
 def test_fuzz_score_missing_form(tmp_path: Path) -> None:
-    from psymetrics_core.responses import score_responses
+    from psymetrics_core.administer.answers import score_responses
 
     p = tmp_path / "r.csv"
     p.write_text("respondent,item,response\nA,1,3\n")
@@ -243,7 +243,7 @@ def test_fuzz_score_missing_form(tmp_path: Path) -> None:
 
 
 def _pb_import(tmp_path: Path, raw: bytes) -> None:
-    from psymetrics_core.importers.psychobench import import_psychobench
+    from psymetrics_core.instruments.psychobench import import_psychobench
 
     src = tmp_path / "q.json"
     src.write_bytes(raw)
@@ -314,7 +314,7 @@ def test_fuzz_housing_table(tmp_path: Path, name: str, raw: bytes, expect: str) 
 
 @pytest.mark.parametrize("name, fname, raw, expect", PERSONA_RAW, ids=[c[0] for c in PERSONA_RAW])
 def test_fuzz_persona(tmp_path: Path, name: str, fname: str, raw: bytes, expect: str) -> None:
-    from psymetrics_core.conditions.builtin import _persona
+    from psymetrics_core.administer.conditions.builtin import _persona
 
     p = tmp_path / fname
     p.write_bytes(raw)
@@ -370,7 +370,7 @@ def test_fuzz_image_manifests(tmp_path: Path, name: str, raw: bytes, expect: str
 
 @pytest.mark.parametrize("name, values, expect", ITEMS_OPTION, ids=[c[0] for c in ITEMS_OPTION])
 def test_fuzz_items_option(name: str, values: list[str], expect: str) -> None:
-    from psymetrics_core.item_texts import parse_items_option
+    from psymetrics_core.instruments.item_texts import parse_items_option
 
     out = expect_clean_error(lambda: parse_items_option(values), ["--items"], label=name)
     assert expect in out.message
@@ -378,14 +378,14 @@ def test_fuzz_items_option(name: str, values: list[str], expect: str) -> None:
 
 @pytest.fixture(scope="module")
 def sd3() -> Any:
-    from psymetrics_core.registry import get_instrument
+    from psymetrics_core.pluginsys.registry import get_instrument
 
     return get_instrument("sd3")
 
 
 @pytest.mark.parametrize("name, raw, expect", ITEM_TEXT_FILES, ids=[c[0] for c in ITEM_TEXT_FILES])
 def test_fuzz_item_text_files(tmp_path: Path, sd3: Any, name: str, raw: bytes, expect: str) -> None:
-    from psymetrics_core.item_texts import require_item_texts
+    from psymetrics_core.instruments.item_texts import require_item_texts
 
     p = tmp_path / "texts.csv"
     p.write_bytes(raw)
@@ -398,7 +398,7 @@ def test_fuzz_item_text_files(tmp_path: Path, sd3: Any, name: str, raw: bytes, e
 @pytest.mark.parametrize("name, model, args, expect", MODEL_ARGS, ids=[c[0] for c in MODEL_ARGS])
 def test_fuzz_model_args(name: str, model: str, args: str, expect: str) -> None:
     """Backends are built (never loaded) from bad --model-args: one line naming the argument."""
-    from psymetrics_core.runner import make_backend
+    from psymetrics_core.administer.runner import make_backend
 
     out = expect_clean_error(lambda: make_backend(model, args), [], label=name)
     assert expect in out.message, out.message
@@ -420,8 +420,8 @@ def test_fuzz_model_args_text(text: str) -> None:
 
 @pytest.mark.parametrize("name, values, expect", TASK_ARGS, ids=[c[0] for c in TASK_ARGS])
 def test_fuzz_task_args(name: str, values: list[str], expect: str) -> None:
-    from psymetrics_core.runner import evaluate
-    from psymetrics_core.task_options import parse_task_args
+    from psymetrics_core.administer.runner import evaluate
+    from psymetrics_core.administer.options import parse_task_args
 
     def run() -> None:
         opts = parse_task_args(values, ["bfi"])
@@ -433,7 +433,7 @@ def test_fuzz_task_args(name: str, values: list[str], expect: str) -> None:
 
 @pytest.mark.parametrize("name, values, expect", CONDITIONS, ids=[c[0] for c in CONDITIONS])
 def test_fuzz_conditions(name: str, values: list[str], expect: str) -> None:
-    from psymetrics_core.conditions import cells_for
+    from psymetrics_core.administer.conditions import cells_for
 
     out = expect_clean_error(lambda: cells_for(values), [], label=name)
     assert expect in out.message, out.message
@@ -443,7 +443,7 @@ def test_fuzz_conditions(name: str, values: list[str], expect: str) -> None:
 @given(spec=st.text(alphabet="+=abcdefghijklmnopqrstuvwxyz-", max_size=25))
 def test_fuzz_condition_text(spec: str) -> None:
     """Arbitrary --condition text builds cells or fails in one line."""
-    from psymetrics_core.conditions import cells_for
+    from psymetrics_core.administer.conditions import cells_for
 
     try:
         cells = cells_for([spec])
@@ -454,7 +454,7 @@ def test_fuzz_condition_text(spec: str) -> None:
 
 
 def test_fuzz_design_and_limits() -> None:
-    from psymetrics_core.runner import evaluate
+    from psymetrics_core.administer.runner import evaluate
 
     for kwargs, expect in [
         ({"design": "diagonal"}, "--design"),
@@ -472,8 +472,8 @@ def test_fuzz_design_and_limits() -> None:
 
 
 def test_fuzz_output_and_cache_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from psymetrics_core.cache import ResponseCache
-    from psymetrics_core.rundir import claim_run_dir
+    from psymetrics_core.backends.cache import ResponseCache
+    from psymetrics_core.records.rundir import claim_run_dir
 
     afile = tmp_path / "f"
     afile.write_text("x")
@@ -572,8 +572,8 @@ OTHER_FILES = [
 
 @pytest.mark.parametrize("name, fname, raw, expect", OTHER_FILES, ids=[c[0] for c in OTHER_FILES])
 def test_fuzz_other_files(tmp_path: Path, name: str, fname: str, raw: bytes, expect: str) -> None:
-    from psymetrics_core.catalogue import catalogue
-    from psymetrics_core.validity import load_pairs, read_runs
+    from psymetrics_core.pluginsys.catalogue import catalogue
+    from psymetrics_core.analysis.ecological import load_pairs, read_runs
 
     p = tmp_path / fname
     p.write_bytes(raw)
@@ -609,8 +609,7 @@ def test_fuzz_file_hash_memo(
     import json as _json
     import os
 
-    from psymetrics_core import provenance
-
+    from psymetrics_core.records import provenance
     monkeypatch.setenv("PSYM_CACHE_DIR", str(tmp_path / "cache"))
     big = tmp_path / "weights.bin"
     big.write_bytes(os.urandom(5 << 20))
@@ -644,9 +643,9 @@ def test_fuzz_instrument_id_memo(
     ``mfq``, and the whole catalogue lists each once."""
     import json as _json
 
-    from psymetrics_core.plugin_loader import make_plugin_manager
-    from psymetrics_core.session import Session
-    from psymetrics_core.spec import find_spec_file
+    from psymetrics_core.pluginsys.loader import make_plugin_manager
+    from psymetrics_core.pluginsys.session import Session
+    from psymetrics_core.instruments.spec import find_spec_file
 
     monkeypatch.setenv("PSYM_CACHE_DIR", str(tmp_path / "cache"))
     Session(*make_plugin_manager(autoload=True)).instruments()  # writes a good memo
@@ -673,7 +672,7 @@ TASK_INT_VALUES = ["--5", "\u00b2", "1e3", "-1", "", "  ", "9" * 5000, "0x10", "
 def test_fuzz_task_integer_options(raw: str) -> None:
     """An integer task option (e.g. a projective task's ``stimulus_seed``) given junk: one
     line naming the task and option, never a ValueError traceback."""
-    from psymetrics_core.kinds import FreeTextTask
+    from psymetrics_core.administer.kinds import FreeTextTask
 
     task = FreeTextTask.define(
         id="t", name="t", version="1", citation="c", license_status="l", item_source="s",

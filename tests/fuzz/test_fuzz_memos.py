@@ -12,8 +12,12 @@ from cases import INSTALLED_MEMOS, SPEC_MEMO_FILES
 from test_installed_memo import _truth, cache  # noqa: F401  (fixture)
 from test_spec_memo import _validations, bfi_copy  # noqa: F401  (fixture)
 
-from psymetrics_core import installed, spec, spec_memo
-from psymetrics_core.plugin_loader import ENTRY_POINT_GROUP
+from psymetrics_core.pluginsys import installed
+
+from psymetrics_core.instruments import spec
+
+from psymetrics_core.pluginsys import spec_memo
+from psymetrics_core.pluginsys.loader import ENTRY_POINT_GROUP
 
 
 @pytest.mark.parametrize(

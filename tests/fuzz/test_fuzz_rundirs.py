@@ -18,7 +18,7 @@ import pytest
 from cases import RUN_FILES_RAW
 from harness import expect_clean_error
 
-from psymetrics_core.types import Completion
+from psymetrics_core.base.types import Completion
 
 
 class _Scripted:
@@ -41,7 +41,7 @@ class _Scripted:
 
 @pytest.fixture(scope="module")
 def base_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from psymetrics_core.runner import evaluate
+    from psymetrics_core.administer.runner import evaluate
 
     out = tmp_path_factory.mktemp("base") / "run"
     evaluate(["bfi"], backend=_Scripted([2, 4]), limit=2, output=out)
@@ -60,7 +60,7 @@ def _damaged(base: Path, tmp_path: Path, fname: str, edit: Any) -> Path:
 def test_the_base_run_is_read_by_both(base_run: Path, tmp_path: Path) -> None:
     """The undamaged run loads: each failure below is its edit's."""
     from psymetrics_core.report import load_runs_for_report
-    from psymetrics_core.tidy import export_table
+    from psymetrics_core.export.tidy import export_table
 
     (run,) = load_runs_for_report([base_run])
     assert set(run.tasks) == {"bfi"} and len(run.samples) == 2
@@ -89,7 +89,7 @@ def test_fuzz_report_run_files(
 def test_fuzz_export_run_files(
     base_run: Path, tmp_path: Path, name: str, fname: str, edit: Any, expect: str
 ) -> None:
-    from psymetrics_core.tidy import export_table
+    from psymetrics_core.export.tidy import export_table
 
     run = _damaged(base_run, tmp_path, fname, edit)
     table = "judge" if fname == "judge.jsonl" else "samples"
@@ -165,7 +165,7 @@ def test_jsonl_run_files_are_capped_per_line_not_per_file(
 ) -> None:
     """A long study's samples.jsonl may exceed the input cap as a whole (it is read a line at a
     time); one line over the cap is the one-line error naming it."""
-    from psymetrics_core.tidy import export_table
+    from psymetrics_core.export.tidy import export_table
 
     run = tmp_path / "run"
     shutil.copytree(base_run, run)
@@ -197,7 +197,7 @@ SCORE_FIELDS = [
 def test_fuzz_validity_results(
     base_run: Path, tmp_path: Path, name: str, fname: str, edit: Any, expect: str
 ) -> None:
-    from psymetrics_core.validity import read_runs
+    from psymetrics_core.analysis.ecological import read_runs
 
     assert read_runs([base_run])  # the undamaged run has scores
     run = _damaged(base_run, tmp_path, fname, edit)

@@ -73,8 +73,8 @@ def contamination_cmd(
     from datetime import datetime
 
     from psymetrics_core.cli.console import print_json, progress_bar, stderr
-    from psymetrics_core.item_texts import parse_items_option
-    from psymetrics_core.rundir import claim_run_dir
+    from psymetrics_core.instruments.item_texts import parse_items_option
+    from psymetrics_core.records.rundir import claim_run_dir
 
     from .keywords import parse_keywords_option
     from .options import parse_probe_options, parse_probes

@@ -2,7 +2,7 @@
 
 Dimensions are the instrument's item-level scales (not totals, unions or centred variants);
 options, reverse keying and rescaling come from its response scales and item key, keyed exactly
-as the instrument's own scoring does (``psymetrics_core.default_plugins.score``).
+as the instrument's own scoring does (``psymetrics_core.pluginsys.defaults.score``).
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import math
 import re
 from dataclasses import dataclass
 
-from psymetrics_core.spec_scoring import scale_value
-from psymetrics_core.types import Instrument, Item
+from psymetrics_core.instruments.scoring import scale_value
+from psymetrics_core.base.types import Instrument, Item
 
 from .options import ProbeOptions
 

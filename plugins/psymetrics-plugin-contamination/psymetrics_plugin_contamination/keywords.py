@@ -15,8 +15,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from psymetrics_core.errors import PsymError, SpecError
-from psymetrics_core.safe_io import read_text
+from psymetrics_core.base.errors import PsymError, SpecError
+from psymetrics_core.base.safe_io import read_text
 
 __all__ = [
     "RULE",
@@ -221,7 +221,7 @@ def write_shipped_keywords(folder: Path | None = None) -> list[str]:
     texts; returns the task ids. Run ``python -m psymetrics_plugin_contamination.keywords``."""
     from importlib import resources
 
-    from psymetrics_core.registry import instruments
+    from psymetrics_core.pluginsys.registry import instruments
 
     out = folder or Path(str(resources.files(__package__).joinpath("keywords")))
     done = []

@@ -18,12 +18,12 @@ from typing import Any
 
 from psymetrics_core import evaluate
 from psymetrics_core.backends.base import Reporter, as_backend, parse_model_args
-from psymetrics_core.errors import BackendError, PsymError
-from psymetrics_core.item_texts import require_item_texts
-from psymetrics_core.registry import get_instrument
-from psymetrics_core.results import provenance, redact, write_results
-from psymetrics_core.rundir import ensure_run_dir
-from psymetrics_core.runner import instrument_record, make_backend
+from psymetrics_core.base.errors import BackendError, PsymError
+from psymetrics_core.instruments.item_texts import require_item_texts
+from psymetrics_core.pluginsys.registry import get_instrument
+from psymetrics_core.records.writer import provenance, redact, write_results
+from psymetrics_core.records.rundir import ensure_run_dir
+from psymetrics_core.administer.runner import instrument_record, make_backend
 
 from .inventory import Inventory, build_inventory
 from .keywords import keywords_for
@@ -79,7 +79,7 @@ def contamination(
 ) -> dict[str, Any]:
     """Run the probes on ``tasks`` and return (and write to ``output``) the report dict.
 
-    ``output`` is claimed like ``psym eval``'s (``psymetrics_core.rundir.ensure_run_dir``):
+    ``output`` is claimed like ``psym eval``'s (``psymetrics_core.records.rundir.ensure_run_dir``):
     locked, and refused when it already holds a run unless ``overwrite`` or ``resume``.
     """
     opts = options or ProbeOptions()

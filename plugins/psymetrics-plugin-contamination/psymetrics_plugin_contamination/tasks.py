@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-from psymetrics_core.kinds import ProbeTask, TaskResults, TaskScores
-from psymetrics_core.types import (
+from psymetrics_core.administer.kinds import ProbeTask, TaskResults, TaskScores
+from psymetrics_core.base.types import (
     Completion,
     Generation,
     Instrument,

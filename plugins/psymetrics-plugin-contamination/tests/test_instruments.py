@@ -19,8 +19,8 @@ from psymetrics_plugin_contamination.options import ProbeOptions
 from psymetrics_plugin_contamination.run import contamination
 
 from psymetrics_core import get_instrument
-from psymetrics_core.errors import PsymError
-from psymetrics_core.item_texts import require_item_texts
+from psymetrics_core.base.errors import PsymError
+from psymetrics_core.instruments.item_texts import require_item_texts
 
 ITEMS = {
     "pvq40": DATA / "PLACEHOLDER_items_pvq40.csv",

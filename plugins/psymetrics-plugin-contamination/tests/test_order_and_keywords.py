@@ -18,8 +18,8 @@ from psymetrics_plugin_contamination.keywords import (
 from psymetrics_plugin_contamination.order_test import order_stats, permutations
 
 from psymetrics_core import get_instrument
-from psymetrics_core.errors import PsymError, SpecError
-from psymetrics_core.registry import instruments
+from psymetrics_core.base.errors import PsymError, SpecError
+from psymetrics_core.pluginsys.registry import instruments
 
 
 def test_order_stats_by_hand() -> None:

@@ -13,8 +13,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from psymetrics_core import hookimpl
-from psymetrics_core.kinds import FreeTextTask, Generation, Score, TaskResults, TaskScores
-from psymetrics_core.types import Completion, Item
+from psymetrics_core.administer.kinds import FreeTextTask, Generation, Score, TaskResults, TaskScores
+from psymetrics_core.base.types import Completion, Item
 
 from .extract import extract_recommendations
 from .table import read_table, sample_lists

@@ -21,8 +21,8 @@ import random
 from dataclasses import dataclass
 from pathlib import Path
 
-from psymetrics_core.errors import PsymError
-from psymetrics_core.safe_io import read_text
+from psymetrics_core.base.errors import PsymError
+from psymetrics_core.base.safe_io import read_text
 
 __all__ = ["Neighbourhood", "read_table", "sample_lists", "COLUMNS"]
 

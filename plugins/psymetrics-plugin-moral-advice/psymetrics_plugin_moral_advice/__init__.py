@@ -15,8 +15,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict
 
 from psymetrics_core import hookimpl
-from psymetrics_core.errors import PsymError
-from psymetrics_core.kinds import (
+from psymetrics_core.base.errors import PsymError
+from psymetrics_core.administer.kinds import (
     Generation,
     JudgedTask,
     JudgeStage,
@@ -26,7 +26,7 @@ from psymetrics_core.kinds import (
     Verdict,
     share_score,
 )
-from psymetrics_core.types import Instrument, Item
+from psymetrics_core.base.types import Instrument, Item
 
 from .dilemmas import (
     FOUNDATIONS,

@@ -23,8 +23,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from psymetrics_core.errors import PsymError
-from psymetrics_core.safe_io import load_json, parse_json, read_text
+from psymetrics_core.base.errors import PsymError
+from psymetrics_core.base.safe_io import load_json, parse_json, read_text
 
 __all__ = [
     "Dilemma",

@@ -34,7 +34,7 @@ from psymetrics_core.analysis.drift import (
     mbti_hamming,
     mean_shift,
 )
-from psymetrics_core.errors import PsymError
+from psymetrics_core.base.errors import PsymError
 
 from .labels import TargetLabels
 

@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from psymetrics_core.errors import PsymError
-from psymetrics_core.safe_io import parse_json, read_text
+from psymetrics_core.base.errors import PsymError
+from psymetrics_core.base.safe_io import parse_json, read_text
 
 __all__ = ["TargetLabels", "read_labels", "TRAITS"]
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import click
 
 from psymetrics_core.analysis.drift import Stat
-from psymetrics_core.analysis_sections import AnalysisSection
-from psymetrics_core.errors import PsymError
+from psymetrics_core.analysis.sections import AnalysisSection
+from psymetrics_core.base.errors import PsymError
 
 from .analysis import NEUTRAL, Report, analyse, load_predictions
 from .labels import read_labels

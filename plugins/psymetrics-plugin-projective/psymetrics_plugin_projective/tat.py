@@ -18,8 +18,8 @@ from pathlib import Path
 
 import yaml
 
-from psymetrics_core.errors import PsymError
-from psymetrics_core.safe_io import read_csv, read_text
+from psymetrics_core.base.errors import PsymError
+from psymetrics_core.base.safe_io import read_csv, read_text
 
 __all__ = [
     "Scene",

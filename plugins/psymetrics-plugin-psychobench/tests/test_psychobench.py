@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from psymetrics_core.registry import get_instrument
+from psymetrics_core.pluginsys.registry import get_instrument
 from psymetrics_core.testing import check_instrument, score_vector
 
 
@@ -522,7 +522,7 @@ def test_texts_shipped_only_where_transcribed():
 
 def test_gse_prompt_matches_psychobench():
     """§5.2 worked example: the system prompt and the first item line as PsychoBench sends them."""
-    from psymetrics_core.plugins import get_plugin_manager
+    from psymetrics_core.pluginsys.plugins import get_plugin_manager
 
     inst = get_instrument("pb-gse")
     prompt = get_plugin_manager().hook.render_prompt(instrument=inst, item=inst.items[0])
@@ -543,8 +543,8 @@ def test_gse_prompt_matches_psychobench():
 
 def test_user_texts_are_required_and_accepted(tmp_path):
     """A task without shipped texts refuses to run without --items and takes a CSV of texts."""
-    from psymetrics_core.errors import PsymError
-    from psymetrics_core.item_texts import require_item_texts
+    from psymetrics_core.base.errors import PsymError
+    from psymetrics_core.instruments.item_texts import require_item_texts
 
     inst = get_instrument("pb-icb")
     with pytest.raises(PsymError, match="--items pb-icb=FILE.csv"):
@@ -557,7 +557,7 @@ def test_user_texts_are_required_and_accepted(tmp_path):
 def test_battery_condition_reproduces_the_psychobench_gse_prompt():
     """§5.2/§12.9: under `--condition battery` the GSE in original order is sent byte-for-byte
     as the PsychoBench worked example (system message, instruction, numbered statements)."""
-    from psymetrics_core.conditions.battery import battery_prompts
+    from psymetrics_core.administer.conditions.battery import battery_prompts
 
     inst = get_instrument("pb-gse")
     [(prompt, chunk)] = battery_prompts(inst, inst.items, {})
@@ -592,7 +592,7 @@ class _Battery:
         return {"name": "scripted"}
 
     def generate(self, prompts, settings, reporter=None):
-        from psymetrics_core.types import Completion
+        from psymetrics_core.base.types import Completion
 
         out = []
         for p in prompts:
@@ -603,7 +603,7 @@ class _Battery:
 
 def test_battery_run_scores_the_whole_scale():
     """All 10 GSE items answered 4 in one battery prompt: the §12.2 maximum 40, z vs the norm."""
-    from psymetrics_core.runner import evaluate
+    from psymetrics_core.administer.runner import evaluate
 
     entry = evaluate(["pb-gse"], backend=_Battery(), conditions=["battery"])["tasks"]["pb-gse"]
     overall = entry["scales"]["overall"]

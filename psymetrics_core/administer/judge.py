@@ -1,0 +1,232 @@
+"""The judge: a model that codes other models' generations, run as an explicit batched stage.
+
+A judged task declares ``JudgeStage``s (see ``psymetrics_core.administer.kinds.judged``). For one cell,
+the judged kind collects every prompt of a stage and hands them to ``Judge.run_stage`` as ONE
+batch: one call through ``call_backend`` (API backends answer it concurrently), through the
+run's response cache, with one ``judge.jsonl`` line per call; the next stage sees the verdicts
+of the earlier ones. The judge is any registered backend (``psym eval --judge-model NAME
+--judge-model-args ...``), by default the evaluated model itself (the same loaded backend).
+
+Parsing verdicts is pure: a stage's ``parse(text) -> Verdict`` never calls a model.
+
+``current_judge()`` / ``Judge.complete()`` are DEPRECATED (kept for third-party plugins written
+against the ambient judge; no plugin in this repository uses them): a hook that calls a model
+from inside ``parse_response`` cannot be batched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from psymetrics_core.backends.base import Backend, GenerationSettings, as_backend, call_backend
+from psymetrics_core.base.errors import PsymError
+from psymetrics_core.records.writer import SampleWriter, redact
+from psymetrics_core.base.types import Generation, Item, Prompt, Verdict
+
+__all__ = [
+    "Judge",
+    "JudgeStage",
+    "user_prompt",
+    "current_judge",
+    "judge_scope",
+    "DEFAULT_JUDGE_MAX_NEW_TOKENS",
+]
+
+DEFAULT_JUDGE_MAX_NEW_TOKENS = 128
+
+_CURRENT: ContextVar[Judge | None] = ContextVar("psym_judge", default=None)
+
+
+@dataclass(frozen=True)
+class JudgeStage:
+    """One judge stage of a judged task.
+
+    ``build(item, generation, previous)`` returns the judge prompt for one generation (a
+    ``Prompt``, or a plain text sent as the user message; None = do not judge this one);
+    ``previous`` maps each earlier stage's name to its verdict on this generation.
+    ``parse(text)`` turns the judge's reply into a ``Verdict`` (pure: no model calls).
+    ``system`` is an optional system message for text prompts; ``max_new_tokens`` overrides
+    the judge's default length for this stage.
+    """
+
+    name: str
+    build: Callable[[Item, Generation, Mapping[str, Verdict]], Prompt | str | None]
+    parse: Callable[[str], Verdict]
+    system: str | None = None
+    max_new_tokens: int | None = None
+
+    def prompt(
+        self, item: Item, generation: Generation, previous: Mapping[str, Verdict]
+    ) -> Prompt | None:
+        """The stage's prompt for ``generation`` (None when it is not judged)."""
+        built = self.build(item, generation, previous)
+        if built is None or isinstance(built, Prompt):
+            return built
+        return user_prompt(built, self.system)
+
+
+def user_prompt(text: str, system: str | None = None) -> Prompt:
+    """A chat prompt of ``text`` as the user message (after an optional system message)."""
+    messages: list[dict[str, str]] = []
+    if system:
+        messages.append({"role": "system", "content": system})
+    messages.append({"role": "user", "content": text})
+    return Prompt(messages=tuple(messages), options=(), text=text)
+
+
+class Judge:
+    """The run's judge: a lazily built backend, its settings, counts and ``judge.jsonl``."""
+
+    def __init__(
+        self,
+        *,
+        model: str,
+        model_args: dict[str, str] | None = None,
+        backend: Any = None,
+        factory: Callable[[], Any] | None = None,
+        seed: int = 1234,
+        max_new_tokens: int = DEFAULT_JUDGE_MAX_NEW_TOKENS,
+        temperature: float = 0.0,
+        records: Path | None = None,
+        same_as_evaluated: bool = False,
+    ) -> None:
+        self.model = model
+        self.model_args = dict(model_args or {})
+        self._backend: Backend | None = as_backend(backend) if backend is not None else None
+        self._factory = factory
+        self.settings = GenerationSettings("generate", max_new_tokens, temperature, seed)
+        self.same_as_evaluated = same_as_evaluated
+        self._records_path = records
+        self._writer: SampleWriter | None = None
+        self.n_calls = 0
+        self.stages: dict[str, dict[str, int]] = {}
+
+    @property
+    def backend(self) -> Backend:
+        """The judge's backend, built on first use."""
+        if self._backend is None:
+            if self._factory is None:
+                raise PsymError(f"no judge model available (--judge-model {self.model})")
+            self._backend = as_backend(self._factory())
+        return self._backend
+
+    def run_stage(
+        self,
+        task: str,
+        stage: JudgeStage,
+        requests: Sequence[tuple[Item, Prompt]],
+        tag: Mapping[str, Any] | None = None,
+    ) -> dict[str, Verdict]:
+        """Judge every request of ``stage`` in one batch; the verdict per item id.
+
+        Each call is written to ``judge.jsonl`` (prompt, reply and parsed verdict) as soon as
+        the batch returns; the replies are in the response cache before they are parsed.
+        """
+        if not requests:
+            return {}
+        settings = self.settings
+        if stage.max_new_tokens is not None:
+            settings = replace(settings, max_new_tokens=stage.max_new_tokens)
+        prompts = [p for _, p in requests]
+        completions = call_backend(self.backend, prompts, settings)
+        counts = self.stages.setdefault(stage.name, {"ok": 0, "unparsed": 0, "refused": 0})
+        out: dict[str, Verdict] = {}
+        for (item, prompt), comp in zip(requests, completions, strict=True):
+            text = comp.text or ""
+            verdict = stage.parse(text)
+            out[item.id] = verdict
+            counts[verdict.status] = counts.get(verdict.status, 0) + 1
+            self._record(task, item.id, prompt, text, stage.name, verdict, tag)
+        return out
+
+    def _record(
+        self,
+        task: str,
+        item_id: str,
+        prompt: Prompt,
+        text: str,
+        stage: str | None,
+        verdict: Verdict | None,
+        tag: Mapping[str, Any] | None,
+    ) -> None:
+        self.n_calls += 1
+        if self._records_path is not None and self._writer is None:
+            self._writer = SampleWriter(self._records_path, "judge")
+        if self._writer is not None:
+            self._writer.write(
+                {
+                    "task": task,
+                    "item": item_id,
+                    "stage": stage,
+                    "judge_model": self.model,
+                    "prompt": prompt.to_json(),
+                    "completion": text,
+                    "verdict": verdict.to_json() if verdict is not None else None,
+                    **dict(tag or {}),
+                }
+            )
+
+    def complete(
+        self,
+        texts: Sequence[str],
+        *,
+        task: str = "",
+        item_ids: Sequence[str] | None = None,
+        system: str | None = None,
+    ) -> list[str]:
+        """DEPRECATED (use a ``JudgeStage``): the judge's reply to each user message."""
+        prompts = [user_prompt(t, system) for t in texts]
+        out = [c.text or "" for c in call_backend(self.backend, prompts, self.settings)]
+        ids = list(item_ids) if item_ids is not None else [""] * len(out)
+        for item_id, pr, text in zip(ids, prompts, out, strict=True):
+            self._record(task, item_id, pr, text, None, None, None)
+        return out
+
+    def record(self) -> dict[str, Any]:
+        """Judge model, arguments (secrets redacted), settings and counts, for results."""
+        be = self._backend
+        cache = None
+        if be is not None and not self.same_as_evaluated:
+            from psymetrics_core.backends.cache import CachedBackend
+
+            cache = be.summary() if isinstance(be, CachedBackend) else None
+        return {
+            "model": self.model,
+            "model_args": redact(self.model_args),
+            "same_as_evaluated": self.same_as_evaluated,
+            "backend": be.identity() if be is not None else None,
+            "settings": self.settings.to_json(),
+            "n_calls": self.n_calls,
+            "stages": self.stages,
+            **({"cache": cache} if cache is not None else {}),
+        }
+
+    def close(self) -> None:
+        """Close the record file."""
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
+
+
+def current_judge() -> Judge:
+    """DEPRECATED: the judge of the running evaluation; an error outside ``evaluate()``."""
+    judge = _CURRENT.get()
+    if judge is None:
+        raise PsymError("this task needs a judge model, which is only available inside evaluate()")
+    return judge
+
+
+@contextmanager
+def judge_scope(judge: Judge) -> Iterator[Judge]:
+    """DEPRECATED: make ``judge`` the ambient judge of ``current_judge()`` for the block."""
+    token = _CURRENT.set(judge)
+    try:
+        yield judge
+    finally:
+        _CURRENT.reset(token)
+        judge.close()

@@ -1,0 +1,86 @@
+"""Extra ``psym analyze`` sections contributed by plugins (the ``register_analyses`` hook).
+
+A plugin whose tasks need their own analysis (the projective tests' κ, DCR and accuracy
+against labels, for example) registers an analysis function that returns an
+``AnalysisSection``; the core never imports the plugin. A plugin that crashes is reported on
+one line and left out, so it cannot take ``psym analyze`` down; a ``PsymError`` (bad input) is
+the user's error and stops the command with its one-line message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from psymetrics_core.base.errors import PsymError
+
+__all__ = ["AnalysisSection", "Analysis", "analyses", "collect_sections"]
+
+
+@dataclass(frozen=True)
+class AnalysisSection:
+    """One plugin's part of the ``psym analyze`` report.
+
+    ``key`` names it in the JSON report (``report["sections"][key]``), ``title`` heads the
+    printed text, ``text`` is the plain-text rendering and ``data`` the JSON-able content.
+    """
+
+    key: str
+    title: str
+    text: str
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+Analysis = Callable[[list[Path], Path | None, str | None], AnalysisSection | None]
+
+
+def analyses(warn: Callable[[str], None] | None = None) -> dict[str, Analysis]:
+    """The analysis functions every installed plugin registers, by name."""
+    from psymetrics_core.pluginsys.plugins import get_plugin_manager
+
+    hook = get_plugin_manager().hook.register_analyses
+    out: dict[str, Analysis] = {}
+    for impl in reversed(hook.get_hookimpls()):  # registration order
+        found: dict[str, Analysis] = {}
+
+        def register(name: str, fn: Analysis, _into: dict[str, Analysis] = found) -> None:
+            _into[str(name)] = fn
+
+        try:
+            impl.function(register=register)
+        except Exception as exc:  # a broken plugin never takes the command down
+            if warn is not None:
+                warn(f"plugin '{impl.plugin_name}' failed in register_analyses: {exc!r}")
+            continue
+        for name, fn in found.items():
+            if name in out:
+                raise PsymError(f"two plugins register the analysis '{name}'")
+            out[name] = fn
+    return out
+
+
+def collect_sections(
+    run_dirs: Sequence[Path],
+    labels: Path | None = None,
+    reference: str | None = None,
+    warn: Callable[[str], None] | None = None,
+) -> list[AnalysisSection]:
+    """Every registered analysis's section for ``run_dirs`` (``None`` results left out).
+
+    ``warn`` is called with one line when an analysis fails with an unexpected exception.
+    """
+    out: list[AnalysisSection] = []
+    for name, fn in analyses(warn).items():
+        try:
+            section = fn(list(run_dirs), labels, reference)
+        except PsymError:
+            raise
+        except Exception as exc:  # a broken plugin never takes the command down
+            if warn is not None:
+                warn(f"analysis '{name}' failed: {exc!r}; left out")
+            continue
+        if section is not None:
+            out.append(section)
+    return out

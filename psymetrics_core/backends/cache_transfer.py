@@ -1,0 +1,84 @@
+"""``psym cache export|import``: move stored responses between machines as JSON lines.
+
+One line per response: ``{"key", "model", "mode", "response", "created"}`` where ``response``
+is the cache's own encoding of the completion. Import keeps entries already present, so
+importing the same file twice, or files with overlapping entries, is harmless.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import IO, cast
+
+from psymetrics_core.backends.cache import ResponseCache, _decode
+from psymetrics_core.base.errors import PsymError
+
+__all__ = ["export_cache", "import_cache"]
+
+_FIELDS = ("key", "model", "mode", "response", "created")
+
+
+def _open(path: Path, mode: str, gz: bool) -> IO[str]:
+    if gz:
+        return cast(IO[str], gzip.open(path, mode + "t", encoding="utf-8"))
+    return path.open(mode, encoding="utf-8")
+
+
+def export_cache(cache: ResponseCache, path: Path, model: str | None = None) -> int:
+    """Write every response (of ``model``, a label from ``psym cache info``) to ``path``."""
+    rows = cache.rows(model)
+    # a temporary file of this process's own next to ``path``, then one atomic rename: a reader
+    # (or `psym cache import`) sees the old file or the new one, never a half-written one, and
+    # two exports to the same path never write into each other's temporary file
+    try:
+        fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        raise PsymError(f"{path}: cannot write there ({exc.strerror or exc})") from None
+    os.close(fd)
+    tmp = Path(name)
+    try:
+        with _open(tmp, "w", path.suffix == ".gz") as fh:
+            for row in rows:
+                line = json.dumps(dict(zip(_FIELDS, row, strict=True)), ensure_ascii=False)
+                fh.write(line + "\n")
+        tmp.replace(path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return len(rows)
+
+
+def import_cache(cache: ResponseCache, path: Path) -> tuple[int, int]:
+    """Add the responses in ``path``; returns (lines read, new entries stored)."""
+    rows: list[tuple[str, str, str, str, float]] = []
+    try:
+        with _open(path, "r", path.suffix == ".gz") as fh:
+            for n, line in enumerate(fh, 1):
+                if not line.strip():
+                    continue
+                try:
+                    d = json.loads(line)
+                    row = (str(d["key"]), str(d["model"]), str(d["mode"]), str(d["response"]),
+                           float(d["created"]))  # fmt: skip
+                    _decode(row[3])
+                except json.JSONDecodeError as exc:
+                    raise PsymError(f"{path}:{n}: not JSON ({exc.msg})") from None
+                except KeyError as exc:
+                    raise PsymError(f"{path}:{n}: missing field {exc.args[0]!r}") from None
+                except (TypeError, ValueError, AttributeError):
+                    raise PsymError(
+                        f"{path}:{n}: expected key, model, mode, response (a cached "
+                        "completion) and created (a number)"
+                    ) from None
+                if len(row[0]) != 64:
+                    raise PsymError(f"{path}:{n}: field 'key' is not a SHA-256 request key")
+                rows.append(row)
+    except OSError as exc:
+        raise PsymError(f"{path}: {exc.strerror or exc}") from None
+    except (EOFError, gzip.BadGzipFile) as exc:
+        raise PsymError(f"{path}: {exc}") from None
+    return len(rows), cache.add_rows(rows)

@@ -1,0 +1,195 @@
+"""Tidy tables of run directories with polars: scale scores, samples and judge calls.
+
+``psym export scores|samples|judge RUN_DIR... --format csv|parquet --output FILE`` writes one of
+these tables. Columns (also in the README):
+
+scores (one row per run, model label, task, condition, repeat, seed and scale):
+    run, label, model, mode, task, condition, repeat, seed, scale, score, n_items,
+    n_answered, complete, method, z, norm_group, reason
+samples (one row per administered prompt):
+    run, label, model, mode, task, form, condition, repeat, seed, item, scales, reverse,
+    prompt, completion, answer, parse_status, option_probs (JSON)
+judge (one row per judge-model call):
+    run, label, task, item, judge_model, stage, prompt, completion, verdict, status
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from psymetrics_core.base.errors import PsymError
+
+__all__ = ["TABLES", "FORMATS", "scores_table", "samples_table", "judge_table", "export_table"]
+
+FORMATS = ("csv", "parquet")
+
+SCORE_SCHEMA: dict[str, str] = {
+    "run": "str", "label": "str", "model": "str", "mode": "str", "task": "str",
+    "condition": "str", "repeat": "int", "seed": "int", "scale": "str", "score": "float",
+    "n_items": "int", "n_answered": "int", "complete": "bool", "method": "str", "z": "float",
+    "norm_group": "str", "reason": "str",
+}  # fmt: skip
+SAMPLE_SCHEMA: dict[str, str] = {
+    "run": "str", "label": "str", "model": "str", "mode": "str", "task": "str", "form": "str",
+    "condition": "str", "repeat": "int", "seed": "int", "item": "str", "scales": "str",
+    "reverse": "bool", "prompt": "str", "completion": "str", "answer": "float",
+    "parse_status": "str", "option_probs": "str",
+}  # fmt: skip
+JUDGE_SCHEMA: dict[str, str] = {
+    "run": "str", "label": "str", "task": "str", "item": "str", "judge_model": "str",
+    "stage": "str", "prompt": "str", "completion": "str", "verdict": "str", "status": "str",
+}  # fmt: skip
+
+
+def _polars_schema(schema: dict[str, str]) -> dict[str, Any]:
+    import polars as pl
+
+    types = {"str": pl.Utf8, "int": pl.Int64, "float": pl.Float64, "bool": pl.Boolean}
+    return {k: types[v] for k, v in schema.items()}
+
+
+def _num(x: Any) -> float | None:
+    if isinstance(x, bool) or not isinstance(x, int | float):
+        return None
+    return float(x)
+
+
+def _int(x: Any) -> int | None:
+    return int(x) if isinstance(x, int | float) and not isinstance(x, bool) else None
+
+
+def _runs(paths: Sequence[str | Path]) -> list[Any]:
+    from psymetrics_core.report.data import load_run_data
+
+    if not paths:
+        raise PsymError("give at least one run directory")
+    return [load_run_data(p) for p in paths]
+
+
+def _label(run: Any) -> str:
+    return str(run.results.get("label") or run.results.get("model") or run.path.name)
+
+
+def scores_table(paths: Sequence[str | Path]) -> Any:
+    """Scale scores of every (condition, repeat) administration of every task."""
+    import polars as pl
+
+    rows = []
+    for r in _runs(paths):
+        res = r.results
+        for task, entry in r.tasks.items():
+            first_scales = entry.get("scales") or {}
+            for adm in entry.get("runs") or [entry]:
+                for scale, s in (adm.get("scales") or {}).items():
+                    full = first_scales.get(scale) or {}
+                    n_i, n_a = _int(s.get("n_items")), _int(s.get("n_answered"))
+                    z = s.get("z", full.get("z") if adm is entry else None)
+                    rows.append(
+                        {
+                            "run": r.path.resolve().name,
+                            "label": _label(r),
+                            "model": str(res.get("model")),
+                            "mode": r.mode,
+                            "task": task,
+                            "condition": str(adm.get("condition", "original")),
+                            "repeat": _int(adm.get("repeat", 0)),
+                            "seed": _int(adm.get("seed", res.get("seed"))),
+                            "scale": scale,
+                            "score": _num(s.get("score")),
+                            "n_items": n_i,
+                            "n_answered": n_a,
+                            "complete": None if n_i is None or n_a is None else n_a >= n_i,
+                            "method": s.get("method"),
+                            "z": _num(z),
+                            "norm_group": (full.get("norm") or {}).get("group"),
+                            "reason": s.get("reason"),
+                        }
+                    )
+    return pl.DataFrame(rows, schema=_polars_schema(SCORE_SCHEMA), orient="row")
+
+
+def samples_table(paths: Sequence[str | Path]) -> Any:
+    """One row per administered prompt (samples.jsonl, flattened)."""
+    import polars as pl
+
+    rows = []
+    for r in _runs(paths):
+        for s in r.samples:
+            meta = s.get("item_meta") or {}
+            probs = s.get("option_probs")
+            rows.append(
+                {
+                    "run": r.path.resolve().name,
+                    "label": _label(r),
+                    "model": str(r.results.get("model")),
+                    "mode": r.mode,
+                    "task": s.get("task"),
+                    "form": s.get("form"),
+                    "condition": s.get("condition", "original"),
+                    "repeat": _int(s.get("repeat", 0)),
+                    "seed": _int(s.get("seed", r.results.get("seed"))),
+                    "item": str(s.get("item")),
+                    "scales": ";".join(meta.get("scales") or []),
+                    "reverse": meta.get("reverse"),
+                    "prompt": s.get("rendered_prompt"),
+                    "completion": s.get("completion"),
+                    "answer": _num(s.get("answer")),
+                    "parse_status": s.get("parse_status"),
+                    "option_probs": None if probs is None else json.dumps(probs, sort_keys=True),
+                }
+            )
+    return pl.DataFrame(rows, schema=_polars_schema(SAMPLE_SCHEMA), orient="row")
+
+
+def judge_table(paths: Sequence[str | Path]) -> Any:
+    """One row per judge-model call (judge.jsonl, flattened)."""
+    import polars as pl
+
+    rows = []
+    for r in _runs(paths):
+        for j in r.judge:
+            msgs = (j.get("prompt") or {}).get("messages") or []
+            parsed = j.get("verdict")  # a VerdictRecord or None (records/samples.py)
+            verdict = parsed.get("value") if isinstance(parsed, dict) else None
+            status = parsed.get("status") if isinstance(parsed, dict) else None
+            rows.append(
+                {
+                    "run": r.path.resolve().name,
+                    "label": _label(r),
+                    "task": j.get("task"),
+                    "item": None if j.get("item") is None else str(j.get("item")),
+                    "judge_model": j.get("judge_model"),
+                    "stage": j.get("stage"),
+                    "prompt": msgs[-1].get("content") if msgs else None,
+                    "completion": j.get("completion"),
+                    "verdict": None if verdict is None else str(verdict),
+                    "status": status,
+                }
+            )
+    return pl.DataFrame(rows, schema=_polars_schema(JUDGE_SCHEMA), orient="row")
+
+
+TABLES = {"scores": scores_table, "samples": samples_table, "judge": judge_table}
+
+
+def export_table(
+    table: str, paths: Sequence[str | Path], fmt: str, output: str | Path
+) -> tuple[Path, int]:
+    """Write ``table`` of ``paths`` as CSV or parquet; returns the path and the row count."""
+    if table not in TABLES:
+        raise PsymError(f"unknown table {table!r} (one of {', '.join(TABLES)})")
+    if fmt not in FORMATS:
+        raise PsymError(f"--format must be one of {', '.join(FORMATS)}, got {fmt!r}")
+    frame = TABLES[table](paths)
+    out = Path(output)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(out.name + ".tmp")
+    if fmt == "csv":
+        frame.write_csv(tmp)
+    else:
+        frame.write_parquet(tmp)
+    tmp.replace(out)
+    return out, frame.height

@@ -1,1 +1,0 @@
-"""Importers that convert other frameworks' questionnaire files into psymetrics instrument specs."""

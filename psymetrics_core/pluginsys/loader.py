@@ -1,0 +1,133 @@
+"""Building a plugin manager: entry-point discovery that reports and skips broken plugins.
+
+This module holds no state; a ``psymetrics_core.pluginsys.session.Session`` owns the manager it builds.
+
+Environment variables:
+
+- ``PSYM_LOAD_PLUGINS``: comma-separated allow-list of entry-point names (``""`` loads none).
+- ``PSYM_DISABLE_PLUGINS``: comma-separated block-list of entry-point names.
+- ``PSYM_STRICT_PLUGINS=1``: a plugin that fails to load is an error instead of a warning.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from dataclasses import dataclass
+
+import pluggy
+
+from psymetrics_core.pluginsys import hookspecs
+
+from psymetrics_core.pluginsys import installed
+from psymetrics_core.base.errors import PluginLoadError
+
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "DEFAULT_PLUGINS",
+    "PluginRecord",
+    "make_plugin_manager",
+]
+
+ENTRY_POINT_GROUP = "psymetrics"
+
+# Internal plugins, registered after external ones; their pipeline impls are trylast.
+DEFAULT_PLUGINS = (
+    "psymetrics_core.pluginsys.defaults.items",
+    "psymetrics_core.pluginsys.defaults.render",
+    "psymetrics_core.pluginsys.defaults.parse",
+    "psymetrics_core.pluginsys.defaults.score",
+    "psymetrics_core.pluginsys.defaults.aggregate",
+    "psymetrics_core.pluginsys.defaults.backends",
+    "psymetrics_core.administer.conditions.builtin",
+    "psymetrics_core.administer.kinds.builtin",
+    "psymetrics_core.pluginsys.defaults.local",
+)
+
+
+@dataclass
+class PluginRecord:
+    """What happened to one entry point: loaded, failed (with the reason) or blocked."""
+
+    name: str
+    distribution: str | None
+    version: str | None
+    status: str  # "ok", "failed", "blocked", "builtin"
+    error: str | None = None
+
+
+def _env_list(name: str) -> list[str] | None:
+    raw = os.environ.get(name)
+    if raw is None:
+        return None
+    return [p.strip() for p in raw.split(",") if p.strip()]
+
+
+def _warn(message: str) -> None:
+    print(f"psym: {message}", file=sys.stderr)
+
+
+def make_plugin_manager(
+    *, autoload: bool = True
+) -> tuple[pluggy.PluginManager, list[PluginRecord]]:
+    """Build a plugin manager with the core defaults and (if ``autoload``) installed plugins.
+
+    Returns the manager and one ``PluginRecord`` per plugin considered.
+    """
+    pm = pluggy.PluginManager(hookspecs.PROJECT)
+    pm.add_hookspecs(hookspecs)
+    records: list[PluginRecord] = []
+    if autoload:
+        records.extend(_load_entry_points(pm))
+    for modname in DEFAULT_PLUGINS:
+        pm.register(importlib.import_module(modname), name=modname)
+        records.append(PluginRecord(modname, "psymetrics-core", _core_version(), "builtin"))
+    return pm, records
+
+
+def _core_version() -> str:
+    from psymetrics_core import __version__
+
+    return __version__
+
+
+def _load_entry_points(pm: pluggy.PluginManager) -> list[PluginRecord]:
+    strict = os.environ.get("PSYM_STRICT_PLUGINS", "") not in ("", "0")
+    allow = _env_list("PSYM_LOAD_PLUGINS")
+    block = set(_env_list("PSYM_DISABLE_PLUGINS") or [])
+    records: list[PluginRecord] = []
+    seen: set[str] = set()
+    for ep in installed.plugin_entries(ENTRY_POINT_GROUP):
+        if ep.name in seen:
+            continue
+        seen.add(ep.name)
+        dist, version = ep.distribution, ep.version
+        if ep.name in block or (allow is not None and ep.name not in allow):
+            records.append(PluginRecord(ep.name, dist, version, "blocked"))
+            continue
+        try:
+            obj = installed.load_entry(ep.value)
+            pm.register(obj, name=ep.name)
+            pm.check_pending()
+        except (Exception, SystemExit, KeyboardInterrupt) as exc:  # contained, reported below
+            if pm.get_plugin(ep.name) is not None:
+                pm.unregister(name=ep.name)
+            reason = (
+                f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+            ).splitlines()[0]
+            if strict:
+                raise PluginLoadError(
+                    f"plugin '{ep.name}' ({dist} {version}) failed to load: {reason}"
+                ) from exc
+            _warn(
+                f"skipped plugin '{ep.name}' ({dist} {version}): {reason} "
+                "(set PSYM_STRICT_PLUGINS=1 to make this an error)"
+            )
+            records.append(PluginRecord(ep.name, dist, version, "failed", reason))
+            continue
+        records.append(PluginRecord(ep.name, dist, version, "ok"))
+    if allow:
+        for name in sorted(set(allow) - seen):
+            _warn(f"PSYM_LOAD_PLUGINS names '{name}', but no installed plugin has that name")
+    return records

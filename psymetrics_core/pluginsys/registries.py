@@ -1,0 +1,399 @@
+"""Registries built from the registration hooks of one plugin manager, with provenance.
+
+Pure builders: each function takes the plugin manager (and its load records) and returns what
+the plugins registered. A ``psymetrics_core.pluginsys.session.Session`` calls them once and keeps the
+result; nothing here holds state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import pluggy
+
+from psymetrics_core.base.errors import SpecError
+from psymetrics_core.pluginsys.loader import PluginRecord
+from psymetrics_core.base.types import Instrument, LazyInstrument, PluginInfo
+
+__all__ = [
+    "BackendEntry",
+    "InstrumentTable",
+    "build_instruments",
+    "build_backends",
+    "build_parsers",
+    "build_conditions",
+    "build_kinds",
+]
+
+
+@dataclass(frozen=True)
+class BackendEntry:
+    """A registered backend factory and the plugin that registered it."""
+
+    name: str
+    factory: Callable[[dict[str, str]], Any]
+    description: str
+    plugin: PluginInfo
+
+
+def plugin_info(records: Sequence[PluginRecord], plugin_name: str) -> PluginInfo:
+    """Name, distribution and version of the plugin registered as ``plugin_name``."""
+    for rec in records:
+        if rec.name == plugin_name:
+            return PluginInfo(rec.name, rec.distribution, rec.version)
+    return PluginInfo(plugin_name)
+
+
+def _each_impl(pm: pluggy.PluginManager, hook_name: str) -> list[Any]:
+    return list(reversed(getattr(pm.hook, hook_name).get_hookimpls()))
+
+
+_HOOK_ERRORS = (Exception, SystemExit, KeyboardInterrupt)
+
+
+def _warn(message: str) -> None:
+    """Report a registration problem in one line on stderr (the registry is built once)."""
+    import sys
+
+    print(f"psym: {message}", file=sys.stderr)
+
+
+def _call_hook(
+    impl: Any, hook: str, register: Callable[..., None], report: Callable[[str], None]
+) -> None:
+    """Call one plugin's registration hook; whatever it raises is reported, never propagated."""
+    try:
+        impl.function(register=register)
+    except _HOOK_ERRORS as exc:
+        reason = f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
+        report(f"plugin '{impl.plugin_name}': {hook} failed ({reason}); its other entries are kept")
+
+
+def _builtin(plugin: str) -> bool:
+    return plugin.startswith("psymetrics_core.")
+
+
+def _clash(kind: str, name: str, first: str, second: str) -> tuple[bool, str]:
+    """Whether the second registration replaces the first, and the one-line report.
+
+    The core's own entry always wins over a third-party plugin's; otherwise the first stays.
+    """
+    replace_first = _builtin(second) and not _builtin(first)
+    kept = second if replace_first else first
+    return replace_first, (
+        f"{kind} '{name}' is registered by both plugin '{first}' and plugin '{second}'; "
+        f"using '{kept}'s (uninstall or disable one: PSYM_DISABLE_PLUGINS)"
+    )
+
+
+_ID_MEMO = "instrument-ids.json"
+
+
+@dataclass(frozen=True)
+class _Deferred:
+    """A registered task not built yet: a spec file to parse, or a plugin's builder."""
+
+    path: Path | None
+    plugin: PluginInfo
+    build: Callable[[], Any] | None = None
+
+
+class InstrumentTable:
+    """The registered instruments by task id, parsing a spec file only when it is needed.
+
+    A spec file whose task id is known from an earlier process (``instrument-ids.json`` in the
+    cache directory, valid while the file's size, modification time and inode are unchanged)
+    is parsed and validated when its task is first asked for (:meth:`get`); every other spec
+    is parsed at registration, as are all of them for :meth:`load_all`. So ``psym eval --tasks
+    bfi`` parses one spec, while ``psym list`` still validates and reports every one.
+    """
+
+    def __init__(self) -> None:
+        self.failures: list[str] = []
+        self._entries: dict[str, Instrument | _Deferred] = {}  # in registration order
+
+    def __contains__(self, task: object) -> bool:
+        return task in self._entries
+
+    def ids(self) -> list[str]:
+        """Every registered task id, parsed or not."""
+        return list(self._entries)
+
+    def put(self, task: str, entry: Instrument | _Deferred) -> None:
+        """Register ``entry`` as ``task`` (a replaced task keeps its place)."""
+        self._entries[task] = entry
+
+    def owner(self, task: str) -> str:
+        """The name of the plugin that registered ``task``."""
+        entry = self._entries[task]
+        return entry.plugin.name if entry.plugin else "?"
+
+    def get(self, task: str) -> Instrument:
+        """The instrument of ``task`` (KeyError when unregistered; SpecError when its spec no
+        longer validates: the task is then dropped and the failure recorded)."""
+        entry = self._entries[task]
+        if isinstance(entry, Instrument):
+            return entry
+        try:
+            inst = replace(_build(entry, task), plugin=entry.plugin)
+        except _MisfiledSpec as misfiled:  # a stale or damaged memo: file it under its own id
+            del self._entries[task]
+            self._entries.setdefault(misfiled.inst.id, replace(misfiled.inst, plugin=entry.plugin))
+            raise KeyError(task) from None
+        except SpecError as exc:
+            del self._entries[task]
+            self.failures.append(f"plugin '{entry.plugin.name}': {exc}")
+            raise
+        self._entries[task] = inst
+        return inst
+
+    def load_all(self) -> dict[str, Instrument]:
+        """Every instrument, parsing the deferred specs (failures go to :attr:`failures`)."""
+        for task, entry in list(self._entries.items()):
+            if isinstance(entry, _Deferred):
+                try:
+                    self.get(task)
+                except (SpecError, KeyError):
+                    pass  # a failure is recorded by get(); a misfiled spec moved to its id
+        return {t: e for t, e in self._entries.items() if isinstance(e, Instrument)}
+
+
+_Registrable = Instrument | LazyInstrument | str | Path
+
+
+def _build(entry: _Deferred, task: str) -> Instrument:
+    """The instrument of a deferred task; whatever goes wrong is a one-line SpecError."""
+    from psymetrics_core.instruments.spec import load_instrument
+
+    where = entry.path or Path(f"<plugin {entry.plugin.name}>")
+    if entry.build is None:
+        inst = load_instrument(entry.path or where, reuse=True)
+    else:
+        try:
+            inst = entry.build()
+        except _HOOK_ERRORS as exc:
+            reason = f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
+            raise SpecError(where, f"building task '{task}' failed ({reason})") from None
+        if not isinstance(inst, Instrument):
+            raise SpecError(where, f"building task '{task}' returned {type(inst).__name__}, "
+                                   "not an Instrument")  # fmt: skip
+    if inst.id != task and entry.build is None:  # the memo's id was wrong (edited by hand)
+        raise _MisfiledSpec(inst)
+    if inst.id != task:
+        raise SpecError(where, f"task '{task}' was registered, but its instrument is '{inst.id}'")
+    return inst
+
+
+class _MisfiledSpec(Exception):
+    """A deferred spec file whose task id is not the one the memo gave."""
+
+    def __init__(self, inst: Instrument) -> None:
+        super().__init__(inst.id)
+        self.inst = inst
+
+
+def build_instruments(pm: pluggy.PluginManager, records: Sequence[PluginRecord]) -> InstrumentTable:
+    """Every registered instrument by task id, and one line per spec that failed validation."""
+    from psymetrics_core.instruments.spec import load_instrument
+    from psymetrics_core.base.stat_memo import read_memo, write_memo
+
+    table = InstrumentTable()
+    memo = read_memo(_ID_MEMO)
+    memo_changed = False
+    for impl in _each_impl(pm, "register_instruments"):
+        info = plugin_info(records, impl.plugin_name)
+
+        def register(
+            obj: Instrument | LazyInstrument | str | Path, _info: PluginInfo = info
+        ) -> None:
+            nonlocal memo_changed
+            if not isinstance(obj, Instrument | LazyInstrument | str | Path):
+                table.failures.append(
+                    f"plugin '{_info.name}': registered {type(obj).__name__} {obj!r:.60} "
+                    "(expected an Instrument, a LazyInstrument or the path of an instrument.yaml)"
+                )
+                return
+            entry: Instrument | _Deferred
+            if isinstance(obj, Instrument):
+                task, entry = obj.id, replace(obj, plugin=_info)
+            elif isinstance(obj, LazyInstrument):
+                if not (isinstance(obj.id, str) and obj.id and callable(obj.build)):
+                    table.failures.append(
+                        f"plugin '{_info.name}': LazyInstrument({obj.id!r:.60}) needs a task id "
+                        "and a callable that builds the instrument"
+                    )
+                    return
+                task, entry = obj.id, _Deferred(None, _info, obj.build)
+            elif (known := _known_id(memo, obj)) is not None and not _taken(table, known):
+                task, entry = known, _Deferred(Path(obj), _info)
+            else:  # unknown, or its memo id is taken: parse it to learn (or confirm) its id
+                try:
+                    inst = load_instrument(obj, reuse=True)
+                except SpecError as exc:
+                    table.failures.append(f"plugin '{_info.name}': {exc}")
+                    return
+                task, entry = inst.id, replace(inst, plugin=_info)
+                memo_changed |= _remember_id(memo, obj, task)
+            if task in table:
+                swap, message = _clash("task id", task, table.owner(task), _info.name)
+                table.failures.append(message)
+                if not swap:
+                    return
+            table.put(task, entry)
+
+        _call_hook(impl, "register_instruments", register, table.failures.append)
+    if memo_changed:
+        write_memo(_ID_MEMO, memo)
+    return table
+
+
+def _taken(table: InstrumentTable, task: str) -> bool:
+    """Whether ``task`` is registered, after checking a spec deferred under that id really is
+    ``task`` (a damaged memo may have filed another spec there)."""
+    if task in table:
+        try:
+            table.get(task)
+        except (SpecError, KeyError):
+            pass  # a failing spec is recorded; a misfiled one moved to its own id
+    return task in table
+
+
+def _known_id(memo: dict[str, Any], path: str | Path) -> str | None:
+    """The task id ``memo`` holds for the spec file ``path``, if its stamp still matches."""
+    from psymetrics_core.instruments.spec import find_spec_file
+    from psymetrics_core.base.stat_memo import stamp
+
+    try:
+        spec = find_spec_file(path).resolve()
+        entry = memo.get(str(spec))
+        if isinstance(entry, dict) and entry.get("stamp") == stamp(spec):
+            task = entry.get("id")
+            return task if isinstance(task, str) and task else None
+    except (OSError, SpecError):
+        return None
+    return None
+
+
+def _remember_id(memo: dict[str, Any], path: str | Path, task: str) -> bool:
+    """Record ``task`` as the id of the spec file ``path``; whether the memo changed."""
+    from psymetrics_core.instruments.spec import find_spec_file
+    from psymetrics_core.base.stat_memo import stamp
+
+    try:
+        spec = find_spec_file(path).resolve()
+        entry = {"stamp": stamp(spec), "id": task}
+    except (OSError, SpecError):
+        return False
+    if memo.get(str(spec)) == entry:
+        return False
+    memo[str(spec)] = entry
+    return True
+
+
+def build_backends(
+    pm: pluggy.PluginManager, records: Sequence[PluginRecord]
+) -> dict[str, BackendEntry]:
+    """Every registered backend factory by name."""
+    found: dict[str, BackendEntry] = {}
+    for impl in _each_impl(pm, "register_backends"):
+        info = plugin_info(records, impl.plugin_name)
+
+        def register(
+            name: str,
+            factory: Callable[[dict[str, str]], Any],
+            description: str = "",
+            _info: PluginInfo = info,
+        ) -> None:
+            if not isinstance(name, str) or not name or not callable(factory):
+                _warn(
+                    f"plugin '{_info.name}': register_backends registered {name!r:.40} with "
+                    f"{type(factory).__name__} (expected a name and a factory function); skipped"
+                )
+                return
+            if name in found:
+                swap, message = _clash("backend", name, found[name].plugin.name, _info.name)
+                _warn(message)
+                if not swap:
+                    return
+            found[name] = BackendEntry(name, factory, str(description), _info)
+
+        _call_hook(impl, "register_backends", register, _warn)
+    return found
+
+
+def build_parsers(pm: pluggy.PluginManager) -> dict[str, Callable[..., tuple[int | None, str]]]:
+    """Every registered response parser by name."""
+    found: dict[str, Callable[..., tuple[int | None, str]]] = {}
+    for impl in _each_impl(pm, "register_parsers"):
+
+        def register(
+            name: str,
+            function: Callable[..., tuple[int | None, str]],
+            _plugin: str = impl.plugin_name,
+        ) -> None:
+            if not isinstance(name, str) or not name or not callable(function):
+                _warn(
+                    f"plugin '{_plugin}': register_parsers registered {name!r:.40} with "
+                    f"{type(function).__name__} (expected a name and a function); skipped"
+                )
+                return
+            found[name] = function
+
+        _call_hook(impl, "register_parsers", register, _warn)
+    return found
+
+
+def build_conditions(pm: pluggy.PluginManager) -> dict[str, Any]:
+    """Every registered administration condition by name (``ConditionEntry`` values)."""
+    from psymetrics_core.administer.conditions.base import ConditionEntry
+
+    found: dict[str, ConditionEntry] = {}
+    for impl in _each_impl(pm, "register_conditions"):
+
+        def register(
+            name: str,
+            factory: Callable[[str | None], Any],
+            description: str = "",
+            facet: str = "",
+            takes_argument: bool = False,
+            _plugin: str = impl.plugin_name,
+        ) -> None:
+            if not isinstance(name, str) or not name or not callable(factory):
+                _warn(
+                    f"plugin '{_plugin}': register_conditions registered {name!r:.40} with "
+                    f"{type(factory).__name__} (expected a name and a factory); skipped"
+                )
+                return
+            if name in found:
+                swap, message = _clash("condition", name, found[name].plugin, _plugin)
+                _warn(message)
+                if not swap:
+                    return
+            found[name] = ConditionEntry(
+                name, factory, str(description), str(facet), bool(takes_argument), _plugin
+            )
+
+        _call_hook(impl, "register_conditions", register, _warn)
+    return found
+
+
+def build_kinds(pm: pluggy.PluginManager) -> dict[str, Any]:
+    """Every registered task kind by name (``psymetrics_core.administer.kinds.TaskKind`` objects)."""
+    found: dict[str, Any] = {}
+    for impl in _each_impl(pm, "register_task_kinds"):
+
+        def register(name: str, kind: Any, _plugin: str = impl.plugin_name) -> None:
+            if not isinstance(name, str) or not name:
+                _warn(f"plugin '{_plugin}': register_task_kinds registered {name!r:.40}; skipped")
+                return
+            if name in found:
+                _warn(f"task kind '{name}' is registered twice (again by plugin '{_plugin}'); "
+                      "the first is kept")  # fmt: skip
+                return
+            found[name] = kind
+
+        _call_hook(impl, "register_task_kinds", register, _warn)
+    return found

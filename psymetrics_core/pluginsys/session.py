@@ -1,0 +1,185 @@
+"""The session: one plugin manager and every registry built from it.
+
+A ``Session`` is what ``evaluate(..., session=)``, the CLI and the ``psymetrics_core.pluginsys.registry``
+/ ``psymetrics_core.pluginsys.plugins`` helpers read plugins from. ``Session.default()`` loads the
+installed plugins once per process (what the CLI uses); tests and embedding applications build
+their own ``Session(pm, records)`` and either pass it explicitly or make it current for a block
+with ``with session.activate(): ...``. No registry is global: registering a plugin on one
+session never changes another.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any
+
+import pluggy
+
+from psymetrics_core.backends.base import parse_model_args
+from psymetrics_core.base.errors import BackendError, PsymError, UnknownTaskError
+from psymetrics_core.pluginsys.loader import PluginRecord, make_plugin_manager
+from psymetrics_core.pluginsys.registries import (
+    BackendEntry,
+    InstrumentTable,
+    build_backends,
+    build_conditions,
+    build_instruments,
+    build_kinds,
+    build_parsers,
+)
+from psymetrics_core.base.types import Instrument
+
+__all__ = ["Session", "current_session"]
+
+_ACTIVE: ContextVar[Session | None] = ContextVar("psym_session", default=None)
+
+
+class Session:
+    """A plugin manager, its load records and the registries built from it (lazily, once)."""
+
+    _default: Session | None = None
+
+    def __init__(
+        self,
+        pm: pluggy.PluginManager | None = None,
+        records: list[PluginRecord] | None = None,
+        *,
+        autoload: bool = True,
+    ) -> None:
+        if pm is None:
+            pm, records = make_plugin_manager(autoload=autoload)
+        self.pm = pm
+        self.records: list[PluginRecord] = list(records or [])
+        self._cache: dict[str, Any] = {}
+
+    @classmethod
+    def default(cls) -> Session:
+        """The process-wide session of installed plugins (built on first use)."""
+        if cls._default is None:
+            cls._default = cls()
+        return cls._default
+
+    @property
+    def hook(self) -> Any:
+        """The pipeline and registration hooks of this session's plugins."""
+        return self.pm.hook
+
+    def register(self, plugin: object, name: str | None = None) -> None:
+        """Add ``plugin`` to this session (its registries are rebuilt on next use)."""
+        self.pm.register(plugin, name=name)
+        self.pm.check_pending()
+        self._cache.clear()
+
+    def refresh(self) -> None:
+        """Forget the built registries (they are rebuilt from the plugins on next use)."""
+        self._cache.clear()
+
+    @contextmanager
+    def activate(self) -> Iterator[Session]:
+        """Make this the current session (``current_session()``) for the block."""
+        token = _ACTIVE.set(self)
+        try:
+            yield self
+        finally:
+            _ACTIVE.reset(token)
+
+    def _get(self, key: str, build: Any) -> Any:
+        if key not in self._cache:
+            self._cache[key] = build()
+        return self._cache[key]
+
+    def _instrument_table(self) -> InstrumentTable:
+        table: InstrumentTable = self._get(
+            "instruments", lambda: build_instruments(self.pm, self.records)
+        )
+        return table
+
+    def instruments(self) -> dict[str, Instrument]:
+        """Every registered instrument by task id (invalid specs are reported and skipped)."""
+        return self._instrument_table().load_all()
+
+    def task_ids(self) -> list[str]:
+        """Every registered task id, without parsing the specs not parsed yet."""
+        return self._instrument_table().ids()
+
+    def registration_failures(self) -> list[str]:
+        """One-line messages for instruments that failed validation at registration."""
+        table = self._instrument_table()
+        table.load_all()
+        return table.failures
+
+    def get_instrument(self, task: str) -> Instrument:
+        """The instrument registered as ``task`` (its spec parsed now if it was not yet), or an
+        error listing the close matches."""
+        table = self._instrument_table()
+        for attempt in range(2):
+            if task in table:
+                try:
+                    return table.get(task)
+                except KeyError:
+                    pass  # its spec was filed under another id by a damaged memo
+            if attempt == 0:
+                table.load_all()  # parse every deferred spec: each lands under its own id
+        known = table.ids()
+        close = difflib.get_close_matches(task, known, n=3)
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        failed = [r.name for r in self.records if r.status == "failed"]
+        failed_hint = f"; plugins that failed to load: {', '.join(failed)}" if failed else ""
+        raise UnknownTaskError(
+            f"unknown task '{task}'{hint} (installed: {', '.join(sorted(known)) or 'none'})"
+            f"{failed_hint}"
+        )
+
+    def backends(self) -> dict[str, BackendEntry]:
+        """Every registered backend factory by name."""
+        found: dict[str, BackendEntry] = self._get(
+            "backends", lambda: build_backends(self.pm, self.records)
+        )
+        return found
+
+    def parsers(self) -> dict[str, Any]:
+        """Every registered response parser by name."""
+        found: dict[str, Any] = self._get("parsers", lambda: build_parsers(self.pm))
+        return found
+
+    def conditions(self) -> dict[str, Any]:
+        """Every registered administration condition by name."""
+        found: dict[str, Any] = self._get("conditions", lambda: build_conditions(self.pm))
+        return found
+
+    def kinds(self) -> dict[str, Any]:
+        """Every registered task kind by name."""
+        found: dict[str, Any] = self._get("kinds", lambda: build_kinds(self.pm))
+        return found
+
+    def kind_of(self, inst: Instrument) -> Any:
+        """The ``TaskKind`` that runs ``inst`` (an unknown kind is a one-line error)."""
+        kinds = self.kinds()
+        if inst.kind not in kinds:
+            raise PsymError(
+                f"task '{inst.id}' is of kind '{inst.kind}', which no installed plugin provides "
+                f"(kinds: {', '.join(sorted(kinds))})"
+            )
+        return kinds[inst.kind]
+
+    def make_backend(self, model: str, model_args: str | dict[str, str] | None = None) -> Any:
+        """Build the backend registered as ``model`` with lm-eval style ``model_args``."""
+        args = model_args if isinstance(model_args, dict) else parse_model_args(model_args)
+        entries = self.backends()
+        base, sep, variant = model.partition(":")
+        if model not in entries and sep and base in entries:  # e.g. lm-eval:hf
+            return entries[base].factory({**args, "variant": variant})
+        if model not in entries:
+            raise BackendError(
+                f"unknown model backend '{model}' (available: {', '.join(sorted(entries))})"
+            )
+        return entries[model].factory(args)
+
+
+def current_session() -> Session:
+    """The session made current by ``Session.activate()``, else ``Session.default()``."""
+    active = _ACTIVE.get()
+    return active if active is not None else Session.default()

@@ -1,0 +1,103 @@
+"""Run the shards of a plan as tasks of an existing engine (Dask), then merge them.
+
+``psym run PLAN --executor dask --shards N`` submits one task per shard to a Dask cluster (a
+local one with N worker processes by default, or ``--scheduler ADDRESS``) and merges the shard
+directories when all are done. Nothing is scheduled here beyond the plan file: Dask places the
+tasks; a shard is ``psymetrics_core.study.shard.run_plan`` on one worker.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from psymetrics_core.base.errors import PsymError
+from psymetrics_core.study.merge import MergeReport, merge_runs
+from psymetrics_core.study.plan import Plan
+
+__all__ = ["run_sharded", "run_shard_task", "EXECUTORS"]
+
+EXECUTORS = ("local", "dask")
+
+
+def run_shard_task(plan: Plan, output: str, index: int, count: int, options: dict[str, Any]) -> str:
+    """One shard on a worker (a top-level function, so workers can unpickle it)."""
+    from psymetrics_core.study.shard import run_plan
+
+    run_plan(plan, Path(output), (index, count), **options)
+    return output
+
+
+def run_sharded(
+    plan: Plan,
+    output: Path,
+    shards: int,
+    *,
+    executor: str = "dask",
+    scheduler: str | None = None,
+    concurrency: int | None = None,
+    cache: bool = True,
+) -> MergeReport:
+    """Run ``plan`` as ``shards`` shards under ``executor`` into ``output/shards/i-of-N``.
+
+    The merged run directory is ``output`` itself. ``executor="local"`` runs the shards one
+    after the other in this process (useful to check a plan before renting a cluster).
+    """
+    if executor not in EXECUTORS:
+        raise PsymError(f"--executor must be one of {', '.join(EXECUTORS)}, got {executor!r}")
+    output = Path(output)
+    if output.exists() and any(p.name != "shards" for p in output.iterdir()):
+        raise PsymError(f"{output} exists and is not empty; use another --output")
+    dirs = [output / "shards" / f"{i}-of-{shards}" for i in range(1, shards + 1)]
+    options = {"concurrency": concurrency, "cache": cache}
+    if executor == "local":
+        for i, d in enumerate(dirs, 1):
+            run_shard_task(plan, str(d), i, shards, options)
+    else:
+        _run_dask(plan, dirs, shards, scheduler, options)
+    return _merge_into(dirs, output)
+
+
+def _merge_into(dirs: list[Path], output: Path) -> MergeReport:
+    import shutil
+    import tempfile
+
+    tmp = Path(tempfile.mkdtemp(prefix=".merge-", dir=output))
+    try:
+        report = merge_runs(dirs, tmp / "run")
+        for p in (tmp / "run").iterdir():
+            p.replace(output / p.name)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return MergeReport(output, report.shards, report.units, report.samples)
+
+
+def _run_dask(
+    plan: Plan, dirs: list[Path], shards: int, scheduler: str | None, options: dict[str, Any]
+) -> None:
+    try:
+        from dask.distributed import Client, LocalCluster
+    except ImportError:
+        raise PsymError(
+            "--executor dask needs Dask: pip install 'psymetrics[dask]' (dask[distributed])"
+        ) from None
+    cluster = None
+    if scheduler is None:
+        cluster = LocalCluster(
+            n_workers=shards,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+            host="127.0.0.1",
+        )
+    try:
+        with Client(cluster if cluster is not None else scheduler) as client:
+            futures = [
+                client.submit(run_shard_task, plan, str(d), i, shards, options, pure=False)
+                for i, d in enumerate(dirs, 1)
+            ]
+            for f in futures:
+                f.result()
+    finally:
+        if cluster is not None:
+            cluster.close()

@@ -1,0 +1,222 @@
+"""``psym merge DIRS --output DIR``: shards of one plan back into one run directory.
+
+Every unit of the plan must be in exactly one complete shard, and the shards must agree on the
+versions that produced them (psymetrics, plugins, instruments, backend identity). The merged
+``results.json`` and ``samples.jsonl`` are those a single process running the whole plan writes:
+units in plan order, each task's first unit in full, every unit's summary under ``runs``.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from psymetrics_core.base.errors import PsymError
+from psymetrics_core.instruments.indicators import add_run_indicators
+from psymetrics_core.study.plan import Plan, Unit, read_plan, write_plan
+from psymetrics_core.records.read import read_results
+from psymetrics_core.pluginsys.registry import get_instrument
+from psymetrics_core.records.writer import write_results
+from psymetrics_core.records.rundir import ensure_run_dir
+from psymetrics_core.base.safe_io import parse_json, read_lines
+from psymetrics_core.study.shard import read_shard_record
+
+__all__ = ["merge_runs", "MergeReport"]
+
+# results.json fields that must agree across shards (``created``/``platform`` may differ)
+_AGREE = ("model", "model_args", "backend", "settings", "psymetrics", "plugins", "python")
+
+
+@dataclass
+class _Shard:
+    directory: Path
+    record: dict[str, Any]
+    results: dict[str, Any] | None
+    samples: dict[tuple[str, str, int], list[str]]
+    judge: list[str]
+
+
+@dataclass(frozen=True)
+class MergeReport:
+    """What ``psym merge`` did."""
+
+    output: Path
+    shards: int
+    units: int
+    samples: int
+
+
+def _read_shard(directory: Path) -> _Shard:
+    record = read_shard_record(directory)
+    if record is None:
+        raise PsymError(f"{directory}: no shard.json (not written by `psym run PLAN --shard`)")
+    if not record.get("complete"):
+        raise PsymError(
+            f"{directory}: shard {record.get('shard')} is incomplete; run it again to resume"
+        )
+    results = None
+    if (directory / "results.json").is_file():  # typed: a hand-edited field is one line
+        results = read_results(directory / "results.json", schema=True)
+    samples: dict[tuple[str, str, int], list[str]] = {}
+    path = directory / "samples.jsonl"
+    if path.is_file():
+        for n, line in read_lines(path, what="samples file"):
+            if not line.strip():
+                continue
+            row = parse_json(line, path, line=n)
+            try:
+                key = (str(row["task"]), str(row["condition"]), int(row["repeat"]))
+            except (KeyError, TypeError, ValueError, OverflowError):
+                raise PsymError(
+                    f"{path}, line {n}: expected a sample with task, condition, repeat"
+                ) from None
+            samples.setdefault(key, []).append(line)
+    judge_path = directory / "judge.jsonl"
+    judge = (
+        [line for _, line in read_lines(judge_path, what="judge file")]
+        if judge_path.is_file()
+        else []
+    )
+    return _Shard(directory, record, results, samples, [j for j in judge if j.strip()])
+
+
+def _check_units(plan: Plan, shards: Sequence[_Shard]) -> dict[str, _Shard]:
+    """Unit hash -> the shard that ran it; every unit exactly once."""
+    owner: dict[str, _Shard] = {}
+    seen = Counter(h for s in shards for h in s.record.get("units", []))
+    dup = [h for h, n in seen.items() if n > 1]
+    if dup:
+        raise PsymError(f"{len(dup)} unit(s) are in more than one shard (e.g. {dup[0][:12]})")
+    known = {u.hash for u in plan.units}
+    stray = [h for h in seen if h not in known]
+    if stray:
+        raise PsymError(f"a shard ran unit {stray[0][:12]} that is not in the plan")
+    for s in shards:
+        for h in s.record.get("units", []):
+            owner[h] = s
+    missing = [u for u in plan.units if u.hash not in owner]
+    if missing:
+        u = missing[0]
+        raise PsymError(
+            f"{len(missing)} unit(s) of the plan are in no shard, e.g. task {u.task}, "
+            f"cell {u.cell}, repeat {u.repeat} (run the missing shard)"
+        )
+    return owner
+
+
+def _check_versions(shards: Sequence[_Shard]) -> None:
+    ran = [s for s in shards if s.results is not None]
+    for s in ran[1:]:
+        for key in _AGREE:
+            a, b = ran[0].results.get(key), s.results.get(key)  # type: ignore[union-attr]
+            if a != b:
+                raise PsymError(
+                    f"shards disagree on '{key}': {ran[0].directory} has {a!r}, "
+                    f"{s.directory} has {b!r}"
+                )
+
+
+def _summed(values: Sequence[dict[str, Any] | None]) -> dict[str, Any] | None:
+    present = [v for v in values if v]
+    if not present:
+        return None
+    out = dict(present[0])
+    for v in present[1:]:
+        for k, x in v.items():
+            if isinstance(x, int | float) and isinstance(out.get(k), int | float):
+                out[k] = out[k] + x
+    return out
+
+
+def _runs_of(results: dict[str, Any], unit: Unit) -> dict[str, Any]:
+    entry = results["tasks"][unit.task]
+    for run in entry.get("runs", []):
+        if run.get("condition") == unit.cell and run.get("repeat") == unit.repeat:
+            return dict(run)
+    raise PsymError(f"results of unit {unit.task}/{unit.cell}/{unit.repeat} are missing")
+
+
+def _task_entry(
+    head: dict[str, Any], runs: list[dict[str, Any]], instrument: Any
+) -> dict[str, Any]:
+    """A task's merged entry: its first unit in full, every unit under ``runs``.
+
+    The head shard's task-level indicators were computed over that shard's runs only, so the
+    first unit's own indicators are taken from its run summary and the across-runs ones are
+    recomputed over all merged runs with the runner's ``add_run_indicators``.
+    """
+    entry: dict[str, Any] = {k: v for k, v in head.items() if k != "runs"}
+    entry["runs"] = runs
+    if "indicators" in entry:
+        entry["indicators"] = copy.deepcopy(runs[0].get("indicators") or {})
+        add_run_indicators(entry, instrument)
+    return entry
+
+
+def merge_runs(dirs: Sequence[Path], output: Path, *, overwrite: bool = False) -> MergeReport:
+    """Merge the complete shard directories ``dirs`` of one plan into ``output``.
+
+    ``output`` is claimed as a run directory (``rundir.ensure_run_dir``): one that already holds
+    a run is refused unless ``overwrite``, and one another process is writing is refused.
+    """
+    if not dirs:
+        raise PsymError("no shard directories given")
+    shards = [_read_shard(Path(d)) for d in dirs]
+    plans = {s.record.get("plan") for s in shards}
+    if len(plans) != 1:
+        raise PsymError("the directories hold shards of different plans")
+    plan = read_plan(shards[0].directory / "plan.jsonl")
+    if plan.hash not in plans:
+        raise PsymError(f"{shards[0].directory}/plan.jsonl is not the plan its shard ran")
+    counts = {tuple(s.record.get("shard", ())) for s in shards}
+    owner = _check_units(plan, shards)
+    _check_versions(shards)
+    if len(counts) != len(shards):
+        raise PsymError("the same shard is given twice")
+
+    first = next(s.results for s in shards if s.results is not None)
+    assert first is not None
+    merged: dict[str, Any] = copy.deepcopy(first)
+    merged["tasks"] = {}
+    lines: list[str] = []
+    for task in plan.settings.tasks:
+        units = [u for u in plan.units if u.task == task]
+        head = owner[units[0].hash].results
+        assert head is not None
+        runs = []
+        for u in units:
+            res = owner[u.hash].results
+            assert res is not None
+            runs.append(_runs_of(res, u))
+            lines += owner[u.hash].samples.get(u.key, [])
+        merged["tasks"][task] = _task_entry(head["tasks"][task], runs, get_instrument(task))
+    ran = [s.results for s in shards if s.results is not None]
+    merged["cache"] = _summed([r.get("cache") for r in ran])
+    if any("usage" in r for r in ran):
+        merged["usage"] = _summed([r.get("usage") for r in ran])
+    judges = [r["judge"] for r in ran if "judge" in r]
+    if judges:
+        merged["judge"] = {**judges[0], "n_calls": sum(j.get("n_calls", 0) for j in judges)}
+    merged["created"] = max(str(r.get("created", "")) for r in ran)
+    merged["merged_from"] = [
+        {"directory": str(s.directory), "shard": s.record.get("shard")} for s in shards
+    ]
+
+    output = Path(output)
+    for s in shards:
+        if output.resolve() == s.directory.resolve():
+            raise PsymError(f"--output {output} is one of the shard directories; choose another")
+    judge_lines = [x for s in shards for x in s.judge]
+    # the output is claimed like `psym eval`'s: an existing run is refused unless overwrite, and
+    # a second writer (another merge, eval or run into the same directory) stops at once
+    with ensure_run_dir(output, overwrite=overwrite):
+        write_plan(plan, output / "plan.jsonl")
+        (output / "samples.jsonl").write_text("".join(x + "\n" for x in lines), encoding="utf-8")
+        if judge_lines:
+            (output / "judge.jsonl").write_text("".join(x + "\n" for x in judge_lines), "utf-8")
+        write_results(output / "results.json", merged)
+    return MergeReport(output, len(shards), len(plan.units), len(lines))

@@ -1,0 +1,275 @@
+"""Run plans: a study as a list of units of work (model, task, cell, repeat, seed).
+
+``psym plan`` writes a plan as JSON lines: a header line with the run settings and the versions
+that produced it, then one line per unit with a content hash. ``psym run PLAN --shard i/N`` runs
+every N-th unit (:mod:`psymetrics_core.study.shard`) and ``psym merge`` puts the shards back together
+(:mod:`psymetrics_core.study.merge`). Unit order is the order a single ``psym eval`` administers them
+(task, then cell, then repeat), so merged output is in the same order as a single-process run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from psymetrics_core.backends.cache import _VOLATILE
+from psymetrics_core.base.errors import PsymError
+
+__all__ = ["PlanSettings", "Unit", "Plan", "build_plan", "read_plan", "write_plan", "parse_shard"]
+
+PLAN_FORMAT = 1
+# evaluate() arguments that change no response and no score (left out of the content hash)
+_SPEED_KNOBS = ("concurrency",)
+
+
+@dataclass(frozen=True)
+class PlanSettings:
+    """The ``psym eval`` arguments a plan runs with (every shard runs with the same)."""
+
+    tasks: tuple[str, ...]
+    model: str = "smollm2"
+    model_args: dict[str, str] = field(default_factory=dict)
+    mode: str = "generate"
+    seed: int = 1234
+    limit: int | None = None
+    form: str = "original"
+    max_new_tokens: int | None = None
+    temperature: float = 0.0
+    conditions: tuple[str, ...] = ()
+    design: str = "grid"
+    repeats: int = 1
+    norm_group: dict[str, str] = field(default_factory=dict)
+    task_options: dict[str, dict[str, str]] = field(default_factory=dict)
+    item_files: dict[str, str] = field(default_factory=dict)
+    judge_model: str | None = None
+    judge_model_args: dict[str, str] = field(default_factory=dict)
+    judge_max_new_tokens: int | None = None
+
+    def eval_kwargs(self) -> dict[str, Any]:
+        """Keyword arguments for :func:`psymetrics_core.administer.runner.evaluate`."""
+        d = asdict(self)
+        tasks = list(d.pop("tasks"))
+        d["conditions"] = list(d["conditions"])
+        d["item_files"] = {k: Path(v) for k, v in d["item_files"].items()} or None
+        d["norm_group"] = d["norm_group"] or None
+        d["task_options"] = d["task_options"] or None
+        d["judge_model_args"] = d["judge_model_args"] or None
+        return {"tasks": tasks, **d}
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON form (the plan's header)."""
+        d = asdict(self)
+        d["tasks"] = list(self.tasks)
+        d["conditions"] = list(self.conditions)
+        return d
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> PlanSettings:
+        """Inverse of :meth:`to_json`; unknown keys are an error."""
+        known = set(cls.__dataclass_fields__)
+        extra = sorted(set(d) - known)
+        if extra:
+            raise PsymError(f"unknown plan settings: {', '.join(extra)}")
+        kw = dict(d)
+        kw["tasks"] = tuple(kw.get("tasks") or ())
+        kw["conditions"] = tuple(kw.get("conditions") or ())
+        return cls(**kw)
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One unit of work: a task under one cell for one repeat (all its items)."""
+
+    index: int
+    model: str
+    task: str
+    cell: str
+    repeat: int
+    seed: int
+    hash: str
+
+    @property
+    def key(self) -> tuple[str, str, int]:
+        """(task, cell, repeat): how run records name this unit."""
+        return (self.task, self.cell, self.repeat)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A header (settings, versions) and the units, in administration order."""
+
+    settings: PlanSettings
+    versions: dict[str, Any]
+    units: tuple[Unit, ...]
+
+    @property
+    def hash(self) -> str:
+        """Content hash of the whole plan (its units' hashes in order)."""
+        h = hashlib.sha256()
+        for u in self.units:
+            h.update(u.hash.encode())
+        return h.hexdigest()
+
+    def shard(self, index: int, count: int) -> tuple[Unit, ...]:
+        """Units of shard ``index`` of ``count`` (1-based): every ``count``-th unit."""
+        if count < 1 or not 1 <= index <= count:
+            raise PsymError(f"--shard must be i/N with 1 <= i <= N, got {index}/{count}")
+        return tuple(u for u in self.units if u.index % count == index - 1)
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """Parse ``i/N`` (1-based) into (i, N)."""
+    i, sep, n = text.partition("/")
+    try:
+        index, count = int(i), int(n)
+    except ValueError:
+        index = count = 0
+    if not sep or count < 1 or not 1 <= index <= count:
+        raise PsymError(f"--shard must be i/N with 1 <= i <= N (e.g. 1/2), got {text!r}")
+    return index, count
+
+
+def _digest(obj: Any) -> str:
+    blob = json.dumps(obj, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+def _file_digest(path: str) -> str:
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError as exc:
+        raise PsymError(f"--items file {path}: {exc.strerror or exc}") from exc
+
+
+def build_plan(settings: PlanSettings) -> Plan:
+    """Validate ``settings`` like ``psym eval`` would and list the units in run order."""
+    from psymetrics_core import __version__
+    from psymetrics_core.administer.conditions import cells_for
+    from psymetrics_core.pluginsys.registry import get_instrument
+    from psymetrics_core.records.writer import redact
+
+    if not settings.tasks:
+        raise PsymError("no tasks given")
+    if settings.repeats < 1:
+        raise PsymError("--repeats must be at least 1")
+    if settings.limit is not None and settings.limit < 1:
+        raise PsymError("--limit must be at least 1")
+    for what, args in (
+        ("--model-args", settings.model_args),
+        ("--judge-model-args", settings.judge_model_args),
+    ):
+        secret = sorted(k for k, v in redact(args).items() if v == "***" and args[k] != "***")
+        if secret:
+            raise PsymError(
+                f"{what} {', '.join(secret)}: a plan file must not hold secrets; pass the "
+                "name of an environment variable instead (e.g. api_key_env=OPENAI_API_KEY)"
+            )  # fmt: skip
+    instruments = {t: get_instrument(t) for t in settings.tasks}
+    cells = cells_for(list(settings.conditions), settings.design)
+    versions: dict[str, Any] = {
+        "psymetrics": __version__,
+        "instruments": {t: inst.version for t, inst in instruments.items()},
+        "item_files": {k: _file_digest(v) for k, v in sorted(settings.item_files.items())},
+    }
+    units: list[Unit] = []
+    for task in settings.tasks:
+        for cell in cells:
+            for r in range(settings.repeats):
+                seed = settings.seed + r
+                h = unit_hash(settings, versions, task, cell.name, r, seed)
+                units.append(Unit(len(units), settings.model, task, cell.name, r, seed, h))
+    return Plan(settings, versions, tuple(units))
+
+
+def unit_hash(
+    settings: PlanSettings, versions: Mapping[str, Any], task: str, cell: str, repeat: int,
+    seed: int,
+) -> str:  # fmt: skip
+    """Content hash of one unit: settings (no speed knobs), versions, task, cell, repeat, seed."""
+    base = {k: v for k, v in settings.to_json().items() if k not in _SPEED_KNOBS}
+    base.pop("tasks")
+    for key in ("model_args", "judge_model_args"):  # batch size, concurrency, threads, ...
+        base[key] = {k: v for k, v in base[key].items() if k not in _VOLATILE}
+    instruments = dict(versions.get("instruments") or {})
+    return _digest(
+        {
+            "settings": base,
+            "versions": {**versions, "instruments": instruments.get(task)},
+            "task": task,
+            "cell": cell,
+            "repeat": repeat,
+            "seed": seed,
+        }
+    )
+
+
+def write_plan(plan: Plan, path: Path) -> None:
+    """Write the plan as JSON lines (header first), atomically."""
+    header = {
+        "psym_plan": PLAN_FORMAT,
+        "hash": plan.hash,
+        "settings": plan.settings.to_json(),
+        "versions": plan.versions,
+    }
+    lines = [json.dumps(header, ensure_ascii=False)]
+    lines += [json.dumps(asdict(u), ensure_ascii=False) for u in plan.units]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    tmp.replace(path)
+
+
+def read_plan(path: Path) -> Plan:
+    """Read a plan written by :func:`write_plan`; a bad line is one error naming file:line."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise PsymError(f"plan {path}: {exc.strerror or exc}") from exc
+    lines = [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
+    if not lines:
+        raise PsymError(f"{path}: empty plan (write one with `psym plan`)")
+    rows: list[tuple[int, dict[str, Any]]] = []
+    for n, line in lines:
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise PsymError(f"{path}:{n}: not JSON ({exc.msg})") from None
+        if not isinstance(row, dict):
+            raise PsymError(f"{path}:{n}: expected a JSON object")
+        rows.append((n, row))
+    n0, header = rows[0]
+    if header.get("psym_plan") != PLAN_FORMAT:
+        raise PsymError(f"{path}:{n0}: expected a plan header with psym_plan: {PLAN_FORMAT}")
+    try:
+        settings = PlanSettings.from_json(header["settings"])
+    except (KeyError, TypeError, PsymError) as exc:
+        raise PsymError(f"{path}:{n0}: field 'settings': {exc}") from None
+    versions = dict(header.get("versions") or {})
+    units: list[Unit] = []
+    fields = Unit.__dataclass_fields__
+    for n, row in rows[1:]:
+        missing = [f for f in fields if f not in row]
+        if missing:
+            raise PsymError(f"{path}:{n}: unit misses field '{missing[0]}'")
+        try:
+            unit = Unit(**{f: row[f] for f in fields})
+        except TypeError as exc:
+            raise PsymError(f"{path}:{n}: {exc}") from None
+        if unit.index != len(units):
+            raise PsymError(f"{path}:{n}: field 'index': expected {len(units)}, got {unit.index}")
+        if unit.hash != unit_hash(settings, versions, unit.task, unit.cell, unit.repeat, unit.seed):
+            raise PsymError(f"{path}:{n}: field 'hash' does not match the unit (edited plan?)")
+        units.append(unit)
+    plan = Plan(settings, versions, tuple(units))
+    if header.get("hash") != plan.hash:
+        raise PsymError(f"{path}:{n0}: field 'hash' does not match the units (edited plan?)")
+    return plan
+
+
+def plan_units_by_key(units: Sequence[Unit]) -> dict[tuple[str, str, int], Unit]:
+    """Units by (task, cell, repeat)."""
+    return {u.key: u for u in units}

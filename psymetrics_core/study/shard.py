@@ -1,0 +1,120 @@
+"""``psym run PLAN [--shard i/N]``: run a plan, or one shard of it, into its own directory.
+
+A shard directory holds ``plan.jsonl`` (a copy of the plan), ``shard.json`` (which shard, which
+units, ``"complete": true`` once finished) and the usual ``results.json`` / ``samples.jsonl``.
+A shard killed half-way is resumed by running the same command again: every response it had
+received is in the response cache, so only the missing ones are requested.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from psymetrics_core.backends.base import Reporter
+from psymetrics_core.base.errors import PsymError
+from psymetrics_core.study.plan import Plan, build_plan, write_plan
+
+__all__ = ["run_plan", "read_shard_record", "SHARD_FILE"]
+
+SHARD_FILE = "shard.json"
+
+
+def read_shard_record(directory: Path) -> dict[str, Any] | None:
+    """The ``shard.json`` of ``directory``, or None when there is none."""
+    path = Path(directory) / SHARD_FILE
+    if not path.is_file():
+        return None
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise PsymError(f"{path}: unreadable shard record ({exc})") from None
+    if not isinstance(record, dict):
+        raise PsymError(f"{path}: expected a JSON object")
+    return record
+
+
+def _write_record(directory: Path, record: dict[str, Any]) -> None:
+    path = directory / SHARD_FILE
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+    tmp.replace(path)
+
+
+def check_plan_here(plan: Plan) -> None:
+    """Stop with one line when this installation would run a different plan (versions)."""
+    here = build_plan(plan.settings)
+    if here.hash != plan.hash:
+        diff = [k for k in ("psymetrics", "instruments", "item_files")
+                if here.versions.get(k) != plan.versions.get(k)]  # fmt: skip
+        what = ", ".join(diff) or "units"
+        theirs = {k: plan.versions.get(k) for k in diff}
+        ours = {k: here.versions.get(k) for k in diff}
+        raise PsymError(
+            f"this installation does not reproduce the plan ({what} differ: plan {theirs}, "
+            f"here {ours})"
+        )
+
+
+def run_plan(
+    plan: Plan,
+    output: Path,
+    shard: tuple[int, int] = (1, 1),
+    *,
+    concurrency: int | None = None,
+    cache: bool = True,
+    progress: Callable[[str, int], Reporter] | None = None,
+    backend: Any = None,
+) -> dict[str, Any]:
+    """Run shard ``shard`` = (i, N) of ``plan`` into ``output``; returns its ``shard.json``.
+
+    A directory holding the same shard complete is left as it is; one holding a different plan
+    or shard is an error; an incomplete one (killed run) is run again from the response cache.
+    ``output`` is locked for the run (``rundir.ensure_run_dir``), so two runs of one shard
+    directory do not interleave.
+    """
+    from psymetrics_core.records.rundir import LOCK_NAME, ensure_run_dir
+    from psymetrics_core.administer.runner import evaluate
+
+    index, count = shard
+    units = plan.shard(index, count)
+    output = Path(output)
+    with ensure_run_dir(output, resume=True):  # locked; a shard directory is resumed
+        old = read_shard_record(output)
+        if old is not None:
+            if old.get("plan") != plan.hash or old.get("shard") != [index, count]:
+                raise PsymError(
+                    f"{output} holds shard {old.get('shard')} of plan {str(old.get('plan'))[:12]}; "
+                    f"use another --output for shard {index}/{count} of plan {plan.hash[:12]}"
+                )
+            if old.get("complete"):
+                return old
+        elif any(p.name != LOCK_NAME for p in output.iterdir()):
+            raise PsymError(f"{output} exists and is not a shard directory; use another --output")
+        check_plan_here(plan)
+        record: dict[str, Any] = {
+            "plan": plan.hash,
+            "shard": [index, count],
+            "units": [u.hash for u in units],
+            "complete": False,
+        }
+        write_plan(plan, output / "plan.jsonl")
+        _write_record(output, record)
+        if units:
+            kwargs = plan.settings.eval_kwargs()
+            evaluate(
+                **kwargs,
+                output=output,
+                progress=progress,
+                cache=cache,
+                concurrency=concurrency,
+                backend=backend,
+                units={u.key for u in units},
+            )
+        else:  # more shards than units
+            (output / "samples.jsonl").write_text("", encoding="utf-8")
+        record["complete"] = True
+        _write_record(output, record)
+        return record
