@@ -268,7 +268,7 @@ def main() -> None:
     ap.add_argument("--skip-lmeval", action="store_true", help="only the API benchmarks")
     ap.add_argument("--keep", action="store_true", help="keep the work directory")
     a = ap.parse_args()
-    from psymetrics_core.backends.local_model import cache_dir
+    from psymetrics_core.base.paths import cache_dir
 
     work = Path(tempfile.mkdtemp(prefix="psym-bench-"))
     env = _env(cache_dir())

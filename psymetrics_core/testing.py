@@ -63,9 +63,9 @@ def check_instrument(
     item count with the published key (this is what catches a wrong reverse key in the CSV).
     Returns a summary of what was checked.
     """
+    from psymetrics_core.instruments.spec import load_instrument
     from psymetrics_core.pluginsys.plugins import get_plugin_manager
     from psymetrics_core.pluginsys.registry import get_instrument
-    from psymetrics_core.instruments.spec import load_instrument
 
     hook = get_plugin_manager().hook
     inst = get_instrument(task)

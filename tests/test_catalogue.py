@@ -121,6 +121,7 @@ def test_install_cli_passes_the_index_to_pip():
 def test_packaged_catalogue_is_the_registry():
     """The catalogue that ships in the wheel (psymetrics_core/data) is registry/plugins.yaml."""
     from psymetrics_core.pluginsys import catalogue as cat
+
     packaged = REPO / "psymetrics_core" / "data" / "plugins.yaml"
     assert packaged.read_bytes() == CATALOGUE.read_bytes()
     assert packaged.is_symlink(), "keep psymetrics_core/data/plugins.yaml a link to the registry"
@@ -142,6 +143,7 @@ def test_plugins_available_from_any_directory(tmp_path):
 def test_install_runs_pip(tmp_path, monkeypatch):
     """`psym install` really runs pip: reinstall the (already installed) bfi plugin, no deps."""
     from psymetrics_core.pluginsys import catalogue as cat
+
     calls = []
     real = cat.subprocess.call
 

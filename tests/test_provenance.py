@@ -19,6 +19,7 @@ def test_large_file_hashes_are_memoised_across_runs_and_invalidated_by_a_change(
     import os
 
     from psymetrics_core.records import provenance
+
     monkeypatch.setenv("PSYM_CACHE_DIR", str(tmp_path / "cache"))
     big = tmp_path / "weights.bin"
     big.write_bytes(os.urandom(5 << 20))

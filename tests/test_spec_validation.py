@@ -128,6 +128,7 @@ def test_optional_fields_take_null_or_their_kind_only(model, field, bad, message
     from pydantic import ValidationError
 
     from psymetrics_core.instruments import schema as instrument
+
     cls = getattr(instrument, model)
     base = {"LicenseSpec": {"status": "x"}, "PromptSpec": {"instruction": "x"}, "ScaleSpec": {}}
     good = {"redistributable": False, "template": "{{ item }}", "norms": []}[field]

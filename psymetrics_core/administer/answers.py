@@ -6,11 +6,11 @@ from pathlib import Path
 from typing import Any
 
 from psymetrics_core.base.errors import ResponsesError
+from psymetrics_core.base.reading import read_csv
+from psymetrics_core.base.types import Answer, Instrument
 from psymetrics_core.instruments.item_texts import check_form
 from psymetrics_core.pluginsys.plugins import get_plugin_manager
 from psymetrics_core.pluginsys.registry import get_instrument
-from psymetrics_core.base.safe_io import read_csv
-from psymetrics_core.base.types import Answer, Instrument
 
 __all__ = ["read_responses", "score_responses"]
 

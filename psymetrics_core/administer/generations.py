@@ -16,12 +16,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from psymetrics_core.base.errors import ResponsesError
 from psymetrics_core.administer.judge import DEFAULT_JUDGE_MAX_NEW_TOKENS, Judge
 from psymetrics_core.administer.kinds.judged import JudgedTask, run_stages
 from psymetrics_core.administer.kinds.task import Task, TaskResults, task_entry
-from psymetrics_core.pluginsys.session import Session
+from psymetrics_core.base.errors import ResponsesError
 from psymetrics_core.base.types import Completion, Item, Verdict
+from psymetrics_core.pluginsys.session import Session
 
 __all__ = ["read_generations", "score_generations"]
 

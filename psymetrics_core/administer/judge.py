@@ -25,8 +25,8 @@ from typing import Any
 
 from psymetrics_core.backends.base import Backend, GenerationSettings, as_backend, call_backend
 from psymetrics_core.base.errors import PsymError
-from psymetrics_core.records.writer import SampleWriter, redact
 from psymetrics_core.base.types import Generation, Item, Prompt, Verdict
+from psymetrics_core.records.writer import SampleWriter, redact
 
 __all__ = [
     "Judge",

@@ -13,6 +13,15 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from psymetrics_core.administer.conditions import cells_for
+from psymetrics_core.administer.judge import DEFAULT_JUDGE_MAX_NEW_TOKENS, Judge, judge_scope
+from psymetrics_core.administer.kinds.base import CellRun, instrument_record
+from psymetrics_core.administer.options import DEFAULT_MAX_NEW_TOKENS, with_options
+from psymetrics_core.administer.preflight import (
+    check_generation_options,
+    check_parser,
+    check_task_options,
+)
 from psymetrics_core.backends.base import (
     Backend,
     GenerationSettings,
@@ -21,20 +30,15 @@ from psymetrics_core.backends.base import (
     call_backend,
     parse_model_args,
 )
-from psymetrics_core.administer.conditions import cells_for
 from psymetrics_core.base.errors import PsymError
+from psymetrics_core.base.types import Instrument
 from psymetrics_core.instruments.indicators import add_run_indicators
 from psymetrics_core.instruments.item_texts import check_item_files, require_item_texts
-from psymetrics_core.administer.judge import DEFAULT_JUDGE_MAX_NEW_TOKENS, Judge, judge_scope
-from psymetrics_core.administer.kinds.base import CellRun, instrument_record
 from psymetrics_core.instruments.norms import check_norm_groups, resolve_norm_group
 from psymetrics_core.pluginsys.failures import hook_failure
-from psymetrics_core.administer.preflight import check_generation_options, check_parser, check_task_options
-from psymetrics_core.records.writer import SampleWriter, provenance, redact, write_results
-from psymetrics_core.records.rundir import ensure_run_dir
 from psymetrics_core.pluginsys.session import Session, current_session
-from psymetrics_core.administer.options import DEFAULT_MAX_NEW_TOKENS, with_options
-from psymetrics_core.base.types import Instrument
+from psymetrics_core.records.rundir import ensure_run_dir
+from psymetrics_core.records.writer import SampleWriter, provenance, redact, write_results
 
 __all__ = [
     "evaluate",

@@ -30,8 +30,8 @@ from typing import Any
 
 from psymetrics_core.backends.base import Backend, GenerationSettings, check_requests
 from psymetrics_core.backends.cache import CachedBackend, ResponseCache, request_key
-from psymetrics_core.records.writer import SampleWriter
 from psymetrics_core.base.types import Completion, Prompt
+from psymetrics_core.records.writer import SampleWriter
 
 __all__ = ["Stream", "start_stream"]
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from psymetrics_core.base.errors import PsymError
-from psymetrics_core.base.safe_io import parse_yaml, read_text
+from psymetrics_core.base.reading import parse_yaml, read_text
 
 __all__ = [
     "Pair",

@@ -12,11 +12,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from psymetrics_core.base.errors import PsymError
 from psymetrics_core.analysis import consistency as cons
 from psymetrics_core.analysis import facets as fac
 from psymetrics_core.analysis import mbti, norms, reliability, styles, validity
 from psymetrics_core.analysis.records import DEFAULT_FACET, Run, load_runs, unit_scores
+from psymetrics_core.base.errors import PsymError
 
 __all__ = ["analyze", "RESPONDENTS", "UNIT", "read_baseline"]
 

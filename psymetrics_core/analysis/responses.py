@@ -17,10 +17,10 @@ from typing import Any
 
 import pandas as pd
 
-from psymetrics_core.base.errors import ResponsesError
-from psymetrics_core.base.safe_io import read_csv
-from psymetrics_core.base.types import Instrument
 from psymetrics_core.analysis import reliability
+from psymetrics_core.base.errors import ResponsesError
+from psymetrics_core.base.reading import read_csv
+from psymetrics_core.base.types import Instrument
 
 __all__ = ["read_long", "analyze_responses", "describe"]
 
@@ -145,8 +145,8 @@ def _keyed(inst: Instrument, form: str, frame: pd.DataFrame) -> pd.DataFrame:
 def _group_report(
     inst: Instrument, form: str, frame: pd.DataFrame, deletion: str
 ) -> dict[str, Any]:
-    from psymetrics_core.pluginsys.plugins import get_plugin_manager
     from psymetrics_core.base.types import Answer
+    from psymetrics_core.pluginsys.plugins import get_plugin_manager
 
     hook = get_plugin_manager().hook
     respondents = list(dict.fromkeys(frame["respondent"]))

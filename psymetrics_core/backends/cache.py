@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from psymetrics_core.backends.base import Backend, GenerationSettings, Reporter, as_backend
-from psymetrics_core.backends.local_model import cache_dir
 from psymetrics_core.base.errors import PsymError
+from psymetrics_core.base.paths import cache_dir
 from psymetrics_core.base.types import Completion, Prompt
 
 __all__ = [

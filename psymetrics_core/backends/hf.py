@@ -12,11 +12,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from psymetrics_core.backends.base import Backend, GenerationSettings, OnResult, Reporter
+from psymetrics_core.backends.hf_vision import (
+    generate_with_images,
+    is_image_text_model,
+    load_image_text_model,
+)
+from psymetrics_core.backends.local_model import cache_dir, converted_copy, remove_stale_conversions
 from psymetrics_core.base.errors import BackendError
 from psymetrics_core.base.types import Completion, Prompt
-from psymetrics_core.backends.base import Backend, GenerationSettings, OnResult, Reporter
-from psymetrics_core.backends.hf_vision import generate_with_images, is_image_text_model, load_image_text_model
-from psymetrics_core.backends.local_model import cache_dir, converted_copy, remove_stale_conversions
 
 __all__ = ["HFBackend"]
 
@@ -164,7 +168,11 @@ class HFBackend(Backend):
         engine = self.scoring_engine()
         if engine == "transformers":
             return None
-        from psymetrics_core.backends.native_llama import NativeTokenizer, load_native, native_support
+        from psymetrics_core.backends.native_llama import (
+            NativeTokenizer,
+            load_native,
+            native_support,
+        )
 
         directory = self._model_directory()
         if not (directory / "config.json").is_file():

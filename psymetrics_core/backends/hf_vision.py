@@ -13,9 +13,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from psymetrics_core.backends.base import GenerationSettings
 from psymetrics_core.base.errors import BackendError
 from psymetrics_core.base.types import Prompt
-from psymetrics_core.backends.base import GenerationSettings
 
 __all__ = ["is_image_text_model", "load_image_text_model", "generate_with_images"]
 

@@ -12,10 +12,10 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from psymetrics_core.base.errors import BackendError
-from psymetrics_core.records.writer import redact
-from psymetrics_core.base.types import Completion, Prompt
 from psymetrics_core.backends.base import Backend, GenerationSettings, Reporter
+from psymetrics_core.base.errors import BackendError
+from psymetrics_core.base.types import Completion, Prompt
+from psymetrics_core.records.writer import redact
 
 __all__ = ["LMEvalBackend"]
 

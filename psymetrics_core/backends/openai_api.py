@@ -26,10 +26,10 @@ from email.utils import parsedate_to_datetime
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from psymetrics_core.backends.base import Backend, GenerationSettings, OnResult, Reporter
 from psymetrics_core.base.errors import BackendError
 from psymetrics_core.base.redaction import redact_text, redact_url, secret_forms, url_secrets
 from psymetrics_core.base.types import Completion, Prompt
-from psymetrics_core.backends.base import Backend, GenerationSettings, OnResult, Reporter
 
 __all__ = ["OpenAIBackend"]
 

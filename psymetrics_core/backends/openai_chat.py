@@ -9,10 +9,10 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from psymetrics_core.base.errors import BackendError
-from psymetrics_core.base.types import Completion, Prompt
 from psymetrics_core.backends.base import GenerationSettings, OnResult, Reporter, check_requests
 from psymetrics_core.backends.openai_api import OpenAIBackend, _finish, _number
+from psymetrics_core.base.errors import BackendError
+from psymetrics_core.base.types import Completion, Prompt
 
 __all__ = ["OpenAIChatBackend", "chat_messages"]
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from psymetrics_core.base.errors import BackendError
-from psymetrics_core.base.types import Completion, Prompt
 from psymetrics_core.backends.base import GenerationSettings
 from psymetrics_core.backends.openai_api import OpenAIBackend, _finish, _number
+from psymetrics_core.base.errors import BackendError
+from psymetrics_core.base.types import Completion, Prompt
 
 __all__ = ["OpenAICompletionsBackend"]
 

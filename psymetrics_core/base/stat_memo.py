@@ -23,7 +23,7 @@ def stamp(path: Path) -> list[int]:
 
 
 def _memo_path(name: str) -> Path:
-    from psymetrics_core.backends.local_model import cache_dir
+    from psymetrics_core.base.paths import cache_dir
 
     return cache_dir() / name
 

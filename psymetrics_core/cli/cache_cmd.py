@@ -17,8 +17,8 @@ def cache_cmd() -> None:
 @cache_cmd.command("info")
 def info_cmd() -> None:
     """Where the cache is, how big, and how many responses per model."""
-    from psymetrics_core.backends.local_model import stale_conversions
     from psymetrics_core.backends.cache import ResponseCache
+    from psymetrics_core.backends.local_model import stale_conversions
 
     cache = ResponseCache()
     try:
@@ -44,8 +44,8 @@ def info_cmd() -> None:
 @click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
 def clear_cmd(yes: bool) -> None:
     """Delete every cached response and leftover model conversions (model copies are kept)."""
-    from psymetrics_core.backends.local_model import remove_stale_conversions
     from psymetrics_core.backends.cache import ResponseCache, cache_path
+    from psymetrics_core.backends.local_model import remove_stale_conversions
 
     if not yes:
         click.confirm(f"delete all cached responses in {cache_path()}?", abort=True)

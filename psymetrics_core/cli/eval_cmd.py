@@ -175,11 +175,11 @@ def eval_cmd(
     """Administer instruments to a model and report scale scores with parse rates."""
     from datetime import datetime
 
+    from psymetrics_core.administer.options import parse_task_args
+    from psymetrics_core.administer.runner import evaluate
     from psymetrics_core.instruments.item_texts import parse_items_option
     from psymetrics_core.instruments.norms import parse_norm_group_option
     from psymetrics_core.records.rundir import claim_run_dir
-    from psymetrics_core.administer.runner import evaluate
-    from psymetrics_core.administer.options import parse_task_args
 
     if output is None:
         output = _fresh_dir(Path("psym-results") / datetime.now().strftime("%Y%m%d-%H%M%S"))
@@ -242,8 +242,8 @@ def _record_label_and_provenance(
 ) -> None:
     """Add ``label`` and ``provenance`` to the results and rewrite ``results.json``."""
     from psymetrics_core.instruments.item_texts import parse_items_option
-    from psymetrics_core.records.provenance import run_provenance
     from psymetrics_core.pluginsys.registry import get_instrument
+    from psymetrics_core.records.provenance import run_provenance
     from psymetrics_core.records.writer import write_results
 
     results["label"] = label or results["model"]

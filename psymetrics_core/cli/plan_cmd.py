@@ -57,11 +57,11 @@ def plan_cmd(
 
     Takes the options of `psym eval`; run the plan with `psym run PLAN [--shard i/N]`.
     """
+    from psymetrics_core.administer.options import parse_task_args
     from psymetrics_core.backends.base import parse_model_args
     from psymetrics_core.instruments.item_texts import parse_items_option
     from psymetrics_core.instruments.norms import parse_norm_group_option
     from psymetrics_core.study.plan import PlanSettings, build_plan, write_plan
-    from psymetrics_core.administer.options import parse_task_args
 
     task_list = [t.strip() for t in tasks.split(",") if t.strip()]
     settings = PlanSettings(

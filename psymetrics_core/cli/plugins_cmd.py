@@ -21,7 +21,12 @@ def plugins_cmd(ctx: click.Context, as_json: bool, show_all: bool) -> None:
     if ctx.invoked_subcommand is not None:
         return
     from psymetrics_core.pluginsys.plugins import get_plugin_manager, plugin_records
-    from psymetrics_core.pluginsys.registry import backends, conditions, instruments, registration_failures
+    from psymetrics_core.pluginsys.registry import (
+        backends,
+        conditions,
+        instruments,
+        registration_failures,
+    )
 
     pm = get_plugin_manager()
     insts, bes, conds = instruments(), backends(), conditions()

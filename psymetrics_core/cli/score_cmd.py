@@ -47,9 +47,9 @@ def score_cmd(
 ) -> None:
     """Score human data, earlier model answers or existing generations per respondent."""
     from psymetrics_core.administer.kinds.task import Task
+    from psymetrics_core.administer.options import parse_task_args
     from psymetrics_core.administer.runner import resolve_tasks
     from psymetrics_core.pluginsys.session import current_session
-    from psymetrics_core.administer.options import parse_task_args
 
     session = current_session()
     options = parse_task_args(task_args, [task], data)

@@ -18,9 +18,9 @@ from psymetrics_core.cli.console import print_json, stdout, table
 @click.option("--json", "as_json", is_flag=True, help="Everything, every item with id and text.")
 def show_cmd(task: str, task_args: tuple[str, ...], data: tuple[str, ...], as_json: bool) -> None:
     """Show a task's scales, items, reverse keying, citation and licence status."""
-    from psymetrics_core.pluginsys.registry import get_instrument
-    from psymetrics_core.administer.runner import instrument_record
     from psymetrics_core.administer.options import parse_task_args, with_options
+    from psymetrics_core.administer.runner import instrument_record
+    from psymetrics_core.pluginsys.registry import get_instrument
 
     options = parse_task_args(task_args, [task], data)
     inst = with_options(get_instrument(task), options.get(task), options.get("*"))
@@ -100,8 +100,8 @@ def show_cmd(task: str, task_args: tuple[str, ...], data: tuple[str, ...], as_js
 
 def _items(inst: Any) -> tuple[list[dict[str, Any]], str | None]:
     """Every item (id, text, and scales or prompt attributes), or why they cannot be listed."""
-    from psymetrics_core.base.errors import PsymError
     from psymetrics_core.administer.kinds.task import Task
+    from psymetrics_core.base.errors import PsymError
 
     if not isinstance(inst, Task):
         return [

@@ -17,11 +17,11 @@ def validate_cmd(path: Path) -> None:
     Also fails on the plugin kit's REPLACE markers left in the citation, licence, item source
     or a norm group's source: a published plugin must say where its items come from.
     """
-    from psymetrics_core.base.errors import SpecError
-    from psymetrics_core.pluginsys.kit import placeholders
     from psymetrics_core.administer.preflight import check_parser
-    from psymetrics_core.base.safe_io import load_yaml
+    from psymetrics_core.base.errors import SpecError
+    from psymetrics_core.base.reading import load_yaml
     from psymetrics_core.instruments.spec import find_spec_file, load_instrument
+    from psymetrics_core.pluginsys.kit import placeholders
 
     inst = load_instrument(path)
     check_parser(inst)

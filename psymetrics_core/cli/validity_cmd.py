@@ -36,9 +36,9 @@ def validity_cmd(
     as_json: bool,
 ) -> None:
     """Spearman's rho between each questionnaire score and its behaviour score across models."""
-    from psymetrics_core.base.errors import PsymError
     from psymetrics_core.analysis.ecological import load_pairs, read_runs, validity
     from psymetrics_core.analysis.ecological_plot import rank_plot
+    from psymetrics_core.base.errors import PsymError
 
     scores = read_runs(run_dirs)
     results = validity(scores, load_pairs(pairs), exclude)

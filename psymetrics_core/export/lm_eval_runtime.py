@@ -40,7 +40,9 @@ def _hook() -> Any:
 
 
 def _instrument(task: str) -> Instrument:
-    from psymetrics_core.pluginsys.registry import get_instrument  # cached by the registry per plugin manager
+    from psymetrics_core.pluginsys.registry import (
+        get_instrument,  # cached by the registry per plugin manager
+    )
 
     return get_instrument(task)
 

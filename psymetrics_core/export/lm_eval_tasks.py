@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from psymetrics_core.base.errors import PsymError
-from psymetrics_core.pluginsys.failures import PluginHookError, plugin_error
 from psymetrics_core.base.types import Instrument
+from psymetrics_core.pluginsys.failures import PluginHookError, plugin_error
 
 __all__ = ["export_lm_eval", "ExportReport", "exportable", "GROUP", "MARKER"]
 

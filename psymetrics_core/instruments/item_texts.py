@@ -11,7 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from psymetrics_core.base.errors import PsymError, SpecError
-from psymetrics_core.base.safe_io import read_csv
+from psymetrics_core.base.reading import read_csv
 from psymetrics_core.base.types import Instrument
 
 __all__ = [

@@ -21,7 +21,7 @@ from typing import Any, TypeGuard
 import yaml
 
 from psymetrics_core.base.errors import PsymError
-from psymetrics_core.base.safe_io import load_json
+from psymetrics_core.base.reading import load_json
 
 __all__ = ["ImportReport", "import_psychobench", "convert_scale"]
 

@@ -11,13 +11,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from psymetrics_core.pluginsys import spec_memo
 from psymetrics_core.base.errors import SpecError
-from psymetrics_core.instruments.norms import parse_norms
-from psymetrics_core.base.versions import SPEC_SCHEMA_VERSION
-from psymetrics_core.base.safe_io import load_yaml, read_csv
-from psymetrics_core.instruments.scoring import check_scale_rescales, item_rescale
+from psymetrics_core.base.reading import load_yaml, read_csv
 from psymetrics_core.base.types import Instrument, Item, Option, ResponseScale, ScaleDef
+from psymetrics_core.base.versions import SPEC_SCHEMA_VERSION
+from psymetrics_core.instruments.norms import parse_norms
+from psymetrics_core.instruments.scoring import check_scale_rescales, item_rescale
+from psymetrics_core.pluginsys import spec_memo
 
 __all__ = ["load_instrument", "DEFAULT_TEMPLATE", "SCHEMA_VERSION", "find_spec_file"]
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from psymetrics_core.base.errors import PsymError
-from psymetrics_core.base.safe_io import load_yaml
+from psymetrics_core.base.reading import load_yaml
 
 __all__ = ["CatalogueEntry", "catalogue", "catalogue_path", "checkout_root", "install_command"]
 

@@ -18,10 +18,8 @@ from dataclasses import dataclass
 
 import pluggy
 
-from psymetrics_core.pluginsys import hookspecs
-
-from psymetrics_core.pluginsys import installed
 from psymetrics_core.base.errors import PluginLoadError
+from psymetrics_core.pluginsys import hookspecs, installed
 
 __all__ = [
     "ENTRY_POINT_GROUP",

@@ -15,8 +15,8 @@ from typing import Any
 import pluggy
 
 from psymetrics_core.base.errors import SpecError
-from psymetrics_core.pluginsys.loader import PluginRecord
 from psymetrics_core.base.types import Instrument, LazyInstrument, PluginInfo
+from psymetrics_core.pluginsys.loader import PluginRecord
 
 __all__ = [
     "BackendEntry",
@@ -197,8 +197,8 @@ class _MisfiledSpec(Exception):
 
 def build_instruments(pm: pluggy.PluginManager, records: Sequence[PluginRecord]) -> InstrumentTable:
     """Every registered instrument by task id, and one line per spec that failed validation."""
-    from psymetrics_core.instruments.spec import load_instrument
     from psymetrics_core.base.stat_memo import read_memo, write_memo
+    from psymetrics_core.instruments.spec import load_instrument
 
     table = InstrumentTable()
     memo = read_memo(_ID_MEMO)
@@ -263,8 +263,8 @@ def _taken(table: InstrumentTable, task: str) -> bool:
 
 def _known_id(memo: dict[str, Any], path: str | Path) -> str | None:
     """The task id ``memo`` holds for the spec file ``path``, if its stamp still matches."""
-    from psymetrics_core.instruments.spec import find_spec_file
     from psymetrics_core.base.stat_memo import stamp
+    from psymetrics_core.instruments.spec import find_spec_file
 
     try:
         spec = find_spec_file(path).resolve()
@@ -279,8 +279,8 @@ def _known_id(memo: dict[str, Any], path: str | Path) -> str | None:
 
 def _remember_id(memo: dict[str, Any], path: str | Path, task: str) -> bool:
     """Record ``task`` as the id of the spec file ``path``; whether the memo changed."""
-    from psymetrics_core.instruments.spec import find_spec_file
     from psymetrics_core.base.stat_memo import stamp
+    from psymetrics_core.instruments.spec import find_spec_file
 
     try:
         spec = find_spec_file(path).resolve()

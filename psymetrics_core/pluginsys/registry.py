@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from psymetrics_core.base.types import Instrument
 from psymetrics_core.pluginsys.registries import BackendEntry
 from psymetrics_core.pluginsys.session import current_session
-from psymetrics_core.base.types import Instrument
 
 __all__ = [
     "instruments",

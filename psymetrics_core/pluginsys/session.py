@@ -20,6 +20,7 @@ import pluggy
 
 from psymetrics_core.backends.base import parse_model_args
 from psymetrics_core.base.errors import BackendError, PsymError, UnknownTaskError
+from psymetrics_core.base.types import Instrument
 from psymetrics_core.pluginsys.loader import PluginRecord, make_plugin_manager
 from psymetrics_core.pluginsys.registries import (
     BackendEntry,
@@ -30,7 +31,6 @@ from psymetrics_core.pluginsys.registries import (
     build_kinds,
     build_parsers,
 )
-from psymetrics_core.base.types import Instrument
 
 __all__ = ["Session", "current_session"]
 

@@ -79,7 +79,7 @@ def keep(spec_path: Path, inst: Instrument) -> None:
 
 
 def _entry_path(spec_path: Path) -> Path:
-    from psymetrics_core.backends.local_model import cache_dir
+    from psymetrics_core.base.paths import cache_dir
 
     key = hashlib.sha256(str(spec_path.resolve()).encode("utf-8")).hexdigest()[:32]
     return cache_dir() / "specs" / f"{key}.pickle"

@@ -121,7 +121,7 @@ def _spec_files(spec: Path, form_files: Mapping[str, str]) -> list[Path]:
     if form_files:
         return files + [spec.parent / rel for rel in form_files.values()]
     try:
-        from psymetrics_core.base.safe_io import load_yaml
+        from psymetrics_core.base.reading import load_yaml
 
         forms = (load_yaml(spec) or {}).get("forms") or {}
     except (OSError, ValueError, AttributeError, PsymError):

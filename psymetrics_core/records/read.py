@@ -17,8 +17,8 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, Field, ValidationError
 
 from psymetrics_core.base.errors import PsymError
-from psymetrics_core.base.safe_io import load_json, parse_json, read_lines
 from psymetrics_core.base.models import Open
+from psymetrics_core.base.reading import load_json, parse_json, read_lines
 
 __all__ = ["read_results", "iter_records", "field_error"]
 

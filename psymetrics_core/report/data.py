@@ -16,9 +16,9 @@ from typing import Any
 from pydantic import BaseModel
 
 from psymetrics_core.base.errors import PsymError
+from psymetrics_core.base.reading import load_json
 from psymetrics_core.records import JudgeRecord, SampleRecord
 from psymetrics_core.records.read import iter_records, read_results
-from psymetrics_core.base.safe_io import load_json
 
 __all__ = ["RunData", "load_run_data", "PANEL_FILES"]
 

@@ -9,7 +9,14 @@ from typing import Any
 
 from psymetrics_core.report import figures as F
 from psymetrics_core.report.data import RunData
-from psymetrics_core.report.values import administrations, fmt, is_questionnaire, num, scale_order, task_order
+from psymetrics_core.report.values import (
+    administrations,
+    fmt,
+    is_questionnaire,
+    num,
+    scale_order,
+    task_order,
+)
 
 __all__ = ["profile_figures", "distribution_figures", "forest_figures", "MAX_HEATMAP_ITEMS"]
 

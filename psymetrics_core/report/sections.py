@@ -10,7 +10,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from psymetrics_core.report.data import PANEL_FILES, RunData
-from psymetrics_core.report.figure_sections import distribution_figures, forest_figures, profile_figures
+from psymetrics_core.report.figure_sections import (
+    distribution_figures,
+    forest_figures,
+    profile_figures,
+)
 from psymetrics_core.report.table_sections import (
     MAX_SAMPLES,
     analysis_tables,

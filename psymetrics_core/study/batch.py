@@ -24,8 +24,8 @@ from typing import Any
 
 from psymetrics_core.backends.base import Backend, GenerationSettings, Reporter, as_backend
 from psymetrics_core.base.errors import PsymError
-from psymetrics_core.study.plan import Plan
 from psymetrics_core.base.types import Completion, Prompt
+from psymetrics_core.study.plan import Plan
 
 __all__ = ["BatchState", "submit", "status", "collect", "plan_requests"]
 
@@ -137,8 +137,8 @@ def body_for(be: Any, prompt: Prompt, settings: GenerationSettings) -> dict[str,
 
 def plan_requests(plan: Plan) -> tuple[Any, list[tuple[str, Prompt, GenerationSettings]]]:
     """The backend and every (cache key, prompt, settings) of ``plan``, each key once."""
-    from psymetrics_core.backends.cache import model_identity, request_key
     from psymetrics_core.administer.runner import evaluate
+    from psymetrics_core.backends.cache import model_identity, request_key
 
     be = _backend(plan)
     rec = _Recorder(be)

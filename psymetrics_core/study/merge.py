@@ -16,13 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from psymetrics_core.base.errors import PsymError
+from psymetrics_core.base.reading import parse_json, read_lines
 from psymetrics_core.instruments.indicators import add_run_indicators
-from psymetrics_core.study.plan import Plan, Unit, read_plan, write_plan
-from psymetrics_core.records.read import read_results
 from psymetrics_core.pluginsys.registry import get_instrument
-from psymetrics_core.records.writer import write_results
+from psymetrics_core.records.read import read_results
 from psymetrics_core.records.rundir import ensure_run_dir
-from psymetrics_core.base.safe_io import parse_json, read_lines
+from psymetrics_core.records.writer import write_results
+from psymetrics_core.study.plan import Plan, Unit, read_plan, write_plan
 from psymetrics_core.study.shard import read_shard_record
 
 __all__ = ["merge_runs", "MergeReport"]

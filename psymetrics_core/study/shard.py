@@ -75,8 +75,8 @@ def run_plan(
     ``output`` is locked for the run (``rundir.ensure_run_dir``), so two runs of one shard
     directory do not interleave.
     """
-    from psymetrics_core.records.rundir import LOCK_NAME, ensure_run_dir
     from psymetrics_core.administer.runner import evaluate
+    from psymetrics_core.records.rundir import LOCK_NAME, ensure_run_dir
 
     index, count = shard
     units = plan.shard(index, count)

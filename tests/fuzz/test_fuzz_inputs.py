@@ -610,6 +610,7 @@ def test_fuzz_file_hash_memo(
     import os
 
     from psymetrics_core.records import provenance
+
     monkeypatch.setenv("PSYM_CACHE_DIR", str(tmp_path / "cache"))
     big = tmp_path / "weights.bin"
     big.write_bytes(os.urandom(5 << 20))

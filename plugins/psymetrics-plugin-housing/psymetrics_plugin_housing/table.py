@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from psymetrics_core.base.errors import PsymError
-from psymetrics_core.base.safe_io import read_text
+from psymetrics_core.base.reading import read_text
 
 __all__ = ["Neighbourhood", "read_table", "sample_lists", "COLUMNS"]
 

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from psymetrics_core.base.errors import PsymError
-from psymetrics_core.base.safe_io import load_json, parse_json, read_text
+from psymetrics_core.base.reading import load_json, parse_json, read_text
 
 __all__ = [
     "Dilemma",

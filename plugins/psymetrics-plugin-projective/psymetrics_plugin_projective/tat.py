@@ -19,7 +19,7 @@ from pathlib import Path
 import yaml
 
 from psymetrics_core.base.errors import PsymError
-from psymetrics_core.base.safe_io import read_csv, read_text
+from psymetrics_core.base.reading import read_csv, read_text
 
 __all__ = [
     "Scene",

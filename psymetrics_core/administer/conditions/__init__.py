@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from psymetrics_core.administer.conditions.base import DESIGNS, Cell, Condition, ConditionEntry, build_cells, item_rng
+from psymetrics_core.administer.conditions.base import (
+    DESIGNS,
+    Cell,
+    Condition,
+    ConditionEntry,
+    build_cells,
+    item_rng,
+)
 
 __all__ = ["Cell", "Condition", "ConditionEntry", "DESIGNS", "build_cells", "item_rng", "cells_for"]
 

@@ -14,12 +14,12 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
-from psymetrics_core.base.errors import PsymError
-from psymetrics_core.pluginsys.hookspecs import hookimpl
-from psymetrics_core.base.safe_io import parse_json, parse_yaml, read_text
-from psymetrics_core.base.types import Instrument, Item, Option
 from psymetrics_core.administer.conditions.base import Condition, item_rng
 from psymetrics_core.administer.conditions.subject import parse_subject, rewrite_statement
+from psymetrics_core.base.errors import PsymError
+from psymetrics_core.base.reading import parse_json, parse_yaml, read_text
+from psymetrics_core.base.types import Instrument, Item, Option
+from psymetrics_core.pluginsys.hookspecs import hookimpl
 
 __all__ = ["register_conditions", "FRAMINGS", "correctness_label"]
 

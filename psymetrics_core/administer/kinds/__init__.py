@@ -9,13 +9,13 @@ generation scored from its text), ``judged`` (generations coded by chained judge
 from __future__ import annotations
 
 from psymetrics_core.administer.judge import JudgeStage
-from psymetrics_core.base.types import Generation, Score, Verdict
 from psymetrics_core.administer.kinds.base import CellRun, TaskKind, instrument_record
 from psymetrics_core.administer.kinds.free_text import FreeTextKind, FreeTextTask
 from psymetrics_core.administer.kinds.judged import JudgedKind, JudgedTask, share_score
 from psymetrics_core.administer.kinds.probe import ProbeKind, ProbeTask
 from psymetrics_core.administer.kinds.questionnaire import QuestionnaireKind
 from psymetrics_core.administer.kinds.task import Task, TaskResults, TaskScores
+from psymetrics_core.base.types import Generation, Score, Verdict
 
 __all__ = [
     "CellRun",

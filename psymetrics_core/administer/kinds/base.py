@@ -12,10 +12,10 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from psymetrics_core.backends.base import GenerationSettings, Reporter, call_backend
 from psymetrics_core.administer.conditions import Cell
-from psymetrics_core.records.writer import SampleWriter
+from psymetrics_core.backends.base import GenerationSettings, Reporter, call_backend
 from psymetrics_core.base.types import Completion, Instrument, Item, Prompt
+from psymetrics_core.records.writer import SampleWriter
 
 if TYPE_CHECKING:
     from psymetrics_core.administer.judge import Judge

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from psymetrics_core.pluginsys.hookspecs import hookimpl
 from psymetrics_core.administer.kinds.free_text import FreeTextKind
 from psymetrics_core.administer.kinds.judged import JudgedKind
 from psymetrics_core.administer.kinds.probe import ProbeKind
 from psymetrics_core.administer.kinds.questionnaire import QuestionnaireKind
+from psymetrics_core.pluginsys.hookspecs import hookimpl
 
 
 @hookimpl

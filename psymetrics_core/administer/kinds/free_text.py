@@ -11,11 +11,11 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from psymetrics_core.administer.kinds.base import CellRun, TaskKind, in_chunks
+from psymetrics_core.administer.kinds.task import Task, TaskResults, task_entry
 from psymetrics_core.backends.base import GenerationSettings
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.types import Generation, Instrument, Item, Prompt, Verdict
-from psymetrics_core.administer.kinds.base import CellRun, TaskKind, in_chunks
-from psymetrics_core.administer.kinds.task import Task, TaskResults, task_entry
 
 __all__ = ["FreeTextTask", "FreeTextKind", "task_sample"]
 

@@ -13,10 +13,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar
 
 from psymetrics_core.administer.judge import Judge, JudgeStage
-from psymetrics_core.base.types import Generation, Score, Verdict
 from psymetrics_core.administer.kinds.base import CellRun
 from psymetrics_core.administer.kinds.free_text import FreeTextKind, FreeTextTask
 from psymetrics_core.administer.kinds.task import Task
+from psymetrics_core.base.types import Generation, Score, Verdict
 
 __all__ = ["JudgedTask", "JudgedKind", "JudgeStage", "run_stages", "share_score"]
 

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from psymetrics_core.backends.base import GenerationSettings
-from psymetrics_core.base.types import Instrument, Item
 from psymetrics_core.administer.kinds.free_text import FreeTextKind
 from psymetrics_core.administer.kinds.task import Task
+from psymetrics_core.backends.base import GenerationSettings
+from psymetrics_core.base.types import Instrument, Item
 
 __all__ = ["ProbeTask", "ProbeKind"]
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from psymetrics_core.instruments.scoring import centred_scales, keyed_values, mrat_term
-from psymetrics_core.base.types import Answer, Instrument, Item, Prompt
 from psymetrics_core.administer.kinds.base import CellRun, TaskKind, in_chunks
+from psymetrics_core.base.types import Answer, Instrument, Item, Prompt
+from psymetrics_core.instruments.scoring import centred_scales, keyed_values, mrat_term
 
 __all__ = ["QuestionnaireKind", "questionnaire_sample"]
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from psymetrics_core.pluginsys.hookspecs import hookimpl
+from psymetrics_core.base.types import Answer, Instrument, Item, ScaleScore
 from psymetrics_core.instruments.indicators import AnswerRow, questionnaire_indicators
 from psymetrics_core.instruments.norms import norm_comparison, resolve_norm_group
-from psymetrics_core.base.types import Answer, Instrument, Item, ScaleScore
+from psymetrics_core.pluginsys.hookspecs import hookimpl
 
 __all__ = ["aggregate", "aggregate_hook"]
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from psymetrics_core.base.errors import PsymError
-from psymetrics_core.pluginsys.hookspecs import hookimpl
 from psymetrics_core.base.types import Instrument, Item
+from psymetrics_core.pluginsys.hookspecs import hookimpl
 
 
 @hookimpl(trylast=True)

@@ -12,8 +12,8 @@ import math
 import re
 from collections.abc import Callable, Sequence
 
-from psymetrics_core.pluginsys.hookspecs import hookimpl
 from psymetrics_core.base.types import Answer, Completion, Instrument, Item, Option, Prompt
+from psymetrics_core.pluginsys.hookspecs import hookimpl
 
 __all__ = [
     "first_valid_int",

@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from psymetrics_core.pluginsys.hookspecs import hookimpl
 from psymetrics_core.base.types import Instrument, Item, Option, Prompt
+from psymetrics_core.pluginsys.hookspecs import hookimpl
 
 if TYPE_CHECKING:
     import jinja2

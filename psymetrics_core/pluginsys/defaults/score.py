@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from psymetrics_core.pluginsys.hookspecs import hookimpl
-from psymetrics_core.instruments.scoring import item_value, keyed_values, mrat_term, value_range
 from psymetrics_core.base.types import Instrument, ScaleScore
+from psymetrics_core.instruments.scoring import item_value, keyed_values, mrat_term, value_range
+from psymetrics_core.pluginsys.hookspecs import hookimpl
 
 __all__ = ["score", "keyed_value", "item_value", "value_range"]
 
