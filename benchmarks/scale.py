@@ -89,8 +89,8 @@ def startup_imports(env: dict[str, str]) -> dict[str, Any]:
 def _logprob_prompts(tasks: tuple[str, ...], limit: int | None) -> list[list[Any]]:
     """The logprob prompts of each task, as psym renders them (recorded, no model call), one
     list per task."""
-    from psymetrics_core.backends.base import GenerationSettings
     from psymetrics_core.administer.runner import evaluate
+    from psymetrics_core.backends.base import GenerationSettings
     from psymetrics_core.base.types import Completion
 
     groups: list[list[Any]] = []
@@ -147,8 +147,8 @@ def floor_seconds(be: Any, groups: list[list[Any]]) -> float:
 
 def inference_vs_floor(limit: int | None) -> dict[str, Any]:
     """psym's ``option_logprobs`` on bfi+mfq against :func:`floor_seconds`, best of 3 each."""
-    from psymetrics_core.backends.base import GenerationSettings
     from psymetrics_core.administer.runner import make_backend
+    from psymetrics_core.backends.base import GenerationSettings
 
     be = make_backend("smollm2")
     be._load()
@@ -178,8 +178,8 @@ def compute_bound(limit: int | None) -> dict[str, Any]:
     """
     import torch
 
-    from psymetrics_core.backends.hf_fast import _rows
     from psymetrics_core.administer.runner import make_backend
+    from psymetrics_core.backends.hf_fast import _rows
 
     be = make_backend("smollm2")
     engine = be._native_engine()[0]

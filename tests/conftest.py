@@ -31,7 +31,7 @@ def _model_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> None:
 def fresh_plugins():
     """A fresh session of the installed plugins, current for the test (nothing global changes).
 
-    Yields the ``psymetrics_core.pluginsys.session.Session``: ``register(plugin, name)`` adds a plugin to
+    Yields the ``pluginsys.session.Session``: ``register(plugin, name)`` adds a plugin to
     it, ``refresh()`` rebuilds its registries (after a spec file changed on disk).
     """
     from psymetrics_core.pluginsys.session import Session

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from psymetrics_core.analysis.report import analyze
 from psymetrics_core.administer.runner import evaluate
+from psymetrics_core.analysis.report import analyze
 from psymetrics_core.base.types import Completion
 
 

@@ -7,9 +7,9 @@ from typing import Any
 import pytest
 
 from psymetrics_core.backends.base import GenerationSettings
+from psymetrics_core.base.types import Option, Prompt
 from psymetrics_core.pluginsys.plugins import get_plugin_manager
 from psymetrics_core.pluginsys.registry import get_instrument
-from psymetrics_core.base.types import Option, Prompt
 
 
 @pytest.mark.model

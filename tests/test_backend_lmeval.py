@@ -6,12 +6,12 @@ from typing import Any
 
 import pytest
 
+from psymetrics_core.administer.runner import evaluate, make_backend
 from psymetrics_core.backends.base import GenerationSettings
 from psymetrics_core.backends.local_model import converted_copy, smollm2_location
 from psymetrics_core.base.errors import BackendError
 from psymetrics_core.pluginsys.plugins import get_plugin_manager
 from psymetrics_core.pluginsys.registry import get_instrument
-from psymetrics_core.administer.runner import evaluate, make_backend
 
 pytest.importorskip("lm_eval", reason="lm-eval is installed by make setup (requirements-dev)")
 

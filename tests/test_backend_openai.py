@@ -19,9 +19,9 @@ from benchmarks.latency_server import LatencyServer, _h  # noqa: E402
 from psymetrics_core.backends.base import GenerationSettings
 from psymetrics_core.backends.openai_chat import OpenAIChatBackend
 from psymetrics_core.backends.openai_completions import OpenAICompletionsBackend
-from psymetrics_core.cli import cli
 from psymetrics_core.base.errors import BackendError
 from psymetrics_core.base.types import Option, Prompt
+from psymetrics_core.cli import cli
 
 OPTS = tuple(Option(v, f"label {v}") for v in range(1, 6))
 

@@ -6,10 +6,10 @@ import pytest
 from behaviour_fakes import ScriptedBackend
 
 from psymetrics_core import hookimpl
-from psymetrics_core.base.errors import PsymError
 from psymetrics_core.administer.judge import current_judge
-from psymetrics_core.pluginsys.registry import get_instrument
 from psymetrics_core.administer.options import parse_task_args, with_options
+from psymetrics_core.base.errors import PsymError
+from psymetrics_core.pluginsys.registry import get_instrument
 
 
 def test_parse_task_args():

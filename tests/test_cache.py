@@ -14,8 +14,8 @@ from click.testing import CliRunner
 
 from psymetrics_core.backends.base import GenerationSettings
 from psymetrics_core.backends.cache import CachedBackend, ResponseCache, request_key
-from psymetrics_core.cli import cli
 from psymetrics_core.base.types import Completion, Option, Prompt
+from psymetrics_core.cli import cli
 
 OPTS = (Option(1, "no"), Option(2, "yes"))
 

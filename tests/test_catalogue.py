@@ -13,8 +13,8 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from psymetrics_core.pluginsys.catalogue import catalogue, find_entry, install_command
 from psymetrics_core.base.errors import PsymError
+from psymetrics_core.pluginsys.catalogue import catalogue, find_entry, install_command
 
 REPO = Path(__file__).resolve().parents[1]
 CATALOGUE = REPO / "registry" / "plugins.yaml"

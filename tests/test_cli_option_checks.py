@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from psymetrics_core.cli import main
 from psymetrics_core.base.errors import PsymError
+from psymetrics_core.cli import main
 
 
 def _fails(argv: list[str], capsys: pytest.CaptureFixture[str], code: int = 1) -> str:

@@ -12,9 +12,9 @@ from psymetrics_core.administer.conditions.battery import battery_prompts, parse
 from psymetrics_core.administer.conditions.builtin import FRAMINGS, correctness_label
 from psymetrics_core.administer.conditions.subject import parse_subject, rewrite_statement
 from psymetrics_core.base.errors import PsymError
+from psymetrics_core.base.types import Completion
 from psymetrics_core.pluginsys.plugins import get_plugin_manager
 from psymetrics_core.pluginsys.registry import get_instrument
-from psymetrics_core.base.types import Completion
 
 
 def _render(task: str, item_index: int, *specs: str, seed: int = 1):

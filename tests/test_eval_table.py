@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from psymetrics_core.cli.eval_cmd import _print_table
 from psymetrics_core.administer.runner import evaluate
+from psymetrics_core.cli.eval_cmd import _print_table
 
 
 class _Scripted:

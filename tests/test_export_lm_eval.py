@@ -13,10 +13,10 @@ import pytest
 
 from psymetrics_core import hookimpl
 from psymetrics_core.base.errors import UnknownTaskError
+from psymetrics_core.base.types import Instrument, Item, Option, ResponseScale, ScaleDef
 from psymetrics_core.export import export_lm_eval
 from psymetrics_core.export import lm_eval_runtime as rt
 from psymetrics_core.export.lm_eval_cli import with_include_path
-from psymetrics_core.base.types import Instrument, Item, Option, ResponseScale, ScaleDef
 
 REPO = Path(__file__).resolve().parents[1]
 

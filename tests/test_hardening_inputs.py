@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from psymetrics_core.cli import cli
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.reading import load_yaml, read_csv, read_text
+from psymetrics_core.cli import cli
 
 REPO = Path(__file__).resolve().parents[1]
 BFI = REPO / "plugins" / "psymetrics-plugin-bfi" / "psymetrics_plugin_bfi" / "instruments" / "bfi"

@@ -17,8 +17,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for benchmarks/
 from benchmarks.latency_server import LatencyServer  # noqa: E402
-from psymetrics_core.cli import main  # noqa: E402
 from psymetrics_core.base.errors import PsymError  # noqa: E402
+from psymetrics_core.cli import main  # noqa: E402
 from psymetrics_core.records.rundir import claim_run_dir  # noqa: E402
 
 
@@ -138,8 +138,8 @@ def tiny_disk(tmp_path: Path) -> Any:
 
 def test_disk_full_cache_and_results(tiny_disk: Path | None, tmp_path: Path) -> None:
     from psymetrics_core.backends.cache import ResponseCache
-    from psymetrics_core.records.writer import write_results
     from psymetrics_core.base.types import Completion
+    from psymetrics_core.records.writer import write_results
 
     if tiny_disk is None:
         pytest.skip("needs root to mount a tiny tmpfs")

@@ -15,9 +15,9 @@ import pytest
 from click.testing import CliRunner
 
 from psymetrics_core import hookimpl
+from psymetrics_core.base.types import Answer, Completion, Item, Option, Prompt, ScaleScore
 from psymetrics_core.pluginsys import hookspecs, plugins
 from psymetrics_core.pluginsys.registry import backends, get_instrument, instruments, parsers
-from psymetrics_core.base.types import Answer, Completion, Item, Option, Prompt, ScaleScore
 
 REPO = Path(__file__).resolve().parents[1]
 BFI_SPEC = REPO / "plugins/psymetrics-plugin-bfi/psymetrics_plugin_bfi/instruments/bfi"
@@ -244,8 +244,8 @@ def test_hook_register_task_kinds(pm_with):
                                 scales={}, items=items))  # fmt: skip
 
     pm_with(Plug())
-    from psymetrics_core.pluginsys.registry import kinds
     from psymetrics_core.administer.runner import evaluate
+    from psymetrics_core.pluginsys.registry import kinds
 
     assert {"questionnaire", "free_text", "judged", "probe", "count-only"} <= set(kinds())
     backend = ScriptedBackend()

@@ -1,4 +1,4 @@
-"""Validity indicators (psymetrics_core.instruments.indicators) on hand-built answer patterns of BFI-44.
+"""Validity indicators (instruments.indicators) on hand-built answer patterns of BFI-44.
 
 Expected values are computed by hand from the BFI-44 key (John and Srivastava, 1999): 16 of the
 44 items are reverse-keyed, every scale has both keyings, answers run 1..5.
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from psymetrics_core.pluginsys.defaults.aggregate import aggregate
+from psymetrics_core.base.types import Answer
 from psymetrics_core.instruments.indicators import (
     AnswerRow,
     judge_parse_rate,
@@ -16,8 +16,8 @@ from psymetrics_core.instruments.indicators import (
     questionnaire_indicators,
     warnings_of,
 )
+from psymetrics_core.pluginsys.defaults.aggregate import aggregate
 from psymetrics_core.pluginsys.registry import get_instrument
-from psymetrics_core.base.types import Answer
 
 
 def _bfi_answers(pick):

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from psymetrics_core import hookimpl
-from psymetrics_core.instruments import spec
 from psymetrics_core.base.errors import SpecError, UnknownTaskError
+from psymetrics_core.instruments import spec
 from psymetrics_core.pluginsys.loader import make_plugin_manager
 from psymetrics_core.pluginsys.session import Session
 

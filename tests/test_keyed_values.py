@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from psymetrics_core.instruments.spec import load_instrument
 from psymetrics_core.instruments.scoring import keyed_values, mrat_term
+from psymetrics_core.instruments.spec import load_instrument
 
 SPEC = """\
 schema_version: 1

@@ -15,9 +15,9 @@ from psymetrics_core.administer.kinds import (
     TaskScores,
     Verdict,
 )
-from psymetrics_core.pluginsys.registry import get_instrument
 from psymetrics_core.administer.runner import evaluate
 from psymetrics_core.base.types import Completion, Item, Option, Prompt
+from psymetrics_core.pluginsys.registry import get_instrument
 
 META = dict(version="1", citation="-", license_status="-", item_source="-", scoring_rule="-")
 

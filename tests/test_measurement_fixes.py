@@ -12,10 +12,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from psymetrics_core.administer.runner import evaluate
 from psymetrics_core.analysis import reliability, validity
 from psymetrics_core.analysis.report import analyze
 from psymetrics_core.base.errors import PsymError
-from psymetrics_core.administer.runner import evaluate
 from psymetrics_core.base.types import Completion
 
 REPO = Path(__file__).resolve().parents[1]

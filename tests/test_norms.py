@@ -9,13 +9,13 @@ import pytest
 from click.testing import CliRunner
 
 from psymetrics_core.base.errors import PsymError, SpecError
+from psymetrics_core.base.types import ScaleScore
 from psymetrics_core.instruments.norms import (
     norm_comparison,
     parse_norm_group_option,
     resolve_norm_group,
 )
 from psymetrics_core.instruments.spec import load_instrument
-from psymetrics_core.base.types import ScaleScore
 
 SPEC = """schema_version: 1
 id: normdemo

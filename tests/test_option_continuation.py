@@ -2,7 +2,7 @@
 
 Every existing prompt must keep its response-cache key byte for byte: the hex digests below were
 computed with the code before ``Option.continuation`` existed (psymetrics main at e71e0e8,
-``psymetrics_core.backends.cache.request_key`` on exactly these arguments), so a cache filled by an older
+``backends.cache.request_key`` on exactly these arguments), so a cache filled by an older
 psymetrics still answers.
 """
 
@@ -15,13 +15,13 @@ from typing import Any
 
 import pytest
 
-from psymetrics_core.backends.base import Backend, GenerationSettings, call_backend
-from psymetrics_core.backends.hf_fast import _rows
-from psymetrics_core.backends.cache import CachedBackend, ResponseCache, request_key
-from psymetrics_core.base.errors import BackendError
-from psymetrics_core.records import SampleRecord
 from psymetrics_core.administer.runner import make_backend
+from psymetrics_core.backends.base import Backend, GenerationSettings, call_backend
+from psymetrics_core.backends.cache import CachedBackend, ResponseCache, request_key
+from psymetrics_core.backends.hf_fast import _rows
+from psymetrics_core.base.errors import BackendError
 from psymetrics_core.base.types import Completion, ImagePart, Option, Prompt
+from psymetrics_core.records import SampleRecord
 
 REPO = Path(__file__).resolve().parents[1]
 QUESTION = "I am talkative. 1 Disagree 2 Agree"

@@ -14,10 +14,10 @@ import jsonschema
 import pytest
 from behaviour_fakes import ScriptedBackend
 
-from psymetrics_core.cli import main
-from psymetrics_core.records.writer import RecordError, SampleWriter, write_results
 from psymetrics_core.administer.runner import evaluate
 from psymetrics_core.base.types import Completion
+from psymetrics_core.cli import main
+from psymetrics_core.records.writer import RecordError, SampleWriter, write_results
 
 
 def _schema(name: str, capsys) -> dict:
@@ -103,8 +103,8 @@ def test_every_record_validates_against_the_printed_schema(runs, capsys):
 
 
 def test_questionnaire_samples_carry_keyed_values_as_scored(runs, fresh_plugins):
-    from psymetrics_core.pluginsys.registry import get_instrument
     from psymetrics_core.instruments.scoring import keyed_values
+    from psymetrics_core.pluginsys.registry import get_instrument
 
     inst = get_instrument("sr2k")
     items = {it.id: it for it in inst.items}

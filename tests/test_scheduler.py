@@ -74,8 +74,8 @@ def test_a_cell_failing_stops_the_stream_and_keeps_what_was_paid_for(
 ) -> None:
     """A plugin error in the first cell ends the run; the stream starts no new request and
     every response that did arrive is in the cache (a re-run does not pay for it again)."""
-    from psymetrics_core.backends.cache import ResponseCache
     from psymetrics_core.administer.kinds.questionnaire import QuestionnaireKind
+    from psymetrics_core.backends.cache import ResponseCache
 
     monkeypatch.setenv("PSYM_CACHE_DIR", str(tmp_path / "c"))
     original = QuestionnaireKind.run_cell

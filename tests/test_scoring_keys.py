@@ -14,8 +14,8 @@ import pytest
 from click.testing import CliRunner
 
 from psymetrics_core import score_responses
-from psymetrics_core.cli import cli
 from psymetrics_core.base.errors import ResponsesError
+from psymetrics_core.cli import cli
 
 DATA = Path(__file__).parent / "data"
 

@@ -12,10 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from psymetrics_core.instruments import spec
-
-from psymetrics_core.pluginsys import spec_memo
 from psymetrics_core.base.errors import SpecError
+from psymetrics_core.instruments import spec
+from psymetrics_core.pluginsys import spec_memo
 
 REPO = Path(__file__).resolve().parents[1]
 BFI = REPO / "plugins" / "psymetrics-plugin-bfi" / "psymetrics_plugin_bfi" / "instruments" / "bfi"

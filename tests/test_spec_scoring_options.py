@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from psymetrics_core.pluginsys.defaults.score import score
 from psymetrics_core.base.errors import SpecError
 from psymetrics_core.instruments.spec import load_instrument
+from psymetrics_core.pluginsys.defaults.score import score
 
 SPEC = """\
 schema_version: 1

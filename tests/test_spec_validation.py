@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from psymetrics_core.cli import cli
 from psymetrics_core.base.errors import SpecError
+from psymetrics_core.cli import cli
 from psymetrics_core.instruments.spec import load_instrument
 
 REPO = Path(__file__).resolve().parents[1]

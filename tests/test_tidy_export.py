@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from psymetrics_core.export.tidy import SAMPLE_SCHEMA, SCORE_SCHEMA
 from psymetrics_core.base.types import Completion
+from psymetrics_core.export.tidy import SAMPLE_SCHEMA, SCORE_SCHEMA
 
 pl = pytest.importorskip("polars")
 

@@ -7,8 +7,8 @@ import math
 
 import pytest
 
-from psymetrics_core.base.errors import PsymError
 from psymetrics_core.analysis.ecological import load_pairs, read_runs, spearman, validity
+from psymetrics_core.base.errors import PsymError
 
 MFQ_CARE = {"m1": 3.0, "m2": 2.0, "m3": 4.0, "m4": 1.0, "m5": 5.0}
 ADV_CARE = {"m1": 0.50, "m2": 0.60, "m3": 0.40, "m4": 0.30, "m5": 0.70}

@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from psymetrics_core.base.reading import InputError, parse_yaml
-from psymetrics_core.base.reading import _BoundedLoader, _plain_for_libyaml
+from psymetrics_core.base.reading import InputError, _BoundedLoader, _plain_for_libyaml, parse_yaml
 
 REPO = Path(__file__).resolve().parents[1]
 SHIPPED = sorted(

@@ -1,6 +1,6 @@
 """The judge: a model that codes other models' generations, run as an explicit batched stage.
 
-A judged task declares ``JudgeStage``s (see ``psymetrics_core.administer.kinds.judged``). For one cell,
+A judged task declares ``JudgeStage``s (see ``administer.kinds.judged``). For one cell,
 the judged kind collects every prompt of a stage and hands them to ``Judge.run_stage`` as ONE
 batch: one call through ``call_backend`` (API backends answer it concurrently), through the
 run's response cache, with one ``judge.jsonl`` line per call; the next stage sees the verdicts

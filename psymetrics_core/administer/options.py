@@ -1,6 +1,6 @@
 """Per-run task options (``psym eval --task-arg TASK.KEY=VALUE`` or ``--data``).
 
-Downstream (behaviour) tasks are ``psymetrics_core.administer.kinds`` task objects; their options reach
+Downstream (behaviour) tasks are ``administer.kinds`` task objects; their options reach
 them as ``task.options``. A task declares the keys it accepts, so a typo is an error.
 
 (Named ``psymetrics_core.behaviour`` before 2026-11; renamed without a compatibility shim: these

@@ -81,7 +81,7 @@ def register_conditions(register: Callable[..., None]) -> None:
 def register_task_kinds(register: Callable[..., None]) -> None:
     """Register task kinds: how a kind of task is run, one administration cell at a time.
 
-    :param register: call ``register(name, kind)`` with a ``psymetrics_core.administer.kinds.TaskKind``.
+    :param register: call ``register(name, kind)`` with a ``administer.kinds.TaskKind``.
         The core registers ``questionnaire``, ``free_text``, ``judged`` and ``probe``; a task
         whose ``instrument.kind`` names a kind is run by it (the runner dispatches once).
     """
@@ -122,7 +122,7 @@ def load_items(instrument: Instrument, form: str) -> list[Item] | None:
 def render_prompt(instrument: Instrument, item: Item, condition: Any = None) -> Prompt | None:
     """Render one item as a chat prompt with its answer options in presented order.
 
-    ``condition`` is the administration cell (``psymetrics_core.administer.conditions.Cell``, bound to a
+    ``condition`` is the administration cell (``administer.conditions.Cell``, bound to a
     seed via ``condition.seed``) or ``None``; implementations may ignore it, but then the
     conditions' option order, wording and system-prompt changes are not applied.
 
@@ -172,7 +172,7 @@ def aggregate(
     """Build the task's entry in ``results.json`` from its scale scores and answers.
 
     ``norm_group`` names the human norm group to compare with (``psym eval --norm-group``;
-    ``None`` when the instrument has no norms); ``psymetrics_core.instruments.norms.norm_comparison``
+    ``None`` when the instrument has no norms); ``instruments.norms.norm_comparison``
     computes the z-scores.
 
     firstresult: the core default reports each scale's score and counts, its z-score against

@@ -1,6 +1,6 @@
 """Building a plugin manager: entry-point discovery that reports and skips broken plugins.
 
-This module holds no state; a ``psymetrics_core.pluginsys.session.Session`` owns the manager it builds.
+This module holds no state; a ``pluginsys.session.Session`` owns the manager it builds.
 
 Environment variables:
 

@@ -1,7 +1,7 @@
 """Registries built from the registration hooks of one plugin manager, with provenance.
 
 Pure builders: each function takes the plugin manager (and its load records) and returns what
-the plugins registered. A ``psymetrics_core.pluginsys.session.Session`` calls them once and keeps the
+the plugins registered. A ``pluginsys.session.Session`` calls them once and keeps the
 result; nothing here holds state.
 """
 
@@ -381,7 +381,7 @@ def build_conditions(pm: pluggy.PluginManager) -> dict[str, Any]:
 
 
 def build_kinds(pm: pluggy.PluginManager) -> dict[str, Any]:
-    """Every registered task kind by name (``psymetrics_core.administer.kinds.TaskKind`` objects)."""
+    """Every registered task kind by name (``administer.kinds.TaskKind`` objects)."""
     found: dict[str, Any] = {}
     for impl in _each_impl(pm, "register_task_kinds"):
 

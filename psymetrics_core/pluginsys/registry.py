@@ -1,4 +1,4 @@
-"""Registry look-ups on the current session (``psymetrics_core.pluginsys.session.current_session()``).
+"""Registry look-ups on the current session (``pluginsys.session.current_session()``).
 
 Shortcuts for code that has no session at hand (the CLI, plugins' helpers); library code that
 has one calls the same methods on it.

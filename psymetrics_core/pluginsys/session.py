@@ -1,6 +1,6 @@
 """The session: one plugin manager and every registry built from it.
 
-A ``Session`` is what ``evaluate(..., session=)``, the CLI and the ``psymetrics_core.pluginsys.registry``
+A ``Session`` is what ``evaluate(..., session=)``, the CLI and the ``pluginsys.registry``
 / ``psymetrics_core.pluginsys.plugins`` helpers read plugins from. ``Session.default()`` loads the
 installed plugins once per process (what the CLI uses); tests and embedding applications build
 their own ``Session(pm, records)`` and either pass it explicitly or make it current for a block

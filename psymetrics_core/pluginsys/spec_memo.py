@@ -7,7 +7,7 @@ file it depends on: the ``instrument.yaml``, its item CSVs, the source of each p
 module loaded when it was built, and the packages that parse and validate it (PyYAML, pydantic,
 pydantic-core, Jinja2). It is used only while every one of them keeps its stamp.
 
-An entry is read with an unpickler that builds only the value types of ``psymetrics_core.base.types``,
+An entry is read with an unpickler that builds only the value types of ``base.types``,
 paths, dates and Python's containers; a damaged, foreign or stale entry is no entry (the spec
 is validated again and the entry rewritten), and one that cannot be written costs only the work
 again next time.

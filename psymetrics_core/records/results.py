@@ -78,7 +78,7 @@ class TaskEntry(Open):
     norm_group: str | None = None
     indicators: dict[str, dict[str, Any]] | None = Field(
         default=None,
-        description="validity indicators of the answer pattern (psymetrics_core.instruments.indicators)",
+        description="validity indicators of the answer pattern (instruments.indicators)",
     )
     instrument: InstrumentInfo
     prompt_template: str

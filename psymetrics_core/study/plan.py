@@ -2,8 +2,8 @@
 
 ``psym plan`` writes a plan as JSON lines: a header line with the run settings and the versions
 that produced it, then one line per unit with a content hash. ``psym run PLAN --shard i/N`` runs
-every N-th unit (:mod:`psymetrics_core.study.shard`) and ``psym merge`` puts the shards back together
-(:mod:`psymetrics_core.study.merge`). Unit order is the order a single ``psym eval`` administers them
+every N-th unit (:mod:`study.shard`) and ``psym merge`` puts the shards back together
+(:mod:`study.merge`). Unit order is the order a single ``psym eval`` administers them
 (task, then cell, then repeat), so merged output is in the same order as a single-process run.
 """
 

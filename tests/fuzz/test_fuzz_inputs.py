@@ -420,8 +420,8 @@ def test_fuzz_model_args_text(text: str) -> None:
 
 @pytest.mark.parametrize("name, values, expect", TASK_ARGS, ids=[c[0] for c in TASK_ARGS])
 def test_fuzz_task_args(name: str, values: list[str], expect: str) -> None:
-    from psymetrics_core.administer.runner import evaluate
     from psymetrics_core.administer.options import parse_task_args
+    from psymetrics_core.administer.runner import evaluate
 
     def run() -> None:
         opts = parse_task_args(values, ["bfi"])
@@ -572,8 +572,8 @@ OTHER_FILES = [
 
 @pytest.mark.parametrize("name, fname, raw, expect", OTHER_FILES, ids=[c[0] for c in OTHER_FILES])
 def test_fuzz_other_files(tmp_path: Path, name: str, fname: str, raw: bytes, expect: str) -> None:
-    from psymetrics_core.pluginsys.catalogue import catalogue
     from psymetrics_core.analysis.ecological import load_pairs, read_runs
+    from psymetrics_core.pluginsys.catalogue import catalogue
 
     p = tmp_path / fname
     p.write_bytes(raw)
@@ -644,9 +644,9 @@ def test_fuzz_instrument_id_memo(
     ``mfq``, and the whole catalogue lists each once."""
     import json as _json
 
+    from psymetrics_core.instruments.spec import find_spec_file
     from psymetrics_core.pluginsys.loader import make_plugin_manager
     from psymetrics_core.pluginsys.session import Session
-    from psymetrics_core.instruments.spec import find_spec_file
 
     monkeypatch.setenv("PSYM_CACHE_DIR", str(tmp_path / "cache"))
     Session(*make_plugin_manager(autoload=True)).instruments()  # writes a good memo

@@ -12,11 +12,8 @@ from cases import INSTALLED_MEMOS, SPEC_MEMO_FILES
 from test_installed_memo import _truth, cache  # noqa: F401  (fixture)
 from test_spec_memo import _validations, bfi_copy  # noqa: F401  (fixture)
 
-from psymetrics_core.pluginsys import installed
-
 from psymetrics_core.instruments import spec
-
-from psymetrics_core.pluginsys import spec_memo
+from psymetrics_core.pluginsys import installed, spec_memo
 from psymetrics_core.pluginsys.loader import ENTRY_POINT_GROUP
 
 

@@ -59,8 +59,8 @@ def _damaged(base: Path, tmp_path: Path, fname: str, edit: Any) -> Path:
 
 def test_the_base_run_is_read_by_both(base_run: Path, tmp_path: Path) -> None:
     """The undamaged run loads: each failure below is its edit's."""
-    from psymetrics_core.report import load_runs_for_report
     from psymetrics_core.export.tidy import export_table
+    from psymetrics_core.report import load_runs_for_report
 
     (run,) = load_runs_for_report([base_run])
     assert set(run.tasks) == {"bfi"} and len(run.samples) == 2

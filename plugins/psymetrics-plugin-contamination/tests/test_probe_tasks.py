@@ -21,8 +21,8 @@ from psymetrics_plugin_contamination.tasks import ContaminationTask
 
 from psymetrics_core.backends.base import Backend, GenerationSettings
 from psymetrics_core.backends.cache import ResponseCache, request_key
-from psymetrics_core.records import SampleRecord
 from psymetrics_core.base.types import Completion, Prompt
+from psymetrics_core.records import SampleRecord
 
 FIVE = ("verbatim", "keyword", "item-dimension", "option-score", "target-score")
 OLD_DIGEST = "4b7c472aa7d6fe7bf91b9fdd160de0a7f978a85ae5a9ccbfbeca611b2d8ea20c"

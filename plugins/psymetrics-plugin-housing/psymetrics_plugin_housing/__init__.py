@@ -13,7 +13,13 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from psymetrics_core import hookimpl
-from psymetrics_core.administer.kinds import FreeTextTask, Generation, Score, TaskResults, TaskScores
+from psymetrics_core.administer.kinds import (
+    FreeTextTask,
+    Generation,
+    Score,
+    TaskResults,
+    TaskScores,
+)
 from psymetrics_core.base.types import Completion, Item
 
 from .extract import extract_recommendations

@@ -9,8 +9,8 @@ score = 50 + 50 * sum(key * v) / (3 * n). Type rule (seed notes 001 §2.7): firs
 from __future__ import annotations
 
 from psymetrics_core import get_instrument
-from psymetrics_core.pluginsys.plugins import get_plugin_manager
 from psymetrics_core.base.types import Answer
+from psymetrics_core.pluginsys.plugins import get_plugin_manager
 
 KEY = {  # dimension: (first-pole items, second-pole items)
     "extraverted": ({1, 11, 16, 31, 36, 43, 53}, {6, 21, 26, 41, 51}),

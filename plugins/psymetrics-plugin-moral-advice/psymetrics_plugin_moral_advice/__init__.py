@@ -15,7 +15,6 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict
 
 from psymetrics_core import hookimpl
-from psymetrics_core.base.errors import PsymError
 from psymetrics_core.administer.kinds import (
     Generation,
     JudgedTask,
@@ -26,6 +25,7 @@ from psymetrics_core.administer.kinds import (
     Verdict,
     share_score,
 )
+from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.types import Instrument, Item
 
 from .dilemmas import (

@@ -15,13 +15,13 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from psymetrics_core.backends.base import call_backend
-from psymetrics_core.base.errors import PsymError
 from psymetrics_core.administer.judge import JudgeStage, user_prompt
 from psymetrics_core.administer.kinds import JudgedKind
 from psymetrics_core.administer.kinds.base import CellRun
 from psymetrics_core.administer.kinds.free_text import task_sample
 from psymetrics_core.administer.kinds.task import Task, TaskResults, TaskScores
+from psymetrics_core.backends.base import call_backend
+from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.types import Generation, Item, Prompt, Score, Verdict
 
 from .coding import Coded

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from psymetrics_core.base.errors import PsymError
 from psymetrics_core.administer.kinds import JudgedTask
 from psymetrics_core.administer.kinds.task import TaskResults, TaskScores
+from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.types import Generation, ImagePart, Item, Prompt, Score
 
 from .diagnosis import BIG_FIVE, MBTI_AXES

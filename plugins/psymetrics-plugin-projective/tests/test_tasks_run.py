@@ -10,8 +10,8 @@ from click.testing import CliRunner
 from psymetrics_plugin_projective.inkblot import make_card
 from scripted_server import SRAS, ScriptedServer
 
-from psymetrics_core.cli import cli, main
 from psymetrics_core.administer.runner import evaluate
+from psymetrics_core.cli import cli, main
 
 
 def test_rorschach_on_a_text_only_model_stops_with_one_line(

@@ -29,7 +29,7 @@ class FreeTextTask(Task):
 def _as_task(inst: Instrument) -> Task:
     if not isinstance(inst, Task):
         raise PsymError(
-            f"task '{inst.id}' has kind '{inst.kind}' but is not a psymetrics_core.administer.kinds.Task"
+            f"task '{inst.id}' has kind '{inst.kind}' but is not a administer.kinds.Task"
         )
     return inst
 
