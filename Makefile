@@ -39,6 +39,7 @@ test: setup lint typecheck check-tasks unit
 
 lint:
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/lint-imports
 	$(VENV)/bin/ruff format --check psymetrics_core tests
 
 typecheck:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from psymetrics_core.base.versions import __version__
 from psymetrics_core.pluginsys.hookspecs import hookimpl
 
 if TYPE_CHECKING:
@@ -29,8 +30,6 @@ def __getattr__(name: str) -> Any:
         return LazyInstrument
     raise AttributeError(f"module 'psymetrics_core' has no attribute {name!r}")
 
-
-__version__ = "0.1.0"
 
 __all__ = [
     "__version__",

@@ -36,6 +36,7 @@ from psymetrics_core.instruments.indicators import add_run_indicators
 from psymetrics_core.instruments.item_texts import check_item_files, require_item_texts
 from psymetrics_core.instruments.norms import check_norm_groups, resolve_norm_group
 from psymetrics_core.pluginsys.failures import hook_failure
+from psymetrics_core.pluginsys.loader import plugin_versions
 from psymetrics_core.pluginsys.session import Session, current_session
 from psymetrics_core.records.rundir import ensure_run_dir
 from psymetrics_core.records.writer import SampleWriter, provenance, redact, write_results
@@ -200,7 +201,7 @@ def evaluate(
             "design": design,
             "repeats": repeats,
             "seeds": [seed + r for r in range(repeats)],
-            **provenance(),
+            **provenance(plugin_versions(sess.records)),
             "tasks": {},
         }
         stream: Any = None

@@ -14,8 +14,8 @@ from typing import Any
 
 from psymetrics_core.backends.base import Backend, GenerationSettings, Reporter
 from psymetrics_core.base.errors import BackendError
+from psymetrics_core.base.redaction import redact
 from psymetrics_core.base.types import Completion, Prompt
-from psymetrics_core.records.writer import redact
 
 __all__ = ["LMEvalBackend"]
 

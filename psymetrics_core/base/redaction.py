@@ -1,5 +1,7 @@
 """Keeping secrets out of output, logs, results and caches.
 
+- ``redact``: model arguments with the values of secret-looking keys replaced by ``***`` and
+  credentials inside URL values masked (what run records store);
 - ``redact_url``: a URL with its ``user:password@`` part and the values of secret-looking query
   parameters replaced by ``***`` (used for every record that names a server URL);
 - ``secret_forms``: the key as sent on the wire in every form a server might echo it (verbatim,
@@ -12,9 +14,10 @@ from __future__ import annotations
 import base64
 import re
 from collections.abc import Iterable
+from typing import Any
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
-__all__ = ["redact_url", "secret_forms", "redact_text", "url_secrets", "MASK"]
+__all__ = ["redact", "redact_url", "secret_forms", "redact_text", "url_secrets", "MASK"]
 
 MASK = "***"
 _SECRET_WORDS = ("key", "token", "secret", "password", "passwd", "auth", "sig", "credential")
@@ -78,3 +81,19 @@ def redact_text(text: str, forms: Iterable[str]) -> str:
     """``text`` with every occurrence of each secret form replaced by ``***``."""
     pattern = "|".join(re.escape(f) for f in forms if f)
     return re.sub(pattern, MASK, text) if pattern else text
+
+
+def redact(args: dict[str, Any]) -> dict[str, Any]:
+    """Copy of ``args`` with values of secret-looking keys replaced (``api_key_env`` is a name).
+
+    Credentials inside URL values (``user:key@`` or a ``?api_key=`` query) are masked too.
+    """
+    out: dict[str, Any] = {}
+    for k, v in args.items():
+        if _is_secret_name(k):
+            out[k] = MASK
+        elif isinstance(v, str) and "://" in v:
+            out[k] = redact_url(v)
+        else:
+            out[k] = v
+    return out

@@ -14,6 +14,11 @@ __all__ = ["schema_cmd"]
 def schema_cmd(record: str) -> None:
     """Print the JSON Schema of results.json, a samples.jsonl or judge.jsonl line, or an
     instrument.yaml spec."""
-    from psymetrics_core.records import json_schema
+    if record == "instrument":
+        from psymetrics_core.instruments.schema import InstrumentSpec
 
-    print_json(json_schema(record))
+        print_json(InstrumentSpec.model_json_schema())
+    else:
+        from psymetrics_core.records import json_schema
+
+        print_json(json_schema(record))

@@ -62,7 +62,7 @@ def _int(x: Any) -> int | None:
 
 
 def _runs(paths: Sequence[str | Path]) -> list[Any]:
-    from psymetrics_core.report.data import load_run_data
+    from psymetrics_core.records.read import load_run_data
 
     if not paths:
         raise PsymError("give at least one run directory")

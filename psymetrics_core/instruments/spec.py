@@ -250,7 +250,7 @@ def _check_forms_agree(path: Path, forms: dict[str, list[Item]]) -> None:
 def _check_template(path: Path, template: str) -> None:
     import jinja2
 
-    from psymetrics_core.pluginsys.defaults.render import compiled_template
+    from psymetrics_core.instruments.template import compiled_template
 
     try:
         compiled_template(template)  # compiled once: rendering the prompts reuses it

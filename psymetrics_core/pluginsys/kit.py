@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from psymetrics_core import __version__
 from psymetrics_core.base.errors import PsymError
+from psymetrics_core.base.versions import __version__
 
 __all__ = ["new_plugin", "placeholders", "plugin_names"]
 

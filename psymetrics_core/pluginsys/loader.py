@@ -14,11 +14,13 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import pluggy
 
 from psymetrics_core.base.errors import PluginLoadError
+from psymetrics_core.base.versions import __version__
 from psymetrics_core.pluginsys import hookspecs, installed
 
 __all__ = [
@@ -85,9 +87,17 @@ def make_plugin_manager(
 
 
 def _core_version() -> str:
-    from psymetrics_core import __version__
-
     return __version__
+
+
+def plugin_versions(records: Sequence[PluginRecord]) -> dict[str, dict[str, str | None]]:
+    """Name -> distribution, version and status of every plugin that is not built in (what a
+    run record's ``plugins`` lists)."""
+    return {
+        r.name: {"distribution": r.distribution, "version": r.version, "status": r.status}
+        for r in records
+        if r.status != "builtin"
+    }
 
 
 def _load_entry_points(pm: pluggy.PluginManager) -> list[PluginRecord]:

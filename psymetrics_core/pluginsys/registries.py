@@ -346,10 +346,20 @@ def build_parsers(pm: pluggy.PluginManager) -> dict[str, Callable[..., tuple[int
     return found
 
 
+@dataclass(frozen=True)
+class ConditionEntry:
+    """A registered condition factory: ``factory(argument or None) -> Condition``."""
+
+    name: str
+    factory: Callable[[str | None], Any]  # -> administer.conditions.Condition
+    description: str
+    facet: str
+    takes_argument: bool
+    plugin: str = ""
+
+
 def build_conditions(pm: pluggy.PluginManager) -> dict[str, Any]:
     """Every registered administration condition by name (``ConditionEntry`` values)."""
-    from psymetrics_core.administer.conditions.base import ConditionEntry
-
     found: dict[str, ConditionEntry] = {}
     for impl in _each_impl(pm, "register_conditions"):
 

@@ -78,8 +78,4 @@ def json_schema(name: str) -> dict[str, Any]:
     if name in RECORD_MODELS:
         schema: dict[str, Any] = record_model(name).model_json_schema()
         return schema
-    if name == "instrument":
-        from psymetrics_core.instruments.schema import InstrumentSpec
-
-        return InstrumentSpec.model_json_schema()
     raise PsymError(f"unknown record {name!r} (expected one of: {', '.join(SCHEMAS)})")

@@ -6,11 +6,14 @@ everywhere: one ``PsymError`` line naming the file, the line (JSONL) and the fie
 was expected (the typed record of ``psymetrics_core.records``; ``psym schema NAME`` prints
 it). Reading is bounded by ``safe_io`` (size cap, UTF-8, nesting depth, no NaN); JSONL files are
 read a line at a time, so only each line is capped (a long study's samples are not refused).
+``load_run_data`` reads a whole run directory (with the optional panel files of other
+commands) as ``RunData``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -19,8 +22,9 @@ from pydantic import BaseModel, Field, ValidationError
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.models import Open
 from psymetrics_core.base.reading import load_json, parse_json, read_lines
+from psymetrics_core.records.samples import JudgeRecord, SampleRecord
 
-__all__ = ["read_results", "iter_records", "field_error"]
+__all__ = ["read_results", "iter_records", "field_error", "RunData", "load_run_data", "PANEL_FILES"]
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -120,3 +124,68 @@ def iter_records(
         except ValidationError as exc:
             raise field_error(f"{path}, line {n}", exc, schema) from None
         yield n, row, record
+
+
+# optional panels: file name in the run directory -> section title
+PANEL_FILES = {
+    "contamination.json": "Contamination",
+    "projective.json": "Projective tests",
+}
+
+
+@dataclass
+class RunData:
+    """One run directory as the report reads it."""
+
+    label: str
+    path: Path
+    results: dict[str, Any]
+    samples: list[dict[str, Any]]
+    judge: list[dict[str, Any]] = field(default_factory=list)
+    panels: dict[str, Any] = field(default_factory=dict)  # file name -> parsed JSON
+
+    @property
+    def tasks(self) -> dict[str, dict[str, Any]]:
+        """``results.json``'s ``tasks`` mapping."""
+        return dict(self.results.get("tasks") or {})
+
+    @property
+    def mode(self) -> str:
+        """``generate`` or ``logprob``."""
+        return str((self.results.get("settings") or {}).get("mode", "generate"))
+
+
+def _jsonl(path: Path, model: type[BaseModel], schema: str) -> list[dict[str, Any]]:
+    """The objects of a JSONL run file, each validated against its record (none if absent)."""
+    if not path.is_file():
+        return []
+    return [row for _, row, _ in iter_records(path, model, what=f"{schema} file", schema=schema)]
+
+
+def load_run_data(path: str | Path, label: str | None = None) -> RunData:
+    """One run directory, read by the readers above: a missing
+    or malformed ``results.json``, ``samples.jsonl`` or ``judge.jsonl`` (not JSON, not UTF-8, a
+    field of the wrong type or missing) is a one-line error naming the file, line and field."""
+    p = Path(path)
+    res_path = p / "results.json"
+    panels = {
+        name: load_json(p / name, what="panel file") for name in PANEL_FILES if (p / name).is_file()
+    }
+    if res_path.is_file():
+        results = read_results(res_path, schema=True)
+    elif panels:  # e.g. a `psym contamination --output DIR` directory: panels only
+        results = {"tasks": {}}
+    else:
+        raise PsymError(
+            f"{res_path}: no such file (is {p} a `psym eval --output` directory? "
+            f"a directory with only {' or '.join(PANEL_FILES)} is read too)"
+        )
+    name = label or results.get("label") or p.resolve().name
+    return RunData(
+        label=str(name),
+        path=p,
+        results=results,
+        samples=_jsonl(p / "samples.jsonl", SampleRecord, "samples"),
+        judge=_jsonl(p / "judge.jsonl", JudgeRecord, "judge"),
+        panels=panels,
+    )

@@ -13,52 +13,28 @@ import math
 import os
 import platform
 import sys
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from psymetrics_core.base.errors import PsymError
-from psymetrics_core.base.versions import RECORD_SCHEMA_VERSION
+from psymetrics_core.base.redaction import redact
+from psymetrics_core.base.versions import RECORD_SCHEMA_VERSION, __version__
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
 __all__ = ["SampleWriter", "write_results", "provenance", "redact", "checked", "RecordError"]
 
-_SECRET_WORDS = ("key", "token", "secret", "password", "authorization")
 
-
-def redact(args: dict[str, Any]) -> dict[str, Any]:
-    """Copy of ``args`` with values of secret-looking keys replaced (``api_key_env`` is a name).
-
-    Credentials inside URL values (``user:key@`` or a ``?api_key=`` query) are masked too.
-    """
-    from psymetrics_core.base.redaction import redact_url
-
-    out: dict[str, Any] = {}
-    for k, v in args.items():
-        secret = any(w in k.lower() for w in _SECRET_WORDS) and not k.lower().endswith("_env")
-        if secret:
-            out[k] = "***"
-        elif isinstance(v, str) and "://" in v:
-            out[k] = redact_url(v)
-        else:
-            out[k] = v
-    return out
-
-
-def provenance() -> dict[str, Any]:
-    """Versions of psymetrics, every plugin, Python and the platform."""
-    from psymetrics_core import __version__
-    from psymetrics_core.pluginsys.plugins import plugin_records
-
+def provenance(plugins: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """Versions of psymetrics, of ``plugins`` (name -> distribution, version, status: what
+    ``pluginsys.loader.plugin_versions`` makes of a session's load records), Python and the
+    platform."""
     return {
         "psymetrics": __version__,
-        "plugins": {
-            r.name: {"distribution": r.distribution, "version": r.version, "status": r.status}
-            for r in plugin_records()
-            if r.status != "builtin"
-        },
+        "plugins": {name: dict(info) for name, info in plugins.items()},
         "python": sys.version.split()[0],
         "platform": platform.platform(),
         "created": datetime.now(UTC).isoformat(timespec="seconds"),

@@ -11,7 +11,7 @@ from importlib import resources
 from pathlib import Path
 
 from psymetrics_core.base.errors import PsymError
-from psymetrics_core.report.data import RunData, load_run_data
+from psymetrics_core.records.read import RunData, load_run_data
 from psymetrics_core.report.figures import Figure
 
 __all__ = ["build_report", "write_report", "load_runs_for_report"]

@@ -7,8 +7,8 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from psymetrics_core.records.read import RunData
 from psymetrics_core.report import figures as F
-from psymetrics_core.report.data import RunData
 from psymetrics_core.report.values import (
     administrations,
     fmt,

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from psymetrics_core.report.data import PANEL_FILES, RunData
+from psymetrics_core.records.read import PANEL_FILES, RunData
 from psymetrics_core.report.figure_sections import (
     distribution_figures,
     forest_figures,

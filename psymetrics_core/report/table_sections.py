@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from psymetrics_core.report.data import PANEL_FILES, RunData
+from psymetrics_core.records.read import PANEL_FILES, RunData
 from psymetrics_core.report.values import cell, fmt, is_questionnaire, num, scale_order, task_order
 
 __all__ = [

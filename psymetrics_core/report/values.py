@@ -7,7 +7,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from psymetrics_core.report.data import RunData
+from psymetrics_core.records.read import RunData
 
 __all__ = [
     "num",

@@ -21,6 +21,8 @@ from psymetrics_core.administer.runner import instrument_record, make_backend
 from psymetrics_core.backends.base import Reporter, as_backend, parse_model_args
 from psymetrics_core.base.errors import BackendError, PsymError
 from psymetrics_core.instruments.item_texts import require_item_texts
+from psymetrics_core.pluginsys.loader import plugin_versions
+from psymetrics_core.pluginsys.plugins import plugin_records
 from psymetrics_core.pluginsys.registry import get_instrument
 from psymetrics_core.records.rundir import ensure_run_dir
 from psymetrics_core.records.writer import provenance, redact, write_results
@@ -124,7 +126,7 @@ def contamination(
             "permutations": permutations,
             "limit": limit,
             "options": opts.to_json(),
-            **provenance(),
+            **provenance(plugin_versions(plugin_records())),
             "tasks": {},
         }
         for task, (inv, _prompts, kw_source, inst) in prepared.items():

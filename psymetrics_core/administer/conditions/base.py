@@ -17,6 +17,7 @@ from typing import Any
 
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.types import Instrument, Item, Option
+from psymetrics_core.pluginsys.registries import ConditionEntry
 
 __all__ = ["Condition", "Cell", "ConditionEntry", "build_cells", "item_rng", "DESIGNS"]
 
@@ -54,18 +55,6 @@ class Condition:
     messages: Callable[[list[dict[str, str]]], list[dict[str, str]]] | None = None
     battery: bool | None = None
     info: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class ConditionEntry:
-    """A registered condition factory: ``factory(argument or None) -> Condition``."""
-
-    name: str
-    factory: Callable[[str | None], Condition]
-    description: str
-    facet: str
-    takes_argument: bool
-    plugin: str = ""
 
 
 @dataclass(frozen=True)

@@ -3,28 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from psymetrics_core.base.types import Instrument, Item, Option, Prompt
+from psymetrics_core.instruments.template import compiled_template
 from psymetrics_core.pluginsys.hookspecs import hookimpl
 
 if TYPE_CHECKING:
-    import jinja2
+    pass
 
 __all__ = ["compiled_template", "render_prompt", "render_text"]
-
-
-@lru_cache(maxsize=64)
-def compiled_template(source: str) -> jinja2.Template:
-    """``source`` compiled as prompts are rendered (strict undefined variables), once per
-    process; a syntax error raises ``jinja2.TemplateSyntaxError``."""
-    import jinja2  # here: commands that render no prompt (merge, list, report) skip it
-
-    env = jinja2.Environment(
-        undefined=jinja2.StrictUndefined, keep_trailing_newline=False, autoescape=False
-    )
-    return env.from_string(source)
 
 
 def render_text(instrument: Instrument, item: Item, options: Sequence[Option] | None = None) -> str:
