@@ -19,17 +19,16 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 
-_INSTALL_STATE = ("file-hashes.json", "instrument-ids.json", "installed.json")
+_INSTALL_STATE = ("file-hashes.json",)
 
 
 def fresh_cache(path: Path, root: Path) -> Path:
     """An empty response cache at ``path`` carrying what an installation computes once and
-    keeps in ``root`` (the dequantised models, the ONNX layer graphs, the model-file hashes,
-    the task id of each installed spec, the validated specs and the installed plugins: see the
-    README's cache section), as a second run on any machine has it."""
+    keeps in ``root`` (the dequantised models, the ONNX layer graphs and the model-file hashes:
+    see the README's cache section), as a second run on any machine has it."""
     path.mkdir(parents=True)
     (path / "models").symlink_to(root / "models", target_is_directory=True)
-    for folder in ("onnx-graphs", "specs"):  # layer graphs and validated specs, built once
+    for folder in ("onnx-graphs",):  # layer graphs, built once
         if (root / folder).is_dir():
             shutil.copytree(root / folder, path / folder)
     for name in _INSTALL_STATE:

@@ -1,10 +1,9 @@
-"""Spec files are parsed when their task is needed: a task id known from an earlier process
-(``instrument-ids.json``, checked against the file's size, mtime and inode) defers parsing until
-``get_instrument``; ``instruments()`` (``psym list``) still parses and reports every spec."""
+"""The instrument table: every registered spec file is parsed and validated once, at
+registration (a failing one is one line and left out); a ``LazyInstrument`` is built only when
+its task is first asked for."""
 
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -53,68 +52,54 @@ def parsed(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[str]:
     calls: list[str] = []
     real = spec.load_instrument
 
-    def spy(path: Any, reuse: bool = False) -> Any:
+    def spy(path: Any) -> Any:
         calls.append(Path(path).parent.name)
-        return real(path, reuse=reuse)
+        return real(path)
 
     monkeypatch.setattr(spec, "load_instrument", spy)
     return calls
 
 
-def test_a_known_spec_is_parsed_only_when_its_task_is_asked_for(
-    parsed: list[str], tmp_path: Path
-) -> None:
+def test_every_spec_is_parsed_once_at_registration(parsed: list[str], tmp_path: Path) -> None:
     a, b = _spec_dir(tmp_path, "alpha"), _spec_dir(tmp_path, "beta")
-    first = _session(a, b)
-    assert first.get_instrument("alpha").id == "alpha"
-    assert parsed == ["alpha", "beta"]  # nothing known yet: both parsed at registration
-    parsed.clear()
-
-    second = _session(a, b)
-    assert second.get_instrument("beta").id == "beta"
-    assert parsed == ["beta"]  # alpha is registered but not parsed
-    inst = second.get_instrument("beta")
+    session = _session(a, b)
+    assert session.get_instrument("beta").id == "beta"
+    assert parsed == ["alpha", "beta"]
+    inst = session.get_instrument("alpha")
     assert inst.plugin is not None and inst.plugin.name == "two-specs"
-    assert parsed == ["beta"]  # parsed once
-    assert sorted(second.instruments()) == ["alpha", "beta"]
-    assert parsed == ["beta", "alpha"]
+    assert sorted(session.instruments()) == ["alpha", "beta"]
+    assert parsed == ["alpha", "beta"]  # parsed once
+    parsed.clear()
+    _session(a, b).get_instrument("alpha")
+    assert parsed == ["alpha", "beta"]  # nothing is kept between sessions
 
 
-def test_an_edited_spec_is_parsed_again_at_registration(parsed: list[str], tmp_path: Path) -> None:
+def test_an_edited_spec_is_found_under_its_new_id(parsed: list[str], tmp_path: Path) -> None:
     a, b = _spec_dir(tmp_path, "alpha"), _spec_dir(tmp_path, "beta")
     _session(a, b).instruments()
     path = a / "instrument.yaml"
     path.write_text(path.read_text().replace("id: alpha", "id: gamma", 1))
-    parsed.clear()
     session = _session(a, b)
-    session.get_instrument("beta")
-    assert parsed == ["alpha", "beta"]  # alpha's stamp changed: parsed to learn its id
     with pytest.raises(UnknownTaskError, match=r"unknown task 'alpha' \(installed: beta, gamma\)"):
         session.get_instrument("alpha")
     assert session.get_instrument("gamma").id == "gamma"
 
 
-def test_a_deferred_spec_that_no_longer_validates_is_one_line(
-    parsed: list[str], tmp_path: Path
-) -> None:
+def test_a_spec_that_no_longer_validates_is_one_line(parsed: list[str], tmp_path: Path) -> None:
     a, b = _spec_dir(tmp_path, "alpha"), _spec_dir(tmp_path, "beta")
     _session(a, b).instruments()
-    # break alpha's items without touching its instrument.yaml: its id stays known
-    (a / "items.csv").write_text("not,an,items,file\n")
+    (a / "items.csv").write_text("not,an,items,file\n")  # instrument.yaml untouched
     session = _session(a, b)
-    with pytest.raises(SpecError) as info:
+    with pytest.raises(UnknownTaskError, match=r"unknown task 'alpha'.*\(installed: beta\)"):
         session.get_instrument("alpha")
-    assert "\n" not in str(info.value) and "items.csv" in str(info.value)
-    assert "alpha" not in session.instruments()  # dropped, and reported once
+    assert "alpha" not in session.instruments()  # left out, and reported once
     (failure,) = session.registration_failures()
     assert failure.startswith("plugin 'two-specs': ") and "items.csv" in failure
+    assert "\n" not in failure
 
 
-def test_a_deferred_spec_still_clashes_with_another_plugins_task(
-    parsed: list[str], tmp_path: Path
-) -> None:
+def test_a_spec_clashes_with_another_plugins_task(parsed: list[str], tmp_path: Path) -> None:
     a = _spec_dir(tmp_path, "alpha")
-    _session(a).instruments()
     pm, records = make_plugin_manager(autoload=False)
     pm.register(_TwoSpecs(a), name="first")
     pm.register(_TwoSpecs(a), name="second")
@@ -122,18 +107,6 @@ def test_a_deferred_spec_still_clashes_with_another_plugins_task(
     assert session.get_instrument("alpha").id == "alpha"
     (message,) = session.registration_failures()
     assert "task id 'alpha' is registered by both plugin" in message
-
-
-def test_a_malformed_memo_is_ignored(parsed: list[str], tmp_path: Path) -> None:
-    a = _spec_dir(tmp_path, "alpha")
-    cache = Path(os.environ["PSYM_CACHE_DIR"])
-    cache.mkdir(parents=True)
-    junks = [b"{", b"[1, 2]", b'{"x": {"stamp": "no", "id": 5}}', b"\xff\xfe{", b"[" * 100_000]
-    for junk in junks:
-        (cache / "instrument-ids.json").write_bytes(junk)
-        parsed.clear()
-        assert _session(a).get_instrument("alpha").id == "alpha"
-        assert parsed == ["alpha"]
 
 
 class _Builders:

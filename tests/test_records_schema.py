@@ -155,43 +155,10 @@ def test_schema_command(capsys):
     assert "nope" in capsys.readouterr().err
 
 
-# --- records.core_check: the writers validate with pydantic-core alone ----------------------
-
-
-def _by_models(name: str, record: dict) -> str:
-    """The record as the pydantic models validate and dump it (what core_check must equal)."""
-    from psymetrics_core.records import JudgeRecord, ResultsRecord, SampleRecord
-
-    model = {"results": ResultsRecord, "samples": SampleRecord, "judge": JudgeRecord}[name]
-    return json.dumps(model.model_validate(record).model_dump(mode="json", exclude_unset=True))
-
-
-def test_core_schemas_file_is_current(monkeypatch):
-    """core_schemas.json is what the generator makes from the models today, byte for byte
-    (regenerate: python -m psymetrics_core.records.core_check); under another pydantic-core
-    version than the file names, the writers compile the models in the process instead."""
-    import pydantic_core
-
-    from psymetrics_core.records import core_check
-
-    text = core_check.CORE_SCHEMA_FILE.read_text(encoding="utf-8")
-    made = core_check.compile_core_schemas()
-    if json.loads(text)["pydantic_core"] == pydantic_core.__version__:
-        assert text == json.dumps(made, indent=1) + "\n", (
-            "stale: run `python -m psymetrics_core.records.core_check`"
-        )
-    core_check._core_schemas.cache_clear()
-    monkeypatch.setattr(pydantic_core, "__version__", "0.0.0-another")
-    try:
-        assert core_check._core_schemas() == {**made, "pydantic_core": "0.0.0-another"}
-    finally:
-        core_check._core_schemas.cache_clear()
-
-
-def test_core_check_equals_the_models_on_every_record(runs):
-    """Every record of the representative runs, checked by core_check, is the models' dump
-    of it: same keys, same order, same values."""
-    from psymetrics_core.records import core_check
+def test_every_written_record_validates_to_itself(runs):
+    """Each record of the representative runs, validated again by the writers' check, is
+    what was written: same keys, same order, same values."""
+    from psymetrics_core.records.writer import checked
 
     seen = {"results": 0, "samples": 0, "judge": 0}
     for run in runs:
@@ -200,103 +167,6 @@ def test_core_check_equals_the_models_on_every_record(runs):
         if (run / "judge.jsonl").is_file():
             records += [("judge", x) for x in _lines(run / "judge.jsonl")]
         for name, rec in records:
-            assert json.dumps(core_check.check(name, rec)) == _by_models(name, rec)
+            assert json.dumps(checked(rec, name, name)) == json.dumps(rec)
             seen[name] += 1
     assert seen["results"] == 4 and seen["samples"] > 50 and seen["judge"] == 5
-
-
-def _errors(call) -> list[tuple]:
-    from pydantic_core import ValidationError
-
-    with pytest.raises(ValidationError) as info:
-        call()
-    return [(e["type"], e["loc"], e["msg"]) for e in info.value.errors()]
-
-
-def test_core_check_refuses_what_the_models_refuse(runs):
-    """Drifted records fail in core_check with the models' errors (type, location, message);
-    what the models accept (an Open entry's extra field, an int where a float goes) passes."""
-    from psymetrics_core.records import JudgeRecord, ResultsRecord, SampleRecord, core_check
-
-    sample = _lines(runs[1] / "samples.jsonl")[0]
-    results = json.loads((runs[1] / "results.json").read_text())
-    judge = _lines(runs[3] / "judge.jsonl")[0]
-    task = next(iter(results["tasks"]))
-    entry = results["tasks"][task]
-    opt = sample["prompt"]["options"]
-    bad = [
-        ("samples", SampleRecord, {k: v for k, v in sample.items() if k != "task"}),
-        ("samples", SampleRecord, {**sample, "answer": "three"}),
-        ("samples", SampleRecord, {**sample, "keyed": "high"}),
-        ("samples", SampleRecord, {**sample, "answered": True}),
-        ("samples", SampleRecord, {**sample, "parse_status": "maybe"}),
-        ("samples", SampleRecord, {**sample, "schema_version": 2}),
-        ("samples", SampleRecord, {**sample, "option_logprobs": {"1": "x"}}),
-        ("samples", SampleRecord,
-         {**sample, "prompt": {**sample["prompt"], "options": [{**opt[0], "value": "one"}]}}),
-        ("samples", SampleRecord, {**sample, "item_meta": {**sample["item_meta"], "scales": 5}}),
-        ("results", ResultsRecord, {**results, "surprise": 1}),
-        ("results", ResultsRecord, {**results, "tasks": {task: {**entry, "n_items": "many"}}}),
-        ("results", ResultsRecord, {**results, "tasks": {task: {
-            **entry, "instrument": {**entry["instrument"], "item_texts": "some"}}}}),
-        ("judge", JudgeRecord, {**judge, "verdict": {"status": "ok", "extra": 1}}),
-    ]  # fmt: skip
-    for name, model, rec in bad:
-        ours = _errors(lambda n=name, r=rec: core_check.check(n, r))
-        assert ours == _errors(lambda m=model, r=rec: m.model_validate(r)), rec
-    ok = [
-        ("results", {**results, "tasks": {task: {**entry, "type": "INTJ-A"}}}),
-        ("samples", {**sample, "mrat_term": 3}),
-        ("samples", {**sample, "option_logprobs": {"1": -0.5, "two": -1}}),
-    ]
-    for name, rec in ok:
-        assert json.dumps(core_check.check(name, rec)) == _by_models(name, rec)
-
-
-def test_writing_records_imports_no_pydantic(runs, tmp_path):
-    """The writers of `psym eval` validate without importing pydantic (a tenth of a second
-    of every process): checked in a fresh interpreter."""
-    import subprocess
-    import sys
-
-    code = f"""
-import json, sys
-from pathlib import Path
-from psymetrics_core.records.writer import SampleWriter, write_results
-run = Path({str(runs[1])!r})
-w = SampleWriter(Path({str(tmp_path)!r}) / "samples.jsonl")
-for line in (run / "samples.jsonl").read_text().splitlines():
-    w.write(json.loads(line))
-w.close()
-res = json.loads((run / "results.json").read_text())
-write_results(Path({str(tmp_path)!r}) / "results.json", res)
-assert "pydantic_core" in sys.modules
-print(sorted(m for m in sys.modules if m.split(".")[0] == "pydantic"))
-"""
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "[]", out.stdout + out.stderr
-    assert _lines(tmp_path / "samples.jsonl") == _lines(runs[1] / "samples.jsonl")
-
-
-def test_generator_refuses_model_features_it_does_not_handle():
-    """A record model with a validator or an alias would be validated differently by the
-    compiled schema: the generator refuses it, naming the field."""
-    from pydantic import BaseModel, Field, field_validator
-
-    from psymetrics_core.records.core_check import _typed
-
-    class WithAlias(BaseModel):
-        name: str = Field(alias="n")
-
-    class WithValidator(BaseModel):
-        size: int
-
-        @field_validator("size")
-        @classmethod
-        def _positive(cls, v: int) -> int:
-            return abs(v)
-
-    with pytest.raises(ValueError, match="WithAlias.name: field options"):
-        _typed(WithAlias.__pydantic_core_schema__, "WithAlias")
-    with pytest.raises(ValueError, match="'function-after' is not handled"):
-        _typed(WithValidator.__pydantic_core_schema__, "WithValidator")

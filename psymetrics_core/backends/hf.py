@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Sequence
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
@@ -381,13 +382,11 @@ class HFBackend(Backend):
         backend: the cache key and the run record see the same). The option-scoring engine
         and its version are part of it (and of the response cache's key): the engines agree
         only within float error."""
-        from psymetrics_core.pluginsys.installed import versions
-
         if self._identity is not None:
             return dict(self._identity)
         engine = self.scoring_engine()
         names = ["transformers", "torch"] + (["onnxruntime"] if engine == "onnxruntime" else [])
-        found = versions(names)
+        found = {n: version(n) for n in names}
         self._identity = {
             "backend": self.name,
             "pretrained": str(self.pretrained),

@@ -87,8 +87,8 @@ def console_main() -> Any:
     import gc
 
     # psymetrics' records use no pydantic plugins; finding them scans every installed
-    # distribution's entry points (a tenth of a second wherever pydantic is imported: the
-    # first run of a spec, psym validate, report). A value set by the user stays.
+    # distribution's entry points (a tenth of a second in every command that validates a
+    # spec or a record). A value set by the user stays.
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     try:
         return main()

@@ -17,7 +17,6 @@ from psymetrics_core.base.types import Instrument, Item, Option, ResponseScale, 
 from psymetrics_core.base.versions import SPEC_SCHEMA_VERSION
 from psymetrics_core.instruments.norms import parse_norms
 from psymetrics_core.instruments.scoring import check_scale_rescales, item_rescale
-from psymetrics_core.pluginsys import spec_memo
 
 __all__ = ["load_instrument", "DEFAULT_TEMPLATE", "SCHEMA_VERSION", "find_spec_file"]
 
@@ -61,21 +60,13 @@ def load_instrument(path: str | Path, reuse: bool = False) -> Instrument:
     A spec with ``item_texts: user`` ships its key (ids, scales, reverse keying) but not the item
     texts; ``psymetrics_core.instruments.item_texts.apply_item_texts`` adds them from a user's file.
 
-    ``reuse=True`` (installed plugins' specs) takes the instrument validated by an earlier
-    process while the spec, its item files and the validating code are unchanged
-    (``spec_memo``), and memoises a freshly validated one.
+    ``reuse`` is accepted for compatibility and has no effect: every spec is read and validated.
     """
     spec_path = find_spec_file(path)
-    kept = spec_memo.recall(spec_path) if reuse else None
-    if kept is not None:
-        return kept
     raw = load_yaml(spec_path, what="instrument spec")
     if not isinstance(raw, dict):
         raise SpecError(spec_path, "expected a mapping at the top level")
-    inst = _build(spec_path, raw)
-    if reuse:
-        spec_memo.keep(spec_path, inst)
-    return inst
+    return _build(spec_path, raw)
 
 
 def _build(path: Path, raw: dict[str, Any]) -> Instrument:

@@ -16,12 +16,13 @@ import os
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
+from importlib import metadata
 
 import pluggy
 
 from psymetrics_core.base.errors import PluginLoadError
 from psymetrics_core.base.versions import __version__
-from psymetrics_core.pluginsys import hookspecs, installed
+from psymetrics_core.pluginsys import hookspecs
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -106,16 +107,18 @@ def _load_entry_points(pm: pluggy.PluginManager) -> list[PluginRecord]:
     block = set(_env_list("PSYM_DISABLE_PLUGINS") or [])
     records: list[PluginRecord] = []
     seen: set[str] = set()
-    for ep in installed.plugin_entries(ENTRY_POINT_GROUP):
+    # sorted by name; of two entry points with one name, the first on ``sys.path`` counts
+    for ep in sorted(metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
         if ep.name in seen:
             continue
         seen.add(ep.name)
-        dist, version = ep.distribution, ep.version
+        meta = ep.dist.metadata if ep.dist is not None else None  # parsed once: it is slow
+        dist, version = (meta["Name"], meta["Version"]) if meta is not None else (None, None)
         if ep.name in block or (allow is not None and ep.name not in allow):
             records.append(PluginRecord(ep.name, dist, version, "blocked"))
             continue
         try:
-            obj = installed.load_entry(ep.value)
+            obj = ep.load()
             pm.register(obj, name=ep.name)
             pm.check_pending()
         except (Exception, SystemExit, KeyboardInterrupt) as exc:  # contained, reported below

@@ -16,6 +16,7 @@ import pluggy
 
 from psymetrics_core.base.errors import SpecError
 from psymetrics_core.base.types import Instrument, LazyInstrument, PluginInfo
+from psymetrics_core.instruments import spec
 from psymetrics_core.pluginsys.loader import PluginRecord
 
 __all__ = [
@@ -89,26 +90,19 @@ def _clash(kind: str, name: str, first: str, second: str) -> tuple[bool, str]:
     )
 
 
-_ID_MEMO = "instrument-ids.json"
-
-
 @dataclass(frozen=True)
 class _Deferred:
-    """A registered task not built yet: a spec file to parse, or a plugin's builder."""
+    """A task registered as a ``LazyInstrument``: its builder, called when first needed."""
 
-    path: Path | None
     plugin: PluginInfo
-    build: Callable[[], Any] | None = None
+    build: Callable[[], Any]
 
 
 class InstrumentTable:
-    """The registered instruments by task id, parsing a spec file only when it is needed.
+    """The registered instruments by task id.
 
-    A spec file whose task id is known from an earlier process (``instrument-ids.json`` in the
-    cache directory, valid while the file's size, modification time and inode are unchanged)
-    is parsed and validated when its task is first asked for (:meth:`get`); every other spec
-    is parsed at registration, as are all of them for :meth:`load_all`. So ``psym eval --tasks
-    bfi`` parses one spec, while ``psym list`` still validates and reports every one.
+    A spec file is parsed and validated when it is registered; a ``LazyInstrument`` is built
+    when its task is first asked for (:meth:`get`), or for :meth:`load_all`.
     """
 
     def __init__(self) -> None:
@@ -119,7 +113,7 @@ class InstrumentTable:
         return task in self._entries
 
     def ids(self) -> list[str]:
-        """Every registered task id, parsed or not."""
+        """Every registered task id, built or not."""
         return list(self._entries)
 
     def put(self, task: str, entry: Instrument | _Deferred) -> None:
@@ -132,17 +126,13 @@ class InstrumentTable:
         return entry.plugin.name if entry.plugin else "?"
 
     def get(self, task: str) -> Instrument:
-        """The instrument of ``task`` (KeyError when unregistered; SpecError when its spec no
-        longer validates: the task is then dropped and the failure recorded)."""
+        """The instrument of ``task`` (KeyError when unregistered; SpecError when its builder
+        fails: the task is then dropped and the failure recorded)."""
         entry = self._entries[task]
         if isinstance(entry, Instrument):
             return entry
         try:
             inst = replace(_build(entry, task), plugin=entry.plugin)
-        except _MisfiledSpec as misfiled:  # a stale or damaged memo: file it under its own id
-            del self._entries[task]
-            self._entries.setdefault(misfiled.inst.id, replace(misfiled.inst, plugin=entry.plugin))
-            raise KeyError(task) from None
         except SpecError as exc:
             del self._entries[task]
             self.failures.append(f"plugin '{entry.plugin.name}': {exc}")
@@ -151,65 +141,41 @@ class InstrumentTable:
         return inst
 
     def load_all(self) -> dict[str, Instrument]:
-        """Every instrument, parsing the deferred specs (failures go to :attr:`failures`)."""
+        """Every instrument, building the lazy ones (failures go to :attr:`failures`)."""
         for task, entry in list(self._entries.items()):
             if isinstance(entry, _Deferred):
                 try:
                     self.get(task)
-                except (SpecError, KeyError):
-                    pass  # a failure is recorded by get(); a misfiled spec moved to its id
+                except SpecError:
+                    pass  # recorded by get()
         return {t: e for t, e in self._entries.items() if isinstance(e, Instrument)}
 
 
-_Registrable = Instrument | LazyInstrument | str | Path
-
-
 def _build(entry: _Deferred, task: str) -> Instrument:
-    """The instrument of a deferred task; whatever goes wrong is a one-line SpecError."""
-    from psymetrics_core.instruments.spec import load_instrument
-
-    where = entry.path or Path(f"<plugin {entry.plugin.name}>")
-    if entry.build is None:
-        inst = load_instrument(entry.path or where, reuse=True)
-    else:
-        try:
-            inst = entry.build()
-        except _HOOK_ERRORS as exc:
-            reason = f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
-            raise SpecError(where, f"building task '{task}' failed ({reason})") from None
-        if not isinstance(inst, Instrument):
-            raise SpecError(where, f"building task '{task}' returned {type(inst).__name__}, "
-                                   "not an Instrument")  # fmt: skip
-    if inst.id != task and entry.build is None:  # the memo's id was wrong (edited by hand)
-        raise _MisfiledSpec(inst)
+    """The instrument of a lazy task; whatever goes wrong is a one-line SpecError."""
+    where = Path(f"<plugin {entry.plugin.name}>")
+    try:
+        inst = entry.build()
+    except _HOOK_ERRORS as exc:
+        reason = f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
+        raise SpecError(where, f"building task '{task}' failed ({reason})") from None
+    if not isinstance(inst, Instrument):
+        raise SpecError(where, f"building task '{task}' returned {type(inst).__name__}, "
+                               "not an Instrument")  # fmt: skip
     if inst.id != task:
         raise SpecError(where, f"task '{task}' was registered, but its instrument is '{inst.id}'")
     return inst
 
 
-class _MisfiledSpec(Exception):
-    """A deferred spec file whose task id is not the one the memo gave."""
-
-    def __init__(self, inst: Instrument) -> None:
-        super().__init__(inst.id)
-        self.inst = inst
-
-
 def build_instruments(pm: pluggy.PluginManager, records: Sequence[PluginRecord]) -> InstrumentTable:
     """Every registered instrument by task id, and one line per spec that failed validation."""
-    from psymetrics_core.base.stat_memo import read_memo, write_memo
-    from psymetrics_core.instruments.spec import load_instrument
-
     table = InstrumentTable()
-    memo = read_memo(_ID_MEMO)
-    memo_changed = False
     for impl in _each_impl(pm, "register_instruments"):
         info = plugin_info(records, impl.plugin_name)
 
         def register(
             obj: Instrument | LazyInstrument | str | Path, _info: PluginInfo = info
         ) -> None:
-            nonlocal memo_changed
             if not isinstance(obj, Instrument | LazyInstrument | str | Path):
                 table.failures.append(
                     f"plugin '{_info.name}': registered {type(obj).__name__} {obj!r:.60} "
@@ -226,17 +192,14 @@ def build_instruments(pm: pluggy.PluginManager, records: Sequence[PluginRecord])
                         "and a callable that builds the instrument"
                     )
                     return
-                task, entry = obj.id, _Deferred(None, _info, obj.build)
-            elif (known := _known_id(memo, obj)) is not None and not _taken(table, known):
-                task, entry = known, _Deferred(Path(obj), _info)
-            else:  # unknown, or its memo id is taken: parse it to learn (or confirm) its id
+                task, entry = obj.id, _Deferred(_info, obj.build)
+            else:
                 try:
-                    inst = load_instrument(obj, reuse=True)
+                    inst = spec.load_instrument(obj)
                 except SpecError as exc:
                     table.failures.append(f"plugin '{_info.name}': {exc}")
                     return
                 task, entry = inst.id, replace(inst, plugin=_info)
-                memo_changed |= _remember_id(memo, obj, task)
             if task in table:
                 swap, message = _clash("task id", task, table.owner(task), _info.name)
                 table.failures.append(message)
@@ -245,52 +208,7 @@ def build_instruments(pm: pluggy.PluginManager, records: Sequence[PluginRecord])
             table.put(task, entry)
 
         _call_hook(impl, "register_instruments", register, table.failures.append)
-    if memo_changed:
-        write_memo(_ID_MEMO, memo)
     return table
-
-
-def _taken(table: InstrumentTable, task: str) -> bool:
-    """Whether ``task`` is registered, after checking a spec deferred under that id really is
-    ``task`` (a damaged memo may have filed another spec there)."""
-    if task in table:
-        try:
-            table.get(task)
-        except (SpecError, KeyError):
-            pass  # a failing spec is recorded; a misfiled one moved to its own id
-    return task in table
-
-
-def _known_id(memo: dict[str, Any], path: str | Path) -> str | None:
-    """The task id ``memo`` holds for the spec file ``path``, if its stamp still matches."""
-    from psymetrics_core.base.stat_memo import stamp
-    from psymetrics_core.instruments.spec import find_spec_file
-
-    try:
-        spec = find_spec_file(path).resolve()
-        entry = memo.get(str(spec))
-        if isinstance(entry, dict) and entry.get("stamp") == stamp(spec):
-            task = entry.get("id")
-            return task if isinstance(task, str) and task else None
-    except (OSError, SpecError):
-        return None
-    return None
-
-
-def _remember_id(memo: dict[str, Any], path: str | Path, task: str) -> bool:
-    """Record ``task`` as the id of the spec file ``path``; whether the memo changed."""
-    from psymetrics_core.base.stat_memo import stamp
-    from psymetrics_core.instruments.spec import find_spec_file
-
-    try:
-        spec = find_spec_file(path).resolve()
-        entry = {"stamp": stamp(spec), "id": task}
-    except (OSError, SpecError):
-        return False
-    if memo.get(str(spec)) == entry:
-        return False
-    memo[str(spec)] = entry
-    return True
 
 
 def build_backends(

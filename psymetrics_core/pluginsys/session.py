@@ -112,18 +112,12 @@ class Session:
         return table.failures
 
     def get_instrument(self, task: str) -> Instrument:
-        """The instrument registered as ``task`` (its spec parsed now if it was not yet), or an
-        error listing the close matches."""
+        """The instrument registered as ``task`` (a lazy one built now if it was not yet), or
+        an error listing the close matches."""
         table = self._instrument_table()
-        for attempt in range(2):
-            if task in table:
-                try:
-                    return table.get(task)
-                except KeyError:
-                    pass  # its spec was filed under another id by a damaged memo
-            if attempt == 0:
-                table.load_all()  # parse every deferred spec: each lands under its own id
-        known = table.ids()
+        if task in table:
+            return table.get(task)
+        known = list(table.load_all())  # a lazy task that fails to build is not offered
         close = difflib.get_close_matches(task, known, n=3)
         hint = f"; did you mean {', '.join(close)}?" if close else ""
         failed = [r.name for r in self.records if r.status == "failed"]

@@ -4,22 +4,16 @@ Every record carries ``schema_version`` (``RECORD_SCHEMA_VERSION``). The writers
 ``psymetrics_core.records.writer`` validate each record against these models before writing, so a
 change of shape fails loudly where it is made; ``psym schema results|samples|judge|instrument``
 prints the JSON Schema of each.
-
-The models are imported on first use (``psymetrics_core.records.SampleRecord`` imports
-pydantic then): the writers of ``psym eval`` validate through ``core_check``, which needs only
-pydantic-core, so a command that writes records does not pay for pydantic's import.
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.versions import RECORD_SCHEMA_VERSION
-
-if TYPE_CHECKING:
-    from psymetrics_core.records.results import ResultsRecord, RunSummary, ScaleEntry, TaskEntry
-    from psymetrics_core.records.samples import ItemMeta, JudgeRecord, PromptRecord, SampleRecord
+from psymetrics_core.records.results import ResultsRecord, RunSummary, ScaleEntry, TaskEntry
+from psymetrics_core.records.samples import ItemMeta, JudgeRecord, PromptRecord, SampleRecord
 
 __all__ = [
     "RECORD_SCHEMA_VERSION",
@@ -39,42 +33,21 @@ __all__ = [
 
 SCHEMAS = ("results", "samples", "judge", "instrument")
 
-# run record name (as in ``psym schema``) -> (module of this package, model)
-RECORD_MODELS = {
-    "results": ("results", "ResultsRecord"),
-    "samples": ("samples", "SampleRecord"),
-    "judge": ("samples", "JudgeRecord"),
+# run record name (as in ``psym schema``) -> its model
+RECORD_MODELS: dict[str, Any] = {
+    "results": ResultsRecord,
+    "samples": SampleRecord,
+    "judge": JudgeRecord,
 }
-
-_MODELS = {
-    "ResultsRecord": "results",
-    "TaskEntry": "results",
-    "RunSummary": "results",
-    "ScaleEntry": "results",
-    "SampleRecord": "samples",
-    "JudgeRecord": "samples",
-    "PromptRecord": "samples",
-    "ItemMeta": "samples",
-}
-
-
-def __getattr__(name: str) -> Any:
-    """The record models, imported when first asked for (PEP 562)."""
-    if name in _MODELS:
-        return getattr(importlib.import_module(f"{__name__}.{_MODELS[name]}"), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def record_model(name: str) -> Any:
     """The pydantic model of the run record ``name`` (results, samples or judge)."""
-    module, model = RECORD_MODELS[name]
-    return getattr(importlib.import_module(f"{__name__}.{module}"), model)
+    return RECORD_MODELS[name]
 
 
 def json_schema(name: str) -> dict[str, Any]:
     """The JSON Schema of one record kind: results, samples, judge or instrument."""
-    from psymetrics_core.base.errors import PsymError
-
     if name in RECORD_MODELS:
         schema: dict[str, Any] = record_model(name).model_json_schema()
         return schema

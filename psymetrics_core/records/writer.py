@@ -2,8 +2,7 @@
 
 Every record is validated against its typed model (``psymetrics_core.records``) before it is
 written, so a record that drifts from the published schema fails where it is made. The writers
-name the record (``"samples"``, ``"results"``, ``"judge"``) and validate it through
-``records.core_check``, without importing pydantic.
+name the record (``"samples"``, ``"results"``, ``"judge"``) or pass a pydantic model.
 """
 
 from __future__ import annotations
@@ -16,14 +15,14 @@ import sys
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, Any
+
+from pydantic import BaseModel, ValidationError
 
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.redaction import redact
 from psymetrics_core.base.versions import RECORD_SCHEMA_VERSION, __version__
-
-if TYPE_CHECKING:
-    from pydantic import BaseModel
+from psymetrics_core.records import record_model
 
 __all__ = ["SampleWriter", "write_results", "provenance", "redact", "checked", "RecordError"]
 
@@ -47,16 +46,12 @@ class RecordError(PsymError):
 
 def checked(record: dict[str, Any], model: str | type[BaseModel], what: str) -> dict[str, Any]:
     """``record`` with ``schema_version``, validated against ``model`` (RecordError if not):
-    a record name of ``records.core_check`` (results, samples, judge) or a pydantic model."""
-    from pydantic_core import ValidationError
-
-    from psymetrics_core.records import core_check
-
+    a run record's name (results, samples, judge: ``records.record_model``) or a pydantic
+    model."""
+    cls = record_model(model) if isinstance(model, str) else model
     full = {"schema_version": RECORD_SCHEMA_VERSION, **record}
     try:
-        if isinstance(model, str):
-            return core_check.check(model, full)
-        obj = model.model_validate(full)
+        obj = cls.model_validate(full)
     except ValidationError as exc:
         err = exc.errors()[0]
         where = ".".join(str(x) for x in err["loc"])
@@ -64,7 +59,8 @@ def checked(record: dict[str, Any], model: str | type[BaseModel], what: str) -> 
             f"{what} record does not match the schema (`psym schema`): field '{where}': "
             f"{err['msg']} ({len(exc.errors())} error(s))"
         ) from None
-    return obj.model_dump(mode="json", exclude_unset=True)
+    out: dict[str, Any] = obj.model_dump(mode="json", exclude_unset=True)
+    return out
 
 
 class SampleWriter:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import copy
 import json
-import pickle
 from collections.abc import Callable
 from typing import Any
 
@@ -629,55 +628,6 @@ GRAPH_FILES: list[tuple[str, bytes]] = [
 ]
 
 
-class _Planted:
-    """Unpickled, it would run ``os.mkdir('planted')`` in the working directory."""
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        import os
-
-        return (os.mkdir, ("planted",))
-
-
-# (name, bytes) written over a validated-spec memo entry (specs/*.pickle): never trusted (the
-# spec is validated again, the entry rewritten), never an error, nothing in it runs
-SPEC_MEMO_FILES: list[tuple[str, bytes]] = [
-    ("empty", b""),
-    ("junk", b"\x80\x05junk"),
-    ("code", pickle.dumps(_Planted())),
-    ("code-inside", pickle.dumps((1, [("x", [1, 2, 3])], _Planted()))),
-    ("wrong-format", pickle.dumps((99, [], None))),
-    ("dict", pickle.dumps({"not": "an entry"})),
-]
-
-
-def _install(part: str) -> bytes:
-    """An installed.json holding ``part`` (JSON text) as the installation ``FP``'s entry."""
-    return b'{"format": 2, "installs": {"FP": ' + part.encode() + b"}}"
-
-
-# (name, bytes) written over installed.json (FP: this installation's fingerprint): never
-# trusted, never an error; the plugins and versions are found again
-INSTALLED_MEMOS: list[tuple[str, bytes]] = [
-    ("empty", b""),
-    ("not-json", b"{oops"),
-    ("list", b"[1, 2]"),
-    ("installs-list", b'{"format": 2, "installs": [1]}'),
-    ("old-format", b'{"format": 1, "fingerprint": "FP", "groups": {}}'),
-    ("groups-list", _install('{"groups": [], "versions": {}, "stamps": {}}')),
-    ("short-entry", _install('{"groups": {"psymetrics": {"entries": [["a"]], "files": []}},'
-                             ' "versions": {}, "stamps": {}}')),
-    ("entry-types", _install('{"groups": {"psymetrics": {"entries": [[1, 2, 3, 4]],'
-                             ' "files": []}}, "versions": {}, "stamps": {}}')),
-    ("files-str", _install('{"groups": {"psymetrics": {"entries": [], "files": "x"}},'
-                           ' "versions": {"pydantic": {"version": 7}}, "stamps": {}}')),
-    ("files-gone", _install('{"groups": {"psymetrics": {"entries": [], "files":'
-                            ' ["/nonexistent/METADATA"]}}, "versions": {"pydantic": {"version":'
-                            ' "0.0", "files": ["/nonexistent/METADATA"]}},'
-                            ' "stamps": {"/nonexistent/METADATA": [1]}}')),
-    ("deep", DEEP_JSON.encode()),
-]  # fmt: skip
-
-
 def all_case_count() -> int:
     """Deterministic fuzz inputs defined here (hypothesis examples come on top)."""
     return sum(
@@ -686,7 +636,7 @@ def all_case_count() -> int:
             SPEC_EDITS, SPEC_RAW, ITEMS_RAW, RESPONSES_RAW, PB_CASES, PB_RAW, HOUSING_RAW,
             PERSONA_RAW, DILEMMA_RAW, ITEMS_OPTION, ITEM_TEXT_FILES, MODEL_ARGS, TASK_ARGS,
             CONDITIONS, KEYWORD_RAW, LABELS_RAW, MANIFEST_RAW, RUN_FILES_RAW, SAFETENSORS_RAW,
-            GRAPH_FILES, SPEC_MEMO_FILES, INSTALLED_MEMOS,
+            GRAPH_FILES,
         )
     )  # fmt: skip
 

@@ -626,46 +626,6 @@ def test_fuzz_file_hash_memo(
     assert _json.loads(memo.read_text())[str(big.resolve())]["stamp"] == _json.loads(stamp)
 
 
-ID_MEMOS = [
-    *MEMOS,
-    ("id-not-string", b'{"PATH": {"stamp": STAMP, "id": 7}}'),
-    ("id-empty", b'{"PATH": {"stamp": STAMP, "id": ""}}'),
-    ("id-of-another-task", b'{"PATH": {"stamp": STAMP, "id": "pb-other"}}'),
-    ("id-of-an-installed-task", b'{"PATH": {"stamp": STAMP, "id": "mfq"}}'),
-]
-
-
-@pytest.mark.parametrize("name, raw", ID_MEMOS, ids=[m[0] for m in ID_MEMOS])
-def test_fuzz_instrument_id_memo(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, raw: bytes
-) -> None:
-    """A damaged ``instrument-ids.json`` (the task id of each installed spec file) never hides
-    or mislabels a task and is never an error: ``bfi`` is still found as ``bfi``, ``mfq`` as
-    ``mfq``, and the whole catalogue lists each once."""
-    import json as _json
-
-    from psymetrics_core.instruments.spec import find_spec_file
-    from psymetrics_core.pluginsys.loader import make_plugin_manager
-    from psymetrics_core.pluginsys.session import Session
-
-    monkeypatch.setenv("PSYM_CACHE_DIR", str(tmp_path / "cache"))
-    Session(*make_plugin_manager(autoload=True)).instruments()  # writes a good memo
-    memo = tmp_path / "cache" / "instrument-ids.json"
-    good = _json.loads(memo.read_text())
-    bfi = next(k for k, v in good.items() if v["id"] == "bfi")
-    stamp = _json.dumps(good[bfi]["stamp"]).encode()
-    memo.write_bytes(raw.replace(b"PATH", bfi.encode()).replace(b"STAMP", stamp))
-    session = Session(*make_plugin_manager(autoload=True))
-    assert session.get_instrument("bfi").id == "bfi"
-    assert session.get_instrument("mfq").id == "mfq"
-    assert str(find_spec_file(bfi)) == bfi
-    fresh = Session(*make_plugin_manager(autoload=True))
-    assert fresh.get_instrument("mfq").id == "mfq"  # asked for first, before bfi
-    assert fresh.get_instrument("bfi").id == "bfi"
-    assert {"bfi", "mfq"} <= set(fresh.instruments())
-    assert not [f for f in fresh.registration_failures() if "bfi" in f or "mfq" in f]
-
-
 TASK_INT_VALUES = ["--5", "\u00b2", "1e3", "-1", "", "  ", "9" * 5000, "0x10", "1.5"]
 
 
