@@ -10,7 +10,7 @@ TORCH_VERSION ?= 2.13.0
 
 setup: $(VENV)/.setup-done
 
-$(VENV)/.setup-done: setup.cfg pyproject.toml requirements-dev.txt $(wildcard plugins/*/pyproject.toml)
+$(VENV)/.setup-done: setup.cfg setup.py pyproject.toml requirements-dev.txt $(wildcard plugins/*/pyproject.toml)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip setuptools wheel
 	# torch first, from pip (a CPU build where the machine provides one)

@@ -8,6 +8,12 @@ Public API::
 
 Importing this package is cheap: no torch, transformers or lm_eval is imported until a model
 backend is built.
+
+The names in ``__all__`` are the stable surface for plugin authors (CONTRIBUTING: "The public
+API"): the functions below, ``hookimpl``, and the value types, errors, backend contract, task
+kinds and condition base that plugins build on, each importable from here (loaded on first use).
+Old module paths from before the layered layout still import, with a DeprecationWarning
+(``psymetrics_core._moved``).
 """
 
 from __future__ import annotations
@@ -15,32 +21,111 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from psymetrics_core import _moved
 from psymetrics_core.base.versions import __version__
 from psymetrics_core.pluginsys.hookspecs import hookimpl
 
+_moved.install()
+
 if TYPE_CHECKING:
-    from psymetrics_core.base.types import Instrument, LazyInstrument
+    from psymetrics_core.administer.conditions import Condition
+    from psymetrics_core.administer.kinds import (
+        FreeTextTask,
+        JudgedTask,
+        JudgeStage,
+        ProbeTask,
+        Task,
+        TaskKind,
+        TaskResults,
+        TaskScores,
+        share_score,
+    )
+    from psymetrics_core.backends.base import Backend, GenerationSettings
+    from psymetrics_core.base.errors import BackendError, PsymError, ResponsesError, SpecError
+    from psymetrics_core.base.types import (
+        Answer,
+        Completion,
+        Generation,
+        ImagePart,
+        Instrument,
+        Item,
+        LazyInstrument,
+        Option,
+        PluginInfo,
+        Prompt,
+        Score,
+        Verdict,
+    )
+
+# the re-exported names, by the module that defines them (imported on first use)
+_LAZY: dict[str, str] = {
+    **dict.fromkeys(["PsymError", "SpecError", "BackendError", "ResponsesError"], "base.errors"),
+    **dict.fromkeys(
+        ["Item", "Option", "Instrument", "LazyInstrument", "Prompt", "ImagePart", "Completion"]
+        + ["Answer", "Generation", "Verdict", "Score", "PluginInfo"],
+        "base.types",
+    ),
+    **dict.fromkeys(["Backend", "GenerationSettings"], "backends.base"),
+    **dict.fromkeys(
+        ["Task", "TaskKind", "TaskResults", "TaskScores", "FreeTextTask", "JudgedTask"]
+        + ["JudgeStage", "ProbeTask", "share_score"],
+        "administer.kinds",
+    ),
+    "Condition": "administer.conditions",
+}
 
 
 def __getattr__(name: str) -> Any:
-    """``LazyInstrument`` on first use (importing the package stays cheap)."""
-    if name == "LazyInstrument":
-        from psymetrics_core.base.types import LazyInstrument
+    """A re-exported name on first use (importing the package stays cheap)."""
+    if name in _LAZY:
+        import importlib
 
-        return LazyInstrument
+        value = getattr(importlib.import_module(f"psymetrics_core.{_LAZY[name]}"), name)
+        globals()[name] = value
+        return value
     raise AttributeError(f"module 'psymetrics_core' has no attribute {name!r}")
 
 
 __all__ = [
     "__version__",
     "hookimpl",
-    "LazyInstrument",
     "data_files",
     "evaluate",
     "score_responses",
     "get_instrument",
     "list_instruments",
     "load_instrument",
+    # value types and errors (base)
+    "Item",
+    "Option",
+    "Instrument",
+    "LazyInstrument",
+    "Prompt",
+    "ImagePart",
+    "Completion",
+    "Answer",
+    "Generation",
+    "Verdict",
+    "Score",
+    "PluginInfo",
+    "PsymError",
+    "SpecError",
+    "BackendError",
+    "ResponsesError",
+    # the backend contract
+    "Backend",
+    "GenerationSettings",
+    # task kinds and conditions
+    "Task",
+    "TaskKind",
+    "TaskResults",
+    "TaskScores",
+    "FreeTextTask",
+    "JudgedTask",
+    "JudgeStage",
+    "ProbeTask",
+    "share_score",
+    "Condition",
 ]
 
 

@@ -118,14 +118,20 @@ def test_install_cli_passes_the_index_to_pip():
     ]  # fmt: skip
 
 
-def test_packaged_catalogue_is_the_registry():
-    """The catalogue that ships in the wheel (psymetrics_core/data) is registry/plugins.yaml."""
+def test_packaged_catalogue_is_the_registry(tmp_path, monkeypatch):
+    """No link inside the package: a checkout (editable install) reads registry/plugins.yaml, and
+    a built package reads the copy setup.py puts beside catalogue.py (the wheel test checks it is
+    registry/plugins.yaml)."""
     from psymetrics_core.pluginsys import catalogue as cat
 
-    packaged = REPO / "psymetrics_core" / "data" / "plugins.yaml"
-    assert packaged.read_bytes() == CATALOGUE.read_bytes()
-    assert packaged.is_symlink(), "keep psymetrics_core/data/plugins.yaml a link to the registry"
-    assert cat._PACKAGED.samefile(CATALOGUE)
+    assert not any(p.is_symlink() for p in (REPO / "psymetrics_core").rglob("*"))
+    assert not cat._PACKAGED.exists()  # only a built package has the copy
+    monkeypatch.delenv("PSYM_CATALOGUE", raising=False)
+    assert cat.catalogue_path().samefile(CATALOGUE)
+    shipped = tmp_path / "plugins.yaml"
+    shipped.write_bytes(CATALOGUE.read_bytes())
+    monkeypatch.setattr(cat, "_PACKAGED", shipped)
+    assert cat.catalogue_path() == shipped
 
 
 def test_plugins_available_from_any_directory(tmp_path):

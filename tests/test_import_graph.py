@@ -1,4 +1,5 @@
-"""No import cycles in psymetrics_core (issue 10: runner<->judge and plugins<->registry).
+"""No import cycles in psymetrics_core (issue 10: runner<->judge and plugins<->registry), nor in
+the bundled plugins' packages (issue 23: projective's kind<->tasks).
 
 Two checks: (1) a static import graph over every module of ``psymetrics_core`` -- module-level
 AND function-level imports, without ``if TYPE_CHECKING:`` blocks -- has no cycle (Tarjan's
@@ -20,10 +21,11 @@ REPO = Path(__file__).resolve().parents[1]
 PKG = "psymetrics_core"
 
 
-def _modules() -> dict[str, Path]:
+def _modules(root: Path = REPO, pkg: str = PKG) -> dict[str, Path]:
+    """Every module of the package ``root/pkg`` by dotted name."""
     out = {}
-    for p in sorted((REPO / PKG).rglob("*.py")):
-        parts = list(p.relative_to(REPO).with_suffix("").parts)
+    for p in sorted((root / pkg).rglob("*.py")):
+        parts = list(p.relative_to(root).with_suffix("").parts)
         if parts[-1] == "__init__":
             parts = parts[:-1]
         out[".".join(parts)] = p
@@ -31,6 +33,10 @@ def _modules() -> dict[str, Path]:
 
 
 MODULES = _modules()
+# each bundled plugin's package: plugins/<distribution>/<distribution with underscores>/
+PLUGIN_PACKAGES = {
+    d.name.replace("-", "_"): d for d in sorted((REPO / "plugins").glob("psymetrics-plugin-*"))
+}
 
 
 def _is_type_checking(node: ast.If) -> bool:
@@ -40,8 +46,9 @@ def _is_type_checking(node: ast.If) -> bool:
     )
 
 
-def _imports(name: str, path: Path) -> set[str]:
-    """psymetrics_core modules that ``name`` imports anywhere (not under TYPE_CHECKING)."""
+def _imports(name: str, path: Path, modules: dict[str, Path] = MODULES) -> set[str]:
+    """Modules of ``name``'s own package that it imports anywhere (not under TYPE_CHECKING)."""
+    pkg = name.split(".")[0]
     base = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: set[str] = set()
 
@@ -55,7 +62,7 @@ def _imports(name: str, path: Path) -> set[str]:
 
     def visit_node(node: ast.AST) -> None:
         if isinstance(node, ast.Import):
-            found.update(a.name for a in node.names if a.name.startswith(PKG))
+            found.update(a.name for a in node.names if a.name.startswith(pkg))
         elif isinstance(node, ast.ImportFrom):
             if node.level:
                 parts = base.split(".")
@@ -63,14 +70,14 @@ def _imports(name: str, path: Path) -> set[str]:
                 mod = ".".join(parts + ([node.module] if node.module else []))
             else:
                 mod = node.module or ""
-            if mod.startswith(PKG):
+            if mod.startswith(pkg):
                 for a in node.names:
                     sub = f"{mod}.{a.name}"
-                    found.add(sub if sub in MODULES else mod)
+                    found.add(sub if sub in modules else mod)
         visit(node)
 
     visit(ast.parse(path.read_text(encoding="utf-8")))
-    return {m for m in found if m in MODULES and m != name and not name.startswith(m + ".")}
+    return {m for m in found if m in modules and m != name and not name.startswith(m + ".")}
 
 
 def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -128,6 +135,25 @@ def test_no_import_cycles_in_the_core():
     graph = {name: _imports(name, path) for name, path in MODULES.items()}
     assert graph["psymetrics_core.administer.judge"] >= {"psymetrics_core.backends.base"}
     assert import_cycles(graph) == []
+
+
+@pytest.mark.parametrize("pkg", sorted(PLUGIN_PACKAGES))
+def test_no_import_cycles_in_the_bundled_plugins(pkg):
+    modules = _modules(PLUGIN_PACKAGES[pkg], pkg)
+    assert f"{pkg}.__init__" not in modules and pkg in modules, pkg
+    graph = {name: _imports(name, path, modules) for name, path in modules.items()}
+    assert import_cycles(graph) == []
+
+
+def test_the_detector_sees_a_plugins_relative_import_cycle(tmp_path):
+    pkg = tmp_path / "psymetrics_plugin_x"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "kind.py").write_text("def f():\n    from .tasks import g\n")
+    (pkg / "tasks.py").write_text("from . import kind\n")
+    modules = _modules(tmp_path, "psymetrics_plugin_x")
+    graph = {name: _imports(name, path, modules) for name, path in modules.items()}
+    assert import_cycles(graph) == [["psymetrics_plugin_x.kind", "psymetrics_plugin_x.tasks"]]
 
 
 @pytest.mark.parametrize("module", sorted(m for m in MODULES if not m.endswith("__main__")))

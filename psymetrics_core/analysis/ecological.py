@@ -1,7 +1,7 @@
 """Ecological validity: questionnaire scores against downstream behaviour scores across models.
 
 ``psym validity RUN_DIR...`` reads each run's ``results.json``, averages every score per model over
-its runs (seeds), pairs the scores of each construct (pairing table: ``data/validity_pairs.yaml``
+its runs (seeds), pairs the scores of each construct (pairing table: ``validity_pairs.yaml`` here
 or ``--pairs FILE``), and computes Spearman's rho (average ranks for ties) across models with a
 Fisher-z interval, tanh(atanh(rho) ± z/sqrt(n - 3)) (Jung et al., 2026). Runs are read and
 pooled into units of analysis by ``analysis.records``, the reader ``psym analyze`` uses, and
@@ -112,9 +112,8 @@ def load_pairs(path: str | Path | None = None) -> list[Pair]:
     if path is None:
         from importlib import resources
 
-        text = (resources.files("psymetrics_core") / "data" / "validity_pairs.yaml").read_text(
-            encoding="utf-8"
-        )
+        shipped = resources.files("psymetrics_core.analysis") / "validity_pairs.yaml"
+        text = shipped.read_text(encoding="utf-8")
         where = "validity_pairs.yaml"
     else:
         p = Path(path)

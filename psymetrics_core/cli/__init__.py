@@ -1,7 +1,11 @@
 """The ``psym`` command line: a thin click layer over the library API.
 
 Subcommands are imported lazily, and installed plugins load only when a command needs them,
-so ``psym --version`` and ``psym plugins`` work even when a plugin is broken.
+so ``psym --version`` and ``psym plugins`` work even when a plugin is broken. A command only
+parses its options, calls a library function and prints.
+
+May import: base, instruments, records, backends, pluginsys, administer, study, analysis, export,
+report.
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
 """The catalogue of known plugins and installing from it.
 
-The catalogue is read from ``PSYM_CATALOGUE`` when set, else from the copy that ships inside this
-package (``psymetrics_core/data/plugins.yaml``, which in the repository is a link to its source,
-``registry/plugins.yaml``), so it works from any directory. ``install`` uses
+The catalogue is read from ``PSYM_CATALOGUE`` when set, else from the copy that the build puts
+inside this package (``psymetrics_core/pluginsys/plugins.yaml``, copied from its source
+``registry/plugins.yaml`` by setup.py), else, in a source checkout or an editable install, from
+the checkout's ``registry/plugins.yaml``; so it works from any directory. ``install`` uses
 ``sys.executable -m pip``: from ``plugins/<distribution>`` when this package runs from a source
 checkout that has it (editable), else from the configured package index (``--index-url`` and
 ``--extra-index-url`` pass through to pip).
@@ -36,7 +37,7 @@ class CatalogueEntry:
     description: str = ""
 
 
-_PACKAGED = Path(__file__).resolve().parents[1] / "data" / "plugins.yaml"
+_PACKAGED = Path(__file__).resolve().with_name("plugins.yaml")  # in a built package only
 
 
 def checkout_root() -> Path | None:
@@ -46,16 +47,20 @@ def checkout_root() -> Path | None:
 
 
 def catalogue_path() -> Path:
-    """Where the catalogue is read from: ``$PSYM_CATALOGUE``, else the packaged copy."""
+    """Where the catalogue is read from: ``$PSYM_CATALOGUE``, else the packaged copy, else the
+    checkout's ``registry/plugins.yaml``."""
     env = os.environ.get("PSYM_CATALOGUE")
     if env:
         return Path(env)
-    if not _PACKAGED.is_file():
+    if _PACKAGED.is_file():
+        return _PACKAGED
+    root = checkout_root()
+    if root is None:
         raise PsymError(
             f"no plugin catalogue: {_PACKAGED} is missing (reinstall psymetrics-core, "
             "or set PSYM_CATALOGUE to a plugins.yaml)"
         )
-    return _PACKAGED
+    return root / "registry" / "plugins.yaml"
 
 
 def catalogue(path: str | Path | None = None) -> list[CatalogueEntry]:

@@ -1,4 +1,10 @@
-"""Typed run records: ``results.json``, each ``samples.jsonl`` line and each ``judge.jsonl`` line.
+"""Run directories: the typed records, the one writer and reader, run-dir claims, provenance.
+
+The records are ``results.json``, each ``samples.jsonl`` line and each ``judge.jsonl`` line;
+``writer`` writes them, ``read`` reads them back, ``rundir`` claims a run directory and
+``provenance`` describes the run. Nothing here calls a model.
+
+May import: base.
 
 Every record carries ``schema_version`` (``RECORD_SCHEMA_VERSION``). The writers in
 ``psymetrics_core.records.writer`` validate each record against these models before writing, so a

@@ -11,33 +11,23 @@ judge call goes through ``Judge.run_stage`` (response cache, ``judge.jsonl``).
 
 from __future__ import annotations
 
-import json
-from collections.abc import Sequence
 from typing import Any
 
 from psymetrics_core.administer.judge import JudgeStage, user_prompt
 from psymetrics_core.administer.kinds import JudgedKind
 from psymetrics_core.administer.kinds.base import CellRun
 from psymetrics_core.administer.kinds.free_text import task_sample
-from psymetrics_core.administer.kinds.task import Task, TaskResults, TaskScores
+from psymetrics_core.administer.kinds.task import Task
 from psymetrics_core.backends.base import call_backend
 from psymetrics_core.base.errors import PsymError
-from psymetrics_core.base.types import Generation, Item, Prompt, Score, Verdict
+from psymetrics_core.base.types import Generation, Item, Prompt, Verdict
 
 from .coding import Coded
-from .diagnosis import (
-    BIG_FIVE,
-    MBTI_AXES,
-    TARGETS,
-    Diagnosis,
-    diagnostician_prompt,
-    parse_diagnosis,
-)
+from .diagnosis import diagnostician_prompt, parse_diagnosis
 from .prompts import prompt
+from .scoring import INTERPRETER, coded_from, coded_verdict, dx_verdict, session_scores
 
 __all__ = ["ProjectiveKind", "session_scores", "persona_text"]
-
-INTERPRETER = "interpreter"
 
 
 def persona_text(cell: Any) -> str | None:
@@ -48,25 +38,6 @@ def persona_text(cell: Any) -> str | None:
             text = "\n".join(m["content"] for m in msgs if m["role"] == "system").strip()
             return text or None
     return None
-
-
-def _coded_verdict(coded: Coded) -> Verdict:
-    return Verdict(
-        value={k: v for k, v in coded.values.items()},
-        status=coded.status,
-        reason=coded.reason if coded.status != "ok" else (
-            f"missing: {', '.join(coded.missing)}" if coded.missing else None
-        ),
-        explanation=json.dumps(coded.explanations, ensure_ascii=False) if coded.explanations
-        else coded.analysis or None,
-    )  # fmt: skip
-
-
-def _dx_verdict(d: Diagnosis) -> Verdict:
-    value: dict[str, Any] = dict(d.values)
-    if d.mbti_type:
-        value["type"] = d.mbti_type
-    return Verdict(value, d.status, d.reason, d.explanation or None)
 
 
 class ProjectiveKind(JudgedKind):
@@ -132,20 +103,20 @@ class ProjectiveKind(JudgedKind):
         codes: dict[str, Coded] = {}
 
         def parse_code(text: str) -> Verdict:
-            return _coded_verdict(t.parse_code(text, generations))
+            return coded_verdict(t.parse_code(text, generations))
 
         stage = JudgeStage(INTERPRETER, _unused, parse_code, max_new_tokens=t.tokens("interpreter"))
         requests = [(Item(rid, "", ()), user_prompt(user, system)) for rid, system, user in reqs]
         verdicts = {INTERPRETER: run.judge.run_stage(t.id, stage, requests, run.tag)}
         for rid, v in verdicts[INTERPRETER].items():
-            codes[rid] = _coded_from(v)
+            codes[rid] = coded_from(v)
         interp = t.interpret(generations, codes)
         persona = persona_text(run.cell) if t.show_persona() else None
         for target in t.targets():
             system, user = diagnostician_prompt(target, interp.block, persona)
 
             def parse_dx(text: str, _t: str = target) -> Verdict:
-                return _dx_verdict(parse_diagnosis(_t, text))
+                return dx_verdict(parse_diagnosis(_t, text))
 
             dstage = JudgeStage(f"diagnostician.{target}", _unused, parse_dx,
                                 max_new_tokens=t.tokens("diagnostician"))  # fmt: skip
@@ -160,28 +131,6 @@ def _unused(item: Item, generation: Generation, previous: Any) -> None:
     return None
 
 
-def _coded_from(v: Verdict) -> Coded:
-    values = dict(v.value) if isinstance(v.value, dict) else {}
-    missing = tuple(k for k, x in values.items() if x is None)
-    explanations: dict[str, str] = {}
-    if v.explanation and v.explanation.startswith("{"):
-        try:
-            explanations = dict(json.loads(v.explanation))
-        except ValueError:
-            explanations = {}
-    return Coded(values, explanations, v.status, v.reason if v.status != "ok" else None, missing)
-
-
-def _diagnosis_from(target: str, v: Verdict | None, wanted: bool = True) -> Diagnosis:
-    if not wanted:
-        return Diagnosis(target, {}, "", "unparsed", "not requested (task option targets)")
-    if v is None:
-        return Diagnosis(target, {}, "", "unparsed", "not judged")
-    values = {k: x for k, x in (v.value or {}).items() if k != "type"}
-    mbti = (v.value or {}).get("type") if isinstance(v.value, dict) else None
-    return Diagnosis(target, values, v.explanation or "", v.status, v.reason, mbti)
-
-
 def _has_images(task: Any, run: CellRun) -> bool:
     items = task.load_items()[:1]
     return bool(items and (items[0].meta or {}).get("image"))
@@ -190,60 +139,3 @@ def _has_images(task: Any, run: CellRun) -> bool:
 def _backend_name(be: Any) -> str:
     ident = be.identity() if hasattr(be, "identity") else {}
     return str(ident.get("backend") or getattr(be, "name", "?"))
-
-
-def session_scores(task: Any, results: TaskResults) -> TaskScores:
-    """Indicators, ``dx.*`` diagnoses and the judge parse counts of one session."""
-    from .tasks import score_list
-
-    codes = {rid: _coded_from(v) for rid, v in results.verdicts.get(INTERPRETER, {}).items()}
-    interp = task.interpret(results.generations, codes)
-    wanted = task.targets()
-    diagnoses = {
-        t: _diagnosis_from(
-            t, results.verdicts.get(f"diagnostician.{t}", {}).get(f"dx.{t}"), t in wanted
-        )
-        for t in TARGETS
-    }
-    scores = score_list(interp)
-    for target in TARGETS:
-        d = diagnoses[target]
-        dims = BIG_FIVE if target == "big_five" else MBTI_AXES if target == "mbti" else (target,)
-        for dim in dims:
-            v = d.values.get(dim)
-            reason = (
-                None if v is not None else (d.reason or f"{dim} not in the diagnostician's reply")
-            )
-            scores.append(Score(f"dx.{dim}", None if v is None else float(v), reason, "level",
-                                1 if v is not None else 0))  # fmt: skip
-    stages = {name: _parse_counts(list(v.values())) for name, v in results.verdicts.items()}
-    detail = {
-        "test": task.test,
-        "stimulus_seed": task.stimulus_seed(),
-        "stimuli": [g.item.id for g in results.generations],
-        "show_persona": task.show_persona(),
-        "mbti_type": diagnoses["mbti"].mbti_type,
-        "diagnoses": {t: {"values": d.values, "status": d.status, "reason": d.reason,
-                          "explanation": d.explanation[:2000]}
-                      for t, d in diagnoses.items()},
-        "interpretation_block": interp.block,
-        "judge_parse": stages,
-        "codes_parsed": {"n": interp.n_codes,
-                         "parsed": interp.n_codes_parsed},
-        **interp.detail,
-    }  # fmt: skip
-    if task.test == "rorschach":
-        from .inkblot import make_card
-
-        seed = task.stimulus_seed()
-        detail["inkblot_sha256"] = {
-            g.item.id: make_card(int((g.item.meta or {})["card"]), seed).sha256
-            for g in results.generations
-        }
-    return TaskScores.of(scores, **detail)
-
-
-def _parse_counts(verdicts: Sequence[Verdict]) -> dict[str, Any]:
-    n = len(verdicts)
-    ok = sum(v.status == "ok" for v in verdicts)
-    return {"n": n, "ok": ok, "unparsed": n - ok, "parse_rate": ok / n if n else None}

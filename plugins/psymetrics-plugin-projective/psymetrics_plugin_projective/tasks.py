@@ -17,11 +17,12 @@ from typing import Any
 from psymetrics_core.administer.kinds import JudgedTask
 from psymetrics_core.administer.kinds.task import TaskResults, TaskScores
 from psymetrics_core.base.errors import PsymError
-from psymetrics_core.base.types import Generation, ImagePart, Item, Prompt, Score
+from psymetrics_core.base.types import Generation, ImagePart, Item, Prompt
 
 from .diagnosis import BIG_FIVE, MBTI_AXES
 from .interpret import Interpretation
 from .prompts import fill, prompt
+from .scoring import session_scores
 from .sct import builtin_stems, is_chinese, read_stem_file, sample_stems
 from .tat import builtin_scenes, image_mime, read_image_folder, sample_scenes
 
@@ -130,8 +131,6 @@ class ProjectiveTask(JudgedTask):
 
     def score(self, results: TaskResults) -> TaskScores:
         """Indicators and diagnoses (computed by the kind and kept in ``results.verdicts``)."""
-        from .kind import session_scores
-
         return session_scores(self, results)
 
 
@@ -348,12 +347,3 @@ def make_tasks() -> list[ProjectiveTask]:
         **common,
     )
     return [sct, tat, ror]
-
-
-def score_list(interp: Interpretation) -> list[Score]:
-    """The indicators as ``Score``s."""
-    return [
-        Score(i.name, i.value, i.reason, "mean", i.n) if i.value is not None
-        else Score(i.name, None, i.reason or "not computed", "mean", i.n)
-        for i in interp.indicators
-    ]  # fmt: skip
