@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from psymetrics_core.base.errors import BackendError
-from psymetrics_core.pluginsys.defaults.backends import install_hint
+from psymetrics_core.pluginsys.backend_hints import install_hint
 from psymetrics_core.pluginsys.session import Session
 
 
@@ -59,3 +59,21 @@ def test_without_the_plugin_installed_the_line_names_the_extra() -> None:
     with pytest.raises(BackendError, match="unknown model backend 'nope'"):
         session.make_backend("nope")  # a name no bundled plugin provides: the plain list
     assert install_hint("openai-chat") is None
+
+
+def test_the_core_requires_no_model_runtime() -> None:
+    """``psymetrics-core`` installs without torch, transformers or ONNX; its ``[hf]`` and
+    ``[local]`` extras are the backend plugin distributions."""
+    import configparser
+
+    from packaging.requirements import Requirement
+
+    cfg = configparser.ConfigParser()
+    cfg.read(Path(__file__).resolve().parents[1] / "setup.cfg", encoding="utf-8")
+    required = {Requirement(r).name for r in cfg["options"]["install_requires"].split()}
+    heavy = {"torch", "transformers", "onnx", "onnxruntime", "gguf", "safetensors", "accelerate"}
+    assert required and not required & heavy, required & heavy
+    extras = cfg["options.extras_require"]
+    for extra, plugin_extra in (("hf", "engine"), ("local", "local")):
+        (req,) = [Requirement(r) for r in extras[extra].strip().splitlines()]
+        assert req.name == "psymetrics-plugin-hf" and req.extras == {plugin_extra}, extra
