@@ -132,7 +132,8 @@ class HFBackend(Backend):
                 AutoModelForCausalLM.from_pretrained(copy, dtype=dtype),
                 AutoTokenizer.from_pretrained(copy),
             )
-        require_modules("gguf")  # only the first load reads the GGUF file itself
+        extra = "local" if self.name == "smollm2" else "hf"
+        require_modules("gguf", model=self.name, extra=extra)  # only a first load reads GGUF
         tok = AutoTokenizer.from_pretrained(self.pretrained, gguf_file=self.gguf_file)
         model = AutoModelForCausalLM.from_pretrained(
             self.pretrained, gguf_file=self.gguf_file, dtype=dtype
@@ -424,14 +425,14 @@ class HFBackend(Backend):
         return dict(self._identity)
 
 
-def require_modules(*modules: str) -> None:
+def require_modules(*modules: str, model: str = "hf", extra: str = "hf") -> None:
     """A one-line :class:`BackendError` naming what to install when one of ``modules`` (all
     dependencies of ``psymetrics-plugin-hf``) is missing; checked without importing them."""
     missing = [m for m in modules if find_spec(m) is None]
     if missing:
         raise BackendError(
-            f"the hf backend needs {', '.join(missing)}: pip install {' '.join(missing)} "
-            "(dependencies of psymetrics-plugin-hf; or pip install 'psymetrics-core[hf]')"
+            f"--model {model} needs {', '.join(missing)}: pip install 'psymetrics-core[{extra}]' "
+            f"(or: pip install {' '.join(missing)})"
         )
 
 
