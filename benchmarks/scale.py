@@ -121,8 +121,7 @@ def floor_seconds(be: Any, groups: list[list[Any]]) -> float:
     import copy
 
     import torch
-
-    from psymetrics_core.backends.hf_fast import _common_prefix, _rows
+    from psymetrics_plugin_hf.hf_fast import _common_prefix, _rows
 
     model = be._model
     prepared = []
@@ -176,9 +175,9 @@ def compute_bound(limit: int | None) -> dict[str, Any]:
     multiply of the MLP's shape on this machine's threads, measured here.
     """
     import torch
+    from psymetrics_plugin_hf.hf_fast import _rows
 
     from psymetrics_core.administer.runner import make_backend
-    from psymetrics_core.backends.hf_fast import _rows
 
     be = make_backend("smollm2")
     engine = be._native_engine()[0]

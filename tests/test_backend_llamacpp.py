@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from psymetrics_plugin_hf.local_model import smollm2_location
 
-from psymetrics_core.backends.local_model import smollm2_location
 from psymetrics_core.cli import cli
 
 pytestmark = [

@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from psymetrics_plugin_hf.local_model import converted_copy, smollm2_location
 
 from psymetrics_core.administer.runner import evaluate, make_backend
 from psymetrics_core.backends.base import GenerationSettings
-from psymetrics_core.backends.local_model import converted_copy, smollm2_location
 from psymetrics_core.base.errors import BackendError
 from psymetrics_core.pluginsys.plugins import get_plugin_manager
 from psymetrics_core.pluginsys.registry import get_instrument

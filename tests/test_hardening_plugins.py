@@ -104,7 +104,7 @@ def test_backend_clash_names_both_plugins_and_eval_still_validates(site: Path) -
     assert r.returncode == 1
     clash = [ln for ln in lines if "backend 'smollm2'" in ln]
     assert len(clash) == 1 and "psymetrics_plugin_clash_a" in clash[0], lines
-    assert "psymetrics_core.pluginsys.defaults.backends" in clash[0]
+    assert "plugin 'hf'" in clash[0]  # smollm2's own plugin, psymetrics-plugin-hf
     assert "psymetrics_plugin_raises_backends" in "\n".join(lines)
     assert "psymetrics_plugin_garbage_backend" in "\n".join(lines)
     assert lines[-1].startswith("psym: error: unknown model backend 'no-such'"), lines

@@ -122,7 +122,9 @@ def test_hook_register_backends(pm_with):
             register("scripted", lambda args: made.append(args) or ScriptedBackend(), "test")
 
     pm_with(Plug())
-    assert {"hf", "smollm2", "scripted"} <= set(backends())
+    # the core defaults (hf and smollm2 come from psymetrics-plugin-hf, not loaded here)
+    assert {"openai-chat", "openai-completions", "lm-eval", "scripted"} <= set(backends())
+    assert "smollm2" not in backends()
     from psymetrics_core.administer.runner import evaluate
 
     res = evaluate(["bfi"], model="scripted", model_args="a=1,b=two", limit=2)

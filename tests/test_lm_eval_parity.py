@@ -189,7 +189,7 @@ def _from_file(sample: dict) -> dict:
 def test_real_lm_eval_cli_with_gguf(smollm2, tmp_path):
     """The README command (real `lm_eval` script, GGUF file) on the first 5 items of each
     instrument (items 1-5 cover all five scales of both) matches `psym eval`."""
-    from psymetrics_core.backends.local_model import smollm2_location
+    from psymetrics_plugin_hf.local_model import smollm2_location
 
     folder, gguf = smollm2_location()
     lm_eval_bin = Path(sys.executable).with_name("lm_eval")

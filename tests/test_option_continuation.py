@@ -18,7 +18,6 @@ import pytest
 from psymetrics_core.administer.runner import make_backend
 from psymetrics_core.backends.base import Backend, GenerationSettings, call_backend
 from psymetrics_core.backends.cache import CachedBackend, ResponseCache, request_key
-from psymetrics_core.backends.hf_fast import _rows
 from psymetrics_core.base.errors import BackendError
 from psymetrics_core.base.types import Completion, ImagePart, Option, Prompt
 from psymetrics_core.records import SampleRecord
@@ -106,13 +105,12 @@ def test_the_response_cache_passes_the_capability_through(tmp_path: Path) -> Non
 
 
 def test_declared_capabilities_of_the_shipped_backends() -> None:
-    from psymetrics_core.backends.hf import HFBackend
     from psymetrics_core.backends.lmeval_bridge import LMEvalBackend
     from psymetrics_core.backends.openai_chat import OpenAIChatBackend
     from psymetrics_core.backends.openai_completions import OpenAICompletionsBackend
 
     assert Backend.supports_continuations is False  # the safe default
-    assert HFBackend.supports_continuations and LMEvalBackend.supports_continuations
+    assert LMEvalBackend.supports_continuations  # hf: the plugin's test_backend_hf_fast.py
     assert OpenAICompletionsBackend.supports_continuations
     assert OpenAIChatBackend.supports_continuations is False
 
@@ -144,24 +142,6 @@ def test_openai_completions_scores_the_continuation_by_echo() -> None:
     whole = ctx + SEQUENCE
     expected = sum(-((_h(whole[: i + 1]) % 1000) / 100.0) for i in range(len(ctx), len(whole)))
     assert comp.option_logprobs == (pytest.approx(expected),)
-
-
-def test_hf_rows_tokenise_the_continuation() -> None:
-    class CharTokens:  # one token per character: the rows must hold the continuation's
-        def context_text(self, prompt: Prompt) -> str:
-            return prompt.messages[0]["content"]
-
-        def _encode(self, text: str) -> list[int]:
-            return [ord(c) for c in text]
-
-    pr = _sequence_prompt()
-    (row,) = _rows(CharTokens(), [pr])
-    ctx = pr.messages[0]["content"]
-    assert row.tokens == [ord(c) for c in ctx + SEQUENCE]
-    assert [tok for _, tok, _ in row.reads] == [ord(c) for c in SEQUENCE]
-    assert row.reads[0][0] == len(ctx) - 1  # the first continuation token is read after ctx
-    (digit,) = _rows(CharTokens(), [Prompt(pr.messages, (Option(3, "Agree"),), ctx)])
-    assert [tok for _, tok, _ in digit.reads] == [ord("3")]  # ordinary options: the value
 
 
 def test_a_sample_line_with_a_continuation_validates() -> None:

@@ -45,7 +45,8 @@ class LMEvalBackend(Backend):
             from lm_eval.api.registry import get_model
         except ImportError as exc:
             raise BackendError(
-                f"--model lm-eval:{self.lm_name} needs lm-eval: pip install lm-eval ({exc})"
+                f"--model lm-eval:{self.lm_name} needs lm-eval: "
+                f"pip install 'psymetrics-core[lm-eval]' ({exc})"
             ) from exc
         try:
             cls = get_model(self.lm_name)

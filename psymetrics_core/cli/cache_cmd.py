@@ -18,7 +18,7 @@ def cache_cmd() -> None:
 def info_cmd() -> None:
     """Where the cache is, how big, and how many responses per model."""
     from psymetrics_core.backends.cache import ResponseCache
-    from psymetrics_core.backends.local_model import stale_conversions
+    from psymetrics_core.base.paths import stale_conversions
 
     cache = ResponseCache()
     try:
@@ -45,7 +45,7 @@ def info_cmd() -> None:
 def clear_cmd(yes: bool) -> None:
     """Delete every cached response and leftover model conversions (model copies are kept)."""
     from psymetrics_core.backends.cache import ResponseCache, cache_path
-    from psymetrics_core.backends.local_model import remove_stale_conversions
+    from psymetrics_core.base.paths import remove_stale_conversions
 
     if not yes:
         click.confirm(f"delete all cached responses in {cache_path()}?", abort=True)

@@ -104,7 +104,7 @@ def plan_cmd(
     default="local",
     show_default=True,
     help="local: this process; dask: every shard as a task of a Dask cluster "
-    "(pip install 'psymetrics[dask]').",
+    "(pip install 'psymetrics-core[dask]').",
 )
 @click.option(
     "--scheduler", default=None, help="Dask scheduler address [default: a local cluster]."

@@ -35,14 +35,15 @@ def with_include_path(args: Sequence[str], folder: str | Path) -> list[str]:
 def run_lm_eval(args: Sequence[str]) -> int:
     """Export every installed instrument to a temporary folder and run ``lm_eval`` on it.
 
-    Returns lm_eval's exit status. Needs lm-eval installed (``pip install lm-eval``).
+    Returns lm_eval's exit status. Needs lm-eval installed
+    (``pip install 'psymetrics-core[lm-eval]'``).
     """
     import importlib.util
 
     from psymetrics_core.export.lm_eval_tasks import export_lm_eval
 
     if importlib.util.find_spec("lm_eval") is None:
-        raise PsymError("lm-eval is not installed: pip install 'lm-eval[hf]==0.4.13'")
+        raise PsymError("lm-eval is not installed: pip install 'psymetrics-core[lm-eval]'")
     with tempfile.TemporaryDirectory(prefix="psym-lm-eval-") as tmp:
         report = export_lm_eval(Path(tmp) / "tasks")
         for note in report.skip_notes():

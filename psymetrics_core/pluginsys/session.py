@@ -21,6 +21,7 @@ import pluggy
 from psymetrics_core.backends.base import parse_model_args
 from psymetrics_core.base.errors import BackendError, PsymError, UnknownTaskError
 from psymetrics_core.base.types import Instrument
+from psymetrics_core.pluginsys.backend_hints import install_hint
 from psymetrics_core.pluginsys.loader import PluginRecord, make_plugin_manager
 from psymetrics_core.pluginsys.registries import (
     BackendEntry,
@@ -168,7 +169,8 @@ class Session:
             return entries[base].factory({**args, "variant": variant})
         if model not in entries:
             raise BackendError(
-                f"unknown model backend '{model}' (available: {', '.join(sorted(entries))})"
+                install_hint(model, self.records)
+                or f"unknown model backend '{model}' (available: {', '.join(sorted(entries))})"
             )
         return entries[model].factory(args)
 

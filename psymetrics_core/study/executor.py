@@ -79,7 +79,7 @@ def _run_dask(
         from dask.distributed import Client, LocalCluster
     except ImportError:
         raise PsymError(
-            "--executor dask needs Dask: pip install 'psymetrics[dask]' (dask[distributed])"
+            "--executor dask needs Dask: pip install 'psymetrics-core[dask]' (dask[distributed])"
         ) from None
     cluster = None
     if scheduler is None:

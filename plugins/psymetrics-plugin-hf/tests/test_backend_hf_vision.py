@@ -13,10 +13,10 @@ import io
 from pathlib import Path
 
 import pytest
+from psymetrics_plugin_hf.hf import HFBackend
+from psymetrics_plugin_hf.hf_vision import is_image_text_model
 
 from psymetrics_core.backends.base import GenerationSettings
-from psymetrics_core.backends.hf import HFBackend
-from psymetrics_core.backends.hf_vision import is_image_text_model
 from psymetrics_core.base.errors import BackendError
 from psymetrics_core.base.types import ImagePart, Prompt
 

@@ -1,7 +1,9 @@
 """Local transformers backend (``--model hf``): any local model path, GGUF files included.
 
 GGUF weights are dequantised once and kept as a safetensors copy in the cache directory, so a
-second load takes a fraction of a second instead of ~20 s.
+second load takes a fraction of a second instead of ~20 s. Option scoring of Llama-architecture
+models goes through the hand-built forward pass of ``psymetrics-plugin-llama-engine`` where that
+distribution is installed (``native=auto|onnx|torch|false``), else through transformers.
 """
 
 from __future__ import annotations
@@ -9,21 +11,26 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Sequence
-from importlib.metadata import version
+from importlib import metadata
+from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
 from psymetrics_core.backends.base import Backend, GenerationSettings, OnResult, Reporter
-from psymetrics_core.backends.hf_vision import (
+from psymetrics_core.base.errors import BackendError
+from psymetrics_core.base.paths import cache_dir, remove_stale_conversions
+from psymetrics_core.base.types import Completion, Prompt
+from psymetrics_plugin_hf.hf_vision import (
     generate_with_images,
     is_image_text_model,
     load_image_text_model,
 )
-from psymetrics_core.backends.local_model import cache_dir, converted_copy, remove_stale_conversions
-from psymetrics_core.base.errors import BackendError
-from psymetrics_core.base.types import Completion, Prompt
+from psymetrics_plugin_hf.local_model import converted_copy
 
-__all__ = ["HFBackend"]
+__all__ = ["HFBackend", "ENGINE_DIST"]
+
+ENGINE_DIST = "psymetrics-plugin-llama-engine"  # the optional native Llama forward pass
+_ENGINE = "psymetrics_plugin_llama_engine"
 
 _DTYPES = ("float32", "bfloat16", "float16", "auto")
 
@@ -78,6 +85,7 @@ class HFBackend(Backend):
         self._native_tried = False
         self._identity: dict[str, Any] | None = None
         self.supports_images = not self.gguf_file and is_image_text_model(self.pretrained)
+        require_modules("torch", "transformers")
 
     # -- loading -----------------------------------------------------------------------------
 
@@ -124,6 +132,8 @@ class HFBackend(Backend):
                 AutoModelForCausalLM.from_pretrained(copy, dtype=dtype),
                 AutoTokenizer.from_pretrained(copy),
             )
+        extra = "local" if self.name == "smollm2" else "hf"
+        require_modules("gguf", model=self.name, extra=extra)  # only a first load reads GGUF
         tok = AutoTokenizer.from_pretrained(self.pretrained, gguf_file=self.gguf_file)
         model = AutoModelForCausalLM.from_pretrained(
             self.pretrained, gguf_file=self.gguf_file, dtype=dtype
@@ -158,10 +168,10 @@ class HFBackend(Backend):
         """(model, tokenizer) of the native Llama forward pass, or None where it does not apply.
 
         Used for option scoring of float32 Llama-architecture safetensors models (the
-        dequantised SmolLM2 copy included): on a CPU through ONNX Runtime
-        (``onnx_llama``), elsewhere, or with ``native=torch``, in plain torch
-        (``native_llama``); either loads in a fraction of the time transformers needs.
-        ``native=false`` (or ``prefix_cache=false``) keeps transformers.
+        dequantised SmolLM2 copy included) where ``psymetrics-plugin-llama-engine`` is
+        installed: on a CPU through ONNX Runtime (its ``onnx_llama``), elsewhere, or with
+        ``native=torch``, in plain torch (``native_llama``); either loads in a fraction of the
+        time transformers needs. ``native=false`` (or ``prefix_cache=false``) keeps transformers.
         """
         if self._native_tried:
             return self._native
@@ -169,7 +179,7 @@ class HFBackend(Backend):
         engine = self.scoring_engine()
         if engine == "transformers":
             return None
-        from psymetrics_core.backends.native_llama import (
+        from psymetrics_plugin_llama_engine.native_llama import (
             NativeTokenizer,
             load_native,
             native_support,
@@ -181,7 +191,7 @@ class HFBackend(Backend):
             if native_support(directory) is not None:
                 return None  # scoring_engine() could not look at the copy before it existed
         if engine == "onnxruntime":
-            from psymetrics_core.backends.onnx_llama import load_onnx
+            from psymetrics_plugin_llama_engine.onnx_llama import load_onnx
 
             graphs = cache_dir() / "onnx-graphs"
             self._native = (load_onnx(directory, self.threads, graphs), NativeTokenizer(directory))
@@ -196,12 +206,22 @@ class HFBackend(Backend):
     def scoring_engine(self) -> str:
         """What scores options: ``onnxruntime`` or ``torch`` (the native Llama forward pass,
         where the model turns out to be one it runs) or ``transformers``. Decided from the
-        settings and the installed packages, without importing or loading anything."""
+        settings and the installed packages, without importing or loading anything.
+        Without ``psymetrics-plugin-llama-engine``, ``native=auto`` is transformers and an
+        explicit ``native=onnx`` or ``native=torch`` is a one-line error saying what to install.
+        """
         if self.native == "off" or not self.prefix_cache or self.supports_images:
             return "transformers"
         if self.dtype not in ("float32", "auto"):
             return "transformers"
-        from psymetrics_core.backends.native_llama import native_support
+        if find_spec(_ENGINE) is None:
+            if self.native == "auto":
+                return "transformers"
+            raise BackendError(
+                f"--model-args native={self.native} needs the Llama engine: pip install "
+                f"{ENGINE_DIST} (or native=false for transformers scoring)"
+            )
+        from psymetrics_plugin_llama_engine.native_llama import native_support
 
         directory = self._model_directory()
         if (directory / "config.json").is_file() and native_support(directory) is not None:
@@ -209,13 +229,14 @@ class HFBackend(Backend):
             # file is taken to be one: its copy is checked once it exists)
         if self.native == "torch" or self.device != "cpu":
             return "torch"
-        from psymetrics_core.backends.onnx_llama import onnx_available
+        from psymetrics_plugin_llama_engine.onnx_llama import onnx_available
 
         if onnx_available():
             return "onnxruntime"
         if self.native == "onnx":
             raise BackendError(
-                "--model-args native=onnx needs onnxruntime and onnx: pip install onnxruntime onnx"
+                "--model-args native=onnx needs onnxruntime and onnx: "
+                "pip install 'onnxruntime>=1.23' 'onnx>=1.18'"
             )
         return "torch"
 
@@ -325,7 +346,7 @@ class HFBackend(Backend):
         off and scores each prompt on its own with :meth:`loglikelihoods`).
         """
         if not any(p.images for p in prompts) and self._native_engine() is not None:
-            from psymetrics_core.backends.hf_fast import score_prompts_native
+            from psymetrics_plugin_hf.hf_fast import score_prompts_native
 
             return score_prompts_native(self, prompts, progress, on_result)
         self._load()
@@ -341,7 +362,7 @@ class HFBackend(Backend):
                 if progress is not None:
                     progress.advance(1)
             return out
-        from psymetrics_core.backends.hf_fast import score_prompts
+        from psymetrics_plugin_hf.hf_fast import score_prompts
 
         return score_prompts(self, prompts, progress, on_result)
 
@@ -386,7 +407,7 @@ class HFBackend(Backend):
             return dict(self._identity)
         engine = self.scoring_engine()
         names = ["transformers", "torch"] + (["onnxruntime"] if engine == "onnxruntime" else [])
-        found = {n: version(n) for n in names}
+        found = {name: metadata.version(name) for name in names}
         self._identity = {
             "backend": self.name,
             "pretrained": str(self.pretrained),
@@ -402,6 +423,17 @@ class HFBackend(Backend):
             **({"onnxruntime": found["onnxruntime"]} if engine == "onnxruntime" else {}),
         }
         return dict(self._identity)
+
+
+def require_modules(*modules: str, model: str = "hf", extra: str = "hf") -> None:
+    """A one-line :class:`BackendError` naming what to install when one of ``modules`` (all
+    dependencies of ``psymetrics-plugin-hf``) is missing; checked without importing them."""
+    missing = [m for m in modules if find_spec(m) is None]
+    if missing:
+        raise BackendError(
+            f"--model {model} needs {', '.join(missing)}: pip install 'psymetrics-core[{extra}]' "
+            f"(or: pip install {' '.join(missing)})"
+        )
 
 
 def _flag(text: str) -> bool:

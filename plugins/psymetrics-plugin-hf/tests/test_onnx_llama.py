@@ -1,7 +1,8 @@
-"""The ONNX Runtime Llama engine (backends/onnx_llama.py) on a tiny random Llama against
-transformers' LlamaForCausalLM (grouped-query attention, rotary embeddings, a shared-prefix
-cache, the last layer's kept positions), its safetensors reader against the safetensors
-library, and its handling of damaged inputs (weights file, cached graph file)."""
+"""The ONNX Runtime Llama engine (psymetrics-plugin-llama-engine's ``onnx_llama``) on a tiny
+random Llama against transformers' LlamaForCausalLM (grouped-query attention, rotary
+embeddings, a shared-prefix cache, the last layer's kept positions), its safetensors reader
+against the safetensors library, and its handling of damaged inputs (weights file, cached graph
+file); the hf backend's choice of engine, with and without the engine distribution."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import pytest
 from psymetrics_core.base.errors import BackendError
 
 pytest.importorskip("onnxruntime")
+pytest.importorskip("psymetrics_plugin_llama_engine")  # the optional engine distribution
 
 
 def _random_llama(directory: Path, seed: int, **config: Any) -> tuple[Path, Any]:
@@ -64,7 +66,7 @@ def narrow_heads_llama(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, 
 
 
 def _engine(directory: Path, graphs: Path) -> Any:
-    from psymetrics_core.backends.onnx_llama import load_onnx
+    from psymetrics_plugin_llama_engine.onnx_llama import load_onnx
 
     return load_onnx(directory, 1, graphs)
 
@@ -78,7 +80,7 @@ def _reference(model: Any, ids: np.ndarray) -> np.ndarray:
 
 
 def test_native_support_accepts_the_tiny_llama(tiny_llama: tuple[Path, Any]) -> None:
-    from psymetrics_core.backends.native_llama import native_support
+    from psymetrics_plugin_llama_engine.native_llama import native_support
 
     assert native_support(tiny_llama[0]) is None
 
@@ -124,7 +126,7 @@ def test_prefix_cache_and_kept_positions(tiny_llama: tuple[Path, Any], tmp_path:
 def test_graph_file_is_reused_and_a_damaged_one_rebuilt(
     tiny_llama: tuple[Path, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from psymetrics_core.backends import onnx_llama
+    from psymetrics_plugin_llama_engine import onnx_llama
 
     built: list[bool] = []
     real = onnx_llama._layer_graph
@@ -147,9 +149,8 @@ def test_graph_file_is_reused_and_a_damaged_one_rebuilt(
 
 
 def test_read_safetensors_equals_the_safetensors_library(tmp_path: Path) -> None:
+    from psymetrics_plugin_llama_engine.onnx_llama import read_safetensors
     from safetensors.numpy import load_file, save_file
-
-    from psymetrics_core.backends.onnx_llama import read_safetensors
 
     arrays = {"a": np.arange(12, dtype=np.float32).reshape(3, 4), "b": np.ones(5, np.float32)}
     save_file(arrays, str(tmp_path / "w.safetensors"))
@@ -163,8 +164,8 @@ def test_read_safetensors_equals_the_safetensors_library(tmp_path: Path) -> None
 def test_native_choice_and_engine_identity(
     tiny_llama: tuple[Path, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from psymetrics_core.backends import onnx_llama
-    from psymetrics_core.backends.hf import HFBackend
+    from psymetrics_plugin_hf.hf import HFBackend
+    from psymetrics_plugin_llama_engine import onnx_llama
 
     path = str(tiny_llama[0])
     assert HFBackend({"pretrained": path}).scoring_engine() == "onnxruntime"
@@ -179,13 +180,24 @@ def test_native_choice_and_engine_identity(
     assert HFBackend({"pretrained": path}).scoring_engine() == "torch"
     with pytest.raises(BackendError, match="native=onnx needs onnxruntime"):
         HFBackend({"pretrained": path, "native": "onnx"}).scoring_engine()
+    # without psymetrics-plugin-llama-engine: transformers scores, unless an engine was named
+    from psymetrics_plugin_hf import hf
+
+    real = hf.find_spec
+    absent = lambda name: None if "llama_engine" in name else real(name)  # noqa: E731
+    monkeypatch.setattr(hf, "find_spec", absent)
+    assert HFBackend({"pretrained": path}).scoring_engine() == "transformers"
+    for native in ("onnx", "torch"):
+        with pytest.raises(BackendError, match="pip install psymetrics-plugin-llama-engine"):
+            HFBackend({"pretrained": path, "native": native}).scoring_engine()
 
 
 def test_tiny_llama_option_scores_agree_across_engines(tiny_llama: tuple[Path, Any]) -> None:
     """The hf backend's option scores through ONNX Runtime, the torch pass and transformers'
     own model (native=false) agree within float error."""
+    from psymetrics_plugin_hf.hf import HFBackend
+
     from psymetrics_core.backends.base import GenerationSettings
-    from psymetrics_core.backends.hf import HFBackend
     from psymetrics_core.base.types import Option, Prompt
 
     prompts = [

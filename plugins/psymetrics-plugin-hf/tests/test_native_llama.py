@@ -1,6 +1,7 @@
-"""The native Llama forward passes (backends/onnx_llama.py on ONNX Runtime, the default on a
-CPU, and backends/native_llama.py in torch) against transformers' LlamaForCausalLM on the real
-SmolLM2 weights: same chat text, same token ids, same log-probabilities within float error."""
+"""The native Llama forward passes of psymetrics-plugin-llama-engine (``onnx_llama`` on ONNX
+Runtime, the default on a CPU, and ``native_llama`` in torch) against transformers'
+LlamaForCausalLM on the real SmolLM2 weights: same chat text, same token ids, same
+log-probabilities within float error."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ import pytest
 
 from psymetrics_core.backends.base import GenerationSettings
 from psymetrics_core.base.types import Option, Prompt
+
+pytest.importorskip("psymetrics_plugin_llama_engine")  # the optional engine distribution
 
 _OPTS = (Option(1, "no"), Option(2, "yes"))
 _PROMPTS = [
@@ -28,7 +31,7 @@ _PROMPTS = [
 
 
 def _directory(smollm2: Any) -> Path:
-    from psymetrics_core.backends.local_model import converted_copy
+    from psymetrics_plugin_hf.local_model import converted_copy
 
     smollm2.option_logprobs(_PROMPTS[:1], GenerationSettings(mode="logprob"))  # converts once
     return converted_copy(smollm2.pretrained, smollm2.gguf_file)
@@ -36,17 +39,17 @@ def _directory(smollm2: Any) -> Path:
 
 def _engine(kind: str, directory: Path, tmp_path: Path) -> Any:
     if kind == "onnxruntime":
-        from psymetrics_core.backends.onnx_llama import load_onnx
+        from psymetrics_plugin_llama_engine.onnx_llama import load_onnx
 
         return load_onnx(directory, 2, tmp_path / "graphs")
-    from psymetrics_core.backends.native_llama import load_native
+    from psymetrics_plugin_llama_engine.native_llama import load_native
 
     return load_native(directory)[0]
 
 
 @pytest.mark.model
 def test_default_cpu_engine_is_onnxruntime(smollm2: Any) -> None:
-    from psymetrics_core.backends.onnx_llama import OnnxLlama
+    from psymetrics_plugin_llama_engine.onnx_llama import OnnxLlama
 
     smollm2.option_logprobs(_PROMPTS, GenerationSettings(mode="logprob"))
     assert isinstance(smollm2._native[0], OnnxLlama)

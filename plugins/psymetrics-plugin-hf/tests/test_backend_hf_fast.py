@@ -39,13 +39,13 @@ def test_fast_scores_equal_plain_loop(smollm2: Any) -> None:
 
 
 def _row(prompt: int, tokens: list[int]) -> Any:
-    from psymetrics_core.backends.hf_fast import _Row
+    from psymetrics_plugin_hf.hf_fast import _Row
 
     return _Row(prompt, tokens, [(len(tokens) - 1, 7, 0)])
 
 
 def test_prefix_groups_give_each_instruction_block_its_own_prefix() -> None:
-    from psymetrics_core.backends import hf_fast
+    from psymetrics_plugin_hf import hf_fast
 
     system = list(range(100, 110))  # 10 tokens every row shares
     block_a = list(range(200, 220))  # 20 more tokens: earns its own prefix pass (>= 16)
@@ -66,7 +66,7 @@ def test_prefix_groups_give_each_instruction_block_its_own_prefix() -> None:
 
 
 def test_budget_batches_minimise_padding_plus_a_cost_per_pass() -> None:
-    from psymetrics_core.backends import hf_fast
+    from psymetrics_plugin_hf import hf_fast
 
     # widths 2, 2, 2, 40 after the prefix: one batch would pad to 4 x 40 = 160 tokens + 64;
     # by hand the best cut is [2, 2, 2] (6 + 64) and [40] (40 + 64) = 174 < 224
@@ -77,3 +77,31 @@ def test_budget_batches_minimise_padding_plus_a_cost_per_pass() -> None:
     same = [_row(i, [0] * 15) for i in range(10)]
     assert [len(b) for b in hf_fast._budget_batches(same, 5, 4096)] == [10]
     assert [len(b) for b in hf_fast._budget_batches(same, 5, 30)] == [3, 3, 3, 1]
+
+
+SEQUENCE = "January\nFebruary\nMarch"
+
+
+def test_hf_rows_tokenise_the_continuation() -> None:
+    """An option's continuation (probe tasks' sequences, issue 12) is scored token by token."""
+    from psymetrics_plugin_hf import hf_fast
+    from psymetrics_plugin_hf.hf import HFBackend
+
+    assert HFBackend.supports_continuations
+
+    class CharTokens:  # one token per character: the rows must hold the continuation's
+        def context_text(self, prompt: Prompt) -> str:
+            return prompt.messages[0]["content"]
+
+        def _encode(self, text: str) -> list[int]:
+            return [ord(c) for c in text]
+
+    msg = "List the months in order, one per line."
+    pr = Prompt(({"role": "user", "content": msg},), (Option(0, "sequence", SEQUENCE),), msg)
+    (row,) = hf_fast._rows(CharTokens(), [pr])
+    ctx = pr.messages[0]["content"]
+    assert row.tokens == [ord(c) for c in ctx + SEQUENCE]
+    assert [tok for _, tok, _ in row.reads] == [ord(c) for c in SEQUENCE]
+    assert row.reads[0][0] == len(ctx) - 1  # the first continuation token is read after ctx
+    (digit,) = hf_fast._rows(CharTokens(), [Prompt(pr.messages, (Option(3, "Agree"),), ctx)])
+    assert [tok for _, tok, _ in digit.reads] == [ord("3")]  # ordinary options: the value

