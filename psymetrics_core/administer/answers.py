@@ -1,82 +1,28 @@
-"""Score existing responses (human data or earlier model answers) from a long-format CSV."""
+"""Score existing answers with a task's own scoring (``psym score``, ``psym.score_responses``).
+
+Questionnaires are scored from a long-format CSV (human data or earlier model answers) by
+their key alone; free-text and judged tasks from their generations (``generations``). The
+files are read by ``answer_files`` (the one reader of existing answers).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from psymetrics_core.base.errors import ResponsesError
-from psymetrics_core.base.reading import read_csv
-from psymetrics_core.base.types import Answer, Instrument
-from psymetrics_core.instruments.item_texts import check_form
+from psymetrics_core.administer.answer_files import read_responses
+from psymetrics_core.administer.generations import score_generations
+from psymetrics_core.administer.kinds.task import Task
+from psymetrics_core.administer.options import with_options
+from psymetrics_core.administer.runner import resolve_tasks
+from psymetrics_core.base.types import Answer
 from psymetrics_core.pluginsys.plugins import get_plugin_manager
 from psymetrics_core.pluginsys.registry import get_instrument
+from psymetrics_core.pluginsys.session import Session
 
-__all__ = ["read_responses", "score_responses"]
-
-COLUMNS = ("respondent", "item", "response")
-
-
-def read_responses(
-    path: str | Path, inst: Instrument, form: str = "original"
-) -> dict[str, dict[str, int | None]]:
-    """Read ``respondent,item,response`` rows into {respondent: {item: value}}.
-
-    An empty response is missing (None). Unknown items, values outside the item's response
-    scale, duplicates and missing columns are errors naming the CSV line.
-    """
-    p = Path(path)
-    if not p.is_file():
-        raise ResponsesError(f"{p}: no such file")
-    check_form(inst, form)
-    items = {it.id: it for it in inst.forms[form]}
-    data: dict[str, dict[str, int | None]] = {}
-    table = read_csv(p, what="responses file")
-    cols = table.columns
-    missing = [c for c in COLUMNS if c not in cols]
-    if missing:
-        raise ResponsesError(
-            f"{p}, line 1: missing column(s) {', '.join(missing)} "
-            f"(expected columns: {', '.join(COLUMNS)})"
-        )
-    for line, row in table.rows:
-        who = (row.get("respondent") or "").strip()
-        item_id = (row.get("item") or "").strip()
-        raw = (row.get("response") or "").strip()
-        if not who:
-            raise ResponsesError(f"{p}, line {line}: empty respondent")
-        if item_id not in items:
-            raise ResponsesError(
-                f"{p}, line {line}: unknown item {item_id!r} for task "
-                f"'{inst.id}' (items are {_id_range(list(items))})"
-            )
-        rs = inst.response_scale_for(items[item_id])
-        value: int | None
-        if raw == "":
-            value = None
-        else:
-            try:
-                value = int(float(raw)) if float(raw).is_integer() else None
-            except ValueError:
-                value = None
-            if value is None or value not in rs.values():
-                raise ResponsesError(
-                    f"{p}, line {line}: response {raw!r} to item {item_id} "
-                    f"is not a value of its scale ({rs.min}..{rs.max})"
-                )
-        answers = data.setdefault(who, {})
-        if item_id in answers:
-            raise ResponsesError(
-                f"{p}, line {line}: respondent {who!r} answers item {item_id} twice"
-            )
-        answers[item_id] = value
-    if not data:
-        raise ResponsesError(f"{p}: no response rows")
-    return data
-
-
-def _id_range(ids: list[str]) -> str:
-    return f"{ids[0]}..{ids[-1]}" if len(ids) > 3 else ", ".join(ids)
+__all__ = ["ScaleResult", "ScoredAnswers", "score_answers", "score_responses"]
 
 
 def score_responses(
@@ -94,3 +40,83 @@ def score_responses(
             for name, s in scores.items()
         }
     return out
+
+
+@dataclass(frozen=True)
+class ScaleResult:
+    """One respondent's score on one scale; the item counts where the task has them."""
+
+    score: Any
+    n_items: int | None = None
+    n_answered: int | None = None
+
+    @property
+    def incomplete(self) -> bool:
+        """Computed from fewer items than the scale has (not comparable with norms)."""
+        if self.n_items is None or self.n_answered is None:
+            return False
+        return self.n_answered < self.n_items
+
+
+@dataclass(frozen=True)
+class ScoredAnswers:
+    """The scores of every respondent in a file: {respondent: {scale: ScaleResult}}."""
+
+    task: str
+    respondents: dict[str, dict[str, ScaleResult]]
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"<task>": {"<respondent>": {"<scale>": score}}}`` (``psym score --json``)."""
+        return {
+            self.task: {
+                who: {s: r.score for s, r in scales.items()}
+                for who, scales in self.respondents.items()
+            }
+        }
+
+
+def score_answers(
+    task: str,
+    path: str | Path,
+    *,
+    session: Session,
+    form: str = "original",
+    options: Mapping[str, Mapping[str, Any]] | None = None,
+    judge_model: str | None = None,
+    judge_model_args: str | dict[str, str] | None = None,
+    judge_max_new_tokens: int | None = None,
+) -> ScoredAnswers:
+    """Score the answers in ``path`` with ``task``'s scoring, per respondent.
+
+    A questionnaire's file is its long-format CSV, scored from the key alone (no item texts
+    needed); a task's is its generations (CSV, JSONL or a run's samples.jsonl), judged with
+    ``judge_model`` where the task is judged. ``options`` are the task options.
+    """
+    opts = options or {}
+    scored: dict[str, dict[str, Any]]
+    inst = session.get_instrument(task)
+    if isinstance(inst, Task):
+        inst = resolve_tasks([task], session, form, None, opts)[0]
+        assert isinstance(inst, Task)
+        entries = score_generations(
+            inst,
+            path,
+            session=session,
+            judge_model=judge_model,
+            judge_model_args=judge_model_args,
+            judge_max_new_tokens=judge_max_new_tokens,
+        )
+        scored = {who: entry["scales"] for who, entry in entries.items()}
+    else:  # a questionnaire is scored from its key alone: no item texts needed
+        with_options(inst, opts.get(task), opts.get("*"))
+        scored = score_responses(task, path, form)
+    return ScoredAnswers(
+        task,
+        {
+            who: {
+                s: ScaleResult(r.get("score"), r.get("n_items"), r.get("n_answered"))
+                for s, r in scales.items()
+            }
+            for who, scales in scored.items()
+        },
+    )

@@ -10,17 +10,22 @@ the statistic is ``analysis.validity.spearman_fisher``.
 
 from __future__ import annotations
 
+import csv
+import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from psymetrics_core.analysis.ecological_plot import rank_plot
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.reading import parse_yaml, read_text
 
 __all__ = [
     "Pair",
     "PairResult",
+    "ValidityReport",
+    "ecological_validity",
     "load_pairs",
     "read_runs",
     "model_label",
@@ -199,3 +204,50 @@ def validity(
             )
             out.append(res)
     return out
+
+
+@dataclass(frozen=True)
+class ValidityReport:
+    """``psym validity``'s result: one row per construct pair, and the files written."""
+
+    n_models: int
+    results: list[PairResult]
+    table: Path
+    plots: list[Path]
+
+    def rows(self) -> list[dict[str, Any]]:
+        """The JSON rows (``validity.json``, ``psym validity --json``)."""
+        return [r.to_json() for r in self.results]
+
+
+CSV_COLUMNS = ("construct", "test_score", "behaviour_score", "n", "rho", "ci_low", "ci_high",
+               "p_value")  # fmt: skip
+
+
+def ecological_validity(
+    run_dirs: Sequence[str | Path],
+    output: Path,
+    *,
+    pairs: str | Path | None = None,
+    exclude: Iterable[str] = (),
+) -> ValidityReport:
+    """Rho of every construct pair across the models of ``run_dirs`` (pairing table ``pairs``,
+    default the shipped one; models in ``exclude`` left out), written to ``output`` as
+    validity.json, validity.csv, validity.png and validity.svg."""
+    scores = read_runs(run_dirs)
+    results = validity(scores, load_pairs(pairs), exclude)
+    if not results:
+        raise PsymError(
+            f"no construct pair found in {len(run_dirs)} run(s): each pair needs a "
+            "questionnaire and a behaviour score (see --pairs)"
+        )
+    output.mkdir(parents=True, exist_ok=True)
+    rows = [r.to_json() for r in results]
+    (output / "validity.json").write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
+    table = output / "validity.csv"
+    with table.open("w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(CSV_COLUMNS)
+        for r in results:
+            w.writerow([getattr(r, c) for c in CSV_COLUMNS])
+    return ValidityReport(len(scores), results, table, rank_plot(results, output))

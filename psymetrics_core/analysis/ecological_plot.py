@@ -7,8 +7,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from psymetrics_core.analysis.ecological import PairResult
+if TYPE_CHECKING:  # ecological writes its plots with rank_plot
+    from psymetrics_core.analysis.ecological import PairResult
 
 __all__ = ["rank_plot", "ranks"]
 

@@ -2,94 +2,38 @@
 ``psym eval`` (human data, other tools' outputs) with the same statistics.
 
 The file is the long format of ``psym score``: ``respondent,item,response`` plus optional
-columns (e.g. ``model``, ``context``) to group by. Per group: scale descriptives over
-respondents (n, mean, SD, skew, excess kurtosis), Cronbach's alpha (rows used of rows given),
-McDonald's omega, and each item's mean and variance of its keyed values. Items are keyed by
+columns (e.g. ``model``, ``context``) to group by, read by ``administer.answer_files``. Per
+group: scale descriptives over respondents (n, mean, SD, skew, excess kurtosis), Cronbach's
+alpha (rows used of rows given), McDonald's omega, and each item's mean and variance of its
+keyed values. Items are keyed by
 ``spec_scoring.keyed_values`` (the scorer's own keying); MRAT-centred scales subtract each
 respondent's mean rating over their answered scored items.
 """
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from psymetrics_core.administer.answer_files import read_ratings
 from psymetrics_core.analysis import reliability
-from psymetrics_core.base.errors import ResponsesError
-from psymetrics_core.base.reading import read_csv
 from psymetrics_core.base.types import Instrument
 
 __all__ = ["read_long", "analyze_responses", "describe"]
-
-COLUMNS = ("respondent", "item", "response")
-ALL = "all"
 
 
 def read_long(
     path: str | Path, inst: Instrument, form: str = "original", group: str | None = None
 ) -> pd.DataFrame:
-    """Rows ``group, respondent, item, response`` (response None when empty).
-
-    Unknown items, values outside the item's response scale, a respondent answering an item
-    twice within a group, and missing columns are errors naming the CSV line.
-    """
-    p = Path(path)
-    if not p.is_file():
-        raise ResponsesError(f"{p}: no such file")
-    items = {it.id: it for it in inst.forms[form]}
-    need = (*COLUMNS, group) if group else COLUMNS
-    rows: list[dict[str, Any]] = []
-    seen: set[tuple[str, str, str]] = set()
-    table = read_csv(p, what="responses CSV")  # size cap, UTF-8, csv errors: one line
-    cols = table.columns
-    missing = [c for c in need if c not in cols]
-    if missing:
-        raise ResponsesError(
-            f"{p}, line 1: missing column(s) {', '.join(missing)} "
-            f"(columns are: {', '.join(cols) or 'none'})"
-        )
-    for line, row in table.rows:
-        who = (row.get("respondent") or "").strip()
-        item_id = (row.get("item") or "").strip()
-        raw = (row.get("response") or "").strip()
-        grp = (row.get(group) or "").strip() if group else ALL
-        if not who:
-            raise ResponsesError(f"{p}, line {line}: empty respondent")
-        if not grp:
-            raise ResponsesError(f"{p}, line {line}: empty {group!r}")
-        if item_id not in items:
-            raise ResponsesError(f"{p}, line {line}: unknown item {item_id!r} for task '{inst.id}'")
-        value = _value(p, line, raw, inst, items[item_id])
-        key = (grp, who, item_id)
-        if key in seen:
-            where = f" in {group} {grp!r}" if group else ""
-            raise ResponsesError(
-                f"{p}, line {line}: respondent {who!r}{where} answers item {item_id} twice"
-            )
-        seen.add(key)
-        rows.append({"group": grp, "respondent": who, "item": item_id, "response": value})
-    if not rows:
-        raise ResponsesError(f"{p}: no response rows")
+    """Rows ``group, respondent, item, response`` (response None when empty), as read and
+    checked by ``answer_files.read_ratings`` (errors name the CSV line)."""
+    rows = [
+        {"group": r.group, "respondent": r.respondent, "item": r.item, "response": r.response}
+        for r in read_ratings(path, inst, form, group=group)
+    ]
     return pd.DataFrame(rows)
-
-
-def _value(p: Path, line: int, raw: str, inst: Instrument, item: Any) -> int | None:
-    if raw == "":
-        return None
-    rs = inst.response_scale_for(item)
-    try:
-        f = float(raw)
-    except ValueError:
-        f = math.nan
-    if not f.is_integer() or int(f) not in rs.values():
-        raise ResponsesError(
-            f"{p}, line {line}: response {raw!r} to item {item.id} is not a value of its "
-            f"scale ({rs.min}..{rs.max})"
-        )
-    return int(f)
 
 
 def describe(values: pd.Series) -> dict[str, Any]:

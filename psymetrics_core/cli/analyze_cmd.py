@@ -114,13 +114,14 @@ def analyze_cmd(
     from psymetrics_core.base.errors import PsymError
 
     try:
-        from psymetrics_core.analysis.report import analyze
+        from psymetrics_core.analysis.outputs import analyze_runs, write_report
         from psymetrics_core.analysis.responses import analyze_responses
     except ImportError as exc:
         raise PsymError(
             f"psym analyze needs the analysis extra ({exc.name} is missing): "
             "pip install 'psymetrics-core[analysis]'"
         ) from exc
+    from psymetrics_core.cli.analyze_tables import print_report, print_responses_report
 
     if responses is not None or task is not None:
         if run_dirs or responses is None or task is None:
@@ -129,43 +130,26 @@ def analyze_cmd(
         if as_json:
             print_json(rep)
             return
-        from psymetrics_core.cli.analyze_tables import print_responses_report
-
         print_responses_report(rep)
         return
     if not run_dirs:
         raise PsymError("give run directories of `psym eval`, or --task TASK --responses FILE")
-    report = analyze(
+    result = analyze_runs(
         list(run_dirs),
+        labels=labels,
         reference=reference,
         nan_policy=nan_policy,
         baseline=baseline,
         fence_k=fence_k,
         hypotheses=hypotheses,
         deletion=deletion,
-    )
-    from psymetrics_core.analysis.sections import collect_sections
-
-    sections = collect_sections(
-        list(run_dirs),
-        labels=labels,
-        reference=None if reference == "original" else reference,
         warn=lambda line: stderr.print(f"warning: {line}", markup=False),
     )
-    if labels is not None and not sections:
-        raise PsymError(f"--labels {labels}: no run here has tasks that use labels (projective)")
-    if sections:
-        report["sections"] = {s.key: s.data for s in sections}
     if output is not None:
-        from psymetrics_core.cli.analyze_tables import write_outputs
-
-        write_outputs(report, output)
-        stderr.print(f"analysis: {output / 'analysis.json'}")
+        stderr.print(f"analysis: {write_report(result.report, output)}")
     if as_json:
-        print_json(report)
+        print_json(result.report)
         return
-    from psymetrics_core.cli.analyze_tables import print_report
-
-    print_report(report)
-    for section in sections:
+    print_report(result.report)
+    for section in result.sections:
         click.echo(f"\n{section.title}\n{section.text}")

@@ -1,15 +1,13 @@
-"""Tables and files for ``psym analyze`` (rendering only; the numbers come from analysis)."""
+"""Tables for ``psym analyze`` (rendering only; the numbers and files come from analysis)."""
 
 from __future__ import annotations
 
-import json
 import math
-from pathlib import Path
 from typing import Any
 
-from psymetrics_core.cli.console import _clean, stdout, table
+from psymetrics_core.cli.console import stdout, table
 
-__all__ = ["print_report", "print_responses_report", "write_outputs"]
+__all__ = ["print_report", "print_responses_report"]
 
 
 def _f(x: Any, digits: int = 2) -> str:
@@ -38,76 +36,104 @@ def print_report(report: dict[str, Any]) -> None:
 
 
 def _task_tables(title: str, a: dict[str, Any]) -> None:
-    c = a["consistency"]
-    if c["per_seed"]:
-        cols = ["condition", f"consistency vs {c['versus']} (mean)", "per seed"]
+    """Every table of one task in one run."""
+    _consistency(title, a["consistency"])
+    _reliability(title, a["reliability"])
+    _icc(title, a["icc"])
+    _styles(title, a["response_styles"])
+    _mbti(title, a["mbti_metrics"])
+    _facets(title, a["facets"])
+    _norms(title, a["norms"])
+
+
+def _consistency(title: str, c: dict[str, Any]) -> None:
+    if not c["per_seed"]:
+        return
+    cols = ["condition", f"consistency vs {c['versus']} (mean)", "per seed"]
+    if "human_fences" in c:
+        cols.append("outside human fences")
+    t = table(f"{title}: answer consistency (Jung et al., 2026)", cols)
+    for cond, mean in c["mean"].items():
+        seeds = [r for r in c["per_seed"] if r["condition"] == cond]
+        row = [cond, _f(mean), " ".join(f"{r['seed']}:{_f(r['consistency'])}" for r in seeds)]
         if "human_fences" in c:
-            cols.append("outside human fences")
-        t = table(f"{title}: answer consistency (Jung et al., 2026)", cols)
-        for cond, mean in c["mean"].items():
-            seeds = [r for r in c["per_seed"] if r["condition"] == cond]
-            row = [cond, _f(mean), " ".join(f"{r['seed']}:{_f(r['consistency'])}" for r in seeds)]
-            if "human_fences" in c:
-                row.append(f"{sum(r.get('outside_fences', False) for r in seeds)}/{len(seeds)}")
-            t.add_row(*row)
-        stdout.print(t)
-        if "human_fences" in c:
-            h = c["human_fences"]
-            stdout.print(
-                f"[dim]human fences: [{_f(h['lower'])}, {_f(h['upper'])}] "
-                f"(Q1 {_f(h['q1'])}, Q3 {_f(h['q3'])}, n {h['n']})[/dim]"
-            )
+            row.append(f"{sum(r.get('outside_fences', False) for r in seeds)}/{len(seeds)}")
+        t.add_row(*row)
+    stdout.print(t)
+    if "human_fences" in c:
+        h = c["human_fences"]
+        stdout.print(
+            f"[dim]human fences: [{_f(h['lower'])}, {_f(h['upper'])}] "
+            f"(Q1 {_f(h['q1'])}, Q3 {_f(h['q3'])}, n {h['n']})[/dim]"
+        )
+
+
+def _reliability(title: str, rel: dict[str, Any]) -> None:
     t = table(
         f"{title}: internal consistency",
         ["scale", "alpha", "omega", "respondents", "items", "note"],
     )
-    for scale, r in a["reliability"].items():
+    for scale, r in rel.items():
         om = r["omega"]
         note = "; ".join(x for x in (r.get("note"), om.get("note"), *om.get("warnings", ())) if x)
         t.add_row(scale, _f(r["alpha"]), _f(om.get("omega")), r["respondents"], str(r["k"]), note)
     stdout.print(t)
-    if a["icc"]:
-        t = table(
-            f"{title}: test-retest across repeats (targets = items)",
-            ["condition", "ICC(A,1)", "ICC(C,1)", "ICC(A,k)", "items", "repeats"],
+
+
+def _icc(title: str, icc: dict[str, Any]) -> None:
+    if not icc:
+        return
+    t = table(
+        f"{title}: test-retest across repeats (targets = items)",
+        ["condition", "ICC(A,1)", "ICC(C,1)", "ICC(A,k)", "items", "repeats"],
+    )
+    for cond, r in icc.items():
+        t.add_row(
+            cond,
+            _f(r.get("ICC(A,1)")),
+            _f(r.get("ICC(C,1)")),
+            _f(r.get("ICC(A,k)")),
+            str(r["n_targets"]),
+            str(r["k"]),
         )
-        for cond, r in a["icc"].items():
-            t.add_row(
-                cond,
-                _f(r.get("ICC(A,1)")),
-                _f(r.get("ICC(C,1)")),
-                _f(r.get("ICC(A,k)")),
-                str(r["n_targets"]),
-                str(r["k"]),
-            )
-        stdout.print(t)
-    short = {
-        "acquiescence": "acq",
-        "extreme": "extreme",
-        "midpoint": "mid",
-        "straightlining": "straight",
-        "refusal_rate": "refused",
-        "invalid_rate": "invalid",
-    }
-    t = table(f"{title}: response styles (mean over repeats)", ["condition", *short.values()])
-    for cond, r in a["response_styles"]["mean"].items():
-        t.add_row(cond, *(_f(r[k]) for k in short))
+    stdout.print(t)
+
+
+_STYLES = {
+    "acquiescence": "acq",
+    "extreme": "extreme",
+    "midpoint": "mid",
+    "straightlining": "straight",
+    "refusal_rate": "refused",
+    "invalid_rate": "invalid",
+}
+
+
+def _styles(title: str, styles: dict[str, Any]) -> None:
+    t = table(f"{title}: response styles (mean over repeats)", ["condition", *_STYLES.values()])
+    for cond, r in styles["mean"].items():
+        t.add_row(cond, *(_f(r[k]) for k in _STYLES))
     stdout.print(t)
     stdout.print(
         "[dim]acq: mean (x - mid)/half-range, -1..1; extreme/mid: share at the ends/middle; "
         "straight: longest identical run / answered; refused/invalid: share of items[/dim]"
     )
-    m = a["mbti_metrics"]
-    if m.get("dimensions"):
-        t = table(
-            f"{title}: Rao et al. (2023) metrics (alpha = 100, scores as 0-100)",
-            ["metric", "condition(s)", "value"],
-        )
-        for name in ("consistency", "robustness", "fairness"):
-            for cond, v in (m.get(name) or {}).items():
-                t.add_row(name, cond, _f(v, 3))
-        stdout.print(t)
-    facets = a["facets"]
+
+
+def _mbti(title: str, m: dict[str, Any]) -> None:
+    if not m.get("dimensions"):
+        return
+    t = table(
+        f"{title}: Rao et al. (2023) metrics (alpha = 100, scores as 0-100)",
+        ["metric", "condition(s)", "value"],
+    )
+    for name in ("consistency", "robustness", "fairness"):
+        for cond, v in (m.get(name) or {}).items():
+            t.add_row(name, cond, _f(v, 3))
+    stdout.print(t)
+
+
+def _facets(title: str, facets: dict[str, Any]) -> None:
     names = sorted({k for r in facets.values() for k in r["shares"]} - {"residual"})
     t = table(
         f"{title}: variance of scale scores by facet (share of total)",
@@ -117,34 +143,37 @@ def _task_tables(title: str, a: dict[str, Any]) -> None:
         sh = r["shares"]
         t.add_row(scale, *(_f(sh.get(n)) for n in names), _f(sh.get("residual")), r.get("note", ""))
     stdout.print(t)
-    n = a["norms"]
-    if n.get("scales"):
-        t = table(
-            f"{title}: human norms (condition {n.get('condition', '?')})",
-            ["scale", "group", "model", "z", "pct", "Hedges g [95% CI]", "PsychoBench p"],
-        )
-        notes: set[str] = set()
-        for scale, rows in n["scales"].items():
-            for r in rows:
-                g = r["hedges_g"]
-                pb = r["psychobench_test"]
-                notes.update(x["note"] for x in (g, pb) if "note" in x)
-                t.add_row(
-                    scale,
-                    f"{r['group']['name']} {_f(r['group']['mean'])}±{_f(r['group']['sd'])}",
-                    f"{_f(r['model_mean'])}±{_f(r['model_sd'])} "
-                    f"(n {r['model_n']} of {r.get('model_n_total', r['model_n'])})",
-                    _f(r["z"]),
-                    _f(r["percentile"], 0),
-                    f"{_f(g['g'])} [{_f(g['ci_low'])}, {_f(g['ci_high'])}]" if "g" in g else "—",
-                    _f(pb.get("p"), 4) if "p" in pb else "—",
-                )
-        stdout.print(t)
-        for note in sorted(notes):
-            stdout.print(f"[dim]—: {note}[/dim]")
-        stdout.print(f"[dim]{n['caveat']}[/dim]")
-    elif n.get("note"):
-        stdout.print(f"[dim]norms: {n['note']}[/dim]")
+
+
+def _norms(title: str, n: dict[str, Any]) -> None:
+    if not n.get("scales"):
+        if n.get("note"):
+            stdout.print(f"[dim]norms: {n['note']}[/dim]")
+        return
+    t = table(
+        f"{title}: human norms (condition {n.get('condition', '?')})",
+        ["scale", "group", "model", "z", "pct", "Hedges g [95% CI]", "PsychoBench p"],
+    )
+    notes: set[str] = set()
+    for scale, rows in n["scales"].items():
+        for r in rows:
+            g = r["hedges_g"]
+            pb = r["psychobench_test"]
+            notes.update(x["note"] for x in (g, pb) if "note" in x)
+            t.add_row(
+                scale,
+                f"{r['group']['name']} {_f(r['group']['mean'])}±{_f(r['group']['sd'])}",
+                f"{_f(r['model_mean'])}±{_f(r['model_sd'])} "
+                f"(n {r['model_n']} of {r.get('model_n_total', r['model_n'])})",
+                _f(r["z"]),
+                _f(r["percentile"], 0),
+                f"{_f(g['g'])} [{_f(g['ci_low'])}, {_f(g['ci_high'])}]" if "g" in g else "—",
+                _f(pb.get("p"), 4) if "p" in pb else "—",
+            )
+    stdout.print(t)
+    for note in sorted(notes):
+        stdout.print(f"[dim]—: {note}[/dim]")
+    stdout.print(f"[dim]{n['caveat']}[/dim]")
 
 
 def _convergent(cv: dict[str, Any]) -> None:
@@ -216,34 +245,3 @@ def print_responses_report(rep: dict[str, Any]) -> None:
         f"[dim]kurt: excess kurtosis; rows: rows used by alpha ({rep['alpha_deletion']} "
         "deletion) of rows given; item means and variances: --json[/dim]"
     )
-
-
-def write_outputs(report: dict[str, Any], out: Path) -> None:
-    """Write analysis.json and the non-empty flat CSVs (consistency, styles, facets, convergent
-    validity) into ``out``."""
-    import pandas as pd
-
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "analysis.json").write_text(
-        json.dumps(_clean(report), indent=2) + "\n", encoding="utf-8"
-    )
-    cons, sty, fac = [], [], []
-    for run, tasks in report["analyses"].items():
-        for task, a in tasks.items():
-            cons += [{"run": run, "task": task, **r} for r in a["consistency"]["per_seed"]]
-            sty += [
-                {"run": run, "task": task, **r} for r in a["response_styles"]["per_administration"]
-            ]
-            for scale, r in a["facets"].items():
-                fac += [
-                    {"run": run, "task": task, "scale": scale, "facet": k, "share": v}
-                    for k, v in r["shares"].items()
-                ]
-    for name, rows in (
-        ("consistency", cons),
-        ("response_styles", sty),
-        ("facets", fac),
-        ("convergent_validity", report["convergent_validity"].get("rows", [])),
-    ):
-        if rows:  # a single run has no consistency/convergent rows: write no empty table
-            pd.DataFrame(rows).to_csv(out / f"{name}.csv", index=False)

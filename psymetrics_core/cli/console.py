@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
-import math
 from typing import Any
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+
+from psymetrics_core.base.jsonable import json_ready
 
 __all__ = ["stderr", "stdout", "progress_bar", "print_json", "fmt"]
 
@@ -30,17 +31,7 @@ def progress_bar() -> Progress:
 
 def print_json(data: Any) -> None:
     """Print ``data`` as JSON on stdout (NaN becomes null)."""
-    print(json.dumps(_clean(data), indent=2, ensure_ascii=False))
-
-
-def _clean(x: Any) -> Any:
-    if isinstance(x, float) and math.isnan(x):
-        return None
-    if isinstance(x, dict):
-        return {str(k): _clean(v) for k, v in x.items()}
-    if isinstance(x, list | tuple):
-        return [_clean(v) for v in x]
-    return x
+    print(json.dumps(json_ready(data), indent=2, ensure_ascii=False))
 
 
 def fmt(x: float | None, digits: int = 2) -> str:

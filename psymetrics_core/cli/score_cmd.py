@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
 
 from psymetrics_core.cli.console import fmt, print_json, stdout, table
+
+if TYPE_CHECKING:
+    from psymetrics_core.administer.answers import ScoredAnswers
 
 
 @click.command("score")
@@ -46,62 +49,43 @@ def score_cmd(
     as_json: bool,
 ) -> None:
     """Score human data, earlier model answers or existing generations per respondent."""
-    from psymetrics_core.administer.kinds.task import Task
+    from psymetrics_core.administer.answers import score_answers
     from psymetrics_core.administer.options import parse_task_args
-    from psymetrics_core.administer.runner import resolve_tasks
     from psymetrics_core.pluginsys.session import current_session
 
-    session = current_session()
-    options = parse_task_args(task_args, [task], data)
-    scored: dict[str, dict[str, Any]]
-    inst = session.get_instrument(task)
-    if isinstance(inst, Task):
-        inst = resolve_tasks([task], session, form, None, options)[0]
-        assert isinstance(inst, Task)
-        from psymetrics_core.administer.generations import score_generations
-
-        scored = {
-            who: entry["scales"]
-            for who, entry in score_generations(
-                inst,
-                responses,
-                session=session,
-                judge_model=judge_model,
-                judge_model_args=judge_model_args,
-                judge_max_new_tokens=judge_max_new_tokens,
-            ).items()
-        }
-    else:  # a questionnaire is scored from its key alone: no item texts needed
-        from psymetrics_core.administer.answers import score_responses
-        from psymetrics_core.administer.options import with_options
-
-        with_options(inst, options.get(task), options.get("*"))
-        scored = score_responses(task, responses, form)
+    scored = score_answers(
+        task,
+        responses,
+        session=current_session(),
+        form=form,
+        options=parse_task_args(task_args, [task], data),
+        judge_model=judge_model,
+        judge_model_args=judge_model_args,
+        judge_max_new_tokens=judge_max_new_tokens,
+    )
     if as_json:
-        print_json(
-            {
-                task: {
-                    who: {s: v["score"] for s, v in scales.items()}
-                    for who, scales in scored.items()
-                }
-            }
-        )
+        print_json(scored.to_json())
         return
-    scales = list(next(iter(scored.values())))
-    t = table(f"{task}: scores per respondent (answered/total items)", ["respondent", *scales])
+    _print_scores(scored)
+
+
+def _print_scores(scored: ScoredAnswers) -> None:
+    """One row per respondent: each scale's score with answered/total items (incomplete: *)."""
+    scales = list(next(iter(scored.respondents.values())))
+    t = table(
+        f"{scored.task}: scores per respondent (answered/total items)", ["respondent", *scales]
+    )
     incomplete = 0
-    for who, res in scored.items():
+    for who, res in scored.respondents.items():
         cells = []
         for s in scales:
             r = res[s]
-            n_items, n_answered = r.get("n_items"), r.get("n_answered")
-            if n_items is None or n_answered is None:  # a free-text task's score: no item count
-                cells.append(fmt(r.get("score")))
+            if r.n_items is None or r.n_answered is None:  # a free-text task's score: no count
+                cells.append(fmt(r.score))
                 continue
-            mark = n_answered < n_items
-            incomplete += mark
-            cell = f"{fmt(r.get('score'))} ({n_answered}/{n_items})"
-            cells.append(f"[bold yellow]{cell} *[/bold yellow]" if mark else cell)
+            incomplete += r.incomplete
+            cell = f"{fmt(r.score)} ({r.n_answered}/{r.n_items})"
+            cells.append(f"[bold yellow]{cell} *[/bold yellow]" if r.incomplete else cell)
         t.add_row(who, *cells)
     stdout.print(t)
     if incomplete:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import csv
-import json
 from pathlib import Path
 
 import click
@@ -36,56 +34,17 @@ def validity_cmd(
     as_json: bool,
 ) -> None:
     """Spearman's rho between each questionnaire score and its behaviour score across models."""
-    from psymetrics_core.analysis.ecological import load_pairs, read_runs, validity
-    from psymetrics_core.analysis.ecological_plot import rank_plot
-    from psymetrics_core.base.errors import PsymError
+    from psymetrics_core.analysis.ecological import ecological_validity
 
-    scores = read_runs(run_dirs)
-    results = validity(scores, load_pairs(pairs), exclude)
-    if not results:
-        raise PsymError(
-            f"no construct pair found in {len(run_dirs)} run(s): each pair needs a "
-            "questionnaire and a behaviour score (see --pairs)"
-        )
-    rows = [r.to_json() for r in results]
-    output.mkdir(parents=True, exist_ok=True)
-    (output / "validity.json").write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
-    with (output / "validity.csv").open("w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
-        w.writerow(
-            [
-                "construct",
-                "test_score",
-                "behaviour_score",
-                "n",
-                "rho",
-                "ci_low",
-                "ci_high",
-                "p_value",
-            ]
-        )
-        for r in results:
-            w.writerow(
-                [
-                    r.construct,
-                    r.test_score,
-                    r.behaviour_score,
-                    r.n,
-                    r.rho,
-                    r.ci_low,
-                    r.ci_high,
-                    r.p_value,
-                ]
-            )
-    plots = rank_plot(results, output)
+    rep = ecological_validity(run_dirs, output, pairs=pairs, exclude=exclude)
     if as_json:
-        print_json(rows)
+        print_json(rep.rows())
         return
     t = table(
-        f"ecological validity across {len(scores)} model(s)",
+        f"ecological validity across {rep.n_models} model(s)",
         ["construct", "questionnaire", "behaviour", "n", "rho", "95% CI", "p"],
     )
-    for r in results:
+    for r in rep.results:
         ci = "—" if r.ci_low is None else f"[{fmt(r.ci_low)}, {fmt(r.ci_high)}]"
         t.add_row(
             r.construct,
@@ -97,4 +56,4 @@ def validity_cmd(
             fmt(r.p_value, 3),
         )
     stdout.print(t)
-    stderr.print(f"table: {output / 'validity.csv'}   plots: {', '.join(map(str, plots))}")
+    stderr.print(f"table: {rep.table}   plots: {', '.join(map(str, rep.plots))}")

@@ -109,34 +109,12 @@ def convert_scale(
         return None
     inner = str(obj.get("inner_setting") or "")
     prompt = str(_need(obj, "prompt", str, src, where))
-    m = _RANGE.search(inner) or _RANGE.search(prompt)
-    if m is None:
-        raise PsymError(f"{src}, {where}: no 'from MIN to MAX' in inner_setting or prompt")
-    lo, hi = int(m.group(1)), int(m.group(2))
-    scale_field = obj.get("scale")
-    if scale_field != lo + hi:
-        raise PsymError(
-            f"{src}, {where}: 'scale' is {scale_field!r} but the instruction's range {lo}-{hi} "
-            f"needs min+max = {lo + hi} (PsychoBench reverse-keys as scale - x)"
-        )
-    report.fixes.append(
-        f"{name}: response range {lo}-{hi} read from the instruction; 'scale' {scale_field} "
-        f"taken as min+max (reverse keying x' = {lo + hi} - x), not as a number of points"
-    )
+    lo, hi = _response_range(obj, name, inner, prompt, src, where, report)
     mode = str(obj.get("compute_mode", "AVG")).upper()
     if mode not in ("SUM", "AVG"):
         raise PsymError(f"{src}, {where}: compute_mode must be SUM or AVG, got {mode!r}")
-    method = "sum" if mode == "SUM" else "mean"
     ids = [str(k) for k in questions]
-    reverse = _reverse_ids(obj.get("reverse"), src, where)
-    unknown = sorted(reverse - set(ids))
-    if unknown:
-        raise PsymError(f"{src}, {where}: reverse lists unknown item id(s) {', '.join(unknown)}")
-    if obj.get("reverse"):
-        report.fixes.append(
-            f"{name}: reverse ids (JSON numbers) matched to question keys (strings) - the "
-            "mismatch that silently disabled reverse keying in PsychoBench (Huang et al., 2023)"
-        )
+    reverse = _matched_reverse(obj, name, ids, src, where, report)
     scales, member = _categories(name, categories, ids, src, where, report)
     fillers = [i for i in ids if i not in member]
     if fillers:
@@ -157,7 +135,71 @@ def convert_scale(
          "" if i in member else "filler"]
         for i in ids
     ]  # fmt: skip
-    spec: dict[str, Any] = {
+    for sdef in scales.values():
+        sdef["method"] = "sum" if mode == "SUM" else "mean"
+    prompt_spec = {"system": inner, "instruction": prompt, "template": TEMPLATE}
+    if not inner:
+        del prompt_spec["system"]
+    spec = _spec(task_id, name, src, obj.get("scale"), mode, labels, (lo, hi), scales, prompt_spec)
+    return task_id, spec, rows
+
+
+def _response_range(
+    obj: dict[str, Any],
+    name: str,
+    inner: str,
+    prompt: str,
+    src: Path,
+    where: str,
+    report: ImportReport,
+) -> tuple[int, int]:
+    """The response range read from the instruction; PsychoBench's 'scale' must be min+max."""
+    m = _RANGE.search(inner) or _RANGE.search(prompt)
+    if m is None:
+        raise PsymError(f"{src}, {where}: no 'from MIN to MAX' in inner_setting or prompt")
+    lo, hi = int(m.group(1)), int(m.group(2))
+    scale_field = obj.get("scale")
+    if scale_field != lo + hi:
+        raise PsymError(
+            f"{src}, {where}: 'scale' is {scale_field!r} but the instruction's range {lo}-{hi} "
+            f"needs min+max = {lo + hi} (PsychoBench reverse-keys as scale - x)"
+        )
+    report.fixes.append(
+        f"{name}: response range {lo}-{hi} read from the instruction; 'scale' {scale_field} "
+        f"taken as min+max (reverse keying x' = {lo + hi} - x), not as a number of points"
+    )
+    return lo, hi
+
+
+def _matched_reverse(
+    obj: dict[str, Any], name: str, ids: list[str], src: Path, where: str, report: ImportReport
+) -> set[str]:
+    """The reverse-keyed item ids, matched to the question keys (every one must exist)."""
+    reverse = _reverse_ids(obj.get("reverse"), src, where)
+    unknown = sorted(reverse - set(ids))
+    if unknown:
+        raise PsymError(f"{src}, {where}: reverse lists unknown item id(s) {', '.join(unknown)}")
+    if obj.get("reverse"):
+        report.fixes.append(
+            f"{name}: reverse ids (JSON numbers) matched to question keys (strings) - the "
+            "mismatch that silently disabled reverse keying in PsychoBench (Huang et al., 2023)"
+        )
+    return reverse
+
+
+def _spec(
+    task_id: str,
+    name: str,
+    src: Path,
+    scale_field: Any,
+    mode: str,
+    labels: list[str],
+    bounds: tuple[int, int],
+    scales: dict[str, dict[str, Any]],
+    prompt: dict[str, str],
+) -> dict[str, Any]:
+    """The instrument.yaml of an imported scale."""
+    return {
         "schema_version": 1,
         "id": task_id,
         "name": f"{name} (imported from {src.name})",
@@ -170,17 +212,12 @@ def convert_scale(
         },
         "item_source": f"{src.name}: 'questions' of scale '{name}' (texts as in the file)",
         "forms": {"original": "items.csv"},
-        "response_scales": {"default": {"min": lo, "max": hi, "labels": labels}},
+        "response_scales": {"default": {"min": bounds[0], "max": bounds[1], "labels": labels}},
         "scales": scales,
-        "prompt": {"system": inner or None, "instruction": prompt, "template": TEMPLATE},
+        "prompt": prompt,
         "parser": "indexed_score",
         "psychobench": {"name": name, "compute_mode": mode, "scale": scale_field},
     }
-    for sdef in scales.values():
-        sdef["method"] = method
-    if spec["prompt"]["system"] is None:
-        del spec["prompt"]["system"]
-    return task_id, spec, rows
 
 
 def _categories(

@@ -197,6 +197,31 @@ RESPONSES_RAW: list[tuple[str, bytes, str]] = [
     ("quote-garbage", H + b'A,1,"3"x\n', "responses.csv"),
 ]
 
+# -- generations (psym score of a free-text task: CSV or JSONL) ---------------------------------
+
+G = b"respondent,item,text\n"
+GJ = b'{"item": "f-20-student", "text": "ok"}\n'
+GENERATIONS_RAW: list[tuple[str, str, bytes, str]] = [
+    ("csv-no-text", "g.csv", b"item,letter\nf-20-student,hi\n", "missing column"),
+    ("csv-empty", "g.csv", b"", "missing column"),
+    ("csv-header-only", "g.csv", G, "no rows"),
+    ("csv-unknown-item", "g.csv", G + b"a,nope,hi\n", "not an item"),
+    ("csv-twice", "g.csv", G + b"a,f-20-student,x\na,f-20-student,y\n", "twice"),
+    ("csv-nul", "g.csv", G + b"a,f-20-student,x\x00\n", "NUL"),
+    ("csv-latin-1", "g.csv", G + b"a,f-20-student," + LATIN1 + b"\n", "UTF-8"),
+    ("csv-huge-field", "g.csv", G + f'a,f-20-student,"{HUGE_FIELD}"\n'.encode(), "131,072"),
+    ("csv-unterminated", "g.csv", G + b'a,f-20-student,"x\n', "g.csv"),
+    ("csv-junk", "g.csv", JUNK, "g.csv"),
+    ("jsonl-bad", "g.jsonl", GJ + b'{"item": 3\n', "line 2: not valid JSON"),
+    ("jsonl-array", "g.jsonl", b"[1, 2]\n", "line 1: expected a JSON object"),
+    ("jsonl-no-text", "g.jsonl", b'{"item": "f-20-student"}\n', "expected the fields"),
+    ("jsonl-text-number", "g.jsonl", b'{"item": "f-20-student", "text": 3}\n', "string"),
+    ("jsonl-deep", "g.jsonl", GJ + b"[" * 100_000 + b"]" * 100_000 + b"\n", "line 2"),
+    ("jsonl-latin-1", "g.jsonl", GJ + b'{"item": "' + LATIN1 + b'"}\n', "line 2"),
+    ("jsonl-junk", "g.jsonl", JUNK, "line 1"),
+    ("jsonl-other-task", "g.jsonl", b'{"task": "x", "item": "a", "text": "t"}\n', "no rows"),
+]
+
 # -- PsychoBench questionnaires.json ------------------------------------------------------------
 
 BASE_PB: dict[str, Any] = {
@@ -633,7 +658,8 @@ def all_case_count() -> int:
     return sum(
         len(x)
         for x in (
-            SPEC_EDITS, SPEC_RAW, ITEMS_RAW, RESPONSES_RAW, PB_CASES, PB_RAW, HOUSING_RAW,
+            SPEC_EDITS, SPEC_RAW, ITEMS_RAW, RESPONSES_RAW, GENERATIONS_RAW, PB_CASES, PB_RAW,
+            HOUSING_RAW,
             PERSONA_RAW, DILEMMA_RAW, ITEMS_OPTION, ITEM_TEXT_FILES, MODEL_ARGS, TASK_ARGS,
             CONDITIONS, KEYWORD_RAW, LABELS_RAW, MANIFEST_RAW, RUN_FILES_RAW, SAFETENSORS_RAW,
             GRAPH_FILES,

@@ -23,6 +23,7 @@ from cases import (
     BASE_SPEC,
     CONDITIONS,
     DILEMMA_RAW,
+    GENERATIONS_RAW,
     GRAPH_FILES,
     HOUSING_RAW,
     ITEM_TEXT_FILES,
@@ -189,7 +190,7 @@ def bfi() -> Any:
 
 @pytest.mark.parametrize("name, raw, expect", RESPONSES_RAW, ids=[c[0] for c in RESPONSES_RAW])
 def test_fuzz_responses_csv(tmp_path: Path, bfi: Any, name: str, raw: bytes, expect: str) -> None:
-    from psymetrics_core.administer.answers import read_responses
+    from psymetrics_core.administer.answer_files import read_responses
 
     p = tmp_path / "responses.csv"
     p.write_bytes(raw)
@@ -215,7 +216,7 @@ def test_fuzz_responses_values(tmp_path: Path, bfi: Any, value: str, rows: int) 
     import csv
     import io
 
-    from psymetrics_core.administer.answers import read_responses
+    from psymetrics_core.administer.answer_files import read_responses
 
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
@@ -234,6 +235,23 @@ def test_fuzz_score_missing_form(tmp_path: Path) -> None:
     p = tmp_path / "r.csv"
     p.write_text("respondent,item,response\nA,1,3\n")
     expect_clean_error(lambda: score_responses("bfi", p, form="alternate"), ["alternate"])
+
+
+@pytest.mark.parametrize(
+    "name, filename, raw, expect", GENERATIONS_RAW, ids=[c[0] for c in GENERATIONS_RAW]
+)
+def test_fuzz_generations(
+    tmp_path: Path, name: str, filename: str, raw: bytes, expect: str
+) -> None:
+    """Generations of a free-text task (``psym score --task refletter``): one line naming it."""
+    from psymetrics_core.administer.answer_files import read_generations
+    from psymetrics_core.pluginsys.registry import get_instrument
+
+    task = get_instrument("refletter")
+    p = tmp_path / filename
+    p.write_bytes(raw)
+    out = expect_clean_error(lambda: read_generations(p, task), [filename], label=name)
+    assert expect in out.message, out.message
 
 
 # -- JSONL samples (psym analyze): see test_fuzz_rundirs.py (damaged files of a valid run) -------
@@ -648,13 +666,14 @@ def test_fuzz_task_integer_options(raw: str) -> None:
 def test_fuzz_analyze_responses_csv(
     tmp_path: Path, bfi: Any, name: str, raw: bytes, expect: str
 ) -> None:
-    """``psym analyze --responses``'s long-format reader on the same junk: one line naming
-    the file (its columns differ from ``psym score``'s, so only the file is required)."""
+    """``psym analyze --responses`` reads through the same reader as ``psym score``: the same
+    junk gives the same one-line error naming the file."""
     from psymetrics_core.analysis.responses import read_long
 
     p = tmp_path / "responses.csv"
     p.write_bytes(raw)
-    expect_clean_error(lambda: read_long(p, bfi), ["responses.csv"], label=name)
+    out = expect_clean_error(lambda: read_long(p, bfi), ["responses.csv"], label=name)
+    assert expect in out.message, out.message
 
 
 @pytest.mark.parametrize("name, raw, expect", SAFETENSORS_RAW, ids=[c[0] for c in SAFETENSORS_RAW])

@@ -1,0 +1,93 @@
+"""What ``psym analyze RUN_DIR...`` computes and writes: the report (``report.analyze``) with
+the plugins' sections (``sections``), and ``analysis.json`` with the flat CSV tables."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from psymetrics_core.analysis.report import analyze
+from psymetrics_core.analysis.sections import AnalysisSection, collect_sections
+from psymetrics_core.base.errors import PsymError
+from psymetrics_core.base.jsonable import json_ready
+
+__all__ = ["RunsAnalysis", "analyze_runs", "write_report"]
+
+
+@dataclass(frozen=True)
+class RunsAnalysis:
+    """The JSON-able report (with ``sections`` by key when plugins gave any) and the sections."""
+
+    report: dict[str, Any]
+    sections: list[AnalysisSection]
+
+
+def analyze_runs(
+    run_dirs: Sequence[Path],
+    *,
+    labels: Path | None = None,
+    reference: str = "original",
+    nan_policy: str = "match",
+    baseline: Path | None = None,
+    fence_k: float = 1.5,
+    hypotheses: Sequence[str] = (),
+    deletion: str = "listwise",
+    warn: Callable[[str], None] | None = None,
+) -> RunsAnalysis:
+    """The report of ``report.analyze`` for ``run_dirs`` plus every plugin's section.
+
+    ``labels`` (ground truth per persona) goes to the plugins' analyses; it is an error when
+    no run has tasks that use it. ``warn`` gets one line per plugin analysis that failed.
+    """
+    dirs = list(run_dirs)
+    report = analyze(
+        dirs,
+        reference=reference,
+        nan_policy=nan_policy,
+        baseline=baseline,
+        fence_k=fence_k,
+        hypotheses=hypotheses,
+        deletion=deletion,
+    )
+    sections = collect_sections(
+        dirs, labels=labels, reference=None if reference == "original" else reference, warn=warn
+    )
+    if labels is not None and not sections:
+        raise PsymError(f"--labels {labels}: no run here has tasks that use labels (projective)")
+    if sections:
+        report["sections"] = {s.key: s.data for s in sections}
+    return RunsAnalysis(report, sections)
+
+
+def write_report(report: dict[str, Any], out: Path) -> Path:
+    """Write analysis.json and the non-empty flat CSVs (consistency, styles, facets, convergent
+    validity) into ``out``; returns the path of analysis.json."""
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / "analysis.json"
+    path.write_text(json.dumps(json_ready(report), indent=2) + "\n", encoding="utf-8")
+    cons, sty, fac = [], [], []
+    for run, tasks in report["analyses"].items():
+        for task, a in tasks.items():
+            cons += [{"run": run, "task": task, **r} for r in a["consistency"]["per_seed"]]
+            sty += [
+                {"run": run, "task": task, **r} for r in a["response_styles"]["per_administration"]
+            ]
+            for scale, r in a["facets"].items():
+                fac += [
+                    {"run": run, "task": task, "scale": scale, "facet": k, "share": v}
+                    for k, v in r["shares"].items()
+                ]
+    for name, rows in (
+        ("consistency", cons),
+        ("response_styles", sty),
+        ("facets", fac),
+        ("convergent_validity", report["convergent_validity"].get("rows", [])),
+    ):
+        if rows:  # a single run has no consistency/convergent rows: write no empty table
+            pd.DataFrame(rows).to_csv(out / f"{name}.csv", index=False)
+    return path
