@@ -150,11 +150,24 @@ def data_files(package: str) -> list[Path]:
 
 
 def evaluate(tasks: list[Any], **kwargs: Any) -> dict[str, Any]:
-    """Run ``tasks`` (task ids or task objects) on a model; see
-    ``psymetrics_core.administer.runner.evaluate`` for the options (``session=`` included)."""
+    """Run ``tasks`` (task ids or task objects) on a model and return the results dict.
+
+    The keyword arguments are the fields of ``psymetrics_core.administer.config.RunConfig``
+    (``model``, ``mode``, ``limit``, ``output``, ``conditions``, ...; an unknown one is a
+    ``TypeError``) and ``session``, ``backend``, ``progress``; see
+    ``psymetrics_core.administer.runner.evaluate``. ``config=RunConfig(...)`` passes a ready
+    configuration instead.
+    """
+    from psymetrics_core.administer.config import RunConfig
     from psymetrics_core.administer.runner import evaluate as _evaluate
 
-    return _evaluate(tasks, **kwargs)
+    live = {k: kwargs.pop(k) for k in ("session", "backend", "progress") if k in kwargs}
+    config = kwargs.pop("config", None)
+    if config is None:
+        config = RunConfig.from_options(**kwargs)
+    elif kwargs:
+        raise TypeError(f"evaluate(): config= and options ({', '.join(kwargs)}) given together")
+    return _evaluate(tasks, config, **live)
 
 
 def score_responses(task: str, path: str | Path, form: str = "original") -> dict[str, Any]:

@@ -215,13 +215,11 @@ class _Run:
 
 
 class _AheadKind:
-    """A kind whose prompts are known ahead (as the questionnaire kind's): asks its run's
-    prompts through ``call_backend``."""
+    """A kind whose prompts are known ahead (as the questionnaire kind's): lists its run's
+    prompts as its requests."""
 
-    prompts_known_ahead = True
-
-    def run_cell(self, run: _Run) -> None:
-        call_backend(run.backend, run.prompts, run.settings)
+    def requests(self, run: _Run) -> list[tuple[Prompt, GenerationSettings]]:
+        return [(p, run.settings) for p in run.prompts]
 
 
 def _stream(tmp_path: Path, backend: Streamed, prompts: list[Prompt], mode: str) -> Any:
@@ -271,8 +269,8 @@ def test_the_stream_refuses_like_call_backend_before_any_request(
 def test_the_stream_sends_what_a_capable_backend_declares(
     tmp_path: Path, prompts: list[Prompt], mode: str
 ) -> None:
-    """The stream records prompts with a recorder that takes everything: only the real
-    backend's capabilities decide (a capable backend gets every request)."""
+    """The stream takes the kind's requests as listed: only the real backend's capabilities
+    decide (a capable backend gets every request)."""
     be = Streamed(images=True, continuations=True)
     stream = _stream(tmp_path, be, prompts, mode)
     stream.wait()  # every claimed request answered (close() would stop it sending)

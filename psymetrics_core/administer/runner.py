@@ -7,21 +7,23 @@ The runner dispatches on a task's kind once (``Session.kind_of``); the kinds
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import nullcontext
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from psymetrics_core.administer.conditions import cells_for
+from psymetrics_core.administer.conditions import Cell, cells_for
+from psymetrics_core.administer.config import RunConfig
 from psymetrics_core.administer.judge import DEFAULT_JUDGE_MAX_NEW_TOKENS, Judge, judge_scope
-from psymetrics_core.administer.kinds.base import CellRun, instrument_record
+from psymetrics_core.administer.kinds.base import CellRun, TaskKind, instrument_record
 from psymetrics_core.administer.options import DEFAULT_MAX_NEW_TOKENS, with_options
 from psymetrics_core.administer.preflight import (
     check_generation_options,
     check_parser,
     check_task_options,
 )
+from psymetrics_core.administer.scheduler import Stream, start_stream
 from psymetrics_core.backends.base import (
     Backend,
     GenerationSettings,
@@ -38,11 +40,14 @@ from psymetrics_core.instruments.norms import check_norm_groups, resolve_norm_gr
 from psymetrics_core.pluginsys.failures import hook_failure
 from psymetrics_core.pluginsys.loader import plugin_versions
 from psymetrics_core.pluginsys.session import Session, current_session
+from psymetrics_core.records.provenance import run_provenance
 from psymetrics_core.records.rundir import ensure_run_dir
 from psymetrics_core.records.writer import SampleWriter, provenance, redact, write_results
 
 __all__ = [
+    "RunConfig",
     "evaluate",
+    "check_run",
     "make_backend",
     "instrument_record",
     "set_concurrency",
@@ -92,166 +97,57 @@ def resolve_tasks(
 
 def evaluate(
     tasks: Sequence[str | Instrument],
+    config: RunConfig | None = None,
     *,
-    model: str = "smollm2",
-    model_args: str | dict[str, str] | None = None,
-    mode: str = "generate",
-    seed: int = 1234,
-    limit: int | None = None,
-    form: str = "original",
-    max_new_tokens: int | None = None,
-    temperature: float = 0.0,
-    output: str | Path | None = None,
-    item_files: Mapping[str, str | Path] | None = None,
-    progress: Callable[[str, int], Reporter] | None = None,
-    backend: Any = None,
-    conditions: Sequence[str] = (),
-    repeats: int = 1,
-    design: str = "grid",
-    norm_group: Mapping[str, str] | str | None = None,
-    cache: bool | None = None,
-    concurrency: int | None = None,
-    task_options: Mapping[str, Mapping[str, Any]] | None = None,
-    judge_model: str | None = None,
-    judge_model_args: str | dict[str, str] | None = None,
-    judge_max_new_tokens: int | None = None,
     session: Session | None = None,
-    units: Collection[tuple[str, str, int]] | None = None,
-    overwrite: bool = False,
-    resume: bool = False,
+    backend: Any = None,
+    progress: Callable[[str, int], Reporter] | None = None,
+    **options: Any,
 ) -> dict[str, Any]:
-    """Administer ``tasks`` to a model and return the results dict (also written to ``output``).
+    """Administer ``tasks`` to a model and return the results dict (also written to
+    ``config.output``, once, at the end of the run).
 
     ``tasks`` are task ids or ready task objects (e.g. ``ProbeTask``s built by a command).
-    ``session`` supplies the plugins (default: the current session, see
-    ``psymetrics_core.pluginsys.session``); it is the current session while the run lasts.
-    ``progress(task, n_prompts)`` may return a reporter that is advanced as prompts finish.
-    ``backend`` overrides ``model``/``model_args`` with a ready backend object.
-    ``item_files`` maps ``task`` (or ``task:form``) to a CSV of item texts (``id,text``) for
-    instruments that do not ship their texts.
-    ``conditions`` are ``--condition`` values expanded into cells by ``design`` (see
-    ``conditions.build_cells``); every cell is run ``repeats`` times with seeds ``seed + r``.
-    ``tasks.<task>`` holds the first (cell, repeat) run; ``tasks.<task>.runs`` all of them.
-    ``cache`` stores every response in the response cache before use (default: on for backends
-    built by name, off for a ready ``backend`` object). ``concurrency`` bounds the requests in
-    flight for backends that run them concurrently (API backends).
-    ``norm_group`` picks the human norm group for z-scores: a name for every task, or
-    {task: name} ({"*": name} for the rest); by default each instrument's first group.
-    ``max_new_tokens`` defaults to 24 for questionnaires and to a task's own length.
-    ``task_options`` maps task id (or ``"*"`` for every task that accepts the key) to options
-    the task reads as ``instrument.options``. ``judge_model`` (default: the evaluated model)
-    answers the judge stages of judged tasks; its calls share the run's response cache.
-    ``units`` restricts the run to these (task, cell name, repeat) units of work (one shard of
-    a plan, see ``psymetrics_core.study.plan``); tasks with none are left out of the results.
+    ``config`` holds the run's options (``RunConfig``); without one, ``options`` are its fields
+    as keywords (an unknown keyword is a ``TypeError``). ``session`` supplies the plugins
+    (default: the current session, see ``psymetrics_core.pluginsys.session``); it is the
+    current session while the run lasts. ``backend`` overrides ``config.model``/``model_args``
+    with a ready backend object. ``progress(task, n_prompts)`` may return a reporter that is
+    advanced as prompts finish.
+
+    Every (task, cell, repeat) is run by the task's kind; ``tasks.<task>`` holds the first
+    (cell, repeat) run, ``tasks.<task>.runs`` all of them. Cells are the ``conditions``
+    expanded by ``design`` (``conditions.build_cells``), each run ``repeats`` times with seeds
+    ``seed + r``. ``cache`` stores every response in the response cache before use (default:
+    on for backends built by name, off for a ready ``backend``); ``concurrency`` bounds the
+    requests in flight of API backends. ``norm_group`` picks the human norm group for
+    z-scores. ``max_new_tokens`` defaults to 24 for questionnaires and to a task's own length.
+    ``task_options`` maps task id (or ``"*"``) to options the task reads as
+    ``instrument.options``. ``judge_model`` (default: the evaluated model) answers the judge
+    stages of judged tasks; its calls share the run's response cache. ``units`` restricts the
+    run to these (task, cell name, repeat) units (one shard of a plan, see
+    ``psymetrics_core.study.plan``); tasks with none are left out of the results.
     ``output`` is claimed for the run (``rundir.ensure_run_dir``): locked, and a directory that
     already holds a run is refused unless ``overwrite`` or ``resume``. A third-party hook that
     raises stops the run with a ``PsymError`` naming the plugin and the hook; the samples and
     cached responses received so far are kept.
     """
-    if mode not in MODES:
-        raise PsymError(f"--mode must be one of {', '.join(MODES)}, got {mode!r}")
-    if limit is not None and limit < 1:
-        raise PsymError("--limit must be at least 1")
-    if repeats < 1:
-        raise PsymError("--repeats must be at least 1")
-    if not tasks:
-        raise PsymError("no tasks given")
-    check_generation_options(temperature, max_new_tokens, judge_max_new_tokens)
-    ids = [t.id if isinstance(t, Instrument) else t for t in tasks]
-    check_item_files(ids, item_files)
-    check_task_options(ids, task_options)
+    if config is None:
+        config = RunConfig.from_options(**options)
+    elif options:
+        raise TypeError("evaluate(): pass a RunConfig or keyword options, not both")
+    check_run(tasks, config)
     sess = session or current_session()
+    out = config.output
     claim = (
-        ensure_run_dir(Path(output), overwrite=overwrite, resume=resume)
-        if output is not None
+        ensure_run_dir(out, overwrite=config.overwrite, resume=config.resume)
+        if out is not None
         else nullcontext()
     )
     with claim, sess.activate():
-        cells = cells_for(list(conditions), design)
-        instruments = resolve_tasks(tasks, sess, form, item_files, task_options)
-        kinds = {inst.id: sess.kind_of(inst) for inst in instruments}  # dispatch once per task
-        groups = {"*": norm_group} if isinstance(norm_group, str) else dict(norm_group or {})
-        check_norm_groups(instruments, groups)
-        for inst in instruments:
-            check_parser(inst)
-        settings = GenerationSettings(
-            mode, max_new_tokens or DEFAULT_MAX_NEW_TOKENS, temperature, seed
-        )
-        be = as_backend(backend if backend is not None else sess.make_backend(model, model_args))
-        if concurrency is not None:
-            set_concurrency(be, concurrency)
-        cached = _with_cache(be, backend is None if cache is None else cache)
-        use: Backend = be if cached is None else cached  # what the tasks call
-        out_dir = Path(output) if output is not None else None
-        writer = SampleWriter(out_dir / "samples.jsonl" if out_dir else None)
-        args = model_args if isinstance(model_args, dict) else parse_model_args(model_args)
-        judge = _judge(sess, model, args, judge_model, judge_model_args, use, cached, seed, out_dir)
-        if judge_max_new_tokens:
-            judge.settings = replace(judge.settings, max_new_tokens=judge_max_new_tokens)
-        results: dict[str, Any] = {
-            "model": model,
-            "model_args": redact(args),
-            "backend": be.identity(),
-            "cache": None,
-            "settings": settings.to_json(),
-            "seed": seed,
-            "limit": limit,
-            "form": form,
-            "conditions": [c.name for c in cells],
-            "design": design,
-            "repeats": repeats,
-            "seeds": [seed + r for r in range(repeats)],
-            **provenance(plugin_versions(sess.records)),
-            "tasks": {},
-        }
-        stream: Any = None
+        run = _start(tasks, config, sess, backend)
         try:
-            with judge_scope(judge):  # the deprecated ambient judge, for third-party plugins
-                planned: list[tuple[Instrument, Any, list[CellRun]]] = []
-                for inst in instruments:
-                    todo = [
-                        (cell, r)
-                        for cell in cells
-                        for r in range(repeats)
-                        if units is None or (inst.id, cell.name, r) in units
-                    ]
-                    if not todo:
-                        continue
-                    kind = kinds[inst.id]
-                    n = kind.count(inst, form, limit, sess) * len(todo)
-                    reporter = progress(inst.id, n) if progress else None
-                    task_settings = settings
-                    if max_new_tokens is None and "max_new_tokens" in inst.extra:
-                        task_settings = replace(
-                            settings, max_new_tokens=inst.extra["max_new_tokens"]
-                        )
-                    cell_runs = []
-                    for cell, r in todo:
-                        bound = cell.bind(seed + r)
-                        cell_runs.append(CellRun(
-                            inst, use, replace(task_settings, seed=seed + r), bound.form(form),
-                            limit, writer, reporter, bound, r, resolve_norm_group(inst, groups),
-                            sess, judge,
-                        ))  # fmt: skip
-                    planned.append((inst, kind, cell_runs))
-                if cached is not None:  # one request stream for the whole grid (scheduler.py)
-                    from psymetrics_core.administer.scheduler import start_stream
-
-                    stream = start_stream(
-                        [(k, run) for _, k, runs in planned for run in runs], cached
-                    )
-                    cached.stream = stream
-                for inst, kind, cell_runs in planned:
-                    runs = []
-                    for run in cell_runs:
-                        if stream is not None:
-                            stream.before(run)
-                        runs.append(kind.run_cell(run))
-                    results["tasks"][inst.id] = {
-                        **runs[0],
-                        "runs": [_run_summary(e) for e in runs],
-                    }
-                    add_run_indicators(results["tasks"][inst.id], inst)
+            _administer(run, progress)
         except PsymError:
             raise
         except Exception as exc:
@@ -260,47 +156,207 @@ def evaluate(
                 raise
             raise failure from None
         finally:
-            if stream is not None:
-                stream.close()
-                cached.stream = None
-            writer.close()
-            if judge.n_calls:
-                results["judge"] = judge.record()
-            if cached is not None:
-                if stream is not None:  # the cells read from the cache what the stream fetched
-                    cached.hits = max(0, cached.hits - stream.fetched)
-                    cached.misses += stream.fetched
-                results["cache"] = cached.summary()
-                cached.cache.close()
-        usage = be.usage()
-        if usage is not None:
-            results["usage"] = usage
-        if out_dir is not None:
-            write_results(out_dir / "results.json", results)
-    return results
+            _close(run)
+        _finish(run)
+    return run.results
+
+
+def check_run(tasks: Sequence[str | Instrument], config: RunConfig) -> None:
+    """One-line errors for a run that cannot start (before anything is loaded)."""
+    if config.mode not in MODES:
+        raise PsymError(f"--mode must be one of {', '.join(MODES)}, got {config.mode!r}")
+    if config.limit is not None and config.limit < 1:
+        raise PsymError("--limit must be at least 1")
+    if config.repeats < 1:
+        raise PsymError("--repeats must be at least 1")
+    if not tasks:
+        raise PsymError("no tasks given")
+    check_generation_options(config.temperature, config.max_new_tokens, config.judge_max_new_tokens)
+    ids = [t.id if isinstance(t, Instrument) else t for t in tasks]
+    check_item_files(ids, config.item_files)
+    check_task_options(ids, config.task_options)
+
+
+@dataclass
+class _Run:
+    """One run under way: what ``evaluate`` sets up before the cells run and closes after."""
+
+    config: RunConfig
+    session: Session
+    cells: list[Cell]
+    instruments: list[Instrument]
+    kinds: dict[str, TaskKind]
+    groups: dict[str, str]
+    settings: GenerationSettings
+    backend: Backend  # the evaluated model as built
+    cached: Any  # its CachedBackend (None: the run has no response cache)
+    writer: SampleWriter
+    judge: Judge
+    results: dict[str, Any]
+    stream: Stream | None = None
+
+    @property
+    def use(self) -> Backend:
+        """What the tasks call: the cached backend where the run has a cache."""
+        return self.backend if self.cached is None else self.cached
+
+
+def _start(
+    tasks: Sequence[str | Instrument], config: RunConfig, sess: Session, backend: Any
+) -> _Run:
+    """Resolve the tasks and cells, build the backend, the writer and the judge."""
+    cells = cells_for(list(config.conditions), config.design)
+    instruments = resolve_tasks(tasks, sess, config.form, config.item_files, config.task_options)
+    kinds = {inst.id: sess.kind_of(inst) for inst in instruments}  # dispatch once per task
+    norm = config.norm_group
+    groups = {"*": norm} if isinstance(norm, str) else dict(norm or {})
+    check_norm_groups(instruments, groups)
+    for inst in instruments:
+        check_parser(inst)
+    settings = GenerationSettings(
+        config.mode, config.max_new_tokens or DEFAULT_MAX_NEW_TOKENS, config.temperature,
+        config.seed,
+    )  # fmt: skip
+    args = _model_args(config.model_args)
+    be = as_backend(backend if backend is not None else sess.make_backend(config.model, dict(args)))
+    if config.concurrency is not None:
+        set_concurrency(be, config.concurrency)
+    cached = _with_cache(be, backend is None if config.cache is None else config.cache)
+    out_dir = config.output
+    writer = SampleWriter(out_dir / "samples.jsonl" if out_dir else None)
+    judge = _judge(sess, config, args, be if cached is None else cached, cached)
+    results = _header(config, args, be, settings, cells, plugin_versions(sess.records))
+    return _Run(
+        config, sess, cells, instruments, kinds, groups, settings, be, cached, writer, judge,
+        results,
+    )  # fmt: skip
+
+
+def _header(
+    config: RunConfig,
+    args: dict[str, str],
+    be: Backend,
+    settings: GenerationSettings,
+    cells: list[Cell],
+    plugins: dict[str, dict[str, str | None]],
+) -> dict[str, Any]:
+    """The run's ``results.json`` before any task ran: model, settings, design, versions."""
+    seed = config.seed
+    return {
+        "model": config.model,
+        "model_args": redact(args),
+        "backend": be.identity(),
+        "cache": None,
+        "settings": settings.to_json(),
+        "seed": seed,
+        "limit": config.limit,
+        "form": config.form,
+        "conditions": [c.name for c in cells],
+        "design": config.design,
+        "repeats": config.repeats,
+        "seeds": [seed + r for r in range(config.repeats)],
+        **provenance(plugins),
+        "tasks": {},
+    }
+
+
+def _administer(run: _Run, progress: Callable[[str, int], Reporter] | None) -> None:
+    """Run every planned (task, cell, repeat), the prompts known ahead streamed in one go."""
+    with judge_scope(run.judge):  # the deprecated ambient judge, for third-party plugins
+        planned = [_plan_task(run, inst, progress) for inst in run.instruments]
+        todo = [p for p in planned if p is not None]
+        if run.cached is not None:  # one request stream for the whole grid (scheduler.py)
+            run.stream = start_stream([(k, c) for _, k, runs in todo for c in runs], run.cached)
+            run.cached.stream = run.stream
+        for inst, kind, cell_runs in todo:
+            entries = []
+            for cell_run in cell_runs:
+                if run.stream is not None:
+                    run.stream.before(cell_run)
+                entries.append(kind.run_cell(cell_run))
+            entry = {**entries[0], "runs": [_run_summary(e) for e in entries]}
+            add_run_indicators(entry, inst)
+            run.results["tasks"][inst.id] = entry
+
+
+def _plan_task(
+    run: _Run, inst: Instrument, progress: Callable[[str, int], Reporter] | None
+) -> tuple[Instrument, TaskKind, list[CellRun]] | None:
+    """The ``CellRun`` of every (cell, repeat) of ``inst`` this run makes (None: none)."""
+    config = run.config
+    todo = [
+        (cell, r)
+        for cell in run.cells
+        for r in range(config.repeats)
+        if config.in_units(inst.id, cell.name, r)
+    ]
+    if not todo:
+        return None
+    kind = run.kinds[inst.id]
+    n = kind.count(inst, config.form, config.limit, run.session) * len(todo)
+    reporter = progress(inst.id, n) if progress else None
+    settings = run.settings
+    if config.max_new_tokens is None and "max_new_tokens" in inst.extra:
+        settings = replace(settings, max_new_tokens=inst.extra["max_new_tokens"])
+    norm_group = resolve_norm_group(inst, run.groups)
+    cell_runs = []
+    for cell, r in todo:
+        seed = config.seed + r
+        bound = cell.bind(seed)
+        cell_runs.append(CellRun(
+            inst, run.use, replace(settings, seed=seed), bound.form(config.form), config.limit,
+            run.writer, reporter, bound, r, norm_group, run.session, run.judge,
+        ))  # fmt: skip
+    return inst, kind, cell_runs
+
+
+def _close(run: _Run) -> None:
+    """End the stream, close the writer and the cache; record the judge and the cache use."""
+    if run.stream is not None:
+        run.stream.close()
+        run.cached.stream = None
+    run.writer.close()
+    if run.judge.n_calls:
+        run.results["judge"] = run.judge.record()
+    if run.cached is not None:
+        run.results["cache"] = run.cached.summary()
+        run.cached.cache.close()
+
+
+def _finish(run: _Run) -> None:
+    """Add usage, label and provenance; write ``results.json`` (the one write of the run)."""
+    config, results = run.config, run.results
+    usage = run.backend.usage()
+    if usage is not None:
+        results["usage"] = usage
+    if config.label is not None:
+        results["label"] = config.label
+    if config.provenance:
+        results["provenance"] = run_provenance(
+            results.get("backend"),
+            run.instruments,
+            config.item_files,
+            config.condition_args(),
+            config.task_options,
+        )
+    if config.output is not None:
+        write_results(config.output / "results.json", results)
+
+
+def _model_args(value: str | Mapping[str, str] | None) -> dict[str, str]:
+    return dict(value) if isinstance(value, Mapping) else parse_model_args(value)
 
 
 def _judge(
-    sess: Session,
-    model: str,
-    args: dict[str, str],
-    judge_model: str | None,
-    judge_model_args: str | dict[str, str] | None,
-    use: Backend,
-    cached: Any,
-    seed: int,
-    out_dir: Path | None,
+    sess: Session, config: RunConfig, args: dict[str, str], use: Backend, cached: Any
 ) -> Judge:
     """The run's judge: the evaluated model's own (cached) backend unless another is named.
 
     A separately named judge is built on first use and shares the run's response cache (none
     when the run has none).
     """
-    jargs = (
-        judge_model_args
-        if isinstance(judge_model_args, dict)
-        else parse_model_args(judge_model_args)
-    )
+    model, judge_model = config.model, config.judge_model
+    jargs = _model_args(config.judge_model_args)
     same = judge_model is None or (judge_model == model and (not jargs or jargs == args))
 
     def build() -> Any:
@@ -311,16 +367,20 @@ def _judge(
 
         return CachedBackend(built, cached.cache)
 
-    return Judge(
+    out_dir = config.output
+    judge = Judge(
         model=model if same else str(judge_model),
         model_args=args if same else jargs,
         backend=use if same else None,
         factory=None if same else build,
-        seed=seed,
+        seed=config.seed,
         max_new_tokens=DEFAULT_JUDGE_MAX_NEW_TOKENS,
         records=out_dir / "judge.jsonl" if out_dir else None,
         same_as_evaluated=same,
     )
+    if config.judge_max_new_tokens:
+        judge.settings = replace(judge.settings, max_new_tokens=config.judge_max_new_tokens)
+    return judge
 
 
 def _with_cache(be: Backend, enabled: bool) -> Any:

@@ -2,8 +2,8 @@
 
 Cells run one after another, so an API backend would drain its ``--concurrency`` slots at the
 end of every cell (and of every repeat's seed) and a local model would batch only within a
-cell. Before the cells run, :func:`start_stream` renders every unit's prompts (with the kinds'
-own ``run_cell`` against a recording backend: nothing is sent, nothing is scored), claims them
+cell. Before the cells run, :func:`start_stream` asks every unit's kind for the unit's requests
+(``TaskKind.requests``: the prompts rendered, nothing sent, nothing scored), claims them
 in the response cache under a second owner (a cache lease, as a concurrent run would) and sends
 them from a background thread through the backend's ``answer_mixed``: one pool of
 ``concurrency`` requests in flight across every task, cell and seed (local models: one call per
@@ -15,9 +15,11 @@ claimed requests (on the stream's condition, not by polling the cache), so sampl
 cell by cell as their answers arrive, and samples, scores and their order are those of the
 cell-by-cell run.
 
-Only runs with a response cache, and only units of the built-in ``questionnaire`` kind outside
-battery cells, are streamed: other kinds' prompts may depend on earlier answers. A cell that is
-not streamed waits for the stream to end first, so the backend never serves two callers.
+Only runs with a response cache, and only units whose kind lists their requests ahead (the
+built-in ``questionnaire`` kind given item by item), are streamed: other kinds' prompts may
+depend on earlier answers. A cell that is not streamed waits for the stream to end first, so
+the backend never serves two callers. The cells read what the stream fetched from the cache;
+``Stream.wait_for`` tells the cache which of those reads are this run's misses.
 """
 
 from __future__ import annotations
@@ -25,48 +27,19 @@ from __future__ import annotations
 import queue
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
-from psymetrics_core.backends.base import Backend, GenerationSettings, check_requests
+from psymetrics_core.backends.base import GenerationSettings, check_requests
 from psymetrics_core.backends.cache import CachedBackend, ResponseCache, request_key
 from psymetrics_core.base.types import Completion, Prompt
-from psymetrics_core.records.writer import SampleWriter
 
 __all__ = ["Stream", "start_stream"]
 
 
-class _Recorded(Exception):
-    """Raised by the recorder once a cell has asked for its prompts (its scoring is skipped)."""
-
-
 class _Stopped(Exception):
-    """Raised into the backend's pool when the run stops early: no further requests."""
-
-
-class _Recorder(Backend):
-    """Records the prompts of a cell's first backend call, then stops the cell. It takes every
-    prompt (images, continuations): the real backend's ``check_requests`` comes after."""
-
-    name = "recorder"
-    chunk_size = 1_000_000
-    supports_images = True
-    supports_continuations = True
-
-    def __init__(self) -> None:
-        self.calls: list[tuple[Prompt, GenerationSettings]] = []
-
-    def generate(
-        self, prompts: Sequence[Prompt], settings: GenerationSettings, progress: Any = None
-    ) -> list[Completion]:
-        self.calls += [(p, settings) for p in prompts]
-        raise _Recorded
-
-    def option_logprobs(
-        self, prompts: Sequence[Prompt], settings: GenerationSettings, progress: Any = None
-    ) -> list[Completion]:
-        self.calls += [(p, settings) for p in prompts]
-        raise _Recorded
+    """Raised into the backend's pool when the run stops early: no further requests
+    (``Backend.answer_mixed``: an exception from ``on_result`` stops further requests)."""
 
 
 @dataclass
@@ -78,21 +51,29 @@ class Stream:
     error: BaseException | None = None
     claimed: set[str] = field(default_factory=set)  # cache keys this stream is fetching
     _stored: set[str] = field(default_factory=set)
+    _handed: set[str] = field(default_factory=set)  # stored keys a cell has read already
     _finished: bool = False
     _cond: threading.Condition = field(default_factory=threading.Condition)
     _stop: threading.Event = field(default_factory=threading.Event)
     _thread: threading.Thread | None = None
 
-    def wait_for(self, keys: Sequence[str]) -> None:
+    def wait_for(self, keys: Sequence[str]) -> set[str]:
         """Block until every key of ``keys`` the stream claimed is stored (or the stream
-        ended): the run's ``CachedBackend`` calls this instead of polling the cache."""
+        ended): the run's ``CachedBackend`` calls this instead of polling the cache.
+
+        Returns the keys of ``keys`` the stream stored that no cell has read before: the
+        model was asked for them in this run, so the cache counts them as misses, not hits.
+        """
         pending = self.claimed.intersection(keys)
         with self._cond:
             while not self._finished:
                 pending -= self._stored
                 if not pending:
-                    return
+                    break
                 self._cond.wait(0.5)
+            new = self._stored.intersection(keys) - self._handed
+            self._handed |= new
+        return new
 
     def _mark(self, keys: Sequence[str] | None) -> None:
         """Record ``keys`` as stored (None: the stream ended) and wake the waiting cells."""
@@ -119,15 +100,6 @@ class Stream:
         self.wait()
 
 
-def _record(kind: Any, run: Any) -> list[tuple[Prompt, GenerationSettings]]:
-    rec = _Recorder()
-    try:
-        kind.run_cell(replace(run, backend=rec, writer=SampleWriter(None), reporter=None))
-    except _Recorded:
-        pass
-    return rec.calls
-
-
 def start_stream(runs: Sequence[tuple[Any, Any]], cached: CachedBackend) -> Stream:
     """Claim and start sending the prompts of ``runs`` ((kind, CellRun) pairs, in run order)
     through the backend wrapped by ``cached`` (the run's cached backend)."""
@@ -136,10 +108,11 @@ def start_stream(runs: Sequence[tuple[Any, Any]], cached: CachedBackend) -> Stre
     covered: set[int] = set()
     seen: set[str] = set()
     for kind, run in runs:
-        if run.cell.battery or not kind.prompts_known_ahead:
+        requests = kind.requests(run)
+        if requests is None:  # prompts that depend on earlier answers: the cell asks itself
             continue
         covered.add(id(run))
-        for prompt, settings in _record(kind, run):
+        for prompt, settings in requests:
             key = request_key(cached.identity_for_key, prompt, settings)
             if key in seen:
                 continue

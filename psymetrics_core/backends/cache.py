@@ -389,10 +389,12 @@ class CachedBackend(Backend):
         progress: Reporter | None,
     ) -> list[Completion]:
         keys = [request_key(self.identity_for_key, p, settings) for p in prompts]
+        streamed: set[str] = set()  # asked of the model by this run's stream: misses
         if self.stream is not None:  # wait for this run's own background stream first
-            self.stream.wait_for(keys)
+            streamed = self.stream.wait_for(keys)
         count = Counter(keys)
         found = self.cache.get_many(keys)
+        streamed &= found.keys()
         shown = set(found)  # keys whose positions the progress bar has counted
         if progress is not None and shown:
             progress.advance(sum(count[k] for k in shown))
@@ -421,8 +423,8 @@ class CachedBackend(Backend):
             first = {k: i for k, i in first.items() if k not in found}
             if first and not mine and not theirs:  # neither stored nor leased: retry the lease
                 time.sleep(_POLL)
-        self.misses += fetched
-        self.hits += len(keys) - fetched
+        self.misses += fetched + len(streamed)
+        self.hits += len(keys) - fetched - len(streamed)
         return [found[k] for k in keys]
 
     def _fetch(

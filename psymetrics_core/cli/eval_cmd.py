@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from psymetrics_core.cli.console import fmt, print_json, progress_bar, stderr, stdout, table
+
+if TYPE_CHECKING:
+    from psymetrics_core.administer.config import RunConfig
 
 
 @click.command("eval")
@@ -144,53 +147,25 @@ from psymetrics_core.cli.console import fmt, print_json, progress_bar, stderr, s
     help="Repeat the run already in --output; the response cache answers what was paid for.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print results.json instead of a table.")
-def eval_cmd(
-    tasks: str,
-    model: str,
-    model_args: str,
-    mode: str,
-    seed: int,
-    limit: int | None,
-    form: str,
-    max_new_tokens: int | None,
-    temperature: float,
-    output: Path | None,
-    items: tuple[str, ...],
-    conditions: tuple[str, ...],
-    design: str,
-    repeats: int,
-    norm_groups: tuple[str, ...],
-    no_cache: bool,
-    concurrency: int | None,
-    task_args: tuple[str, ...],
-    data: tuple[str, ...],
-    judge_model: str | None,
-    judge_model_args: str,
-    judge_max_new_tokens: int | None,
-    label: str | None,
-    overwrite: bool,
-    resume: bool,
-    as_json: bool,
-) -> None:
+def eval_cmd(tasks: str, as_json: bool, **opts: Any) -> None:
     """Administer instruments to a model and report scale scores with parse rates."""
     from datetime import datetime
 
-    from psymetrics_core.administer.options import parse_task_args
     from psymetrics_core.administer.runner import evaluate
-    from psymetrics_core.instruments.item_texts import parse_items_option
-    from psymetrics_core.instruments.norms import parse_norm_group_option
     from psymetrics_core.records.rundir import claim_run_dir
 
-    if output is None:
-        output = _fresh_dir(Path("psym-results") / datetime.now().strftime("%Y%m%d-%H%M%S"))
+    output: Path = opts["output"] or _fresh_dir(
+        Path("psym-results") / datetime.now().strftime("%Y%m%d-%H%M%S")
+    )
     task_list = [t.strip() for t in tasks.split(",") if t.strip()]
-    options = parse_task_args(task_args, task_list, data)
-    if repeats > 1 and temperature == 0 and mode == "generate":
+    config = run_config(task_list, **{**opts, "output": output})
+    if config.repeats > 1 and config.temperature == 0 and config.mode == "generate":
         stderr.print(
             "[yellow]note:[/yellow] --repeats at --temperature 0 (greedy) repeat the same "
             "answers except where a condition is seeded (permuted-options, item-order-shuffle)"
         )
-    with claim_run_dir(output, overwrite=overwrite, resume=resume), progress_bar() as bar:
+    claim = claim_run_dir(output, overwrite=config.overwrite, resume=config.resume)
+    with claim, progress_bar() as bar:
 
         class _Reporter:
             def __init__(self, task: str, total: int) -> None:
@@ -199,31 +174,7 @@ def eval_cmd(
             def advance(self, n: int = 1) -> None:
                 bar.advance(self.id, n)
 
-        results = evaluate(
-            task_list,
-            model=model,
-            model_args=model_args,
-            mode=mode,
-            seed=seed,
-            limit=limit,
-            form=form,
-            max_new_tokens=max_new_tokens,
-            temperature=temperature,
-            output=output,
-            item_files=parse_items_option(items),
-            progress=_Reporter,
-            conditions=conditions,
-            repeats=repeats,
-            design=design,
-            norm_group=parse_norm_group_option(norm_groups),
-            cache=not no_cache,
-            concurrency=concurrency,
-            task_options=options,
-            judge_model=judge_model,
-            judge_model_args=judge_model_args,
-            judge_max_new_tokens=judge_max_new_tokens,
-        )
-        _record_label_and_provenance(results, output, label, task_list, items, conditions, options)
+        results = evaluate(task_list, config, progress=_Reporter)
     if as_json:
         print_json(results)
         return
@@ -231,31 +182,24 @@ def eval_cmd(
     stderr.print(f"results: {output / 'results.json'}   samples: {output / 'samples.jsonl'}")
 
 
-def _record_label_and_provenance(
-    results: dict[str, Any],
-    output: Path,
-    label: str | None,
-    task_list: list[str],
-    items: tuple[str, ...],
-    conditions: tuple[str, ...],
-    options: dict[str, dict[str, Any]],
-) -> None:
-    """Add ``label`` and ``provenance`` to the results and rewrite ``results.json``."""
+def run_config(task_list: list[str], **opts: Any) -> RunConfig:
+    """The ``RunConfig`` of ``psym eval``'s options (``opts``: click's parameters but --tasks
+    and --json): the run records its ``--label`` (default: the model) and its provenance."""
+    from psymetrics_core.administer.config import RunConfig
+    from psymetrics_core.administer.options import parse_task_args
     from psymetrics_core.instruments.item_texts import parse_items_option
-    from psymetrics_core.pluginsys.registry import get_instrument
-    from psymetrics_core.records.provenance import run_provenance
-    from psymetrics_core.records.writer import write_results
+    from psymetrics_core.instruments.norms import parse_norm_group_option
 
-    results["label"] = label or results["model"]
-    results["provenance"] = run_provenance(
-        results.get("backend"),
-        [get_instrument(t) for t in task_list],
-        parse_items_option(items),
-        [c for cond in conditions for c in cond.split("+")],
-        options,
+    task_options = parse_task_args(opts.pop("task_args"), task_list, opts.pop("data"))
+    return RunConfig(
+        task_options=task_options,
+        item_files=parse_items_option(opts.pop("items")),
+        norm_group=parse_norm_group_option(opts.pop("norm_groups")),
+        cache=not opts.pop("no_cache"),
+        label=opts.pop("label") or opts["model"],
+        provenance=True,
+        **opts,
     )
-    if (output / "results.json").is_file():
-        write_results(output / "results.json", results)
 
 
 def _label(value: str | None) -> str | None:

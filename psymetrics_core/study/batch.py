@@ -142,7 +142,8 @@ def plan_requests(plan: Plan) -> tuple[Any, list[tuple[str, Prompt, GenerationSe
 
     be = _backend(plan)
     rec = _Recorder(be)
-    results = evaluate(**plan.settings.eval_kwargs(), backend=rec, cache=False, output=None)
+    config = plan.settings.run_config(cache=False, output=None)
+    results = evaluate(list(plan.settings.tasks), config, backend=rec)
     if results.get("judge", {}).get("n_calls"):
         raise PsymError(
             "this plan has judged tasks: their judge prompts need the first answers, so they "

@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from psymetrics_core.administer.config import RunConfig
 from psymetrics_core.backends.cache import _VOLATILE
 from psymetrics_core.base.errors import PsymError
 
@@ -49,16 +50,15 @@ class PlanSettings:
     judge_model_args: dict[str, str] = field(default_factory=dict)
     judge_max_new_tokens: int | None = None
 
-    def eval_kwargs(self) -> dict[str, Any]:
-        """Keyword arguments for :func:`psymetrics_core.administer.runner.evaluate`."""
+    def run_config(self, **changes: Any) -> RunConfig:
+        """The ``RunConfig`` of a run of this plan, with ``changes`` (output, units, ...)."""
         d = asdict(self)
-        tasks = list(d.pop("tasks"))
-        d["conditions"] = list(d["conditions"])
+        del d["tasks"]
         d["item_files"] = {k: Path(v) for k, v in d["item_files"].items()} or None
         d["norm_group"] = d["norm_group"] or None
         d["task_options"] = d["task_options"] or None
         d["judge_model_args"] = d["judge_model_args"] or None
-        return {"tasks": tasks, **d}
+        return RunConfig(**{**d, **changes})
 
     def to_json(self) -> dict[str, Any]:
         """JSON form (the plan's header)."""

@@ -103,16 +103,10 @@ def run_plan(
         write_plan(plan, output / "plan.jsonl")
         _write_record(output, record)
         if units:
-            kwargs = plan.settings.eval_kwargs()
-            evaluate(
-                **kwargs,
-                output=output,
-                progress=progress,
-                cache=cache,
-                concurrency=concurrency,
-                backend=backend,
-                units={u.key for u in units},
+            config = plan.settings.run_config(
+                output=output, cache=cache, concurrency=concurrency, units={u.key for u in units}
             )
+            evaluate(list(plan.settings.tasks), config, progress=progress, backend=backend)
         else:  # more shards than units
             (output / "samples.jsonl").write_text("", encoding="utf-8")
         record["complete"] = True

@@ -68,12 +68,10 @@ class CellRun:
 
 
 class TaskKind:
-    """How tasks of one kind are run. Subclasses override ``count`` and ``run_cell``."""
+    """How tasks of one kind are run. Subclasses override ``count`` and ``run_cell``, and
+    ``requests`` where a cell's prompts are known before any answer."""
 
     name = ""
-    # whether a cell's prompts are known before any answer (then the run streams them ahead,
-    # see scheduler.py); False where a prompt may depend on an earlier answer
-    prompts_known_ahead = False
 
     def count(self, task: Instrument, form: str, limit: int | None, session: Session) -> int:
         """How many prompts one cell of ``task`` sends to the evaluated model (for progress)."""
@@ -82,6 +80,14 @@ class TaskKind:
     def run_cell(self, run: CellRun) -> dict[str, Any]:
         """Administer ``run.task`` in ``run.cell``; return the task's ``results.json`` entry."""
         raise NotImplementedError
+
+    def requests(self, run: CellRun) -> list[tuple[Prompt, GenerationSettings]] | None:
+        """Every request ``run_cell`` will send to the evaluated model for ``run``, in order,
+        rendered but not sent; None where a prompt may depend on an earlier answer (default).
+
+        The run streams the requests of every cell that lists them ahead (scheduler.py).
+        """
+        return None
 
 
 def instrument_record(inst: Instrument) -> dict[str, Any]:

@@ -2,7 +2,8 @@
 
 Runs through the firstresult pipeline hooks exactly as before kinds existed: ``load_items`` ->
 ``render_prompt`` -> model -> ``parse_response`` -> ``score`` -> ``aggregate`` (the core's
-defaults run last, so a plugin can still replace any stage for its instrument).
+defaults run last, so a plugin can still replace any stage for its instrument). A battery cell
+(``--condition battery``) is given all items at once instead (``battery.py``).
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from psymetrics_core.administer.kinds.base import CellRun, TaskKind, in_chunks
+from psymetrics_core.administer.kinds.battery import administer_battery
+from psymetrics_core.backends.base import GenerationSettings
 from psymetrics_core.base.types import Answer, Instrument, Item, Prompt
 from psymetrics_core.instruments.scoring import centred_scales, keyed_values, mrat_term
 
@@ -20,46 +23,27 @@ class QuestionnaireKind(TaskKind):
     """Administers an instrument spec item by item (or as a battery) and scores its scales."""
 
     name = "questionnaire"
-    prompts_known_ahead = True  # battery cells excepted (scheduler.py checks the cell)
 
     def count(self, task: Instrument, form: str, limit: int | None, session: Any) -> int:
         """Items of ``form`` (the default form when ``form`` is unknown), cut to ``limit``."""
         n = len(task.forms.get(form, task.items))
         return min(n, limit) if limit else n
 
+    def requests(self, run: CellRun) -> list[tuple[Prompt, GenerationSettings]] | None:
+        """The item prompts of the cell (None for a battery cell: it is given chunk by chunk)."""
+        if run.cell.battery:
+            return None
+        return [(pr, run.settings) for pr in _prompts(run, _items(run))]
+
     def run_cell(self, run: CellRun) -> dict[str, Any]:
         """Administer, parse, score and aggregate one cell."""
         hook = run.session.hook
-        inst, cell = run.task, run.cell
-        form = run.form
-        items: list[Item] = hook.load_items(instrument=inst, form=form)
-        if run.limit is not None:
-            items = items[: run.limit]
-        items = cell.apply_items(inst, items, cell.seed)
-        answers: list[tuple[Item, Answer]] = []
-        if cell.battery:
-            from psymetrics_core.administer.conditions.battery import administer_battery
-
-            given = administer_battery(inst, items, run.backend, run.settings, cell, run.reporter)
-            for it, b_ans, pr, text, extra in given:
-                answers.append((it, b_ans))
-                run.writer.write(
-                    questionnaire_sample(
-                        inst, form, it, pr, text, None, b_ans, {**run.tag, **extra}
-                    )
-                )
-            items = []
-        prompts: list[Prompt] = [
-            hook.render_prompt(instrument=inst, item=it, condition=cell) for it in items
-        ]
-        for it, pr, comp in in_chunks(run, items, prompts):
-            ans: Answer = hook.parse_response(instrument=inst, item=it, prompt=pr, completion=comp)
-            answers.append((it, ans))
-            run.writer.write(
-                questionnaire_sample(
-                    inst, form, it, pr, comp.text, comp.option_logprobs, ans, run.tag
-                )
-            )
+        inst, form = run.task, run.form
+        items = _items(run)
+        if run.cell.battery:
+            answers = _battery(run, items)
+        else:
+            answers = _item_by_item(run, items)
         responses = {it.id: a.value for it, a in answers}
         scores = hook.score(
             instrument=inst, responses=responses, form=form, answers={it.id: a for it, a in answers}
@@ -68,6 +52,45 @@ class QuestionnaireKind(TaskKind):
             instrument=inst, scores=scores, answers=answers, norm_group=run.norm_group
         )
         return run.finish(entry)
+
+
+def _items(run: CellRun) -> list[Item]:
+    """The cell's items: loaded by the hook, cut to ``limit``, then the cell's item transform."""
+    items: list[Item] = run.session.hook.load_items(instrument=run.task, form=run.form)
+    if run.limit is not None:
+        items = items[: run.limit]
+    return run.cell.apply_items(run.task, items, run.cell.seed)
+
+
+def _prompts(run: CellRun, items: list[Item]) -> list[Prompt]:
+    hook = run.session.hook
+    return [hook.render_prompt(instrument=run.task, item=it, condition=run.cell) for it in items]
+
+
+def _item_by_item(run: CellRun, items: list[Item]) -> list[tuple[Item, Answer]]:
+    """Ask every item on its own; parse each completion and write its sample."""
+    hook, inst = run.session.hook, run.task
+    answers: list[tuple[Item, Answer]] = []
+    for it, pr, comp in in_chunks(run, items, _prompts(run, items)):
+        ans: Answer = hook.parse_response(instrument=inst, item=it, prompt=pr, completion=comp)
+        answers.append((it, ans))
+        run.writer.write(
+            questionnaire_sample(
+                inst, run.form, it, pr, comp.text, comp.option_logprobs, ans, run.tag
+            )
+        )
+    return answers
+
+
+def _battery(run: CellRun, items: list[Item]) -> list[tuple[Item, Answer]]:
+    """Give the items as a battery (``battery.py``) and write one sample per item."""
+    answers: list[tuple[Item, Answer]] = []
+    for it, ans, pr, text, extra in administer_battery(run, items):
+        answers.append((it, ans))
+        run.writer.write(
+            questionnaire_sample(run.task, run.form, it, pr, text, None, ans, {**run.tag, **extra})
+        )
+    return answers
 
 
 def questionnaire_sample(

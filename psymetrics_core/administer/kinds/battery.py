@@ -1,5 +1,9 @@
 """Battery administration (PsychoBench §5.1): all items in one prompt, answered "index: score".
 
+A way of running a questionnaire task, chosen by the ``battery`` condition of the
+``administration`` facet (which only marks the cell, ``Cell.battery``): the ``questionnaire`` kind
+gives a battery cell's items through :func:`administer_battery` instead of one by one.
+
 Items are grouped by response scale (each group has its own level definitions) and cut into
 chunks of at most ``CHUNK`` items (PsychoBench's current chunk size). The reply is parsed line by
 line with PsychoBench's recommended robust rule (Huang et al., 2023): ``index: score`` mapped by the
@@ -14,7 +18,9 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from psymetrics_core.backends.base import GenerationSettings, Reporter, call_backend
+from psymetrics_core.administer.kinds.base import CellRun
+from psymetrics_core.backends.base import call_backend
+from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.types import Answer, Instrument, Item, Option, Prompt
 
 __all__ = [
@@ -116,41 +122,36 @@ def parse_battery(text: str, chunk: Sequence[Item], options: Sequence[Option]) -
 
 
 def administer_battery(
-    inst: Instrument,
-    items: Sequence[Item],
-    backend: Any,
-    settings: GenerationSettings,
-    cell: Any,
-    reporter: Reporter | None = None,
+    run: CellRun, items: Sequence[Item]
 ) -> list[tuple[Item, Answer, Prompt, str, dict[str, Any]]]:
-    """Give ``items`` as battery prompts; per item: (item, answer, prompt, completion, extra).
+    """Give ``items`` of ``run`` as battery prompts; per item: (item, answer, prompt,
+    completion, extra).
 
     Generation only (there is no per-item option likelihood in a battery). Each chunk gets
     ``max(max_new_tokens, 8 * chunk size)`` new tokens so every "index: score" line fits.
     """
-    from psymetrics_core.base.errors import PsymError
-
+    settings, cell = run.settings, run.cell
     if settings.mode != "generate":
         raise PsymError("the 'battery' condition needs --mode generate")
-    inst_c = cell.apply_instrument(inst)
+    inst_c = cell.apply_instrument(run.task)
     options_for = {
         it.id: cell.apply_options(inst_c, it, inst_c.response_scale_for(it).options, cell.seed)
         for it in items
     }
     shown = [replace(it, text=cell.apply_text(inst_c, it, it.text)) for it in items]
-    system = inst_c.system_prompt
+    originals = {it.id: it for it in items}
     out: list[tuple[Item, Answer, Prompt, str, dict[str, Any]]] = []
-    for p_index, (prompt, chunk) in enumerate(battery_prompts(inst_c, shown, options_for, system)):
+    given = battery_prompts(inst_c, shown, options_for, inst_c.system_prompt)
+    for p_index, (prompt, chunk) in enumerate(given):
         msgs = cell.apply_messages(list(prompt.messages))
         prompt = Prompt(messages=tuple(msgs), options=prompt.options, text=prompt.text)
         tokens = max(settings.max_new_tokens, 8 * len(chunk))
-        comp = call_backend(backend, [prompt], replace(settings, max_new_tokens=tokens))[0]
+        comp = call_backend(run.backend, [prompt], replace(settings, max_new_tokens=tokens))[0]
         text = comp.text or ""
         answers = parse_battery(text, chunk, prompt.options)
-        originals = {it.id: it for it in items}
         for it, ans in zip(chunk, answers, strict=True):
             extra = {"battery_prompt": p_index, "max_new_tokens": tokens}
             out.append((originals[it.id], ans, prompt, text, extra))
-        if reporter is not None:
-            reporter.advance(len(chunk))
+        if run.reporter is not None:
+            run.reporter.advance(len(chunk))
     return out
