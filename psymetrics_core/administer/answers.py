@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from psymetrics_core.base.errors import ResponsesError
 from psymetrics_core.base.reading import read_csv
 from psymetrics_core.base.types import Answer, Instrument
 from psymetrics_core.instruments.item_texts import check_form
-from psymetrics_core.pluginsys.plugins import get_plugin_manager
-from psymetrics_core.pluginsys.registry import get_instrument
+
+if TYPE_CHECKING:
+    from psymetrics_core.pluginsys.session import Session
 
 __all__ = ["read_responses", "score_responses"]
 
@@ -80,11 +81,12 @@ def _id_range(ids: list[str]) -> str:
 
 
 def score_responses(
-    task: str, path: str | Path, form: str = "original"
+    task: str, path: str | Path, session: Session, form: str = "original"
 ) -> dict[str, dict[str, Any]]:
-    """Scale scores per respondent: {respondent: {scale: {score, n_items, n_answered}}}."""
-    inst = get_instrument(task)
-    hook = get_plugin_manager().hook
+    """Scale scores per respondent: {respondent: {scale: {score, n_items, n_answered}}}, with
+    ``task`` and the scoring hooks of ``session``."""
+    inst = session.get_instrument(task)
+    hook = session.hook
     out: dict[str, dict[str, Any]] = {}
     for who, answers in read_responses(path, inst, form).items():
         given = {k: Answer(v, "ok") for k, v in answers.items()}

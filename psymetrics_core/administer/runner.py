@@ -8,13 +8,13 @@ The runner dispatches on a task's kind once (``Session.kind_of``); the kinds
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
-from contextlib import nullcontext
+from contextlib import closing, nullcontext
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from psymetrics_core.administer.conditions import cells_for
-from psymetrics_core.administer.judge import DEFAULT_JUDGE_MAX_NEW_TOKENS, Judge, judge_scope
+from psymetrics_core.administer.judge import DEFAULT_JUDGE_MAX_NEW_TOKENS, Judge
 from psymetrics_core.administer.kinds.base import CellRun, instrument_record
 from psymetrics_core.administer.options import DEFAULT_MAX_NEW_TOKENS, with_options
 from psymetrics_core.administer.preflight import (
@@ -36,7 +36,7 @@ from psymetrics_core.instruments.indicators import add_run_indicators
 from psymetrics_core.instruments.item_texts import check_item_files, require_item_texts
 from psymetrics_core.instruments.norms import check_norm_groups, resolve_norm_group
 from psymetrics_core.pluginsys.failures import hook_failure
-from psymetrics_core.pluginsys.session import Session, current_session
+from psymetrics_core.pluginsys.session import Session
 from psymetrics_core.records.rundir import ensure_run_dir
 from psymetrics_core.records.writer import SampleWriter, provenance, redact, write_results
 
@@ -55,8 +55,9 @@ MODES = ("generate", "logprob")
 def make_backend(
     model: str, model_args: str | dict[str, str] | None = None, session: Session | None = None
 ) -> Any:
-    """Build the backend registered as ``model`` with lm-eval style ``model_args``."""
-    return (session or current_session()).make_backend(model, model_args)
+    """Build the backend registered as ``model`` with lm-eval style ``model_args`` (from a
+    fresh session of the installed plugins when no ``session`` is given)."""
+    return (session if session is not None else Session()).make_backend(model, model_args)
 
 
 def set_concurrency(be: Any, n: int) -> None:
@@ -122,8 +123,8 @@ def evaluate(
     """Administer ``tasks`` to a model and return the results dict (also written to ``output``).
 
     ``tasks`` are task ids or ready task objects (e.g. ``ProbeTask``s built by a command).
-    ``session`` supplies the plugins (default: the current session, see
-    ``psymetrics_core.pluginsys.session``); it is the current session while the run lasts.
+    ``session`` supplies the plugins (default: a fresh session of the installed plugins, see
+    ``psymetrics_core.pluginsys.session``); it is handed to every kind in ``CellRun.session``.
     ``progress(task, n_prompts)`` may return a reporter that is advanced as prompts finish.
     ``backend`` overrides ``model``/``model_args`` with a ready backend object.
     ``item_files`` maps ``task`` (or ``task:form``) to a CSV of item texts (``id,text``) for
@@ -159,20 +160,20 @@ def evaluate(
     ids = [t.id if isinstance(t, Instrument) else t for t in tasks]
     check_item_files(ids, item_files)
     check_task_options(ids, task_options)
-    sess = session or current_session()
+    sess = session if session is not None else Session()
     claim = (
         ensure_run_dir(Path(output), overwrite=overwrite, resume=resume)
         if output is not None
         else nullcontext()
     )
-    with claim, sess.activate():
-        cells = cells_for(list(conditions), design)
+    with claim:
+        cells = cells_for(list(conditions), sess, design)
         instruments = resolve_tasks(tasks, sess, form, item_files, task_options)
         kinds = {inst.id: sess.kind_of(inst) for inst in instruments}  # dispatch once per task
         groups = {"*": norm_group} if isinstance(norm_group, str) else dict(norm_group or {})
         check_norm_groups(instruments, groups)
         for inst in instruments:
-            check_parser(inst)
+            check_parser(inst, sess)
         settings = GenerationSettings(
             mode, max_new_tokens or DEFAULT_MAX_NEW_TOKENS, temperature, seed
         )
@@ -200,12 +201,12 @@ def evaluate(
             "design": design,
             "repeats": repeats,
             "seeds": [seed + r for r in range(repeats)],
-            **provenance(),
+            **provenance(sess.records),
             "tasks": {},
         }
         stream: Any = None
         try:
-            with judge_scope(judge):  # the deprecated ambient judge, for third-party plugins
+            with closing(judge):  # judge.jsonl is closed when the cells are done
                 planned: list[tuple[Instrument, Any, list[CellRun]]] = []
                 for inst in instruments:
                     todo = [

@@ -7,6 +7,7 @@ from typing import Any
 
 import click
 
+from psymetrics_core.cli import session_of
 from psymetrics_core.cli.console import fmt, print_json, progress_bar, stderr, stdout, table
 
 
@@ -144,7 +145,9 @@ from psymetrics_core.cli.console import fmt, print_json, progress_bar, stderr, s
     help="Repeat the run already in --output; the response cache answers what was paid for.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print results.json instead of a table.")
+@click.pass_context
 def eval_cmd(
+    ctx: click.Context,
     tasks: str,
     model: str,
     model_args: str,
@@ -184,7 +187,8 @@ def eval_cmd(
     if output is None:
         output = _fresh_dir(Path("psym-results") / datetime.now().strftime("%Y%m%d-%H%M%S"))
     task_list = [t.strip() for t in tasks.split(",") if t.strip()]
-    options = parse_task_args(task_args, task_list, data)
+    session = session_of(ctx)
+    options = parse_task_args(task_args, task_list, data, session=session)
     if repeats > 1 and temperature == 0 and mode == "generate":
         stderr.print(
             "[yellow]note:[/yellow] --repeats at --temperature 0 (greedy) repeat the same "
@@ -222,8 +226,12 @@ def eval_cmd(
             judge_model=judge_model,
             judge_model_args=judge_model_args,
             judge_max_new_tokens=judge_max_new_tokens,
+            session=session,
         )
-        _record_label_and_provenance(results, output, label, task_list, items, conditions, options)
+        _record_label_and_provenance(
+            results, output, label, [session.get_instrument(t) for t in task_list], items,
+            conditions, options,
+        )  # fmt: skip
     if as_json:
         print_json(results)
         return
@@ -235,21 +243,20 @@ def _record_label_and_provenance(
     results: dict[str, Any],
     output: Path,
     label: str | None,
-    task_list: list[str],
+    instruments: list[Any],
     items: tuple[str, ...],
     conditions: tuple[str, ...],
     options: dict[str, dict[str, Any]],
 ) -> None:
     """Add ``label`` and ``provenance`` to the results and rewrite ``results.json``."""
     from psymetrics_core.instruments.item_texts import parse_items_option
-    from psymetrics_core.pluginsys.registry import get_instrument
     from psymetrics_core.records.provenance import run_provenance
     from psymetrics_core.records.writer import write_results
 
     results["label"] = label or results["model"]
     results["provenance"] = run_provenance(
         results.get("backend"),
-        [get_instrument(t) for t in task_list],
+        instruments,
         parse_items_option(items),
         [c for cond in conditions for c in cond.split("+")],
         options,
@@ -275,10 +282,8 @@ def _fresh_dir(base: Path) -> Path:
 
 
 def _list_conditions(ctx: click.Context) -> None:
-    from psymetrics_core.pluginsys.registry import conditions
-
     t = table("conditions", ["name", "facet", "description", "plugin"])
-    for name, e in sorted(conditions().items()):
+    for name, e in sorted(session_of(ctx).conditions().items()):
         t.add_row(name + ("=ARG" if e.takes_argument else ""), e.facet, e.description, e.plugin)
     stdout.print(t)
     ctx.exit(0)

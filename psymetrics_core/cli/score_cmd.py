@@ -7,6 +7,7 @@ from typing import Any
 
 import click
 
+from psymetrics_core.cli import session_of
 from psymetrics_core.cli.console import fmt, print_json, stdout, table
 
 
@@ -34,7 +35,9 @@ from psymetrics_core.cli.console import fmt, print_json, stdout, table
     is_flag=True,
     help='Print {"<task>": {"<respondent>": {"<scale>": score}}}.',
 )
+@click.pass_context
 def score_cmd(
+    ctx: click.Context,
     task: str,
     responses: Path,
     form: str,
@@ -49,10 +52,9 @@ def score_cmd(
     from psymetrics_core.administer.kinds.task import Task
     from psymetrics_core.administer.options import parse_task_args
     from psymetrics_core.administer.runner import resolve_tasks
-    from psymetrics_core.pluginsys.session import current_session
 
-    session = current_session()
-    options = parse_task_args(task_args, [task], data)
+    session = session_of(ctx)
+    options = parse_task_args(task_args, [task], data, session=session)
     scored: dict[str, dict[str, Any]]
     inst = session.get_instrument(task)
     if isinstance(inst, Task):
@@ -76,7 +78,7 @@ def score_cmd(
         from psymetrics_core.administer.options import with_options
 
         with_options(inst, options.get(task), options.get("*"))
-        scored = score_responses(task, responses, form)
+        scored = score_responses(task, responses, session, form)
     if as_json:
         print_json(
             {

@@ -7,6 +7,7 @@ from typing import Any
 
 import click
 
+from psymetrics_core.cli import session_of
 from psymetrics_core.cli.console import print_json, stdout, table
 
 
@@ -16,14 +17,17 @@ from psymetrics_core.cli.console import print_json, stdout, table
               help="Task option, as for `psym eval` (items may depend on it).")  # fmt: skip
 @click.option("--data", multiple=True, metavar="[TASK=]PATH", help="= --task-arg TASK.data=PATH.")
 @click.option("--json", "as_json", is_flag=True, help="Everything, every item with id and text.")
-def show_cmd(task: str, task_args: tuple[str, ...], data: tuple[str, ...], as_json: bool) -> None:
+@click.pass_context
+def show_cmd(
+    ctx: click.Context, task: str, task_args: tuple[str, ...], data: tuple[str, ...], as_json: bool
+) -> None:
     """Show a task's scales, items, reverse keying, citation and licence status."""
     from psymetrics_core.administer.options import parse_task_args, with_options
     from psymetrics_core.administer.runner import instrument_record
-    from psymetrics_core.pluginsys.registry import get_instrument
 
-    options = parse_task_args(task_args, [task], data)
-    inst = with_options(get_instrument(task), options.get(task), options.get("*"))
+    session = session_of(ctx)
+    options = parse_task_args(task_args, [task], data, session=session)
+    inst = with_options(session.get_instrument(task), options.get(task), options.get("*"))
     listed, items_note = _items(inst)
     scales: dict[str, dict[str, Any]] = {}
     for name, sdef in inst.scales.items():

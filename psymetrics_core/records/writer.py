@@ -13,6 +13,7 @@ import math
 import os
 import platform
 import sys
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
@@ -47,16 +48,19 @@ def redact(args: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def provenance() -> dict[str, Any]:
-    """Versions of psymetrics, every plugin, Python and the platform."""
+def provenance(plugins: Iterable[Any]) -> dict[str, Any]:
+    """Versions of psymetrics, every plugin, Python and the platform.
+
+    ``plugins`` are the load records of a session (``Session.records``: each with ``name``,
+    ``distribution``, ``version`` and ``status``); the core's built-in ones are left out.
+    """
     from psymetrics_core import __version__
-    from psymetrics_core.pluginsys.plugins import plugin_records
 
     return {
         "psymetrics": __version__,
         "plugins": {
             r.name: {"distribution": r.distribution, "version": r.version, "status": r.status}
-            for r in plugin_records()
+            for r in plugins
             if r.status != "builtin"
         },
         "python": sys.version.split()[0],

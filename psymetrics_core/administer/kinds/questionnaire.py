@@ -53,7 +53,9 @@ class QuestionnaireKind(TaskKind):
             hook.render_prompt(instrument=inst, item=it, condition=cell) for it in items
         ]
         for it, pr, comp in in_chunks(run, items, prompts):
-            ans: Answer = hook.parse_response(instrument=inst, item=it, prompt=pr, completion=comp)
+            ans: Answer = hook.parse_response(
+                instrument=inst, item=it, prompt=pr, completion=comp, session=run.session
+            )
             answers.append((it, ans))
             run.writer.write(
                 questionnaire_sample(
