@@ -112,7 +112,7 @@ def test_a_cached_psym_eval_imports_neither_pydantic_nor_yaml(tmp_path):
 import sys
 from psymetrics_core.administer.runner import resolve_tasks
 from psymetrics_core.pluginsys.session import Session
-print(resolve_tasks(["bfi", "mfq"], Session.default())[0].id)
+print(resolve_tasks(["bfi", "mfq"], Session())[0].id)
 print(",".join(sorted({m.split(".")[0] for m in sys.modules} & {"yaml", "pydantic"})) or "-")
 """
     env = {**__import__("os").environ, "PSYM_CACHE_DIR": str(tmp_path / "cache")}
