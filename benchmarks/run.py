@@ -37,13 +37,13 @@ from benchmarks import scale  # noqa: E402
 _UTILS = '''"""Items of psymetrics instruments as lm-eval docs (written by benchmarks/run.py)."""
 import datasets
 
-from psymetrics_core.pluginsys.plugins import get_plugin_manager
-from psymetrics_core.pluginsys.registry import get_instrument
+from psymetrics_core.pluginsys.session import Session
 
 
 def _docs(task, limit):
-    inst = get_instrument(task)
-    hook = get_plugin_manager().hook
+    session = Session()
+    inst = session.get_instrument(task)
+    hook = session.hook
     items = inst.items[: int(limit)] if limit else inst.items
     docs = []
     for it in items:

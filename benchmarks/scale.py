@@ -240,9 +240,10 @@ def grid_throughput(latency: float, concurrency: int, env_cache: Path) -> dict[s
     import urllib.request
 
     from psymetrics_core.administer.runner import evaluate
-    from psymetrics_core.pluginsys.session import current_session
+    from psymetrics_core.pluginsys.session import Session
 
-    current_session().instruments()
+    session = Session()
+    session.instruments()
     proc, base = server_process(latency)
     old = os.environ.get("PSYM_CACHE_DIR")
     os.environ["PSYM_CACHE_DIR"] = str(env_cache)
@@ -251,7 +252,7 @@ def grid_throughput(latency: float, concurrency: int, env_cache: Path) -> dict[s
         res = evaluate(
             ["bfi", "mfq", "asi"], model="openai-chat",
             model_args=f"base_url={base},model=stub", conditions=["original", "reversed-options"],
-            repeats=3, temperature=0.7, concurrency=concurrency,
+            repeats=3, temperature=0.7, concurrency=concurrency, session=session,
         )  # fmt: skip
         wall = time.perf_counter() - start
         with urllib.request.urlopen(f"{base}/stats", timeout=10) as resp:

@@ -6,6 +6,10 @@ Public API::
     results = psym.evaluate(["bfi", "mfq"], mode="logprob", output="runs/first")
     psym.score_responses("bfi", "answers.csv")
 
+Each function reads the installed plugins through a fresh ``Session`` (building one loads the
+plugins), or through the ``session=`` you pass to reuse one, or to use one holding plugins
+registered in code (``psymetrics_core.pluginsys.session.Session``).
+
 Importing this package is cheap: no torch, transformers or lm_eval is imported until a model
 backend is built.
 
@@ -56,6 +60,7 @@ if TYPE_CHECKING:
         Score,
         Verdict,
     )
+    from psymetrics_core.pluginsys.session import Session
 
 # the re-exported names, by the module that defines them (imported on first use)
 _LAZY: dict[str, str] = {
@@ -170,25 +175,30 @@ def evaluate(tasks: list[Any], **kwargs: Any) -> dict[str, Any]:
     return _evaluate(tasks, config, **live)
 
 
-def score_responses(task: str, path: str | Path, form: str = "original") -> dict[str, Any]:
+def score_responses(
+    task: str, path: str | Path, form: str = "original", *, session: Session | None = None
+) -> dict[str, Any]:
     """Score a long-format ``respondent,item,response`` CSV with ``task``'s key."""
     from psymetrics_core.administer.answers import score_responses as _score
 
-    return _score(task, path, form)
+    return _score(task, path, _session(session), form)
 
 
-def get_instrument(task: str) -> Instrument:
+def get_instrument(task: str, *, session: Session | None = None) -> Instrument:
     """The installed instrument registered as ``task``."""
-    from psymetrics_core.pluginsys.registry import get_instrument as _get
-
-    return _get(task)
+    return _session(session).get_instrument(task)
 
 
-def list_instruments() -> dict[str, Instrument]:
+def list_instruments(*, session: Session | None = None) -> dict[str, Instrument]:
     """Every installed instrument by task id."""
-    from psymetrics_core.pluginsys.registry import instruments
+    return _session(session).instruments()
 
-    return instruments()
+
+def _session(session: Session | None) -> Session:
+    """``session``, or a fresh session of the installed plugins."""
+    from psymetrics_core.pluginsys.session import Session
+
+    return session if session is not None else Session()
 
 
 def load_instrument(path: str | Path) -> Instrument:

@@ -9,15 +9,21 @@ Use in a plugin's tests::
 
     def test_published_key():
         assert score_vector("mytask", {"1": 5, "2": 1})["trait"] == 5.0
+
+Each helper reads the installed plugins through a fresh ``Session``, or through the
+``session=`` you pass (e.g. one holding a plugin registered by the test itself).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from psymetrics_core.base.types import Answer, Completion, Instrument
+
+if TYPE_CHECKING:
+    from psymetrics_core.pluginsys.session import Session
 
 __all__ = ["check_instrument", "score_vector", "with_placeholder_texts"]
 
@@ -32,18 +38,18 @@ def with_placeholder_texts(inst: Instrument) -> Instrument:
 
 
 def score_vector(
-    task: str, responses: Mapping[str | int, int | None], form: str = "original"
+    task: str,
+    responses: Mapping[str | int, int | None],
+    form: str = "original",
+    *,
+    session: Session | None = None,
 ) -> dict[str, float | None]:
     """Score one respondent's raw answers ({item id: value}) with ``task``'s key."""
-    from psymetrics_core.pluginsys.plugins import get_plugin_manager
-    from psymetrics_core.pluginsys.registry import get_instrument
-
-    inst = get_instrument(task)
+    session = _session(session)
+    inst = session.get_instrument(task)
     given = {str(k): v for k, v in responses.items()}
     answers = {k: Answer(v, "ok" if v is not None else "unparsed") for k, v in given.items()}
-    scores = get_plugin_manager().hook.score(
-        instrument=inst, responses=given, form=form, answers=answers
-    )
+    scores = session.hook.score(instrument=inst, responses=given, form=form, answers=answers)
     return {name: s.score for name, s in scores.items()}
 
 
@@ -53,6 +59,7 @@ def check_instrument(
     reverse: Iterable[str | int] | None = None,
     scale_sizes: Mapping[str, int] | None = None,
     n_items: int | None = None,
+    session: Session | None = None,
 ) -> dict[str, Any]:
     """Check that the installed instrument ``task`` is well-formed; raise AssertionError if not.
 
@@ -64,11 +71,10 @@ def check_instrument(
     Returns a summary of what was checked.
     """
     from psymetrics_core.instruments.spec import load_instrument
-    from psymetrics_core.pluginsys.plugins import get_plugin_manager
-    from psymetrics_core.pluginsys.registry import get_instrument
 
-    hook = get_plugin_manager().hook
-    inst = get_instrument(task)
+    session = _session(session)
+    hook = session.hook
+    inst = session.get_instrument(task)
     problems: list[str] = []
     if inst.spec_path is not None:
         load_instrument(inst.spec_path)  # raises SpecError with file/row/field
@@ -89,7 +95,11 @@ def check_instrument(
             for o in prompt.options:
                 for reply in (o.label, str(o.value)):
                     ans = hook.parse_response(
-                        instrument=inst, item=it, prompt=prompt, completion=Completion(text=reply)
+                        instrument=inst,
+                        item=it,
+                        prompt=prompt,
+                        completion=Completion(text=reply),
+                        session=session,
                     )
                     if ans.value != o.value:
                         problems.append(
@@ -114,6 +124,13 @@ def check_instrument(
     if problems:
         raise AssertionError(f"task '{task}': " + "; ".join(dict.fromkeys(problems)))
     return {"task": task, "forms": list(inst.forms), "prompts": n_prompts}
+
+
+def _session(session: Session | None) -> Session:
+    """``session``, or a fresh session of the installed plugins."""
+    from psymetrics_core.pluginsys.session import Session
+
+    return session if session is not None else Session()
 
 
 def _check_extremes(inst: Instrument, form: str, hook: Any) -> list[str]:

@@ -29,15 +29,15 @@ def _model_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> None:
 
 @pytest.fixture
 def fresh_plugins():
-    """A fresh session of the installed plugins, current for the test (nothing global changes).
+    """A fresh session of the installed plugins for the test to pass on (nothing is global).
 
-    Yields the ``pluginsys.session.Session``: ``register(plugin, name)`` adds a plugin to
-    it, ``refresh()`` rebuilds its registries (after a spec file changed on disk).
+    Yields the ``pluginsys.session.Session``: hand it to what the test calls (``session=``,
+    ``main(argv, session=...)``); ``register(plugin, name)`` adds a plugin to it only,
+    ``refresh()`` rebuilds its registries (after a spec file changed on disk).
     """
     from psymetrics_core.pluginsys.session import Session
 
-    with Session().activate() as session:
-        yield session
+    return Session()
 
 
 @pytest.fixture(scope="session")

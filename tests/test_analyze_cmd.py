@@ -67,6 +67,7 @@ def value_run(fresh_plugins, tmp_path: Path) -> Path:
         conditions=["original", "reversed-options"],
         repeats=3,
         output=out,
+        session=fresh_plugins,
     )
     return out
 
@@ -131,15 +132,14 @@ def _persona_files(tmp_path: Path) -> list[str]:
 
 
 def test_convergent_validity_across_persona_units(fresh_plugins, tmp_path: Path, monkeypatch):
-    from psymetrics_core.pluginsys.registry import get_instrument
-
-    inst = get_instrument("mfq")
+    inst = fresh_plugins.get_instrument("mfq")
     # tag every item so the scripted backend knows which item it is asked
     monkeypatch.setattr(inst, "prompt_template", inst.prompt_template + " [item {{ item_id }}]")
     out = tmp_path / "personas"
     evaluate(["mfq"], backend=_PersonaBackend(), limit=5, conditions=_persona_files(tmp_path),
-             output=out)  # fmt: skip
-    rep = analyze([out], hypotheses=["mfq.care~mfq.fairness:+", "mfq.care~mfq.loyalty:-"])
+             output=out, session=fresh_plugins)  # fmt: skip
+    hyps = ["mfq.care~mfq.fairness:+", "mfq.care~mfq.loyalty:-"]
+    rep = analyze([out], hypotheses=hyps, session=fresh_plugins)
     cv = rep["convergent_validity"]
     # a unit is a model (results.json 'model', here the default name) split by persona
     assert cv["units"] == ["smollm2/persona=p1", "smollm2/persona=p2", "smollm2/persona=p3",
@@ -151,7 +151,7 @@ def test_convergent_validity_across_persona_units(fresh_plugins, tmp_path: Path,
     assert care_loyal["rho"] == pytest.approx(-1.0) and care_loyal["supported"]
     assert care_fair["n"] == 4
     # purity is constant across personas: no correlation can be computed
-    rep2 = analyze([out], hypotheses=["mfq.care~mfq.purity:+"])
+    rep2 = analyze([out], hypotheses=["mfq.care~mfq.purity:+"], session=fresh_plugins)
     assert "varying" in rep2["convergent_validity"]["rows"][0]["note"]
     # without declared hypotheses, an exploratory table over all scale pairs
     assert analyze([out])["convergent_validity"]["exploratory"] is True
@@ -183,7 +183,8 @@ def test_cli_json_output_dir_and_errors(value_run: Path, tmp_path: Path, capsys)
 def test_analyze_a_real_smollm2_run(fresh_plugins, smollm2, tmp_path: Path):
     out = tmp_path / "real"
     evaluate(["mfq"], backend=smollm2, limit=2, repeats=2,
-             conditions=["original", "reversed-options"], output=out)  # fmt: skip
+             conditions=["original", "reversed-options"], output=out,
+             session=fresh_plugins)  # fmt: skip
     lines = (out / "samples.jsonl").read_text().splitlines()
     assert len(lines) == 2 * 2 * 2
     rep = analyze([out])
@@ -194,20 +195,19 @@ def test_analyze_a_real_smollm2_run(fresh_plugins, smollm2, tmp_path: Path):
 
 
 def test_totals_and_rescaled_items_reach_the_item_analyses(fresh_plugins, tmp_path: Path):
-    from psymetrics_core.pluginsys.registry import get_instrument
-
     out = tmp_path / "asi"
-    evaluate(["asi"], backend=_ValueBackend(), limit=6, repeats=2, output=out)
+    evaluate(["asi"], backend=_ValueBackend(), limit=6, repeats=2, output=out,
+             session=fresh_plugins)  # fmt: skip
     rel = analyze([out])["analyses"]["asi"]["asi"]["reliability"]
     assert "total" in rel and rel["total"]["k"] == 6  # the total uses every scored item
     # SR2K item 3 is rescaled (1-3 onto 1-4) after reverse keying; the keyed value used by
     # the item analyses is the one the scorer uses
     out2 = tmp_path / "sr2k"
-    evaluate(["sr2k"], backend=_ValueBackend(), output=out2)
+    evaluate(["sr2k"], backend=_ValueBackend(), output=out2, session=fresh_plugins)
     from psymetrics_core.analysis.records import load_run
 
     items = load_run(out2).items
-    inst = get_instrument("sr2k")
+    inst = fresh_plugins.get_instrument("sr2k")
     it3 = next(it for it in inst.items if it.id == "3")
     row = items[items["item"] == "3"].iloc[0]
     x = row["answer"]
@@ -218,14 +218,13 @@ def test_totals_and_rescaled_items_reach_the_item_analyses(fresh_plugins, tmp_pa
     assert it3.rescale  # the test would be vacuous without a rescale
 
 
-def test_norm_comparison_in_the_report(value_run: Path, monkeypatch):
+def test_norm_comparison_in_the_report(fresh_plugins, value_run: Path, monkeypatch):
     from psymetrics_core.analysis import norms as nm
-    from psymetrics_core.pluginsys.registry import get_instrument
 
-    inst = get_instrument("bfi")
+    inst = fresh_plugins.get_instrument("bfi")
     group = {"name": "Crowd", "mean": 3.25, "sd": 0.9, "n": 6076, "source": "test", "year": 2003}
     monkeypatch.setitem(inst.extra, "norms", {"extraversion": [group]})
-    rep = analyze([value_run])
+    rep = analyze([value_run], session=fresh_plugins)
     n = rep["analyses"]["run"]["bfi"]["norms"]
     assert "not independent respondents" in n["caveat"]
     [row] = n["scales"]["extraversion"]

@@ -10,8 +10,6 @@ from psymetrics_plugin_hf.local_model import converted_copy, smollm2_location
 from psymetrics_core.administer.runner import evaluate, make_backend
 from psymetrics_core.backends.base import GenerationSettings
 from psymetrics_core.base.errors import BackendError
-from psymetrics_core.pluginsys.plugins import get_plugin_manager
-from psymetrics_core.pluginsys.registry import get_instrument
 
 pytest.importorskip("lm_eval", reason="lm-eval is installed by make setup (requirements-dev)")
 
@@ -26,13 +24,13 @@ def test_unknown_lm_eval_model_is_a_clear_error() -> None:
 
 
 @pytest.mark.model
-def test_lm_eval_hf_matches_psym_hf(smollm2: Any, tmp_path: Any) -> None:
+def test_lm_eval_hf_matches_psym_hf(smollm2: Any, tmp_path: Any, fresh_plugins: Any) -> None:
     smollm2._load()  # makes sure the dequantised copy exists
     copy = converted_copy(*map(str, smollm2_location()))
     args = f"pretrained={copy},dtype=float32,device=cpu,batch_size=4"
-    bridge = make_backend("lm-eval:hf", args)
-    inst = get_instrument("bfi")
-    hook = get_plugin_manager().hook
+    bridge = make_backend("lm-eval:hf", args, fresh_plugins)
+    inst = fresh_plugins.get_instrument("bfi")
+    hook = fresh_plugins.hook
     prompts = [hook.render_prompt(instrument=inst, item=it) for it in inst.items[:3]]
     settings = GenerationSettings(mode="logprob")
     theirs = bridge.option_logprobs(prompts, settings)

@@ -5,25 +5,26 @@ from __future__ import annotations
 import pytest
 from behaviour_fakes import ScriptedBackend
 
-from psymetrics_core import hookimpl
-from psymetrics_core.administer.judge import current_judge
+from psymetrics_core import get_instrument, hookimpl
 from psymetrics_core.administer.options import parse_task_args, with_options
 from psymetrics_core.base.errors import PsymError
-from psymetrics_core.pluginsys.registry import get_instrument
 
 
-def test_parse_task_args():
-    got = parse_task_args(["housing.data=a.csv", "refletter.smoothing=0"], ["housing"], ["x.csv"])
+def test_parse_task_args(fresh_plugins):
+    kw = {"session": fresh_plugins}
+    got = parse_task_args(
+        ["housing.data=a.csv", "refletter.smoothing=0"], ["housing"], ["x.csv"], **kw
+    )
     assert got == {
         "housing": {"data": "a.csv"},
         "refletter": {"smoothing": "0"},
         "*": {"data": "x.csv"},
     }
-    assert parse_task_args([], ["housing", "mfq"], ["housing=t.csv"]) == {
+    assert parse_task_args([], ["housing", "mfq"], ["housing=t.csv"], **kw) == {
         "housing": {"data": "t.csv"}
     }
     with pytest.raises(PsymError, match="TASK.KEY=VALUE"):
-        parse_task_args(["housing=1"], [])
+        parse_task_args(["housing=1"], [], **kw)
 
 
 def test_with_options_checks_keys():
@@ -33,11 +34,6 @@ def test_with_options_checks_keys():
     assert with_options(get_instrument("refletter"), None, {"data": "t.csv"}).options == {}
     with pytest.raises(PsymError, match="task 'mfq' does not take option"):
         with_options(get_instrument("mfq"), {"data": "t.csv"})
-
-
-def test_judge_only_inside_evaluate():
-    with pytest.raises(PsymError, match="judge"):
-        current_judge()
 
 
 def test_separate_judge_model_is_its_own_backend(fresh_plugins, tmp_path):
@@ -52,7 +48,10 @@ def test_separate_judge_model_is_its_own_backend(fresh_plugins, tmp_path):
 
     fresh_plugins.register(JudgePlugin(), name="test-judge")
     advisor = ScriptedBackend(lambda t: "Do not do it.")
-    res = evaluate(["moral-advice"], backend=advisor, judge_model="scripted-judge", output=tmp_path)
+    res = evaluate(
+        ["moral-advice"], backend=advisor, judge_model="scripted-judge", output=tmp_path,
+        session=fresh_plugins,
+    )  # fmt: skip
     assert len(advisor.seen) == 5 and len(judge_be.seen) == 5  # advice by one, verdicts by other
     assert res["judge"]["model"] == "scripted-judge" and not res["judge"]["same_as_evaluated"]
     # judge always "no": aligned where the action is anti-foundation (loyalty, care)
@@ -98,7 +97,8 @@ def test_judge_calls_share_the_response_cache(fresh_plugins, tmp_path, monkeypat
             register("scripted-judge", lambda args: judge_be)
 
     fresh_plugins.register(Backends(), name="test-backends")
-    kw = {"model": "scripted-advisor", "judge_model": "scripted-judge", "limit": 2}
+    kw = {"model": "scripted-advisor", "judge_model": "scripted-judge", "limit": 2,
+          "session": fresh_plugins}  # fmt: skip
     first = evaluate(["moral-advice"], **kw)
     assert len(advisor.seen) == 2 and len(judge_be.seen) == 2
     assert first["judge"]["cache"]["misses"] == 2

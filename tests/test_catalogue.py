@@ -33,13 +33,11 @@ def _distributions() -> dict[str, set[str]]:
 
 
 def test_every_checkout_plugin_is_catalogued_with_its_tasks(fresh_plugins):
-    from psymetrics_core.pluginsys.registry import instruments
-
     entries = {e.distribution: e for e in catalogue(CATALOGUE)}
     dists = _distributions()
     assert {"psymetrics-plugin-bfi", "psymetrics-plugin-psychobench"} <= set(dists)
     registered: dict[str, set[str]] = {}
-    for inst in instruments().values():
+    for inst in fresh_plugins.instruments().values():
         if inst.plugin and inst.plugin.distribution:
             registered.setdefault(inst.plugin.distribution, set()).add(inst.id)
     for dist, tasks in dists.items():

@@ -51,13 +51,15 @@ def test_data_is_checked_by_every_command_that_takes_it(command: list[str], caps
     assert "--data t.csv: none of the selected tasks (bfi) takes a data file" in line
 
 
-def test_data_reaching_a_task_is_kept() -> None:
+def test_data_reaching_a_task_is_kept(fresh_plugins) -> None:
     from psymetrics_core.administer.options import parse_task_args
 
-    assert parse_task_args([], ["bfi", "housing"], ["t.csv"]) == {"*": {"data": "t.csv"}}
-    assert parse_task_args([], ["housing"], ["housing=t.csv"]) == {"housing": {"data": "t.csv"}}
+    kw = {"session": fresh_plugins}
+    assert parse_task_args([], ["bfi", "housing"], ["t.csv"], **kw) == {"*": {"data": "t.csv"}}
+    want = {"housing": {"data": "t.csv"}}
+    assert parse_task_args([], ["housing"], ["housing=t.csv"], **kw) == want
     # an unknown task id is left to the run's own message (a close-match hint)
-    assert parse_task_args([], ["bfj"], ["t.csv"]) == {"*": {"data": "t.csv"}}
+    assert parse_task_args([], ["bfj"], ["t.csv"], **kw) == {"*": {"data": "t.csv"}}
 
 
 # -- --label -----------------------------------------------------------------------------------

@@ -13,45 +13,48 @@ from psymetrics_core.administer.conditions.subject import parse_subject, rewrite
 from psymetrics_core.administer.kinds.battery import battery_prompts, parse_battery
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.types import Completion
-from psymetrics_core.pluginsys.plugins import get_plugin_manager
-from psymetrics_core.pluginsys.registry import get_instrument
 
 
-def _render(task: str, item_index: int, *specs: str, seed: int = 1):
-    inst = get_instrument(task)
-    cell = cells_for(list(specs), "each")[0] if specs else None
+def _render(session, task: str, item_index: int, *specs: str, seed: int = 1):
+    inst = session.get_instrument(task)
+    cell = cells_for(list(specs), session, "each")[0] if specs else None
     item = inst.items[item_index]
-    hook = get_plugin_manager().hook
+    hook = session.hook
     return hook.render_prompt(instrument=inst, item=item, condition=cell and cell.bind(seed))
 
 
 def test_grid_crosses_facets_and_original_adds_the_identity_level(fresh_plugins):
-    names = [c.name for c in cells_for(["original", "reversed-options", "changed-eos"])]
+    names = [
+        c.name for c in cells_for(["original", "reversed-options", "changed-eos"], fresh_plugins)
+    ]
     assert names == ["original", "changed-eos", "reversed-options", "reversed-options+changed-eos"]
-    each = [c.name for c in cells_for(["original", "reversed-options", "changed-eos"], "each")]
+    each = [
+        c.name
+        for c in cells_for(["original", "reversed-options", "changed-eos"], fresh_plugins, "each")
+    ]
     assert each == ["original", "reversed-options", "changed-eos"]
     # two levels of one facet are alternatives, not crossed
-    assert [c.name for c in cells_for(["reversed-options", "permuted-options"])] == [
+    assert [c.name for c in cells_for(["reversed-options", "permuted-options"], fresh_plugins)] == [
         "reversed-options",
         "permuted-options",
     ]
-    assert [c.name for c in cells_for([])] == ["original"]
+    assert [c.name for c in cells_for([], fresh_plugins)] == ["original"]
 
 
 def test_condition_errors_are_one_line(fresh_plugins):
     with pytest.raises(PsymError, match="unknown condition 'reversed'; did you mean"):
-        cells_for(["reversed"])
+        cells_for(["reversed"], fresh_plugins)
     with pytest.raises(PsymError, match="needs an argument"):
-        cells_for(["persona"])
+        cells_for(["persona"], fresh_plugins)
     with pytest.raises(PsymError, match="same facet"):
-        cells_for(["reversed-options+permuted-options"])
+        cells_for(["reversed-options+permuted-options"], fresh_plugins)
     with pytest.raises(PsymError, match="no such file"):
-        cells_for(["persona=/nonexistent/p.txt"])
+        cells_for(["persona=/nonexistent/p.txt"], fresh_plugins)
 
 
 def test_reversed_options_keep_values_attached_to_labels(fresh_plugins):
-    base = _render("bfi", 0)
-    rev = _render("bfi", 0, "reversed-options")
+    base = _render(fresh_plugins, "bfi", 0)
+    rev = _render(fresh_plugins, "bfi", 0, "reversed-options")
     assert [o.value for o in rev.options] == [5, 4, 3, 2, 1]
     assert {(o.value, o.label) for o in rev.options} == {(o.value, o.label) for o in base.options}
     lines = [ln for ln in rev.text.splitlines() if ln[:1].isdigit()]
@@ -59,21 +62,23 @@ def test_reversed_options_keep_values_attached_to_labels(fresh_plugins):
 
 
 def test_permuted_options_are_seeded_per_item(fresh_plugins):
-    a = [o.value for o in _render("bfi", 0, "permuted-options", seed=7).options]
-    b = [o.value for o in _render("bfi", 0, "permuted-options", seed=7).options]
+    a = [o.value for o in _render(fresh_plugins, "bfi", 0, "permuted-options", seed=7).options]
+    b = [o.value for o in _render(fresh_plugins, "bfi", 0, "permuted-options", seed=7).options]
     assert a == b and sorted(a) == [1, 2, 3, 4, 5]
     orders = {
-        tuple(o.value for o in _render("bfi", i, "permuted-options").options) for i in range(8)
+        tuple(o.value for o in _render(fresh_plugins, "bfi", i, "permuted-options").options)
+        for i in range(8)
     }
     assert len(orders) > 1  # a fresh permutation per item
-    seeds = {tuple(o.value for o in _render("bfi", 0, "permuted-options", seed=s).options)
+    seeds = {tuple(o.value for o in
+                   _render(fresh_plugins, "bfi", 0, "permuted-options", seed=s).options)
              for s in range(8)}  # fmt: skip
     assert len(seeds) > 1
 
 
 def test_changed_eos_seed_002(fresh_plugins):
-    assert _render("mfq", 0).text.endswith("Your answer:")
-    assert _render("mfq", 0, "changed-eos").text.endswith("Your answer?")
+    assert _render(fresh_plugins, "mfq", 0).text.endswith("Your answer:")
+    assert _render(fresh_plugins, "mfq", 0, "changed-eos").text.endswith("Your answer?")
 
 
 def test_correctness_framing_labels_seed_001():
@@ -88,7 +93,7 @@ def test_correctness_framing_labels_seed_001():
 
 
 def test_correctness_framing_renders_and_parses_by_label(fresh_plugins):
-    pr = _render("bfi", 0, "correctness-framing")
+    pr = _render(fresh_plugins, "bfi", 0, "correctness-framing")
     assert "5 Correct" in pr.text and "1 Wrong" in pr.text
     from psymetrics_core.pluginsys.defaults.parse import first_valid_int
 
@@ -120,7 +125,7 @@ def test_subject_replacement_matches_seed_001_examples():
 
 
 def test_subject_rewrites_the_rendered_statement_stem(fresh_plugins):
-    pr = _render("bfi", 0, "subject=women")
+    pr = _render(fresh_plugins, "bfi", 0, "subject=women")
     assert "Statement: Women see themselves as someone who is talkative." in pr.text
     assert "apply to you" in pr.text  # the instruction is left alone
 
@@ -128,7 +133,7 @@ def test_subject_rewrites_the_rendered_statement_stem(fresh_plugins):
 def test_persona_and_framing_messages(fresh_plugins, tmp_path: Path):
     persona = tmp_path / "hero.txt"
     persona.write_text("You are a hero.\n")
-    pr = _render("mfq", 0, "persona=" + str(persona) + "+framing=honest")
+    pr = _render(fresh_plugins, "mfq", 0, "persona=" + str(persona) + "+framing=honest")
     roles = [m["role"] for m in pr.messages]
     assert roles == ["system", "system", "user"]
     assert pr.messages[0]["content"] == "You are a hero."
@@ -140,21 +145,21 @@ def test_persona_and_framing_messages(fresh_plugins, tmp_path: Path):
     assert FRAMINGS["social-desirability"][0] == (
         "You are currently in the midst of a crucial job interview... Please show your best self."
     )
-    cell = cells_for(["persona=" + str(persona)])[0]
+    cell = cells_for(["persona=" + str(persona)], fresh_plugins)[0]
     assert cell.name == "persona=hero" and cell.record()["condition_info"]["persona=hero"]
 
 
 def test_alternate_form_needs_the_form(fresh_plugins):
-    inst = get_instrument("bfi")
+    inst = fresh_plugins.get_instrument("bfi")
     if "alternate" in inst.forms:
         pytest.skip("bfi has an alternate form here")
-    cell = cells_for(["alternate-form"])[0]
+    cell = cells_for(["alternate-form"], fresh_plugins)[0]
     with pytest.raises(PsymError, match="no form 'alternate'"):
-        get_plugin_manager().hook.load_items(instrument=inst, form=cell.form("original"))
+        fresh_plugins.hook.load_items(instrument=inst, form=cell.form("original"))
 
 
 def test_battery_prompt_and_parse_psychobench_format(fresh_plugins):
-    inst = get_instrument("bfi")
+    inst = fresh_plugins.get_instrument("bfi")
     items = inst.items[:3]
     [(prompt, chunk)] = battery_prompts(inst, items, {})
     assert prompt.messages[0]["content"] == (
@@ -198,6 +203,7 @@ def test_runner_records_condition_and_seed_per_sample(fresh_plugins, tmp_path: P
         repeats=2,
         seed=10,
         output=tmp_path,
+        session=fresh_plugins,
     )
     lines = [json.loads(x) for x in (tmp_path / "samples.jsonl").read_text().splitlines()]
     assert len(lines) == 3 * 2 * 2
@@ -220,7 +226,10 @@ def test_runner_records_condition_and_seed_per_sample(fresh_plugins, tmp_path: P
 def test_runner_battery_condition(fresh_plugins, tmp_path: Path):
     from psymetrics_core.administer.runner import evaluate
 
-    res = evaluate(["bfi"], backend=_Scripted(), limit=4, conditions=["battery"], output=tmp_path)
+    res = evaluate(
+        ["bfi"], backend=_Scripted(), limit=4, conditions=["battery"], output=tmp_path,
+        session=fresh_plugins,
+    )  # fmt: skip
     lines = [json.loads(x) for x in (tmp_path / "samples.jsonl").read_text().splitlines()]
     assert [x["answer"] for x in lines] == [2, 2, 2, 2]
     assert {x["battery_prompt"] for x in lines} == {0}
@@ -228,8 +237,8 @@ def test_runner_battery_condition(fresh_plugins, tmp_path: Path):
 
 
 def test_identity_cell_renders_like_no_condition(fresh_plugins):
-    inst = get_instrument("mfq")
-    hook = get_plugin_manager().hook
+    inst = fresh_plugins.get_instrument("mfq")
+    hook = fresh_plugins.hook
     plain = hook.render_prompt(instrument=inst, item=inst.items[0])
     ident = hook.render_prompt(
         instrument=inst, item=inst.items[0], condition=Cell((Condition("original"),), 3)
@@ -240,11 +249,11 @@ def test_identity_cell_renders_like_no_condition(fresh_plugins):
 def test_alternate_form_condition_administers_the_alternate_items(fresh_plugins, tmp_path: Path):
     from psymetrics_core.administer.runner import evaluate
 
-    inst = get_instrument("mfq")
+    inst = fresh_plugins.get_instrument("mfq")
     if "alternate" not in inst.forms:
         pytest.skip("mfq has no alternate form here")
     evaluate(["mfq"], backend=_Scripted(), limit=2, conditions=["original", "alternate-form"],
-             output=tmp_path)  # fmt: skip
+             output=tmp_path, session=fresh_plugins)  # fmt: skip
     lines = [json.loads(x) for x in (tmp_path / "samples.jsonl").read_text().splitlines()]
     alt = [x for x in lines if x["condition"] == "alternate-form"]
     assert [x["form"] for x in alt] == ["alternate", "alternate"]
@@ -269,13 +278,13 @@ def test_a_plugin_condition_as_in_contributing(fresh_plugins):
         register("uppercase", lambda arg: Condition("uppercase", messages=_shout),
                  description="the user message in capitals", facet="wording")  # fmt: skip
 
-    get_plugin_manager().register(SimpleNamespace(register_conditions=register_conditions), "up")
-    cells = cells_for(["original", "uppercase", "reversed-options"])
+    fresh_plugins.register(SimpleNamespace(register_conditions=register_conditions), "up")
+    cells = cells_for(["original", "uppercase", "reversed-options"], fresh_plugins)
     assert [c.name for c in cells] == [
         "original", "reversed-options", "uppercase", "uppercase+reversed-options"
     ]  # fmt: skip
-    inst = get_instrument("mfq")
-    pr = get_plugin_manager().hook.render_prompt(
+    inst = fresh_plugins.get_instrument("mfq")
+    pr = fresh_plugins.hook.render_prompt(
         instrument=inst, item=inst.items[0], condition=cells[2].bind(1)
     )
     assert pr.messages[-1]["content"].endswith("YOUR ANSWER:")

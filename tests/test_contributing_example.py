@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from behaviour_fakes import ScriptedBackend
 
-from psymetrics_core.pluginsys.plugins import make_plugin_manager
+from psymetrics_core.pluginsys.loader import make_plugin_manager
 from psymetrics_core.pluginsys.session import Session
 
 REPO = Path(__file__).resolve().parents[1]

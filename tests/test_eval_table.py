@@ -45,7 +45,7 @@ def test_flat_answers_warn_under_the_table(capsys):
 def test_varied_answers_do_not_warn(capsys):
     # forward-keyed and reverse-keyed BFI items are answered consistently by this cycle only
     # by chance; use the consistent respondent: agree with forward, disagree with reverse items
-    from psymetrics_core.pluginsys.registry import get_instrument
+    from psymetrics_core import get_instrument
 
     items = get_instrument("bfi").items
     answers = [(1 if int(it.id) % 3 == 0 else 2) if it.reverse else

@@ -16,6 +16,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for benchmarks/
 from benchmarks.batch_server import BatchServer  # noqa: E402
 from benchmarks.latency_server import LatencyServer  # noqa: E402
+from psymetrics_core.pluginsys.session import Session  # noqa: E402
 from psymetrics_core.study.plan import PlanSettings, build_plan, write_plan  # noqa: E402
 
 PSYM = [sys.executable, "-m", "psymetrics_core"]
@@ -40,7 +41,7 @@ def _plan(tmp_path: Path, base_url: str, mode: str = "generate") -> Path:
         conditions=("original", "reversed-options"),
     )
     path = tmp_path / f"plan-{mode}.jsonl"
-    write_plan(build_plan(settings), path)
+    write_plan(build_plan(settings, Session()), path)
     return path
 
 

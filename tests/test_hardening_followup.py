@@ -68,25 +68,26 @@ def test_nested_claim_in_one_process_is_allowed(tmp_path: Path) -> None:
     assert res["tasks"]["bfi"]["n_items"] == 2
 
 
-def test_plan_runner_locks_its_shard_and_still_resumes(tmp_path: Path) -> None:
+def test_plan_runner_locks_its_shard_and_still_resumes(tmp_path: Path, fresh_plugins) -> None:
     import fcntl
 
     from psymetrics_core.study.plan import PlanSettings, build_plan
     from psymetrics_core.study.shard import run_plan
 
-    plan = build_plan(PlanSettings(tasks=("bfi",), limit=2))
+    plan = build_plan(PlanSettings(tasks=("bfi",), limit=2), fresh_plugins)
+    kw = {"backend": ScriptedBackend(_answer), "cache": False, "session": fresh_plugins}
     out = tmp_path / "shard"
     out.mkdir()
     with (out / LOCK_NAME).open("a+") as fh:
         fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         with pytest.raises(PsymError, match="in use by another psym run"):
-            run_plan(plan, out, backend=ScriptedBackend(_answer), cache=False)
+            run_plan(plan, out, **kw)
     # an empty directory (only the lock file) is still usable; a killed shard is run again
-    rec = run_plan(plan, out, backend=ScriptedBackend(_answer), cache=False)
+    rec = run_plan(plan, out, **kw)
     assert rec["complete"]
     rec["complete"] = False
     (out / "shard.json").write_text(json.dumps(rec))
-    again = run_plan(plan, out, backend=ScriptedBackend(_answer), cache=False)
+    again = run_plan(plan, out, **kw)
     assert again["complete"]
 
 

@@ -14,6 +14,7 @@ from click.testing import CliRunner
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.reading import load_yaml, read_csv, read_text
 from psymetrics_core.cli import cli
+from psymetrics_core.pluginsys.session import Session
 
 REPO = Path(__file__).resolve().parents[1]
 BFI = REPO / "plugins" / "psymetrics-plugin-bfi" / "psymetrics_plugin_bfi" / "instruments" / "bfi"
@@ -219,12 +220,11 @@ def test_persona_alias_bomb_and_latin1(tmp_path: Path) -> None:
         _persona(str(lat))
 
 
-def test_form_missing_is_one_line(fresh_plugins: object) -> None:
+def test_form_missing_is_one_line(fresh_plugins: Session) -> None:
     from psymetrics_core.instruments.item_texts import require_item_texts
-    from psymetrics_core.pluginsys.registry import get_instrument
 
     with pytest.raises(PsymError, match="--form alternate: task 'bfi' has no such form"):
-        require_item_texts(get_instrument("bfi"), "alternate")
+        require_item_texts(fresh_plugins.get_instrument("bfi"), "alternate")
 
 
 def test_items_for_a_task_not_in_the_run() -> None:

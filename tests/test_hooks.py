@@ -16,8 +16,9 @@ from click.testing import CliRunner
 
 from psymetrics_core import hookimpl
 from psymetrics_core.base.types import Answer, Completion, Item, Option, Prompt, ScaleScore
-from psymetrics_core.pluginsys import hookspecs, plugins
-from psymetrics_core.pluginsys.registry import backends, get_instrument, instruments, parsers
+from psymetrics_core.pluginsys import hookspecs
+from psymetrics_core.pluginsys.loader import make_plugin_manager
+from psymetrics_core.pluginsys.session import Session
 
 REPO = Path(__file__).resolve().parents[1]
 BFI_SPEC = REPO / "plugins/psymetrics-plugin-bfi/psymetrics_plugin_bfi/instruments/bfi"
@@ -56,11 +57,8 @@ class ScriptedPromptSpy:
 
 
 @pytest.fixture
-def pm_with(fresh_plugins):
-    """Make current a session with the core defaults, the BFI spec, and the given plugins."""
-    from contextlib import ExitStack
-
-    from psymetrics_core.pluginsys.session import Session
+def pm_with():
+    """A session with the core defaults, the BFI spec, and the given plugins (to pass on)."""
 
     class BfiOnly:
         @hookimpl
@@ -68,21 +66,21 @@ def pm_with(fresh_plugins):
             register(BFI_SPEC)
 
     def install(*extra):
-        pm, records = plugins.make_plugin_manager(autoload=False)
+        pm, records = make_plugin_manager(autoload=False)
         pm.register(BfiOnly(), name="bfi-test")
         for i, p in enumerate(extra):
             pm.register(p, name=f"extra{i}")
-        stack.enter_context(Session(pm, records).activate())
-        return pm
+        return Session(pm, records)
 
-    with ExitStack() as stack:
-        yield install
+    return install
 
 
-def _evaluate(mode="generate", backend=None, limit=None):
+def _evaluate(session, mode="generate", backend=None, limit=None):
     from psymetrics_core.administer.runner import evaluate
 
-    return evaluate(["bfi"], backend=backend or ScriptedBackend(), mode=mode, limit=limit)
+    return evaluate(
+        ["bfi"], backend=backend or ScriptedBackend(), mode=mode, limit=limit, session=session
+    )
 
 
 def test_every_hook_has_a_test():
@@ -100,16 +98,16 @@ def test_every_hook_is_documented_with_its_signature():
 
 
 def test_pipeline_hooks_are_firstresult_and_registration_hooks_collect():
-    pm, _ = plugins.make_plugin_manager(autoload=False)
+    pm, _ = make_plugin_manager(autoload=False)
     for name in HOOKS:
         opts = getattr(pm.hook, name).spec.opts
         assert opts["firstresult"] is (not name.startswith("register_")), name
 
 
 def test_hook_register_instruments(pm_with):
-    assert "bfi" not in instruments() or True
-    pm_with()
-    inst = get_instrument("bfi")
+    session = pm_with()
+    assert set(session.instruments()) == {"bfi"}  # only this session's plugins
+    inst = session.get_instrument("bfi")
     assert len(inst.items) == 44 and inst.plugin is not None and inst.plugin.name == "bfi-test"
 
 
@@ -121,13 +119,13 @@ def test_hook_register_backends(pm_with):
         def register_backends(self, register):
             register("scripted", lambda args: made.append(args) or ScriptedBackend(), "test")
 
-    pm_with(Plug())
+    session = pm_with(Plug())
     # the core defaults (hf and smollm2 come from psymetrics-plugin-hf, not loaded here)
-    assert {"openai-chat", "openai-completions", "lm-eval", "scripted"} <= set(backends())
-    assert "smollm2" not in backends()
+    assert {"openai-chat", "openai-completions", "lm-eval", "scripted"} <= set(session.backends())
+    assert "smollm2" not in session.backends()
     from psymetrics_core.administer.runner import evaluate
 
-    res = evaluate(["bfi"], model="scripted", model_args="a=1,b=two", limit=2)
+    res = evaluate(["bfi"], model="scripted", model_args="a=1,b=two", limit=2, session=session)
     assert made == [{"a": "1", "b": "two"}]
     assert res["backend"] == {"backend": "scripted"}
 
@@ -138,11 +136,11 @@ def test_hook_register_parsers(pm_with):
         def register_parsers(self, register):
             register("always_two", lambda text, options: (2, "ok"))
 
-    pm_with(Plug())
-    assert "always_two" in parsers() and "first_valid_int" in parsers()
-    inst = get_instrument("bfi")
+    session = pm_with(Plug())
+    assert "always_two" in session.parsers() and "first_valid_int" in session.parsers()
+    inst = session.get_instrument("bfi")
     inst.parser = "always_two"
-    res = _evaluate(backend=ScriptedBackend("5"))
+    res = _evaluate(session, backend=ScriptedBackend("5"))
     # every item answered 2 -> forward items 2, reverse items 6 - 2 = 4
     assert res["tasks"]["bfi"]["scales"]["openness"]["score"] == pytest.approx((8 * 2 + 2 * 4) / 10)
 
@@ -155,11 +153,11 @@ def test_hook_register_commands(pm_with):
             def hello():
                 click.echo("hello from a plugin")
 
-    pm_with(Plug())
+    session = pm_with(Plug())
     from psymetrics_core.cli import LazyGroup
 
     group = LazyGroup(name="psym-test")
-    result = CliRunner().invoke(group, ["hello"])
+    result = CliRunner().invoke(group, ["hello"], obj=session)
     assert result.exit_code == 0 and "hello from a plugin" in result.output
 
 
@@ -178,9 +176,9 @@ def test_hook_register_analyses(pm_with, tmp_path):
         def register_analyses(self, register):
             register("broken", lambda runs, labels, ref: 1 / 0)
 
-    pm_with(Good(), Broken())
+    session = pm_with(Good(), Broken())
     warnings: list[str] = []
-    sections = collect_sections([tmp_path], reference="neutral", warn=warnings.append)
+    sections = collect_sections([tmp_path], session, reference="neutral", warn=warnings.append)
     assert [(s.key, s.text) for s in sections] == [("good", "neutral")]
     assert len(warnings) == 1 and "'broken'" in warnings[0] and "ZeroDivisionError" in warnings[0]
 
@@ -192,9 +190,9 @@ def test_hook_register_analyses(pm_with, tmp_path):
 
             register("bad", analyse)
 
-    pm_with(BadInput())
+    session = pm_with(BadInput())
     with pytest.raises(PsymError, match=r"labels.json, line 3: bad label"):
-        collect_sections([tmp_path], labels=tmp_path / "labels.json")
+        collect_sections([tmp_path], session, labels=tmp_path / "labels.json")
 
 
 def test_hook_register_conditions(pm_with):
@@ -206,11 +204,11 @@ def test_hook_register_conditions(pm_with):
             shout = Condition("shout", facet="wording", text=lambda inst, item, text: text.upper())
             register("shout", lambda arg: shout, description="upper-case prompts", facet="wording")
 
-    pm_with(Plug())
+    session = pm_with(Plug())
     backend = ScriptedBackend("4")
     from psymetrics_core.administer.runner import evaluate
 
-    res = evaluate(["bfi"], backend=backend, limit=2, conditions=["shout"])
+    res = evaluate(["bfi"], backend=backend, limit=2, conditions=["shout"], session=session)
     assert res["conditions"] == ["shout"]
     prompt = ScriptedPromptSpy.last(backend)
     assert "I SEE MYSELF AS SOMEONE WHO" in prompt
@@ -245,13 +243,12 @@ def test_hook_register_task_kinds(pm_with):
                                 license_status="-", item_source="-", scoring_rule="-",
                                 scales={}, items=items))  # fmt: skip
 
-    pm_with(Plug())
+    session = pm_with(Plug())
     from psymetrics_core.administer.runner import evaluate
-    from psymetrics_core.pluginsys.registry import kinds
 
-    assert {"questionnaire", "free_text", "judged", "probe", "count-only"} <= set(kinds())
+    assert {"questionnaire", "free_text", "judged", "probe", "count-only"} <= set(session.kinds())
     backend = ScriptedBackend()
-    res = evaluate(["toy"], backend=backend)
+    res = evaluate(["toy"], backend=backend, session=session)
     assert res["tasks"]["toy"]["toy"] is True and res["tasks"]["toy"]["n_items"] == 2
     assert backend.calls == 0  # the kind ran the cell, not the questionnaire pipeline
 
@@ -262,8 +259,7 @@ def test_hook_load_items(pm_with):
         def load_items(self, instrument, form):
             return instrument.forms[form][:3] if instrument.id == "bfi" else None
 
-    pm_with(Plug())
-    res = _evaluate()
+    res = _evaluate(pm_with(Plug()))
     assert res["tasks"]["bfi"]["n_items"] == 3
 
 
@@ -276,10 +272,10 @@ def test_hook_render_prompt(pm_with):
             opts = (Option(1, "no"), Option(5, "yes"))
             return Prompt(({"role": "user", "content": "custom"},), opts, "custom")
 
-    pm_with(Plug())
+    session = pm_with(Plug())
     from psymetrics_core.administer.runner import evaluate
 
-    res = evaluate(["bfi"], backend=ScriptedBackend("yes"), limit=2, output=None)
+    res = evaluate(["bfi"], backend=ScriptedBackend("yes"), limit=2, output=None, session=session)
     assert res["tasks"]["bfi"]["scales"]["extraversion"]["score"] == 5.0  # item 1 -> "yes" = 5
     assert res["tasks"]["bfi"]["scales"]["agreeableness"]["n_answered"] == 0  # "yes" not a label
 
@@ -292,8 +288,7 @@ def test_hook_parse_response(pm_with):
                 return Answer(None, "refused")
             return None
 
-    pm_with(Plug())
-    res = _evaluate(backend=ScriptedBackend("3"), limit=4)
+    res = _evaluate(pm_with(Plug()), backend=ScriptedBackend("3"), limit=4)
     entry = res["tasks"]["bfi"]
     assert (entry["n_refused"], entry["n_answered"]) == (1, 3)
     assert entry["scales"]["extraversion"]["n_answered"] == 0
@@ -308,8 +303,7 @@ def test_hook_score(pm_with):
             seen.update(answers)
             return {"total": ScaleScore("total", float(sum(responses.values())), 44, 44, "sum")}
 
-    pm_with(Plug())
-    res = _evaluate(backend=ScriptedBackend("2"))
+    res = _evaluate(pm_with(Plug()), backend=ScriptedBackend("2"))
     assert res["tasks"]["bfi"]["scales"] == {
         "total": {"score": 88.0, "n_items": 44, "n_answered": 44, "method": "sum"}
     }
@@ -322,14 +316,13 @@ def test_hook_aggregate(pm_with):
         def aggregate(self, instrument, scores, answers):
             return {"scales": {}, "n_items": len(answers), "custom": True}
 
-    pm_with(Plug())
-    res = _evaluate(limit=3)
+    res = _evaluate(pm_with(Plug()), limit=3)
     assert res["tasks"]["bfi"]["custom"] is True and res["tasks"]["bfi"]["n_items"] == 3
 
 
 def test_logprob_mode_takes_argmax_and_keeps_distribution(pm_with):
-    pm_with()
-    res = _evaluate(mode="logprob", backend=ScriptedBackend(logprobs=[-3, -2, -1, -0.5, -4]))
+    backend = ScriptedBackend(logprobs=[-3, -2, -1, -0.5, -4])
+    res = _evaluate(pm_with(), mode="logprob", backend=backend)
     # option 4 wins everywhere: forward items 4, reverse items 2
     assert res["tasks"]["bfi"]["scales"]["extraversion"]["score"] == pytest.approx(
         (5 * 4 + 3 * 2) / 8

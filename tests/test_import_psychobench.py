@@ -182,7 +182,9 @@ def test_imported_task_runs_on_the_default_model(imported, monkeypatch, fresh_pl
     monkeypatch.setenv("PSYM_INSTRUMENTS_PATH", str(out))
     from psymetrics_core.administer.runner import evaluate
 
-    res = evaluate(["pbi-dtdd"], backend=smollm2, limit=2, output=out.parent / "run")
+    res = evaluate(
+        ["pbi-dtdd"], backend=smollm2, limit=2, output=out.parent / "run", session=fresh_plugins
+    )
     entry = res["tasks"]["pbi-dtdd"]
     assert entry["n_items"] == 2
     assert entry["scales"]["machiavellianism"]["n_items"] == 4

@@ -17,16 +17,14 @@ from psymetrics_core.instruments.indicators import (
     warnings_of,
 )
 from psymetrics_core.pluginsys.defaults.aggregate import aggregate
-from psymetrics_core.pluginsys.registry import get_instrument
+from psymetrics_core.pluginsys.session import Session
 
 
 def _bfi_answers(pick):
-    inst = get_instrument("bfi")
+    session = Session()
+    inst = session.get_instrument("bfi")
     answers = [(it, Answer(pick(it), "ok")) for it in inst.items]
-    scores = {}
-    from psymetrics_core.pluginsys.plugins import get_plugin_manager
-
-    scores = get_plugin_manager().hook.score(
+    scores = session.hook.score(
         instrument=inst,
         responses={it.id: a.value for it, a in answers},
         form="original",

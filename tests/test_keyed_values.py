@@ -82,9 +82,7 @@ def test_scores_are_means_of_keyed_values(toy):
 
 
 def test_sr2k_alternative_item_3_coding(fresh_plugins):
-    from psymetrics_core.pluginsys.registry import get_instrument
-
-    inst = get_instrument("sr2k")
+    inst = fresh_plugins.get_instrument("sr2k")
     it3 = next(it for it in inst.items if it.id == "3")
     # answer 3 ("too slowly"): published map 3 -> 4, inverted on 1..4 -> 1 (racism);
     # racism_alt_item3 maps 3 -> 2.5, inverted -> 2.5

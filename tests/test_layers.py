@@ -17,7 +17,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from test_import_graph import MODULES, _imports, import_cycles
 
 REPO = Path(__file__).resolve().parents[1]

@@ -10,6 +10,7 @@ console script the way the README does (GGUF file, --apply_chat_template).
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import os
 import subprocess
@@ -67,14 +68,20 @@ def run_psym(backend: Any, tasks: list[str], mode: str, limit: int | None, out: 
     return {"results": results, "samples": samples}
 
 
+@functools.cache
+def _installed() -> Any:
+    """One session of the installed plugins for this module's look-ups."""
+    from psymetrics_core.pluginsys.session import Session
+
+    return Session()
+
+
 def context_for(backend: Any, task: str, item_id: str) -> str:
     """The exact text psym's hf backend conditions on for one item."""
-    from psymetrics_core.pluginsys.plugins import get_plugin_manager
-    from psymetrics_core.pluginsys.registry import get_instrument
-
-    inst = get_instrument(task)
+    session = _installed()
+    inst = session.get_instrument(task)
     item = next(it for it in inst.items if it.id == item_id)
-    prompt = get_plugin_manager().hook.render_prompt(instrument=inst, item=item)
+    prompt = session.hook.render_prompt(instrument=inst, item=item)
     return str(backend.context_text(prompt))
 
 
@@ -137,7 +144,7 @@ def test_logprob_parity_without_chat_template(smollm2, hflm, tmp_path):
 def test_logprob_parity_every_exported_task(smollm2, hflm, tmp_path):
     """The first 3 items of every task in tasks/ (system prompts, rescaled items, several
     response scales) give the same contexts, choices and scores in both tools."""
-    from psymetrics_core.pluginsys.registry import get_instrument
+    from psymetrics_core import get_instrument
 
     names = sorted(p.stem for p in TASKS.glob("psym_*/psym_*.yaml") if not p.stem.endswith("_gen"))
     ids = [n.removeprefix("psym_") for n in names]

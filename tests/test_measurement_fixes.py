@@ -91,15 +91,14 @@ def test_alpha_ci_matches_pingouin():
 
 
 def test_default_hypotheses_name_existing_scales(fresh_plugins):
-    from psymetrics_core.pluginsys.registry import get_instrument
-
     for h in validity.DEFAULT_HYPOTHESES:
         for name in (h.a, h.b):
             task, _, scale = name.partition(".")
-            assert scale in get_instrument(task).scales, name
-    validity.check_hypotheses(validity.DEFAULT_HYPOTHESES)  # no error
+            assert scale in fresh_plugins.get_instrument(task).scales, name
+    validity.check_hypotheses(validity.DEFAULT_HYPOTHESES, (), fresh_plugins)  # no error
+    hyp = [validity.parse_hypothesis("asi.total~sr2k.total:+")]
     with pytest.raises(PsymError, match="no score 'sr2k.total'.*racism"):
-        validity.check_hypotheses([validity.parse_hypothesis("asi.total~sr2k.total:+")])
+        validity.check_hypotheses(hyp, (), fresh_plugins)
 
 
 class _ValueBackend:
@@ -121,9 +120,9 @@ class _ValueBackend:
 
 def test_a_hypothesis_naming_a_missing_scale_is_an_error(fresh_plugins, tmp_path: Path):
     out = tmp_path / "asi"
-    evaluate(["asi"], backend=_ValueBackend(), limit=4, output=out)
+    evaluate(["asi"], backend=_ValueBackend(), limit=4, output=out, session=fresh_plugins)
     with pytest.raises(PsymError, match="sr2k.total"):
-        analyze([out], hypotheses=["asi.total~sr2k.total:+"])
+        analyze([out], hypotheses=["asi.total~sr2k.total:+"], session=fresh_plugins)
 
 
 def _samples(run: Path) -> list[dict]:
@@ -138,7 +137,7 @@ def _alpha_by_hand(mat: pd.DataFrame) -> float:
 
 def test_sr2k_alternative_item3_is_analysed_with_its_own_keys(fresh_plugins, tmp_path: Path):
     out = tmp_path / "sr2k"
-    evaluate(["sr2k"], backend=_ValueBackend(), repeats=8, output=out)
+    evaluate(["sr2k"], backend=_ValueBackend(), repeats=8, output=out, session=fresh_plugins)
     rows = _samples(out)
     # racism_alt_item3 by hand: reverse-keyed items (the CSV's 'reverse' column; all on
     # 1..4) are 5 - x; item 3 (speed, 1-3) maps 1 -> 1, 2 -> 4, 3 -> 2.5; then the whole
@@ -170,7 +169,7 @@ def test_pvq_centred_scales_are_analysed_minus_mrat(fresh_plugins, tmp_path: Pat
     texts.write_text(PVQ_TEXTS)
     out = tmp_path / "pvq"
     evaluate(["pvq40"], backend=_ValueBackend(), repeats=6, output=out,
-             item_files={"pvq40": texts})  # fmt: skip
+             item_files={"pvq40": texts}, session=fresh_plugins)  # fmt: skip
     rows = pd.DataFrame(_samples(out))
     # by hand: MRAT = mean of all 40 answers of an administration (no reverse-keyed items);
     # the centred item value is answer - MRAT
@@ -188,16 +187,15 @@ def test_pvq_centred_scales_are_analysed_minus_mrat(fresh_plugins, tmp_path: Pat
 
 
 def test_norms_report_statistics_only_where_defined(fresh_plugins, tmp_path: Path, monkeypatch):
-    from psymetrics_core.pluginsys.registry import get_instrument
-
-    inst = get_instrument("bfi")
+    inst = fresh_plugins.get_instrument("bfi")
     group = {"name": "Crowd", "mean": 3.25, "sd": 0.9, "n": 6076, "source": "test", "year": 2003}
     monkeypatch.setitem(inst.extra, "norms", {"extraversion": [group]})
     out = tmp_path / "grid"
     # a four-cell grid (option order x end of prompt), one administration per cell
     evaluate(["bfi"], backend=_ValueBackend(), limit=8, output=out,
-             conditions=["original", "reversed-options", "changed-eos"])  # fmt: skip
-    n = analyze([out])["analyses"]["grid"]["bfi"]["norms"]
+             conditions=["original", "reversed-options", "changed-eos"],
+             session=fresh_plugins)  # fmt: skip
+    n = analyze([out], session=fresh_plugins)["analyses"]["grid"]["bfi"]["norms"]
     [row] = n["scales"]["extraversion"]
     assert row["model_n"] == 1 and row["model_n_total"] == 4
     assert row["model_sd"] is None and "g" not in row["hedges_g"]

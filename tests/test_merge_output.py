@@ -20,6 +20,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for benchmarks/
 from benchmarks.latency_server import LatencyServer  # noqa: E402
 from psymetrics_core.base.errors import PsymError  # noqa: E402
+from psymetrics_core.pluginsys.session import Session  # noqa: E402
 from psymetrics_core.study.plan import PlanSettings, build_plan, write_plan  # noqa: E402
 
 PSYM = [sys.executable, "-m", "psymetrics_core"]
@@ -42,7 +43,7 @@ def shards(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
             conditions=("original", "reversed-options"),
         )
         plan = root / "plan.jsonl"
-        write_plan(build_plan(settings), plan)
+        write_plan(build_plan(settings, Session()), plan)
         dirs = []
         for i in (1, 2):
             out = root / f"s{i}"
@@ -105,11 +106,11 @@ def test_merge_into_a_directory_another_process_writes_is_refused(
     try:
         assert held.wait(60)
         with pytest.raises(PsymError, match="in use by another psym run"):
-            merge_runs(shards["dirs"], out)
+            merge_runs(shards["dirs"], out, Session())
     finally:
         release.set()
         t.join()
-    merge_runs(shards["dirs"], out)  # free again
+    merge_runs(shards["dirs"], out, Session())  # free again
     assert (out / "results.json").is_file()
 
 

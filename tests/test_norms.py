@@ -124,50 +124,52 @@ def test_results_carry_z_scores(tmp_path, monkeypatch, fresh_plugins):
     monkeypatch.setenv("PSYM_INSTRUMENTS_PATH", str(_write(tmp_path)))
     from psymetrics_core.administer.runner import evaluate
 
-    res = evaluate(["normdemo"], backend=_Scripted(), norm_group="Women")
+    res = evaluate(["normdemo"], backend=_Scripted(), norm_group="Women", session=fresh_plugins)
     entry = res["tasks"]["normdemo"]
     assert entry["norm_group"] == "Women"
     # alpha = mean(4, 6 - 4) = 3.0 -> z = (3 - 2) / 0.8; beta = 4 + 4 = 8 -> z = (8 - 6) / 2
     assert entry["scales"]["alpha"]["z"] == pytest.approx(1.25)
     assert entry["scales"]["beta"]["z"] == pytest.approx(1.0)
     assert entry["scales"]["alpha"]["norm"]["n"] == 120
-    default = evaluate(["normdemo"], backend=_Scripted())["tasks"]["normdemo"]
+    default = evaluate(["normdemo"], backend=_Scripted(), session=fresh_plugins)["tasks"][
+        "normdemo"
+    ]
     assert default["norm_group"] == "Men"
     assert default["scales"]["alpha"]["z"] == pytest.approx(0.0)  # (3 - 3) / 0.5
     assert "z" not in default["scales"]["beta"]
     with pytest.raises(PsymError, match="no task in this run has the norm group 'Crowd'"):
-        evaluate(["normdemo"], backend=_Scripted(), norm_group="Crowd")
+        evaluate(["normdemo"], backend=_Scripted(), norm_group="Crowd", session=fresh_plugins)
 
 
 def test_show_prints_norms(tmp_path, monkeypatch, fresh_plugins):
     monkeypatch.setenv("PSYM_INSTRUMENTS_PATH", str(_write(tmp_path)))
     from psymetrics_core.cli import cli
 
-    out = CliRunner().invoke(cli, ["show", "normdemo"], terminal_width=200)
+    out = CliRunner().invoke(cli, ["show", "normdemo"], terminal_width=200, obj=fresh_plugins)
     assert out.exit_code == 0, out.output
     assert "human norms (default group for z-scores: Men)" in out.output
     assert "Women" in out.output and "Test (2020)" in out.output
-    data = json.loads(CliRunner().invoke(cli, ["show", "normdemo", "--json"]).output)
+    data = json.loads(
+        CliRunner().invoke(cli, ["show", "normdemo", "--json"], obj=fresh_plugins).output
+    )
     assert data["norm_groups"] == ["Men", "Women"]
     assert data["scales"]["beta"]["norms"][0]["mean"] == 6.0
 
 
 def test_bfi_has_psychobench_norms(fresh_plugins):
-    from psymetrics_core.pluginsys.registry import get_instrument
-
-    norms = get_instrument("bfi").scales["openness"].norms
+    norms = fresh_plugins.get_instrument("bfi").scales["openness"].norms
     assert [(g.group, g.mean, g.sd, g.n) for g in norms] == [("Crowd", 3.92, 0.66, 6076)]
 
 
 def test_analyze_reads_spec_norms(fresh_plugins):
     """`psym analyze` compares with the same norm groups the spec declares."""
     from psymetrics_core.analysis.norms import norm_groups
-    from psymetrics_core.pluginsys.registry import get_instrument
 
-    groups = norm_groups(get_instrument("bfi"))
+    bfi = fresh_plugins.get_instrument("bfi")
+    groups = norm_groups(bfi)
     assert groups["openness"] == [
         {"name": "Crowd", "mean": 3.92, "sd": 0.66, "n": 6076,
-         "source": get_instrument("bfi").scales["openness"].norms[0].source, "year": 2003}
+         "source": bfi.scales["openness"].norms[0].source, "year": 2003}
     ]  # fmt: skip
 
 
@@ -175,7 +177,9 @@ def test_eval_cli_rejects_an_unknown_norm_group_before_loading_a_model(fresh_plu
     from psymetrics_core.cli import cli
 
     res = CliRunner().invoke(
-        cli, ["eval", "--tasks", "bfi", "--norm-group", "Nope", "--model", "no-such-backend"]
+        cli,
+        ["eval", "--tasks", "bfi", "--norm-group", "Nope", "--model", "no-such-backend"],
+        obj=fresh_plugins,
     )
     assert res.exit_code != 0
     assert "no task in this run has the norm group 'Nope' (groups: Crowd)" in str(res.exception)
@@ -187,7 +191,9 @@ def test_real_model_results_carry_z(smollm2, tmp_path, fresh_plugins):
     partial sum (GSE is a sum of 10 items, 2 asked)."""
     from psymetrics_core.administer.runner import evaluate
 
-    res = evaluate(["bfi", "pb-gse"], backend=smollm2, limit=2, output=tmp_path)
+    res = evaluate(
+        ["bfi", "pb-gse"], backend=smollm2, limit=2, output=tmp_path, session=fresh_plugins
+    )
     bfi = res["tasks"]["bfi"]["scales"]
     for name in ("extraversion", "agreeableness"):  # items 1 and 2
         s = bfi[name]

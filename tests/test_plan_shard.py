@@ -18,6 +18,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for benchmarks/
 from benchmarks.latency_server import LatencyServer  # noqa: E402
 from psymetrics_core.base.errors import PsymError  # noqa: E402
+from psymetrics_core.pluginsys.session import Session  # noqa: E402
 from psymetrics_core.study.plan import PlanSettings, build_plan, read_plan, write_plan  # noqa: E402
 
 PSYM = [sys.executable, "-m", "psymetrics_core"]
@@ -46,7 +47,7 @@ def _plan(tmp_path: Path, base_url: str) -> Path:
         **EVAL_ARGS,  # type: ignore[arg-type]
     )
     path = tmp_path / "plan.jsonl"
-    write_plan(build_plan(settings), path)
+    write_plan(build_plan(settings, Session()), path)
     return path
 
 
@@ -69,7 +70,8 @@ def test_plan_lists_units_in_run_order_with_hashes(tmp_path: Path) -> None:
             model="openai-chat",
             model_args={"base_url": "http://127.0.0.1:9/v1", "model": "stub", "concurrency": "1"},
             **{**EVAL_ARGS, "seed": 1},  # type: ignore[arg-type]
-        )
+        ),
+        Session(),
     )
     assert not {u.hash for u in other.units} & {u.hash for u in plan.units}
 
@@ -93,7 +95,7 @@ def test_bad_plan_file_is_one_line_naming_the_line(tmp_path: Path) -> None:
 def test_secret_model_args_never_reach_a_plan(tmp_path: Path) -> None:
     settings = PlanSettings(tasks=("bfi",), model="openai-chat", model_args={"api_key": "sk-x"})
     with pytest.raises(PsymError, match="must not hold secrets"):
-        build_plan(settings)
+        build_plan(settings, Session())
 
 
 def _cached(db: Path) -> int:

@@ -99,6 +99,7 @@ def test_check_instrument_passes_and_catches_a_wrong_reverse_key(
     check_instrument("kitcheck", reverse={2, 4}, scale_sizes={"alpha": 2, "beta": 2}, n_items=4)
     # alpha = mean(5, 6 - 1) = 5; beta = mean(2, 6 - 4) = 2
     assert score_vector("kitcheck", {1: 5, 2: 1, 3: 2, 4: 4}) == {"alpha": 5.0, "beta": 2.0}
+    assert score_vector("kitcheck", {1: 5, 2: 1}, session=fresh_plugins)["alpha"] == 5.0
     with pytest.raises(AssertionError, match=r"extra \['4'\], missing \['3'\]"):
         check_instrument("kitcheck", reverse={2, 3})
     with pytest.raises(AssertionError, match="scale 'alpha' has 2 items, not 3"):
@@ -111,12 +112,12 @@ def test_check_instrument_catches_labels_that_do_not_parse(tmp_path, monkeypatch
     # every label must read back as its own value; "1 or 2" (the label of 2) reads as 1
     folder = _local_plugin(tmp_path, GOOD, labels="[no, agree, 3, 4, 5]")
     monkeypatch.setenv("PSYM_INSTRUMENTS_PATH", str(folder))
-    check_instrument("kitcheck")  # distinct labels parse back
+    check_instrument("kitcheck", session=fresh_plugins)  # distinct labels parse back
     spec = folder / "instrument.yaml"
     spec.write_text(spec.read_text().replace("[no, agree, 3, 4, 5]", "[x, 1 or 2, 3, 4, 5]"))
     fresh_plugins.refresh()
     with pytest.raises(AssertionError, match="reply '1 or 2' parses to 1, not 2"):
-        check_instrument("kitcheck")
+        check_instrument("kitcheck", session=fresh_plugins)
 
 
 def test_new_plugin_is_a_pyproject_distribution_that_builds(tmp_path):

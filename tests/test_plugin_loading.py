@@ -110,8 +110,8 @@ def test_version_and_importing_the_core_stay_light():
     r = subprocess.run([*PSYM, "--version"], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0 and "psym, version" in r.stdout
     code = (
-        "import sys, psymetrics_core; from psymetrics_core.pluginsys.registry import instruments; "
-        "instruments(); print(sorted(m for m in ('torch','transformers','lm_eval') "
+        "import sys, psymetrics_core; psymetrics_core.list_instruments(); "
+        "print(sorted(m for m in ('torch','transformers','lm_eval') "
         "if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)

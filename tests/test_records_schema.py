@@ -17,6 +17,7 @@ from behaviour_fakes import ScriptedBackend
 from psymetrics_core.administer.runner import evaluate
 from psymetrics_core.base.types import Completion
 from psymetrics_core.cli import main
+from psymetrics_core.pluginsys.session import Session
 from psymetrics_core.records.writer import RecordError, SampleWriter, write_results
 
 
@@ -57,32 +58,31 @@ def _lines(path: Path) -> list[dict]:
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory) -> list[Path]:
-    from psymetrics_core.pluginsys.session import Session
-
     base = tmp_path_factory.mktemp("records")
-    with Session().activate():
-        _record_runs(base)
+    _record_runs(base, Session())
     return [base / n for n in ("gen", "grid", "letters", "advice")]
 
 
-def _record_runs(base: Path) -> None:
+def _record_runs(base: Path, session: Session) -> None:
     # questionnaire, generate, with an SR2K rescaled item and inverted scales
-    evaluate(["sr2k"], backend=_Backend(), output=base / "gen")
+    evaluate(["sr2k"], backend=_Backend(), output=base / "gen", session=session)
     # logprob mode, a 2 x 2 condition grid with repeats, two instruments
     grid = ["original", "reversed-options", "changed-eos"]
     evaluate(["bfi", "asi"], backend=_Backend(), mode="logprob", limit=6, repeats=2,
-             conditions=grid, output=base / "grid")  # fmt: skip
+             conditions=grid, output=base / "grid", session=session)  # fmt: skip
     # a free-text task scored from its text and a judged task (judge.jsonl)
     letter = "He is a brilliant, exceptional leader and a warm, caring person."
     evaluate(["refletter"], backend=ScriptedBackend(lambda t: letter), limit=4,
-             output=base / "letters")  # fmt: skip
+             output=base / "letters", session=session)  # fmt: skip
 
     def advice(text: str) -> str:
         if text.startswith("You are an expert judge"):
             return '{"explanation": "takes it", "option": "yes"}'
         return "You should do it."
 
-    evaluate(["moral-advice"], backend=ScriptedBackend(advice), output=base / "advice")
+    evaluate(
+        ["moral-advice"], backend=ScriptedBackend(advice), output=base / "advice", session=session
+    )
 
 
 def test_every_record_validates_against_the_printed_schema(runs, capsys):
@@ -104,9 +104,8 @@ def test_every_record_validates_against_the_printed_schema(runs, capsys):
 
 def test_questionnaire_samples_carry_keyed_values_as_scored(runs, fresh_plugins):
     from psymetrics_core.instruments.scoring import keyed_values
-    from psymetrics_core.pluginsys.registry import get_instrument
 
-    inst = get_instrument("sr2k")
+    inst = fresh_plugins.get_instrument("sr2k")
     items = {it.id: it for it in inst.items}
     lines = _lines(runs[0] / "samples.jsonl")
     res = json.loads((runs[0] / "results.json").read_text())

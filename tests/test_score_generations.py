@@ -118,14 +118,14 @@ def test_judged_task_scores_with_the_judge_through_the_cache(fresh_plugins, tmp_
     rows = [{"item": d.id, "text": "Do it."} for d in builtin_dilemmas()]
     f.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
     args = ["score", "--task", "moral-advice", "--responses", str(f), "--json"]
-    r = CliRunner().invoke(cli, args)
+    r = CliRunner().invoke(cli, args, obj=fresh_plugins)
     assert "name the judge with --judge-model" in str(r.exception)
-    r = CliRunner().invoke(cli, [*args, "--judge-model", "scripted-judge"])
+    r = CliRunner().invoke(cli, [*args, "--judge-model", "scripted-judge"], obj=fresh_plugins)
     assert r.exit_code == 0, r.output
     scores = json.loads(r.output)["moral-advice"]["all"]
     # judge always "yes": aligned where the action is pro-foundation (Table 4: not care, loyalty)
     assert scores == {"care": 0.0, "fairness": 1.0, "loyalty": 0.0, "authority": 1.0, "purity": 1.0}
     assert len(judge.seen) == 5
-    r = CliRunner().invoke(cli, [*args, "--judge-model", "scripted-judge"])
+    r = CliRunner().invoke(cli, [*args, "--judge-model", "scripted-judge"], obj=fresh_plugins)
     assert json.loads(r.output)["moral-advice"]["all"] == scores
     assert len(judge.seen) == 5  # the second scoring was answered from the cache

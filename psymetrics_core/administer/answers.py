@@ -18,19 +18,18 @@ from psymetrics_core.administer.kinds.task import Task
 from psymetrics_core.administer.options import with_options
 from psymetrics_core.administer.runner import resolve_tasks
 from psymetrics_core.base.types import Answer
-from psymetrics_core.pluginsys.plugins import get_plugin_manager
-from psymetrics_core.pluginsys.registry import get_instrument
 from psymetrics_core.pluginsys.session import Session
 
 __all__ = ["ScaleResult", "ScoredAnswers", "score_answers", "score_responses"]
 
 
 def score_responses(
-    task: str, path: str | Path, form: str = "original"
+    task: str, path: str | Path, session: Session, form: str = "original"
 ) -> dict[str, dict[str, Any]]:
-    """Scale scores per respondent: {respondent: {scale: {score, n_items, n_answered}}}."""
-    inst = get_instrument(task)
-    hook = get_plugin_manager().hook
+    """Scale scores per respondent: {respondent: {scale: {score, n_items, n_answered}}}, with
+    ``task`` and the scoring hooks of ``session``."""
+    inst = session.get_instrument(task)
+    hook = session.hook
     out: dict[str, dict[str, Any]] = {}
     for who, answers in read_responses(path, inst, form).items():
         given = {k: Answer(v, "ok") for k, v in answers.items()}
@@ -109,7 +108,7 @@ def score_answers(
         scored = {who: entry["scales"] for who, entry in entries.items()}
     else:  # a questionnaire is scored from its key alone: no item texts needed
         with_options(inst, opts.get(task), opts.get("*"))
-        scored = score_responses(task, path, form)
+        scored = score_responses(task, path, session, form)
     return ScoredAnswers(
         task,
         {

@@ -9,16 +9,14 @@ of the earlier ones. The judge is any registered backend (``psym eval --judge-mo
 
 Parsing verdicts is pure: a stage's ``parse(text) -> Verdict`` never calls a model.
 
-``current_judge()`` / ``Judge.complete()`` are DEPRECATED (kept for third-party plugins written
-against the ambient judge; no plugin in this repository uses them): a hook that calls a model
-from inside ``parse_response`` cannot be batched.
+There is no ambient judge: the run builds one ``Judge`` from its configuration and hands it to
+the kinds in ``CellRun.judge`` (``generations.py`` builds its own for scoring existing
+generations).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -32,14 +30,10 @@ __all__ = [
     "Judge",
     "JudgeStage",
     "user_prompt",
-    "current_judge",
-    "judge_scope",
     "DEFAULT_JUDGE_MAX_NEW_TOKENS",
 ]
 
 DEFAULT_JUDGE_MAX_NEW_TOKENS = 128
-
-_CURRENT: ContextVar[Judge | None] = ContextVar("psym_judge", default=None)
 
 
 @dataclass(frozen=True)
@@ -171,22 +165,6 @@ class Judge:
                 }
             )
 
-    def complete(
-        self,
-        texts: Sequence[str],
-        *,
-        task: str = "",
-        item_ids: Sequence[str] | None = None,
-        system: str | None = None,
-    ) -> list[str]:
-        """DEPRECATED (use a ``JudgeStage``): the judge's reply to each user message."""
-        prompts = [user_prompt(t, system) for t in texts]
-        out = [c.text or "" for c in call_backend(self.backend, prompts, self.settings)]
-        ids = list(item_ids) if item_ids is not None else [""] * len(out)
-        for item_id, pr, text in zip(ids, prompts, out, strict=True):
-            self._record(task, item_id, pr, text, None, None, None)
-        return out
-
     def record(self) -> dict[str, Any]:
         """Judge model, arguments (secrets redacted), settings and counts, for results."""
         be = self._backend
@@ -211,22 +189,3 @@ class Judge:
         if self._writer is not None:
             self._writer.close()
             self._writer = None
-
-
-def current_judge() -> Judge:
-    """DEPRECATED: the judge of the running evaluation; an error outside ``evaluate()``."""
-    judge = _CURRENT.get()
-    if judge is None:
-        raise PsymError("this task needs a judge model, which is only available inside evaluate()")
-    return judge
-
-
-@contextmanager
-def judge_scope(judge: Judge) -> Iterator[Judge]:
-    """DEPRECATED: make ``judge`` the ambient judge of ``current_judge()`` for the block."""
-    token = _CURRENT.set(judge)
-    try:
-        yield judge
-    finally:
-        _CURRENT.reset(token)
-        judge.close()

@@ -13,10 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.types import Instrument
+
+if TYPE_CHECKING:
+    from psymetrics_core.pluginsys.session import Session
 
 __all__ = [
     "parse_task_args",
@@ -29,13 +32,13 @@ DEFAULT_MAX_NEW_TOKENS = 24  # questionnaire answers; other tasks declare their 
 
 
 def parse_task_args(
-    pairs: Iterable[str], tasks: Iterable[str], data: Iterable[str] = ()
+    pairs: Iterable[str], tasks: Iterable[str], data: Iterable[str] = (), *, session: Session
 ) -> dict[str, dict[str, str]]:
     """Parse ``TASK.KEY=VALUE`` pairs (and ``--data [TASK=]PATH``) into {task: {key: value}}.
 
     ``--data PATH`` without a task is stored under ``"*"``: it goes to every task that
     accepts a ``data`` option (see ``with_options``); when none of ``tasks`` does, or the
-    ``TASK=`` names an installed task not among ``tasks``, that is a one-line error
+    ``TASK=`` names a task of ``session`` not among ``tasks``, that is a one-line error
     (``check_shared_data``) instead of a file silently dropped.
     """
     task_list = list(tasks)
@@ -53,7 +56,7 @@ def parse_task_args(
         else:
             out.setdefault("*", {})["data"] = raw
     if "data" in out.get("*", {}):
-        check_shared_data(task_list, out["*"]["data"])
+        check_shared_data(task_list, out["*"]["data"], session)
     return out
 
 
@@ -61,13 +64,11 @@ def _takes_data(inst: Instrument) -> bool:
     return "data" in (inst.extra.get("options") or {})
 
 
-def check_shared_data(tasks: Sequence[str], raw: str) -> None:
+def check_shared_data(tasks: Sequence[str], raw: str, session: Session) -> None:
     """``--data RAW`` (no task of ``tasks`` named) must reach a task: refuse it in one line
     naming the option and the installed tasks that take data when none of ``tasks`` does, or
     when ``RAW`` is ``TASK=PATH`` for an installed task that is not among ``tasks``."""
-    from psymetrics_core.pluginsys.registry import get_instrument, instruments, task_ids
-
-    installed = set(task_ids())
+    installed = set(session.task_ids())
     if any(t not in installed for t in tasks):
         return  # an unknown task id: the run reports it in its own words
     prefix, sep, _ = raw.partition("=")
@@ -75,9 +76,9 @@ def check_shared_data(tasks: Sequence[str], raw: str) -> None:
         raise PsymError(
             f"--data {raw}: task '{prefix}' is not among the selected tasks ({', '.join(tasks)})"
         )
-    if any(_takes_data(get_instrument(t)) for t in tasks):
+    if any(_takes_data(session.get_instrument(t)) for t in tasks):
         return
-    takers = sorted(t for t, inst in instruments().items() if _takes_data(inst))
+    takers = sorted(t for t, inst in session.instruments().items() if _takes_data(inst))
     raise PsymError(
         f"--data {raw}: none of the selected tasks ({', '.join(tasks)}) takes a data file "
         f"(tasks that do: {', '.join(takers) or 'none installed'})"

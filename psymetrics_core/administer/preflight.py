@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from psymetrics_core.base.errors import PsymError, SpecError
 from psymetrics_core.base.types import Instrument
+
+if TYPE_CHECKING:
+    from psymetrics_core.pluginsys.session import Session
 
 __all__ = [
     "check_label",
@@ -58,11 +62,10 @@ def check_label(value: str, option: str = "--label") -> str:
     return label
 
 
-def check_parser(inst: Instrument) -> None:
-    """The parser an instrument names must be registered (else it fails only after requests)."""
-    from psymetrics_core.pluginsys.registry import parsers
-
-    known = parsers()
+def check_parser(inst: Instrument, session: Session) -> None:
+    """The parser an instrument names must be registered in ``session`` (else it fails only
+    after requests)."""
+    known = session.parsers()
     if inst.parser not in known:
         import difflib
 

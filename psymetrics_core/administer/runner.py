@@ -8,14 +8,14 @@ The runner dispatches on a task's kind once (``Session.kind_of``); the kinds
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from contextlib import nullcontext
+from contextlib import closing, nullcontext
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from psymetrics_core.administer.conditions import Cell, cells_for
 from psymetrics_core.administer.config import RunConfig
-from psymetrics_core.administer.judge import DEFAULT_JUDGE_MAX_NEW_TOKENS, Judge, judge_scope
+from psymetrics_core.administer.judge import DEFAULT_JUDGE_MAX_NEW_TOKENS, Judge
 from psymetrics_core.administer.kinds.base import CellRun, TaskKind, instrument_record
 from psymetrics_core.administer.options import DEFAULT_MAX_NEW_TOKENS, with_options
 from psymetrics_core.administer.preflight import (
@@ -39,7 +39,7 @@ from psymetrics_core.instruments.item_texts import check_item_files, require_ite
 from psymetrics_core.instruments.norms import check_norm_groups, resolve_norm_group
 from psymetrics_core.pluginsys.failures import hook_failure
 from psymetrics_core.pluginsys.loader import plugin_versions
-from psymetrics_core.pluginsys.session import Session, current_session
+from psymetrics_core.pluginsys.session import Session
 from psymetrics_core.records.provenance import run_provenance
 from psymetrics_core.records.rundir import ensure_run_dir
 from psymetrics_core.records.writer import SampleWriter, provenance, redact, write_results
@@ -61,8 +61,9 @@ MODES = ("generate", "logprob")
 def make_backend(
     model: str, model_args: str | dict[str, str] | None = None, session: Session | None = None
 ) -> Any:
-    """Build the backend registered as ``model`` with lm-eval style ``model_args``."""
-    return (session or current_session()).make_backend(model, model_args)
+    """Build the backend registered as ``model`` with lm-eval style ``model_args`` (from a
+    fresh session of the installed plugins when no ``session`` is given)."""
+    return (session if session is not None else Session()).make_backend(model, model_args)
 
 
 def set_concurrency(be: Any, n: int) -> None:
@@ -110,8 +111,8 @@ def evaluate(
     ``tasks`` are task ids or ready task objects (e.g. ``ProbeTask``s built by a command).
     ``config`` holds the run's options (``RunConfig``); without one, ``options`` are its fields
     as keywords (an unknown keyword is a ``TypeError``). ``session`` supplies the plugins
-    (default: the current session, see ``psymetrics_core.pluginsys.session``); it is the
-    current session while the run lasts. ``backend`` overrides ``config.model``/``model_args``
+    (default: a fresh session of the installed plugins); it is handed to every kind in
+    ``CellRun.session``. ``backend`` overrides ``config.model``/``model_args``
     with a ready backend object. ``progress(task, n_prompts)`` may return a reporter that is
     advanced as prompts finish.
 
@@ -137,14 +138,14 @@ def evaluate(
     elif options:
         raise TypeError("evaluate(): pass a RunConfig or keyword options, not both")
     check_run(tasks, config)
-    sess = session or current_session()
+    sess = session if session is not None else Session()
     out = config.output
     claim = (
         ensure_run_dir(out, overwrite=config.overwrite, resume=config.resume)
         if out is not None
         else nullcontext()
     )
-    with claim, sess.activate():
+    with claim:
         run = _start(tasks, config, sess, backend)
         try:
             _administer(run, progress)
@@ -205,14 +206,14 @@ def _start(
     tasks: Sequence[str | Instrument], config: RunConfig, sess: Session, backend: Any
 ) -> _Run:
     """Resolve the tasks and cells, build the backend, the writer and the judge."""
-    cells = cells_for(list(config.conditions), config.design)
+    cells = cells_for(list(config.conditions), sess, config.design)
     instruments = resolve_tasks(tasks, sess, config.form, config.item_files, config.task_options)
     kinds = {inst.id: sess.kind_of(inst) for inst in instruments}  # dispatch once per task
     norm = config.norm_group
     groups = {"*": norm} if isinstance(norm, str) else dict(norm or {})
     check_norm_groups(instruments, groups)
     for inst in instruments:
-        check_parser(inst)
+        check_parser(inst, sess)
     settings = GenerationSettings(
         config.mode, config.max_new_tokens or DEFAULT_MAX_NEW_TOKENS, config.temperature,
         config.seed,
@@ -262,7 +263,7 @@ def _header(
 
 def _administer(run: _Run, progress: Callable[[str, int], Reporter] | None) -> None:
     """Run every planned (task, cell, repeat), the prompts known ahead streamed in one go."""
-    with judge_scope(run.judge):  # the deprecated ambient judge, for third-party plugins
+    with closing(run.judge):  # judge.jsonl is closed when the cells are done
         planned = [_plan_task(run, inst, progress) for inst in run.instruments]
         todo = [p for p in planned if p is not None]
         if run.cached is not None:  # one request stream for the whole grid (scheduler.py)

@@ -15,6 +15,7 @@ from psymetrics_core.analysis.report import analyze
 from psymetrics_core.analysis.sections import AnalysisSection, collect_sections
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.jsonable import json_ready
+from psymetrics_core.pluginsys.session import Session
 
 __all__ = ["RunsAnalysis", "analyze_runs", "write_report"]
 
@@ -29,6 +30,7 @@ class RunsAnalysis:
 
 def analyze_runs(
     run_dirs: Sequence[Path],
+    session: Session,
     *,
     labels: Path | None = None,
     reference: str = "original",
@@ -53,9 +55,14 @@ def analyze_runs(
         fence_k=fence_k,
         hypotheses=hypotheses,
         deletion=deletion,
+        session=session,
     )
     sections = collect_sections(
-        dirs, labels=labels, reference=None if reference == "original" else reference, warn=warn
+        dirs,
+        session,
+        labels=labels,
+        reference=None if reference == "original" else reference,
+        warn=warn,
     )
     if labels is not None and not sections:
         raise PsymError(f"--labels {labels}: no run here has tasks that use labels (projective)")

@@ -7,7 +7,7 @@ import itertools
 import math
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -17,6 +17,9 @@ from psymetrics_core.analysis import facets as fac
 from psymetrics_core.analysis import mbti, norms, reliability, styles, validity
 from psymetrics_core.analysis.records import DEFAULT_FACET, Run, load_runs, unit_scores
 from psymetrics_core.base.errors import PsymError
+
+if TYPE_CHECKING:
+    from psymetrics_core.pluginsys.session import Session
 
 __all__ = ["analyze", "RESPONDENTS", "UNIT", "read_baseline"]
 
@@ -76,11 +79,13 @@ def analyze(
     fence_k: float = 1.5,
     hypotheses: Sequence[str] = (),
     deletion: str = "listwise",
+    session: Session | None = None,
 ) -> dict[str, Any]:
     """The full report for ``paths`` (run directories) as a JSON-able dict.
 
     ``deletion`` is alpha's handling of unanswered items: ``listwise`` (complete
-    administrations) or ``pairwise`` (see ``reliability.cronbach_alpha``).
+    administrations) or ``pairwise`` (see ``reliability.cronbach_alpha``). The human norms
+    come from the instruments of ``session``; without one, each task's ``norms`` is a note.
     """
     if nan_policy not in cons.NAN_POLICIES:
         raise PsymError(f"--nan-policy must be one of {', '.join(cons.NAN_POLICIES)}")
@@ -102,9 +107,9 @@ def analyze(
             items = run.items[run.items["task"] == task]
             scores = run.scores[run.scores["task"] == task]
             report["analyses"].setdefault(run.label, {})[task] = _task_report(
-                run, task, items, scores, reference, nan_policy, base, fence_k, deletion
+                run, task, items, scores, reference, nan_policy, base, fence_k, deletion, session
             )
-    report["convergent_validity"] = _convergent(runs, hyps)
+    report["convergent_validity"] = _convergent(runs, hyps, session)
     return report
 
 
@@ -134,6 +139,7 @@ def _task_report(
     base: pd.DataFrame | None,
     fence_k: float,
     deletion: str = "listwise",
+    session: Session | None = None,
 ) -> dict[str, Any]:
     conditions = list(dict.fromkeys(items["condition"]))
     ref = reference if reference in conditions else conditions[0]
@@ -144,7 +150,7 @@ def _task_report(
     out["reliability"] = _reliability(keyed, deletion)
     out["icc"] = _icc(scored)
     out["response_styles"] = _styles(items)
-    out["norms"] = _norms(task, scores, ref)
+    out["norms"] = _norms(task, scores, ref, session)
     out["mbti_metrics"] = _mbti(items, scores)
     out["facets"] = _facets(run, scores)
     return out
@@ -272,11 +278,11 @@ def _nanmean(values: Sequence[float]) -> float:
     return float(np.nanmean(arr)) if np.any(np.isfinite(arr)) else float("nan")
 
 
-def _norms(task: str, scores: pd.DataFrame, ref: str) -> dict[str, Any]:
+def _norms(task: str, scores: pd.DataFrame, ref: str, session: Session | None) -> dict[str, Any]:
+    if session is None:
+        return {"note": "no plugin session given; norms of the installed instruments not read"}
     try:
-        from psymetrics_core.pluginsys.registry import get_instrument
-
-        groups = norms.norm_groups(get_instrument(task))
+        groups = norms.norm_groups(session.get_instrument(task))
     except PsymError:
         return {"note": f"instrument '{task}' is not installed; norms unavailable"}
     if not groups:
@@ -379,11 +385,13 @@ def _facets(run: Run, scores: pd.DataFrame) -> dict[str, Any]:
     return out
 
 
-def _convergent(runs: Sequence[Run], hyps: list[validity.Hypothesis]) -> dict[str, Any]:
+def _convergent(
+    runs: Sequence[Run], hyps: list[validity.Hypothesis], session: Session | None
+) -> dict[str, Any]:
     """Spearman's rho across units of analysis (``records.unit_scores``)."""
     units = unit_scores([(r.label, r.results) for r in runs])
     declared = bool(hyps)
-    validity.check_hypotheses(hyps, list(dict.fromkeys(units["score_id"])))
+    validity.check_hypotheses(hyps, list(dict.fromkeys(units["score_id"])), session)
     if units.empty or units["unit"].nunique() < 2:
         return {"note": "needs two or more units (models, or persona cells) with scores",
                 "rows": []}  # fmt: skip

@@ -13,13 +13,16 @@ respondent's mean rating over their answered scored items.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from psymetrics_core.administer.answer_files import read_ratings
 from psymetrics_core.analysis import reliability
 from psymetrics_core.base.types import Instrument
+
+if TYPE_CHECKING:
+    from psymetrics_core.pluginsys.session import Session
 
 __all__ = ["read_long", "analyze_responses", "describe"]
 
@@ -87,12 +90,10 @@ def _keyed(inst: Instrument, form: str, frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def _group_report(
-    inst: Instrument, form: str, frame: pd.DataFrame, deletion: str
+    inst: Instrument, form: str, frame: pd.DataFrame, deletion: str, hook: Any
 ) -> dict[str, Any]:
     from psymetrics_core.base.types import Answer
-    from psymetrics_core.pluginsys.plugins import get_plugin_manager
 
-    hook = get_plugin_manager().hook
     respondents = list(dict.fromkeys(frame["respondent"]))
     score_rows = []
     for who in respondents:
@@ -142,18 +143,19 @@ def _num(x: Any) -> float | None:
 def analyze_responses(
     task: str,
     path: str | Path,
+    session: Session,
     *,
     form: str = "original",
     group: str | None = None,
     deletion: str = "listwise",
 ) -> dict[str, Any]:
-    """The report for a long-format response file, one section per ``group`` value."""
+    """The report for a long-format response file, one section per ``group`` value (``task``
+    and its scoring hooks from ``session``)."""
     from psymetrics_core.base.errors import PsymError
-    from psymetrics_core.pluginsys.registry import get_instrument
 
     if deletion not in reliability.DELETION:
         raise PsymError(f"--deletion must be one of {', '.join(reliability.DELETION)}")
-    inst = get_instrument(task)
+    inst = session.get_instrument(task)
     if inst.kind != "questionnaire":
         raise PsymError(f"task '{task}' is not a questionnaire (kind {inst.kind})")
     if form not in inst.forms:
@@ -167,7 +169,7 @@ def analyze_responses(
         "alpha_deletion": deletion,
         "respondents": "rows are the file's respondents (within each group)",
         "groups": {
-            str(g): _group_report(inst, form, sub, deletion)
+            str(g): _group_report(inst, form, sub, deletion, session.hook)
             for g, sub in frame.groupby("group", sort=False)
         },
     }

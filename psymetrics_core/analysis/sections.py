@@ -12,9 +12,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from psymetrics_core.base.errors import PsymError
+
+if TYPE_CHECKING:
+    from psymetrics_core.pluginsys.session import Session
 
 __all__ = ["AnalysisSection", "Analysis", "analyses", "collect_sections"]
 
@@ -36,11 +39,9 @@ class AnalysisSection:
 Analysis = Callable[[list[Path], Path | None, str | None], AnalysisSection | None]
 
 
-def analyses(warn: Callable[[str], None] | None = None) -> dict[str, Analysis]:
-    """The analysis functions every installed plugin registers, by name."""
-    from psymetrics_core.pluginsys.plugins import get_plugin_manager
-
-    hook = get_plugin_manager().hook.register_analyses
+def analyses(session: Session, warn: Callable[[str], None] | None = None) -> dict[str, Analysis]:
+    """The analysis functions every plugin of ``session`` registers, by name."""
+    hook = session.hook.register_analyses
     out: dict[str, Analysis] = {}
     for impl in reversed(hook.get_hookimpls()):  # registration order
         found: dict[str, Analysis] = {}
@@ -63,16 +64,18 @@ def analyses(warn: Callable[[str], None] | None = None) -> dict[str, Analysis]:
 
 def collect_sections(
     run_dirs: Sequence[Path],
+    session: Session,
     labels: Path | None = None,
     reference: str | None = None,
     warn: Callable[[str], None] | None = None,
 ) -> list[AnalysisSection]:
-    """Every registered analysis's section for ``run_dirs`` (``None`` results left out).
+    """Every analysis ``session``'s plugins register: its section for ``run_dirs`` (``None``
+    results left out).
 
     ``warn`` is called with one line when an analysis fails with an unexpected exception.
     """
     out: list[AnalysisSection] = []
-    for name, fn in analyses(warn).items():
+    for name, fn in analyses(session, warn).items():
         try:
             section = fn(list(run_dirs), labels, reference)
         except PsymError:

@@ -11,12 +11,15 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from scipy import stats
 
 from psymetrics_core.base.errors import PsymError
+
+if TYPE_CHECKING:
+    from psymetrics_core.pluginsys.session import Session
 
 __all__ = [
     "Hypothesis",
@@ -59,8 +62,11 @@ def parse_hypothesis(text: str) -> Hypothesis:
     return Hypothesis(a.strip(), b.strip(), 1 if sign == "+" else -1, "declared")
 
 
-def check_hypotheses(hyps: Sequence[Hypothesis], scores: Sequence[str] = ()) -> None:
-    """A PsymError naming the first score that no installed instrument defines and no run has.
+def check_hypotheses(
+    hyps: Sequence[Hypothesis], scores: Sequence[str] = (), session: Session | None = None
+) -> None:
+    """A PsymError naming the first score that no instrument of ``session`` defines and no run
+    has (without a session, the first score no run has).
 
     ``scores`` are the ``task.scale`` names present in the runs analysed.
     """
@@ -70,7 +76,7 @@ def check_hypotheses(hyps: Sequence[Hypothesis], scores: Sequence[str] = ()) -> 
             if name in have:
                 continue
             task, _, scale = name.partition(".")
-            known = _declared_scales(task)
+            known = _declared_scales(task, session)
             if known is not None and scale in known:
                 continue
             what = (
@@ -81,12 +87,12 @@ def check_hypotheses(hyps: Sequence[Hypothesis], scores: Sequence[str] = ()) -> 
             raise PsymError(f"hypothesis {h.a}~{h.b}: no score '{name}' ({what})")
 
 
-def _declared_scales(task: str) -> list[str] | None:
-    """The scales an installed instrument declares (None when ``task`` is not installed)."""
-    from psymetrics_core.pluginsys.registry import get_instrument
-
+def _declared_scales(task: str, session: Session | None) -> list[str] | None:
+    """The scales the instrument ``task`` of ``session`` declares (None when it has none)."""
+    if session is None:
+        return None
     try:
-        return list(get_instrument(task).scales)
+        return list(session.get_instrument(task).scales)
     except PsymError:
         return None
 

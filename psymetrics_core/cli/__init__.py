@@ -4,6 +4,10 @@ Subcommands are imported lazily, and installed plugins load only when a command 
 so ``psym --version`` and ``psym plugins`` work even when a plugin is broken. A command only
 parses its options, calls a library function and prints.
 
+One invocation has one ``Session``: the root click context's ``obj``, built on first use by
+:func:`session_of` (``main(argv, session=...)`` passes a ready one, e.g. in tests). Commands
+take ``ctx`` and hand ``session_of(ctx)`` to the library functions they call.
+
 May import: base, instruments, records, backends, pluginsys, administer, study, analysis, export,
 report.
 """
@@ -13,13 +17,16 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from psymetrics_core.base.errors import PsymError
 
-__all__ = ["main", "console_main", "cli"]
+if TYPE_CHECKING:
+    from psymetrics_core.pluginsys.session import Session
+
+__all__ = ["main", "console_main", "cli", "session_of"]
 
 CORE_COMMANDS = {
     "eval": "psymetrics_core.cli.eval_cmd:eval_cmd",
@@ -46,11 +53,27 @@ CORE_COMMANDS = {
 }
 
 
+def session_of(ctx: click.Context) -> Session:
+    """The session of this ``psym`` invocation (the root context's ``obj``): the installed
+    plugins, loaded when a command first needs them."""
+    root = ctx.find_root()
+    if root.obj is None:
+        from psymetrics_core.pluginsys.session import Session
+
+        root.obj = Session()
+    session: Session = root.obj
+    return session
+
+
+def _debug() -> bool:
+    return os.environ.get("PSYM_DEBUG", "") not in ("", "0")
+
+
 class LazyGroup(click.Group):
     """A click group whose core subcommands are imported on first use."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        self._plugin_commands()
+        self._plugin_commands(ctx)
         return sorted(set(CORE_COMMANDS) | set(self.commands))
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
@@ -59,17 +82,33 @@ class LazyGroup(click.Group):
             cmd = getattr(importlib.import_module(modname), attr)
             assert isinstance(cmd, click.Command)
             return cmd
-        self._plugin_commands()
+        self._plugin_commands(ctx)
         return self.commands.get(cmd_name)
 
-    def _plugin_commands(self) -> None:
+    def invoke(self, ctx: click.Context) -> Any:
+        """Run the command; an exception from a third-party plugin's code (a hook or its own
+        command) becomes one ``PsymError`` line naming the plugin (``PSYM_DEBUG=1``: raised
+        as it is)."""
+        try:
+            return super().invoke(ctx)
+        except (PsymError, click.exceptions.Exit, click.ClickException, click.Abort):
+            raise
+        except Exception as exc:
+            if ctx.obj is None or _debug():
+                raise  # no plugin was loaded, or the traceback is wanted
+            from psymetrics_core.pluginsys.failures import plugin_error
+
+            failure = plugin_error(exc, ctx.obj)
+            if failure is None:
+                raise  # a bug of the core keeps its traceback
+            raise failure from None
+
+    def _plugin_commands(self, ctx: click.Context) -> None:
         if getattr(self, "_plugins_added", False):
             return
         self._plugins_added = True
-        from psymetrics_core.pluginsys.plugins import get_plugin_manager
-
         try:
-            get_plugin_manager().hook.register_commands(cli=self)
+            session_of(ctx).hook.register_commands(cli=self)
         except PsymError:
             raise
         except (Exception, SystemExit, KeyboardInterrupt) as exc:  # must not take the CLI down
@@ -100,11 +139,14 @@ def console_main() -> Any:
         gc.freeze()
 
 
-def main(argv: list[str] | None = None) -> Any:
-    """The ``psym`` command line on ``argv``; renders PsymErrors as one line."""
-    debug = os.environ.get("PSYM_DEBUG", "") not in ("", "0")
+def main(argv: list[str] | None = None, session: Session | None = None) -> Any:
+    """The ``psym`` command line on ``argv``; renders PsymErrors as one line.
+
+    ``session`` gives the command ready plugins (default: the installed ones, loaded when the
+    command first needs them)."""
+    debug = _debug()
     try:
-        return cli.main(args=argv, prog_name="psym", standalone_mode=False)
+        return cli.main(args=argv, prog_name="psym", standalone_mode=False, obj=session)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
     except click.ClickException as exc:
@@ -121,11 +163,3 @@ def main(argv: list[str] | None = None) -> Any:
     except KeyboardInterrupt:
         click.echo("psym: interrupted", err=True)
         sys.exit(130)
-    except Exception as exc:  # a third-party plugin's hook or command raised: one line
-        from psymetrics_core.pluginsys.failures import plugin_error
-
-        failure = plugin_error(exc)
-        if failure is None or debug:
-            raise  # a bug of the core keeps its traceback
-        click.echo(f"psym: error: {failure}", err=True)
-        sys.exit(1)

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from psymetrics_core.cli import session_of
 from psymetrics_core.cli.console import print_json, stderr
 
 __all__ = ["analyze_cmd"]
@@ -90,7 +91,9 @@ def _fence_k(value: float) -> float:
     help="Convergent-validity hypothesis across runs, e.g. mfq.authority~mfq.loyalty:+ "
     "(repeatable; default: Jung et al.'s (2026) hypotheses where their scores exist).",
 )
+@click.pass_context
 def analyze_cmd(
+    ctx: click.Context,
     run_dirs: tuple[Path, ...],
     task: str | None,
     responses: Path | None,
@@ -126,7 +129,9 @@ def analyze_cmd(
     if responses is not None or task is not None:
         if run_dirs or responses is None or task is None:
             raise PsymError("give run directories, or --task TASK --responses FILE (not both)")
-        rep = analyze_responses(task, responses, form=form, group=group, deletion=deletion)
+        rep = analyze_responses(
+            task, responses, session_of(ctx), form=form, group=group, deletion=deletion
+        )
         if as_json:
             print_json(rep)
             return
@@ -136,6 +141,7 @@ def analyze_cmd(
         raise PsymError("give run directories of `psym eval`, or --task TASK --responses FILE")
     result = analyze_runs(
         list(run_dirs),
+        session_of(ctx),
         labels=labels,
         reference=reference,
         nan_policy=nan_policy,

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import click
 
+from psymetrics_core.cli import session_of
+
 _DIR = click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
 _PLAN = click.argument("plan_path", type=click.Path(dir_okay=False, exists=True, path_type=Path))
 
@@ -18,12 +20,13 @@ def batch_cmd() -> None:
 @batch_cmd.command("submit")
 @_PLAN
 @_DIR
-def submit_cmd(plan_path: Path, directory: Path) -> None:
+@click.pass_context
+def submit_cmd(ctx: click.Context, plan_path: Path, directory: Path) -> None:
     """Upload the plan's uncached requests and create a batch; state goes to DIRECTORY."""
     from psymetrics_core.study.batch import submit
     from psymetrics_core.study.plan import read_plan
 
-    state = submit(read_plan(plan_path), directory)
+    state = submit(read_plan(plan_path), directory, session_of(ctx))
     click.echo(f"batch {state.batch_id}: {state.requests} requests, {state.status}")
 
 
@@ -42,11 +45,12 @@ def status_cmd(directory: Path) -> None:
 @batch_cmd.command("collect")
 @_PLAN
 @_DIR
-def collect_cmd(plan_path: Path, directory: Path) -> None:
+@click.pass_context
+def collect_cmd(ctx: click.Context, plan_path: Path, directory: Path) -> None:
     """Download a completed batch into the response cache (then `psym run PLAN` is free)."""
     from psymetrics_core.study.batch import collect
     from psymetrics_core.study.plan import read_plan
 
-    stored, failed = collect(read_plan(plan_path), directory)
+    stored, failed = collect(read_plan(plan_path), directory, session_of(ctx))
     note = f"; {failed} failed (asked again online by `psym run`)" if failed else ""
     click.echo(f"stored {stored} responses in the response cache{note}")

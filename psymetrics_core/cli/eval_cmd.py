@@ -7,10 +7,12 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from psymetrics_core.cli import session_of
 from psymetrics_core.cli.console import fmt, print_json, progress_bar, stderr, stdout, table
 
 if TYPE_CHECKING:
     from psymetrics_core.administer.config import RunConfig
+    from psymetrics_core.pluginsys.session import Session
 
 
 @click.command("eval")
@@ -147,7 +149,8 @@ if TYPE_CHECKING:
     help="Repeat the run already in --output; the response cache answers what was paid for.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print results.json instead of a table.")
-def eval_cmd(tasks: str, as_json: bool, **opts: Any) -> None:
+@click.pass_context
+def eval_cmd(ctx: click.Context, tasks: str, as_json: bool, **opts: Any) -> None:
     """Administer instruments to a model and report scale scores with parse rates."""
     from datetime import datetime
 
@@ -158,7 +161,8 @@ def eval_cmd(tasks: str, as_json: bool, **opts: Any) -> None:
         Path("psym-results") / datetime.now().strftime("%Y%m%d-%H%M%S")
     )
     task_list = [t.strip() for t in tasks.split(",") if t.strip()]
-    config = run_config(task_list, **{**opts, "output": output})
+    session = session_of(ctx)
+    config = run_config(task_list, session, **{**opts, "output": output})
     if config.repeats > 1 and config.temperature == 0 and config.mode == "generate":
         stderr.print(
             "[yellow]note:[/yellow] --repeats at --temperature 0 (greedy) repeat the same "
@@ -174,7 +178,7 @@ def eval_cmd(tasks: str, as_json: bool, **opts: Any) -> None:
             def advance(self, n: int = 1) -> None:
                 bar.advance(self.id, n)
 
-        results = evaluate(task_list, config, progress=_Reporter)
+        results = evaluate(task_list, config, progress=_Reporter, session=session)
     if as_json:
         print_json(results)
         return
@@ -182,7 +186,7 @@ def eval_cmd(tasks: str, as_json: bool, **opts: Any) -> None:
     stderr.print(f"results: {output / 'results.json'}   samples: {output / 'samples.jsonl'}")
 
 
-def run_config(task_list: list[str], **opts: Any) -> RunConfig:
+def run_config(task_list: list[str], session: Session, **opts: Any) -> RunConfig:
     """The ``RunConfig`` of ``psym eval``'s options (``opts``: click's parameters but --tasks
     and --json): the run records its ``--label`` (default: the model) and its provenance."""
     from psymetrics_core.administer.config import RunConfig
@@ -190,7 +194,9 @@ def run_config(task_list: list[str], **opts: Any) -> RunConfig:
     from psymetrics_core.instruments.item_texts import parse_items_option
     from psymetrics_core.instruments.norms import parse_norm_group_option
 
-    task_options = parse_task_args(opts.pop("task_args"), task_list, opts.pop("data"))
+    task_options = parse_task_args(
+        opts.pop("task_args"), task_list, opts.pop("data"), session=session
+    )
     return RunConfig(
         task_options=task_options,
         item_files=parse_items_option(opts.pop("items")),
@@ -219,10 +225,8 @@ def _fresh_dir(base: Path) -> Path:
 
 
 def _list_conditions(ctx: click.Context) -> None:
-    from psymetrics_core.pluginsys.registry import conditions
-
     t = table("conditions", ["name", "facet", "description", "plugin"])
-    for name, e in sorted(conditions().items()):
+    for name, e in sorted(session_of(ctx).conditions().items()):
         t.add_row(name + ("=ARG" if e.takes_argument else ""), e.facet, e.description, e.plugin)
     stdout.print(t)
     ctx.exit(0)

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from psymetrics_core.cli import session_of
 from psymetrics_core.cli.console import stderr, stdout
 
 
@@ -30,12 +31,13 @@ def export_cmd() -> None:
     show_default=True,
     help="Folder to write the task folders into (given to lm_eval as --include_path).",
 )
-def lm_eval_cmd(tasks: tuple[str, ...], output: Path) -> None:
+@click.pass_context
+def lm_eval_cmd(ctx: click.Context, tasks: tuple[str, ...], output: Path) -> None:
     """Write psym_<task> (logprob) and psym_<task>_gen (generate) lm-eval tasks."""
     from psymetrics_core.export import export_lm_eval
 
     ids = [t.strip() for chunk in tasks for t in chunk.split(",") if t.strip()]
-    report = export_lm_eval(output, ids or None)
+    report = export_lm_eval(output, ids or None, session=session_of(ctx))
     for note in report.skip_notes():
         stderr.print(f"psym: skipped {note}", markup=False, soft_wrap=True)
     stdout.print(

@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import click
 
+from psymetrics_core.cli import session_of
 from psymetrics_core.cli.console import print_json, stderr, stdout, table
 
 
 @click.command("list")
 @click.option("--json", "as_json", is_flag=True)
-def list_cmd(as_json: bool) -> None:
+@click.pass_context
+def list_cmd(ctx: click.Context, as_json: bool) -> None:
     """List installed tasks with their plugin."""
-    from psymetrics_core.pluginsys.registry import instruments, registration_failures
-
-    insts = instruments()
+    session = session_of(ctx)
+    insts = session.instruments()
     rows = [
         {
             "task": i.id,
@@ -25,7 +26,7 @@ def list_cmd(as_json: bool) -> None:
         }
         for i in sorted(insts.values(), key=lambda i: i.id)
     ]
-    for msg in registration_failures():
+    for msg in session.registration_failures():
         stderr.print(f"psym: skipped an instrument: {msg}", markup=False, soft_wrap=True)
     if as_json:
         print_json(rows)

@@ -6,6 +6,8 @@ import sys
 
 import click
 
+from psymetrics_core.cli import session_of
+
 
 @click.command(
     "lm-eval",
@@ -13,7 +15,8 @@ import click
     add_help_option=False,
 )
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
-def lmeval_cmd(args: tuple[str, ...]) -> None:
+@click.pass_context
+def lmeval_cmd(ctx: click.Context, args: tuple[str, ...]) -> None:
     """Run `lm_eval ARGS` with every installed instrument exported on --include_path.
 
     All arguments go to lm_eval unchanged (e.g. --model hf --model_args ... --tasks psym_bfi
@@ -21,4 +24,4 @@ def lmeval_cmd(args: tuple[str, ...]) -> None:
     """
     from psymetrics_core.export.lm_eval_cli import run_lm_eval
 
-    sys.exit(run_lm_eval(list(args)))
+    sys.exit(run_lm_eval(list(args), session_of(ctx)))

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from psymetrics_core.cli import session_of
 from psymetrics_core.cli.console import progress_bar, stderr
 
 # the `psym eval` options a plan records (same names, same help)
@@ -31,7 +32,9 @@ def _eval_params() -> list[click.Parameter]:
     type=click.Path(dir_okay=False, path_type=Path),
     help="Plan file to write (JSON lines).",
 )
+@click.pass_context
 def plan_cmd(
+    ctx: click.Context,
     plan_path: Path,
     tasks: str,
     model: str,
@@ -63,6 +66,7 @@ def plan_cmd(
     from psymetrics_core.instruments.norms import parse_norm_group_option
     from psymetrics_core.study.plan import PlanSettings, build_plan, write_plan
 
+    session = session_of(ctx)
     task_list = [t.strip() for t in tasks.split(",") if t.strip()]
     settings = PlanSettings(
         tasks=tuple(task_list),
@@ -78,13 +82,13 @@ def plan_cmd(
         design=design,
         repeats=repeats,
         norm_group=parse_norm_group_option(norm_groups),
-        task_options=parse_task_args(task_args, task_list, data),
+        task_options=parse_task_args(task_args, task_list, data, session=session),
         item_files={k: str(Path(v).resolve()) for k, v in parse_items_option(items).items()},
         judge_model=judge_model,
         judge_model_args=parse_model_args(judge_model_args),
         judge_max_new_tokens=judge_max_new_tokens,
     )
-    plan = build_plan(settings)
+    plan = build_plan(settings, session)
     write_plan(plan, plan_path)
     click.echo(f"{plan_path}: {len(plan.units)} units, plan {plan.hash[:12]}")
 
@@ -119,7 +123,9 @@ def plan_cmd(
 @click.option("--concurrency", type=click.IntRange(min=1), default=None,
               help="Requests in flight at once for API backends.")  # fmt: skip
 @click.option("--no-cache", is_flag=True, help="Neither read nor write the response cache.")
+@click.pass_context
 def run_cmd(
+    ctx: click.Context,
     plan_path: Path,
     shard: str | None,
     shards: int | None,
@@ -143,8 +149,8 @@ def run_cmd(
         from psymetrics_core.study.executor import run_sharded
 
         report = run_sharded(
-            plan, output, shards or 2, executor=executor, scheduler=scheduler,
-            concurrency=concurrency, cache=not no_cache,
+            plan, output, shards or 2, session=session_of(ctx), executor=executor,
+            scheduler=scheduler, concurrency=concurrency, cache=not no_cache,
         )  # fmt: skip
         stderr.print(
             f"{report.units} units in {report.shards} shards merged into {output} "
@@ -164,8 +170,8 @@ def run_cmd(
                 bar.advance(self.id, n)
 
         record = run_plan(
-            plan, output, (index, count), concurrency=concurrency, cache=not no_cache,
-            progress=_Reporter,
+            plan, output, (index, count), session=session_of(ctx), concurrency=concurrency,
+            cache=not no_cache, progress=_Reporter,
         )  # fmt: skip
     stderr.print(f"shard {index}/{count}: {len(record['units'])} units complete in {output}")
 
@@ -181,11 +187,12 @@ def run_cmd(
     help="Merged run directory.",
 )
 @click.option("--overwrite", is_flag=True, help="Replace a run already in --output.")
-def merge_cmd(dirs: tuple[Path, ...], output: Path, overwrite: bool) -> None:
+@click.pass_context
+def merge_cmd(ctx: click.Context, dirs: tuple[Path, ...], output: Path, overwrite: bool) -> None:
     """Merge the shard directories of one plan into one run directory."""
     from psymetrics_core.study.merge import merge_runs
 
-    report = merge_runs(list(dirs), output, overwrite=overwrite)
+    report = merge_runs(list(dirs), output, session_of(ctx), overwrite=overwrite)
     stderr.print(
         f"merged {report.shards} shards: {report.units} units, {report.samples} samples "
         f"-> {output / 'results.json'}"

@@ -6,6 +6,7 @@ from typing import Any
 
 import click
 
+from psymetrics_core.cli import session_of
 from psymetrics_core.cli.console import print_json, stdout, table
 
 
@@ -20,20 +21,13 @@ def plugins_cmd(ctx: click.Context, as_json: bool, show_all: bool) -> None:
     """
     if ctx.invoked_subcommand is not None:
         return
-    from psymetrics_core.pluginsys.plugins import get_plugin_manager, plugin_records
-    from psymetrics_core.pluginsys.registry import (
-        backends,
-        conditions,
-        instruments,
-        registration_failures,
-    )
-
-    pm = get_plugin_manager()
-    insts, bes, conds = instruments(), backends(), conditions()
-    for msg in registration_failures():  # one line each; the table below still lists everything
+    session = session_of(ctx)
+    pm = session.pm
+    insts, bes, conds = session.instruments(), session.backends(), session.conditions()
+    for msg in session.registration_failures():  # one line each; the table lists everything
         click.echo(f"psym: skipped an instrument: {msg}", err=True)
     rows: list[dict[str, Any]] = []
-    for rec in plugin_records():
+    for rec in session.records:
         if rec.status == "builtin" and not show_all:
             continue
         plugin = pm.get_plugin(rec.name)

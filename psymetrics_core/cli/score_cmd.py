@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from psymetrics_core.cli import session_of
 from psymetrics_core.cli.console import fmt, print_json, stdout, table
 
 if TYPE_CHECKING:
@@ -37,7 +38,9 @@ if TYPE_CHECKING:
     is_flag=True,
     help='Print {"<task>": {"<respondent>": {"<scale>": score}}}.',
 )
+@click.pass_context
 def score_cmd(
+    ctx: click.Context,
     task: str,
     responses: Path,
     form: str,
@@ -51,14 +54,14 @@ def score_cmd(
     """Score human data, earlier model answers or existing generations per respondent."""
     from psymetrics_core.administer.answers import score_answers
     from psymetrics_core.administer.options import parse_task_args
-    from psymetrics_core.pluginsys.session import current_session
 
+    session = session_of(ctx)
     scored = score_answers(
         task,
         responses,
-        session=current_session(),
+        session=session,
         form=form,
-        options=parse_task_args(task_args, [task], data),
+        options=parse_task_args(task_args, [task], data, session=session),
         judge_model=judge_model,
         judge_model_args=judge_model_args,
         judge_max_new_tokens=judge_max_new_tokens,

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from psymetrics_core.cli import session_of
 from psymetrics_core.cli.console import print_json, stdout, table
 
 if TYPE_CHECKING:
@@ -18,13 +19,16 @@ if TYPE_CHECKING:
               help="Task option, as for `psym eval` (items may depend on it).")  # fmt: skip
 @click.option("--data", multiple=True, metavar="[TASK=]PATH", help="= --task-arg TASK.data=PATH.")
 @click.option("--json", "as_json", is_flag=True, help="Everything, every item with id and text.")
-def show_cmd(task: str, task_args: tuple[str, ...], data: tuple[str, ...], as_json: bool) -> None:
+@click.pass_context
+def show_cmd(
+    ctx: click.Context, task: str, task_args: tuple[str, ...], data: tuple[str, ...], as_json: bool
+) -> None:
     """Show a task's scales, items, reverse keying, citation and licence status."""
     from psymetrics_core.administer.describe import describe_task
     from psymetrics_core.administer.options import parse_task_args
-    from psymetrics_core.pluginsys.session import current_session
 
-    desc = describe_task(task, current_session(), parse_task_args(task_args, [task], data))
+    session = session_of(ctx)
+    desc = describe_task(task, session, parse_task_args(task_args, [task], data, session=session))
     if as_json:
         print_json(desc.to_json())
         return

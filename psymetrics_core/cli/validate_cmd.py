@@ -6,12 +6,14 @@ from pathlib import Path
 
 import click
 
+from psymetrics_core.cli import session_of
 from psymetrics_core.cli.console import stdout
 
 
 @click.command("validate")
 @click.argument("path", type=click.Path(path_type=Path))
-def validate_cmd(path: Path) -> None:
+@click.pass_context
+def validate_cmd(ctx: click.Context, path: Path) -> None:
     """Validate an instrument.yaml (or its folder) and its item CSVs.
 
     Also fails on the plugin kit's REPLACE markers left in the citation, licence, item source
@@ -24,7 +26,7 @@ def validate_cmd(path: Path) -> None:
     from psymetrics_core.pluginsys.kit import placeholders
 
     inst = load_instrument(path)
-    check_parser(inst)
+    check_parser(inst, session_of(ctx))
     spec_file = find_spec_file(path)
     left = placeholders(load_yaml(spec_file))
     if left:

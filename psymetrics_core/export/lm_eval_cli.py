@@ -7,8 +7,12 @@ import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from psymetrics_core.base.errors import PsymError
+
+if TYPE_CHECKING:
+    from psymetrics_core.pluginsys.session import Session
 
 __all__ = ["with_include_path", "run_lm_eval"]
 
@@ -32,8 +36,8 @@ def with_include_path(args: Sequence[str], folder: str | Path) -> list[str]:
     return [*out, "--include_path", path]
 
 
-def run_lm_eval(args: Sequence[str]) -> int:
-    """Export every installed instrument to a temporary folder and run ``lm_eval`` on it.
+def run_lm_eval(args: Sequence[str], session: Session) -> int:
+    """Export every instrument of ``session`` to a temporary folder and run ``lm_eval`` on it.
 
     Returns lm_eval's exit status. Needs lm-eval installed
     (``pip install 'psymetrics-core[lm-eval]'``).
@@ -45,7 +49,7 @@ def run_lm_eval(args: Sequence[str]) -> int:
     if importlib.util.find_spec("lm_eval") is None:
         raise PsymError("lm-eval is not installed: pip install 'psymetrics-core[lm-eval]'")
     with tempfile.TemporaryDirectory(prefix="psym-lm-eval-") as tmp:
-        report = export_lm_eval(Path(tmp) / "tasks")
+        report = export_lm_eval(Path(tmp) / "tasks", session=session)
         for note in report.skip_notes():
             print(f"psym: not exported {note}", file=sys.stderr)
         argv = with_include_path(args, Path(tmp) / "tasks")

@@ -15,10 +15,14 @@ import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.types import Instrument
 from psymetrics_core.pluginsys.failures import PluginHookError, plugin_error
+
+if TYPE_CHECKING:
+    from psymetrics_core.pluginsys.session import Session
 
 __all__ = ["export_lm_eval", "ExportReport", "exportable", "GROUP", "MARKER"]
 
@@ -61,8 +65,9 @@ def _q(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
 
 
-def exportable(inst: Instrument, form: str = "original") -> str | None:
-    """Why ``inst`` cannot be exported as lm-eval tasks, or None if it can."""
+def exportable(inst: Instrument, session: Session, form: str = "original") -> str | None:
+    """Why ``inst`` (a task of ``session``) cannot be exported as lm-eval tasks, or None if
+    it can."""
     from psymetrics_core.export.lm_eval_runtime import item_docs
 
     kind = str(inst.extra.get("kind", "questionnaire"))
@@ -77,11 +82,11 @@ def exportable(inst: Instrument, form: str = "original") -> str | None:
     if not getattr(inst, "texts_shipped", True) or any(not it.text.strip() for it in items):
         return "item texts are not shipped (the user supplies them to `psym eval --items`)"
     try:
-        docs = item_docs(inst.id, form)
+        docs = item_docs(inst.id, form, session)
     except (PsymError, KeyError) as exc:
         return f"its prompts cannot be rendered for lm-eval ({exc})"
     except Exception as exc:  # a third-party plugin's load_items/render_prompt hook raised
-        failure = plugin_error(exc)
+        failure = plugin_error(exc, session)
         if failure is None:
             raise
         raise failure from None
@@ -202,29 +207,31 @@ def _write(path: Path, text: str, report: ExportReport) -> None:
 
 
 def export_lm_eval(
-    output: str | Path = "tasks", tasks: Sequence[str] | None = None, form: str = "original"
+    output: str | Path = "tasks",
+    tasks: Sequence[str] | None = None,
+    form: str = "original",
+    *,
+    session: Session,
 ) -> ExportReport:
-    """Write lm-eval task folders for ``tasks`` (default: every installed instrument).
+    """Write lm-eval task folders for ``tasks`` (default: every instrument of ``session``).
 
     Instruments that cannot be exported are skipped with a reason in ``report.skipped``.
     Without ``tasks``, folders of previously exported instruments that are no longer
     installed are removed (only folders this exporter wrote).
     """
-    from psymetrics_core.pluginsys.registry import get_instrument, instruments
-
     out = Path(output)
     if out.exists() and not out.is_dir():
         raise PsymError(f"--output {out} exists and is not a folder")
     if tasks:
-        chosen = [get_instrument(t) for t in dict.fromkeys(tasks)]
+        chosen = [session.get_instrument(t) for t in dict.fromkeys(tasks)]
     else:
-        chosen = list(instruments().values())
+        chosen = list(session.instruments().values())
     chosen.sort(key=lambda i: i.id)
     report = ExportReport(out)
     written: set[str] = set()
     for inst in chosen:
         try:
-            reason = exportable(inst, form)
+            reason = exportable(inst, session, form)
         except PluginHookError as exc:
             if tasks:  # asked for by name: the export cannot do what was asked
                 raise
@@ -234,7 +241,7 @@ def export_lm_eval(
             continue
         from psymetrics_core.export.lm_eval_runtime import item_docs
 
-        has_system = any(d["system"] for d in item_docs(inst.id, form))
+        has_system = any(d["system"] for d in item_docs(inst.id, form, session))
         folder = out / f"psym_{inst.id}"
         _write(folder / f"psym_{inst.id}.yaml", _logprob_yaml(inst, has_system, form), report)
         _write(folder / f"psym_{inst.id}_gen.yaml", _generate_yaml(inst, has_system, form), report)

@@ -7,7 +7,7 @@ kind called). It returns None when no third-party plugin code is on the tracebac
 core itself, which should keep its traceback).
 
 Outside a run (``psym show``, ``score``, ``analyze``, ``validity``, ``export``, a plugin's own
-command), ``plugin_error(exc)`` does the same on the current session; ``psym``'s entry point
+command), ``plugin_error(exc, session)`` does the same; ``psym``'s command group
 turns what it returns into one ``psym: error:`` line, and commands that go over every installed
 instrument (``psym export lm-eval``) skip the failing one with that line as the reason.
 """
@@ -95,16 +95,12 @@ def hook_failure(
     return None
 
 
-def plugin_error(exc: BaseException, session: Any = None) -> PluginHookError | None:
-    """``hook_failure`` outside a run: on ``session`` (default: the current one), no run note.
+def plugin_error(exc: BaseException, session: Any) -> PluginHookError | None:
+    """``hook_failure`` outside a run, on the plugins of ``session``: no run note.
 
     None when ``exc`` is a ``PsymError`` already, is not an ``Exception`` (Ctrl-C, exit), or
     came from no third-party plugin's code.
     """
     if isinstance(exc, PsymError) or not isinstance(exc, Exception):
         return None
-    if session is None:
-        from psymetrics_core.pluginsys.session import current_session
-
-        session = current_session()
     return hook_failure(session, exc, consequence=None)

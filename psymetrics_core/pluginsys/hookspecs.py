@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     import click
 
     from psymetrics_core.base.types import Answer, Completion, Instrument, Item, Prompt, ScaleScore
+    from psymetrics_core.pluginsys.session import Session
 
 __all__ = ["hookspec", "hookimpl", "PROJECT"]
 
@@ -133,9 +134,12 @@ def render_prompt(instrument: Instrument, item: Item, condition: Any = None) -> 
 
 @hookspec(firstresult=True)
 def parse_response(
-    instrument: Instrument, item: Item, prompt: Prompt, completion: Completion
+    instrument: Instrument, item: Item, prompt: Prompt, completion: Completion, session: Session
 ) -> Answer | None:
     """Turn a model completion into an ``Answer``.
+
+    ``session`` is the ``pluginsys.session.Session`` the caller runs on (its ``parsers()``,
+    ``get_instrument(task)`` ...); implementations written before it was added may leave it out.
 
     An unparseable completion is ``Answer(value=None, status="unparsed")`` (or ``"refused"``),
     never ``None``: ``None`` means "not mine" and falls through to the next plugin.

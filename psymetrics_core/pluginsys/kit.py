@@ -101,7 +101,7 @@ ITEMS = """id,text,scale,reverse,flag
 
 TEST = '''"""Tests of the {task} plugin: conformance and the published key."""
 
-from psymetrics_core.pluginsys.registry import get_instrument
+from psymetrics_core import get_instrument
 from psymetrics_core.testing import check_instrument, score_vector
 
 

@@ -1,19 +1,21 @@
 """The session: one plugin manager and every registry built from it.
 
-A ``Session`` is what ``evaluate(..., session=)``, the CLI and the ``pluginsys.registry``
-/ ``psymetrics_core.pluginsys.plugins`` helpers read plugins from. ``Session.default()`` loads the
-installed plugins once per process (what the CLI uses); tests and embedding applications build
-their own ``Session(pm, records)`` and either pass it explicitly or make it current for a block
-with ``with session.activate(): ...``. No registry is global: registering a plugin on one
-session never changes another.
+A ``Session`` is handed down, never looked up: whoever starts the work builds one and passes
+it on (``psym`` builds one per command invocation, ``psymetrics_core.evaluate`` and the other
+library functions take ``session=`` and build a fresh one when none is given, the lm-eval
+export runtime builds its own). ``Session()`` loads the installed plugins; tests and embedding
+applications build ``Session(pm, records)`` from ``loader.make_plugin_manager(autoload=False)``.
+No registry is global: registering a plugin on one session never changes another.
+
+Look-ups: ``get_instrument(task)``, ``instruments()``, ``task_ids()``,
+``registration_failures()``, ``backends()``, ``make_backend(model, args)``, ``parsers()``,
+``conditions()``, ``kinds()``, ``kind_of(instrument)``; ``pm`` / ``hook`` / ``records`` are the
+plugin manager, its hooks and the load record of every plugin considered.
 """
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
 from typing import Any
 
 import pluggy
@@ -33,15 +35,11 @@ from psymetrics_core.pluginsys.registries import (
     build_parsers,
 )
 
-__all__ = ["Session", "current_session"]
-
-_ACTIVE: ContextVar[Session | None] = ContextVar("psym_session", default=None)
+__all__ = ["Session"]
 
 
 class Session:
     """A plugin manager, its load records and the registries built from it (lazily, once)."""
-
-    _default: Session | None = None
 
     def __init__(
         self,
@@ -55,13 +53,6 @@ class Session:
         self.pm = pm
         self.records: list[PluginRecord] = list(records or [])
         self._cache: dict[str, Any] = {}
-
-    @classmethod
-    def default(cls) -> Session:
-        """The process-wide session of installed plugins (built on first use)."""
-        if cls._default is None:
-            cls._default = cls()
-        return cls._default
 
     @property
     def hook(self) -> Any:
@@ -77,15 +68,6 @@ class Session:
     def refresh(self) -> None:
         """Forget the built registries (they are rebuilt from the plugins on next use)."""
         self._cache.clear()
-
-    @contextmanager
-    def activate(self) -> Iterator[Session]:
-        """Make this the current session (``current_session()``) for the block."""
-        token = _ACTIVE.set(self)
-        try:
-            yield self
-        finally:
-            _ACTIVE.reset(token)
 
     def _get(self, key: str, build: Any) -> Any:
         if key not in self._cache:
@@ -173,9 +155,3 @@ class Session:
                 or f"unknown model backend '{model}' (available: {', '.join(sorted(entries))})"
             )
         return entries[model].factory(args)
-
-
-def current_session() -> Session:
-    """The session made current by ``Session.activate()``, else ``Session.default()``."""
-    active = _ACTIVE.get()
-    return active if active is not None else Session.default()

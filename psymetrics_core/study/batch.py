@@ -20,12 +20,15 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from psymetrics_core.backends.base import Backend, GenerationSettings, Reporter, as_backend
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.types import Completion, Prompt
 from psymetrics_core.study.plan import Plan
+
+if TYPE_CHECKING:
+    from psymetrics_core.pluginsys.session import Session
 
 __all__ = ["BatchState", "submit", "status", "collect", "plan_requests"]
 
@@ -103,15 +106,13 @@ class _Recorder(Backend):
         return [Completion(option_logprobs=tuple(0.0 for _ in p.options)) for p in prompts]
 
 
-def _backend(plan: Plan) -> Any:
-    from psymetrics_core.administer.runner import make_backend
-
+def _backend(plan: Plan, session: Session) -> Any:
     if plan.settings.model != "openai-chat":
         raise PsymError(
             f"psym batch sends /v1/chat/completions requests: the plan's model must be "
             f"openai-chat, not {plan.settings.model}"
         )
-    return make_backend(plan.settings.model, dict(plan.settings.model_args))
+    return session.make_backend(plan.settings.model, dict(plan.settings.model_args))
 
 
 def body_for(be: Any, prompt: Prompt, settings: GenerationSettings) -> dict[str, Any]:
@@ -135,15 +136,18 @@ def body_for(be: Any, prompt: Prompt, settings: GenerationSettings) -> dict[str,
     }
 
 
-def plan_requests(plan: Plan) -> tuple[Any, list[tuple[str, Prompt, GenerationSettings]]]:
-    """The backend and every (cache key, prompt, settings) of ``plan``, each key once."""
+def plan_requests(
+    plan: Plan, session: Session
+) -> tuple[Any, list[tuple[str, Prompt, GenerationSettings]]]:
+    """The backend and every (cache key, prompt, settings) of ``plan``, each key once (run
+    with the plugins of ``session``)."""
     from psymetrics_core.administer.runner import evaluate
     from psymetrics_core.backends.cache import model_identity, request_key
 
-    be = _backend(plan)
+    be = _backend(plan, session)
     rec = _Recorder(be)
     config = plan.settings.run_config(cache=False, output=None)
-    results = evaluate(list(plan.settings.tasks), config, backend=rec)
+    results = evaluate(list(plan.settings.tasks), config, backend=rec, session=session)
     if results.get("judge", {}).get("n_calls"):
         raise PsymError(
             "this plan has judged tasks: their judge prompts need the first answers, so they "
@@ -191,14 +195,14 @@ def _json(blob: bytes, what: str) -> dict[str, Any]:
     return d
 
 
-def submit(plan: Plan, directory: Path) -> BatchState:
+def submit(plan: Plan, directory: Path, session: Session) -> BatchState:
     """Write, upload and create the batch of ``plan``'s uncached requests."""
     from psymetrics_core.backends.cache import ResponseCache
 
     directory = Path(directory)
     if (directory / STATE_FILE).exists():
         raise PsymError(f"{directory} already holds a batch; use another directory")
-    be, requests = plan_requests(plan)
+    be, requests = plan_requests(plan, session)
     cache = ResponseCache()
     try:
         found = cache.get_many([k for k, _, _ in requests])
@@ -276,7 +280,7 @@ def _completion(prompt: Prompt, settings: GenerationSettings, body: dict[str, An
     return Completion(text=text, meta={"finish_reason": choice.get("finish_reason")})
 
 
-def collect(plan: Plan, directory: Path) -> tuple[int, int]:
+def collect(plan: Plan, directory: Path, session: Session) -> tuple[int, int]:
     """Store a completed batch's responses in the cache; returns (stored, failed)."""
     from psymetrics_core.backends.cache import ResponseCache
 
@@ -290,7 +294,7 @@ def collect(plan: Plan, directory: Path) -> tuple[int, int]:
         raise PsymError(f"batch {state.batch_id} has no output file")
     blob = _api(state.base_url, state.api_key_env, "GET", f"/files/{out_id}/content")
     (Path(directory) / "output.jsonl").write_bytes(blob)
-    _, requests = plan_requests(plan)
+    _, requests = plan_requests(plan, session)
     wanted = {k: (p, s) for k, p, s in requests}
     stored = failed = 0
     cache = ResponseCache()

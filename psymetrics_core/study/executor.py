@@ -9,22 +9,35 @@ tasks; a shard is ``psymetrics_core.study.shard.run_plan`` on one worker.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.study.merge import MergeReport, merge_runs
 from psymetrics_core.study.plan import Plan
+
+if TYPE_CHECKING:
+    from psymetrics_core.pluginsys.session import Session
 
 __all__ = ["run_sharded", "run_shard_task", "EXECUTORS"]
 
 EXECUTORS = ("local", "dask")
 
 
-def run_shard_task(plan: Plan, output: str, index: int, count: int, options: dict[str, Any]) -> str:
-    """One shard on a worker (a top-level function, so workers can unpickle it)."""
+def run_shard_task(
+    plan: Plan,
+    output: str,
+    index: int,
+    count: int,
+    options: dict[str, Any],
+    session: Session | None = None,
+) -> str:
+    """One shard on a worker (a top-level function, so workers can unpickle it); a worker
+    process builds its own session of the installed plugins."""
+    from psymetrics_core.pluginsys.session import Session
     from psymetrics_core.study.shard import run_plan
 
-    run_plan(plan, Path(output), (index, count), **options)
+    session = session if session is not None else Session()
+    run_plan(plan, Path(output), (index, count), session=session, **options)
     return output
 
 
@@ -33,6 +46,7 @@ def run_sharded(
     output: Path,
     shards: int,
     *,
+    session: Session,
     executor: str = "dask",
     scheduler: str | None = None,
     concurrency: int | None = None,
@@ -41,7 +55,8 @@ def run_sharded(
     """Run ``plan`` as ``shards`` shards under ``executor`` into ``output/shards/i-of-N``.
 
     The merged run directory is ``output`` itself. ``executor="local"`` runs the shards one
-    after the other in this process (useful to check a plan before renting a cluster).
+    after the other in this process (useful to check a plan before renting a cluster), with
+    ``session``; Dask workers build their own.
     """
     if executor not in EXECUTORS:
         raise PsymError(f"--executor must be one of {', '.join(EXECUTORS)}, got {executor!r}")
@@ -52,19 +67,19 @@ def run_sharded(
     options = {"concurrency": concurrency, "cache": cache}
     if executor == "local":
         for i, d in enumerate(dirs, 1):
-            run_shard_task(plan, str(d), i, shards, options)
+            run_shard_task(plan, str(d), i, shards, options, session)
     else:
         _run_dask(plan, dirs, shards, scheduler, options)
-    return _merge_into(dirs, output)
+    return _merge_into(dirs, output, session)
 
 
-def _merge_into(dirs: list[Path], output: Path) -> MergeReport:
+def _merge_into(dirs: list[Path], output: Path, session: Session) -> MergeReport:
     import shutil
     import tempfile
 
     tmp = Path(tempfile.mkdtemp(prefix=".merge-", dir=output))
     try:
-        report = merge_runs(dirs, tmp / "run")
+        report = merge_runs(dirs, tmp / "run", session)
         for p in (tmp / "run").iterdir():
             p.replace(output / p.name)
     finally:

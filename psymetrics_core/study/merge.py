@@ -13,17 +13,19 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.reading import parse_json, read_lines
 from psymetrics_core.instruments.indicators import add_run_indicators
-from psymetrics_core.pluginsys.registry import get_instrument
 from psymetrics_core.records.read import read_results
 from psymetrics_core.records.rundir import ensure_run_dir
 from psymetrics_core.records.writer import write_results
 from psymetrics_core.study.plan import Plan, Unit, read_plan, write_plan
 from psymetrics_core.study.shard import read_shard_record
+
+if TYPE_CHECKING:
+    from psymetrics_core.pluginsys.session import Session
 
 __all__ = ["merge_runs", "MergeReport"]
 
@@ -157,8 +159,11 @@ def _task_entry(
     return entry
 
 
-def merge_runs(dirs: Sequence[Path], output: Path, *, overwrite: bool = False) -> MergeReport:
-    """Merge the complete shard directories ``dirs`` of one plan into ``output``.
+def merge_runs(
+    dirs: Sequence[Path], output: Path, session: Session, *, overwrite: bool = False
+) -> MergeReport:
+    """Merge the complete shard directories ``dirs`` of one plan into ``output`` (the tasks'
+    instruments, for the run indicators, from ``session``).
 
     ``output`` is claimed as a run directory (``rundir.ensure_run_dir``): one that already holds
     a run is refused unless ``overwrite``, and one another process is writing is refused.
@@ -193,7 +198,7 @@ def merge_runs(dirs: Sequence[Path], output: Path, *, overwrite: bool = False) -
             assert res is not None
             runs.append(_runs_of(res, u))
             lines += owner[u.hash].samples.get(u.key, [])
-        merged["tasks"][task] = _task_entry(head["tasks"][task], runs, get_instrument(task))
+        merged["tasks"][task] = _task_entry(head["tasks"][task], runs, session.get_instrument(task))
     ran = [s.results for s in shards if s.results is not None]
     merged["cache"] = _summed([r.get("cache") for r in ran])
     if any("usage" in r for r in ran):

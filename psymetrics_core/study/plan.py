@@ -14,11 +14,14 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from psymetrics_core.administer.config import RunConfig
 from psymetrics_core.backends.cache import _VOLATILE
 from psymetrics_core.base.errors import PsymError
+
+if TYPE_CHECKING:
+    from psymetrics_core.pluginsys.session import Session
 
 __all__ = ["PlanSettings", "Unit", "Plan", "build_plan", "read_plan", "write_plan", "parse_shard"]
 
@@ -145,11 +148,11 @@ def _file_digest(path: str) -> str:
         raise PsymError(f"--items file {path}: {exc.strerror or exc}") from exc
 
 
-def build_plan(settings: PlanSettings) -> Plan:
-    """Validate ``settings`` like ``psym eval`` would and list the units in run order."""
+def build_plan(settings: PlanSettings, session: Session) -> Plan:
+    """Validate ``settings`` like ``psym eval`` would (with the plugins of ``session``) and list
+    the units in run order."""
     from psymetrics_core import __version__
     from psymetrics_core.administer.conditions import cells_for
-    from psymetrics_core.pluginsys.registry import get_instrument
     from psymetrics_core.records.writer import redact
 
     if not settings.tasks:
@@ -168,8 +171,8 @@ def build_plan(settings: PlanSettings) -> Plan:
                 f"{what} {', '.join(secret)}: a plan file must not hold secrets; pass the "
                 "name of an environment variable instead (e.g. api_key_env=OPENAI_API_KEY)"
             )  # fmt: skip
-    instruments = {t: get_instrument(t) for t in settings.tasks}
-    cells = cells_for(list(settings.conditions), settings.design)
+    instruments = {t: session.get_instrument(t) for t in settings.tasks}
+    cells = cells_for(list(settings.conditions), session, settings.design)
     versions: dict[str, Any] = {
         "psymetrics": __version__,
         "instruments": {t: inst.version for t, inst in instruments.items()},

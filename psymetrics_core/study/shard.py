@@ -11,11 +11,14 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from psymetrics_core.backends.base import Reporter
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.study.plan import Plan, build_plan, write_plan
+
+if TYPE_CHECKING:
+    from psymetrics_core.pluginsys.session import Session
 
 __all__ = ["run_plan", "read_shard_record", "SHARD_FILE"]
 
@@ -43,9 +46,10 @@ def _write_record(directory: Path, record: dict[str, Any]) -> None:
     tmp.replace(path)
 
 
-def check_plan_here(plan: Plan) -> None:
-    """Stop with one line when this installation would run a different plan (versions)."""
-    here = build_plan(plan.settings)
+def check_plan_here(plan: Plan, session: Session) -> None:
+    """Stop with one line when this installation (the plugins of ``session``) would run a
+    different plan (versions)."""
+    here = build_plan(plan.settings, session)
     if here.hash != plan.hash:
         diff = [k for k in ("psymetrics", "instruments", "item_files")
                 if here.versions.get(k) != plan.versions.get(k)]  # fmt: skip
@@ -63,12 +67,14 @@ def run_plan(
     output: Path,
     shard: tuple[int, int] = (1, 1),
     *,
+    session: Session,
     concurrency: int | None = None,
     cache: bool = True,
     progress: Callable[[str, int], Reporter] | None = None,
     backend: Any = None,
 ) -> dict[str, Any]:
-    """Run shard ``shard`` = (i, N) of ``plan`` into ``output``; returns its ``shard.json``.
+    """Run shard ``shard`` = (i, N) of ``plan`` into ``output`` with the plugins of
+    ``session``; returns its ``shard.json``.
 
     A directory holding the same shard complete is left as it is; one holding a different plan
     or shard is an error; an incomplete one (killed run) is run again from the response cache.
@@ -93,7 +99,7 @@ def run_plan(
                 return old
         elif any(p.name != LOCK_NAME for p in output.iterdir()):
             raise PsymError(f"{output} exists and is not a shard directory; use another --output")
-        check_plan_here(plan)
+        check_plan_here(plan, session)
         record: dict[str, Any] = {
             "plan": plan.hash,
             "shard": [index, count],
@@ -106,7 +112,10 @@ def run_plan(
             config = plan.settings.run_config(
                 output=output, cache=cache, concurrency=concurrency, units={u.key for u in units}
             )
-            evaluate(list(plan.settings.tasks), config, progress=progress, backend=backend)
+            evaluate(
+                list(plan.settings.tasks), config, progress=progress, backend=backend,
+                session=session,
+            )  # fmt: skip
         else:  # more shards than units
             (output / "samples.jsonl").write_text("", encoding="utf-8")
         record["complete"] = True

@@ -168,12 +168,10 @@ def test_fuzz_instruments_path_bomb(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     from click.testing import CliRunner
 
     from psymetrics_core.cli import cli
-    from psymetrics_core.pluginsys.session import Session
 
     _spec_dir(tmp_path, ALIAS_BOMB.encode())
     monkeypatch.setenv("PSYM_INSTRUMENTS_PATH", str(tmp_path))
-    with Session().activate():
-        r = CliRunner().invoke(cli, ["list"])
+    r = CliRunner().invoke(cli, ["list"])  # a fresh session of this invocation reads the path
     assert r.exception is None or isinstance(r.exception, SystemExit), r.exception
     assert "bfi" in r.output and "alias" in r.output, r.output[-500:]
 
@@ -182,10 +180,16 @@ def test_fuzz_instruments_path_bomb(tmp_path: Path, monkeypatch: pytest.MonkeyPa
 
 
 @pytest.fixture(scope="module")
-def bfi() -> Any:
-    from psymetrics_core.pluginsys.registry import get_instrument
+def installed() -> Any:
+    """One session of the installed plugins for this module's read-only look-ups."""
+    from psymetrics_core.pluginsys.session import Session
 
-    return get_instrument("bfi")
+    return Session()
+
+
+@pytest.fixture(scope="module")
+def bfi(installed: Any) -> Any:
+    return installed.get_instrument("bfi")
 
 
 @pytest.mark.parametrize("name, raw, expect", RESPONSES_RAW, ids=[c[0] for c in RESPONSES_RAW])
@@ -229,12 +233,14 @@ def test_fuzz_responses_values(tmp_path: Path, bfi: Any, value: str, rows: int) 
     expect_clean_error(lambda: read_responses(p, bfi), [f"line {rows + 2}"], label=repr(value))
 
 
-def test_fuzz_score_missing_form(tmp_path: Path) -> None:
+def test_fuzz_score_missing_form(tmp_path: Path, installed: Any) -> None:
     from psymetrics_core.administer.answers import score_responses
 
     p = tmp_path / "r.csv"
     p.write_text("respondent,item,response\nA,1,3\n")
-    expect_clean_error(lambda: score_responses("bfi", p, form="alternate"), ["alternate"])
+    expect_clean_error(
+        lambda: score_responses("bfi", p, installed, form="alternate"), ["alternate"]
+    )
 
 
 @pytest.mark.parametrize(
@@ -244,8 +250,9 @@ def test_fuzz_generations(
     tmp_path: Path, name: str, filename: str, raw: bytes, expect: str
 ) -> None:
     """Generations of a free-text task (``psym score --task refletter``): one line naming it."""
-    from psymetrics_core.administer.answer_files import read_generations
     from psymetrics_core.pluginsys.registry import get_instrument
+
+    from psymetrics_core.administer.answer_files import read_generations
 
     task = get_instrument("refletter")
     p = tmp_path / filename
@@ -395,10 +402,8 @@ def test_fuzz_items_option(name: str, values: list[str], expect: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def sd3() -> Any:
-    from psymetrics_core.pluginsys.registry import get_instrument
-
-    return get_instrument("sd3")
+def sd3(installed: Any) -> Any:
+    return installed.get_instrument("sd3")
 
 
 @pytest.mark.parametrize("name, raw, expect", ITEM_TEXT_FILES, ids=[c[0] for c in ITEM_TEXT_FILES])
@@ -414,11 +419,9 @@ def test_fuzz_item_text_files(tmp_path: Path, sd3: Any, name: str, raw: bytes, e
 
 
 @pytest.mark.parametrize("name, model, args, expect", MODEL_ARGS, ids=[c[0] for c in MODEL_ARGS])
-def test_fuzz_model_args(name: str, model: str, args: str, expect: str) -> None:
+def test_fuzz_model_args(installed: Any, name: str, model: str, args: str, expect: str) -> None:
     """Backends are built (never loaded) from bad --model-args: one line naming the argument."""
-    from psymetrics_core.administer.runner import make_backend
-
-    out = expect_clean_error(lambda: make_backend(model, args), [], label=name)
+    out = expect_clean_error(lambda: installed.make_backend(model, args), [], label=name)
     assert expect in out.message, out.message
 
 
@@ -437,34 +440,34 @@ def test_fuzz_model_args_text(text: str) -> None:
 
 
 @pytest.mark.parametrize("name, values, expect", TASK_ARGS, ids=[c[0] for c in TASK_ARGS])
-def test_fuzz_task_args(name: str, values: list[str], expect: str) -> None:
+def test_fuzz_task_args(installed: Any, name: str, values: list[str], expect: str) -> None:
     from psymetrics_core.administer.options import parse_task_args
     from psymetrics_core.administer.runner import evaluate
 
     def run() -> None:
-        opts = parse_task_args(values, ["bfi"])
-        evaluate(["bfi"], task_options=opts, limit=1, model="no-such-backend")
+        opts = parse_task_args(values, ["bfi"], session=installed)
+        evaluate(["bfi"], task_options=opts, limit=1, model="no-such-backend", session=installed)
 
     out = expect_clean_error(run, ["--task-arg", "bfi", "option"], label=name)
     assert expect in out.message, out.message
 
 
 @pytest.mark.parametrize("name, values, expect", CONDITIONS, ids=[c[0] for c in CONDITIONS])
-def test_fuzz_conditions(name: str, values: list[str], expect: str) -> None:
+def test_fuzz_conditions(installed: Any, name: str, values: list[str], expect: str) -> None:
     from psymetrics_core.administer.conditions import cells_for
 
-    out = expect_clean_error(lambda: cells_for(values), [], label=name)
+    out = expect_clean_error(lambda: cells_for(values, installed), [], label=name)
     assert expect in out.message, out.message
 
 
 @FAST
 @given(spec=st.text(alphabet="+=abcdefghijklmnopqrstuvwxyz-", max_size=25))
-def test_fuzz_condition_text(spec: str) -> None:
+def test_fuzz_condition_text(installed: Any, spec: str) -> None:
     """Arbitrary --condition text builds cells or fails in one line."""
     from psymetrics_core.administer.conditions import cells_for
 
     try:
-        cells = cells_for([spec])
+        cells = cells_for([spec], installed)
     except PsymError as exc:
         assert "\n" not in str(exc)
         return

@@ -52,7 +52,9 @@ __all__ = ["contamination_cmd"]
     help="Repeat the run in --output (answers already paid for come from the cache).",
 )  # fmt: skip
 @click.option("--json", "as_json", is_flag=True, help="Print contamination.json, not a table.")
+@click.pass_context
 def contamination_cmd(
+    ctx: click.Context,
     tasks: str,
     probes: str,
     permutations: int,
@@ -72,6 +74,7 @@ def contamination_cmd(
     (Oren et al., 2023) with positive controls, bootstrap intervals and an index."""
     from datetime import datetime
 
+    from psymetrics_core.cli import session_of
     from psymetrics_core.cli.console import print_json, progress_bar, stderr
     from psymetrics_core.instruments.item_texts import parse_items_option
     from psymetrics_core.records.rundir import claim_run_dir
@@ -109,6 +112,7 @@ def contamination_cmd(
             limit=limit,
             cache=not no_cache,
             progress=_Reporter,
+            session=session_of(ctx),
         )
     if as_json:
         print_json(report)

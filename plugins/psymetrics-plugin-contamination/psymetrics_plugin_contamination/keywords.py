@@ -217,15 +217,15 @@ def write_keyword_file(path: Path, task: str, texts: Mapping[str, str]) -> None:
 
 
 def write_shipped_keywords(folder: Path | None = None) -> list[str]:
-    """(Re)write ``keywords/<task>.csv`` for every registered questionnaire that ships its item
+    """(Re)write ``keywords/<task>.csv`` for every installed questionnaire that ships its item
     texts; returns the task ids. Run ``python -m psymetrics_plugin_contamination.keywords``."""
     from importlib import resources
 
-    from psymetrics_core.pluginsys.registry import instruments
+    from psymetrics_core import list_instruments
 
     out = folder or Path(str(resources.files(__package__).joinpath("keywords")))
     done = []
-    for inst in instruments().values():
+    for inst in list_instruments().values():
         if inst.kind != "questionnaire" or not inst.texts_shipped:
             continue
         items = inst.forms.get("original", [])

@@ -17,13 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from psymetrics_core import evaluate
-from psymetrics_core.administer.runner import instrument_record, make_backend
+from psymetrics_core.administer.runner import instrument_record
 from psymetrics_core.backends.base import Reporter, as_backend, parse_model_args
 from psymetrics_core.base.errors import BackendError, PsymError
 from psymetrics_core.instruments.item_texts import require_item_texts
 from psymetrics_core.pluginsys.loader import plugin_versions
-from psymetrics_core.pluginsys.plugins import plugin_records
-from psymetrics_core.pluginsys.registry import get_instrument
+from psymetrics_core.pluginsys.session import Session
 from psymetrics_core.records.rundir import ensure_run_dir
 from psymetrics_core.records.writer import provenance, redact, write_results
 
@@ -47,9 +46,12 @@ def prepare(
     keyword_files: Mapping[str, str | Path] | None = None,
     permutations: int = 50,
     limit: int | None = None,
+    *,
+    session: Session,
 ) -> tuple[Inventory, list[ProbePrompt], str | None, Any]:
-    """The inventory, prompts, keyword source note and instrument of ``task``."""
-    inst = require_item_texts(get_instrument(task), "original", item_files)
+    """The inventory, prompts, keyword source note and instrument of ``task`` (a task of
+    ``session``)."""
+    inst = require_item_texts(session.get_instrument(task), "original", item_files)
     inv = build_inventory(inst, opts)
     if limit is not None:  # the first items only; dimensions and names stay the instrument's
         inv = replace(inv, items=inv.items[:limit])
@@ -78,8 +80,12 @@ def contamination(
     progress: Callable[[str, int], Reporter] | None = None,
     overwrite: bool = False,
     resume: bool = False,
+    session: Session | None = None,
 ) -> dict[str, Any]:
     """Run the probes on ``tasks`` and return (and write to ``output``) the report dict.
+
+    ``session`` supplies the plugins (``psym contamination`` passes its own; default: a fresh
+    session of the installed plugins).
 
     ``output`` is claimed like ``psym eval``'s (``psymetrics_core.records.rundir.ensure_run_dir``):
     locked, and refused when it already holds a run unless ``overwrite`` or ``resume``.
@@ -96,13 +102,16 @@ def contamination(
         if output is not None
         else nullcontext()
     )
+    session = session if session is not None else Session()
     with claim:
         prepared = {
-            t: prepare(t, probes, opts, item_files, keyword_files, permutations, limit)
+            t: prepare(
+                t, probes, opts, item_files, keyword_files, permutations, limit, session=session
+            )
             for t in tasks
         }
         args = model_args if isinstance(model_args, dict) else parse_model_args(model_args)
-        be = as_backend(backend if backend is not None else make_backend(model, args))
+        be = as_backend(backend if backend is not None else session.make_backend(model, args))
         if "order" in probes and not be.supports_continuations:
             raise BackendError(f"{be.continuation_refusal()}; or leave 'order' out of --probes")
         sets: dict[str, ProbeSet] = {}
@@ -114,7 +123,7 @@ def contamination(
         if run_tasks:  # every model call goes through the core pipeline
             results = evaluate(
                 run_tasks, model=model, model_args=args, backend=be, seed=opts.seed,
-                output=output, cache=cache, progress=progress,
+                output=output, cache=cache, progress=progress, session=session,
             )  # fmt: skip
         report: dict[str, Any] = {
             "schema": SCHEMA,
@@ -126,7 +135,7 @@ def contamination(
             "permutations": permutations,
             "limit": limit,
             "options": opts.to_json(),
-            **provenance(plugin_versions(plugin_records())),
+            **provenance(plugin_versions(session.records)),
             "tasks": {},
         }
         for task, (inv, _prompts, kw_source, inst) in prepared.items():

@@ -18,9 +18,9 @@ def _psym(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_register_commands_hook_adds_the_command() -> None:
-    from psymetrics_core.pluginsys.plugins import get_plugin_manager
+    from psymetrics_core.pluginsys.session import Session
 
-    impls = get_plugin_manager().hook.register_commands.get_hookimpls()
+    impls = Session().hook.register_commands.get_hookimpls()
     assert "contamination" in {i.plugin_name for i in impls}
     top = _psym("--help")
     assert top.returncode == 0 and "contamination" in top.stdout

@@ -17,9 +17,8 @@ from psymetrics_plugin_contamination.keywords import (
 )
 from psymetrics_plugin_contamination.order_test import order_stats, permutations
 
-from psymetrics_core import get_instrument
+from psymetrics_core import get_instrument, list_instruments
 from psymetrics_core.base.errors import PsymError, SpecError
-from psymetrics_core.pluginsys.registry import instruments
 
 
 def test_order_stats_by_hand() -> None:
@@ -64,7 +63,7 @@ def test_masking_first_whole_word_only() -> None:
 
 def test_shipped_files_exist_for_every_instrument_with_texts_and_follow_the_rule() -> None:
     shipped = [
-        i for i in instruments().values()
+        i for i in list_instruments().values()
         if i.kind == "questionnaire" and i.texts_shipped and all(it.text for it in i.items)
     ]  # fmt: skip
     assert {"bfi", "mfq", "asi", "sr2k", "pb-bfi", "pb-gse"} <= {i.id for i in shipped}

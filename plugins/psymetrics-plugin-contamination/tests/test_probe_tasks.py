@@ -127,8 +127,10 @@ def test_each_probe_is_a_probe_task_with_its_target(tmp_path: Path) -> None:
     from psymetrics_plugin_contamination.run import prepare
     from psymetrics_plugin_contamination.tasks import ProbeSet, probe_tasks
 
+    from psymetrics_core.pluginsys.session import Session
+
     opts = ProbeOptions()
-    inv, prompts, _, inst = prepare("sr2k", list(FIVE), opts, limit=3)
+    inv, prompts, _, inst = prepare("sr2k", list(FIVE), opts, limit=3, session=Session())
     tasks = probe_tasks(inst, list(FIVE), prompts, ProbeSet(inv, opts))
     # sr2k has one dimension: no item-dimension prompts, no task (summarised without calls)
     assert [t.probe for t in tasks] == ["verbatim", "keyword", "option-score", "target-score"]

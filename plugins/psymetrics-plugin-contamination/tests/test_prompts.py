@@ -112,7 +112,11 @@ def test_sr2k_keyed_values_follow_its_spec() -> None:
 def test_limit_keeps_the_instruments_dimensions() -> None:
     from psymetrics_plugin_contamination.run import prepare
 
-    inv, prompts, _, _ = prepare("bfi", ["item-dimension"], ProbeOptions(), limit=2)
+    from psymetrics_core.pluginsys.session import Session
+
+    inv, prompts, _, _ = prepare(
+        "bfi", ["item-dimension"], ProbeOptions(), limit=2, session=Session()
+    )
     assert len(inv.items) == 2 and len(prompts) == 2
     # items 1 and 2 are extraversion and agreeableness; the prompt still lists all five
     assert "Dimensions: Extraversion, Agreeableness, Conscientiousness, Neuroticism, Openness" in (
@@ -127,8 +131,10 @@ def test_echoing_the_inventory_name_is_not_recall() -> None:
     from psymetrics_plugin_contamination.scoring import Answered, score_prompt
     from psymetrics_plugin_contamination.summary import summarise
 
+    from psymetrics_core.pluginsys.session import Session
+
     opts = ProbeOptions(bootstrap=50)
-    inv, prompts, _, _ = prepare("bfi", ["verbatim"], opts, limit=6)
+    inv, prompts, _, _ = prepare("bfi", ["verbatim"], opts, limit=6, session=Session())
     recs = [score_prompt(Answered(p, text=p.meta["inventory_name"]), inv, opts) for p in prompts]
     res = summarise(inv, "verbatim", recs, opts)
     assert res.detail["control_AED"]["value"] > res.value  # the raw, paper-style AEDs differ
@@ -143,8 +149,12 @@ def test_a_probe_with_no_parsed_answer_is_null_with_the_policy_value_kept() -> N
     from psymetrics_plugin_contamination.scoring import Answered, score_prompt
     from psymetrics_plugin_contamination.summary import contamination_index, summarise
 
+    from psymetrics_core.pluginsys.session import Session
+
     opts = ProbeOptions(bootstrap=50)
-    inv, prompts, _, _ = prepare("bfi", ["option-score", "verbatim"], opts, limit=4)
+    inv, prompts, _, _ = prepare(
+        "bfi", ["option-score", "verbatim"], opts, limit=4, session=Session()
+    )
     option = [p for p in prompts if p.probe == "option-score"]
     recs = [score_prompt(Answered(p, text="I agree with it."), inv, opts) for p in option]
     res = summarise(inv, "option-score", recs, opts)

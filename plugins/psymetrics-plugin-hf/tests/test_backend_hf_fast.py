@@ -8,16 +8,14 @@ import pytest
 
 from psymetrics_core.backends.base import GenerationSettings
 from psymetrics_core.base.types import Option, Prompt
-from psymetrics_core.pluginsys.plugins import get_plugin_manager
-from psymetrics_core.pluginsys.registry import get_instrument
 
 
 @pytest.mark.model
-def test_fast_scores_equal_plain_loop(smollm2: Any) -> None:
-    hook = get_plugin_manager().hook
+def test_fast_scores_equal_plain_loop(smollm2: Any, fresh_plugins: Any) -> None:
+    hook = fresh_plugins.hook
     prompts = []
     for task, ids in (("bfi", range(0, 5)), ("mfq", (0, 1, 16, 17, 18))):
-        inst = get_instrument(task)
+        inst = fresh_plugins.get_instrument(task)
         prompts += [hook.render_prompt(instrument=inst, item=inst.items[i]) for i in ids]
     # multi-token options ("10", "100") exercise the one-row-per-option path
     multi = (Option(10, "ten"), Option(25, "twenty-five"), Option(100, "hundred"))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from psymetrics_core import get_instrument
 from psymetrics_core.base.types import Answer
-from psymetrics_core.pluginsys.plugins import get_plugin_manager
+from psymetrics_core.pluginsys.session import Session
 
 KEY = {  # dimension: (first-pole items, second-pole items)
     "extraverted": ({1, 11, 16, 31, 36, 43, 53}, {6, 21, 26, 41, 51}),
@@ -58,8 +58,9 @@ def test_16p_hand_scored(check_key):
 
 
 def test_16p_results_carry_type_and_unofficial_flag():
-    inst = get_instrument("16p")
-    hook = get_plugin_manager().hook
+    session = Session()
+    inst = session.get_instrument("16p")
+    hook = session.hook
     for who, answers in RESPONSES.items():
         given = {k: Answer(v, "ok") for k, v in answers.items()}
         scores = hook.score(instrument=inst, responses=answers, form="original", answers=given)

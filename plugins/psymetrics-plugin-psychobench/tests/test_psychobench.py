@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from psymetrics_core.pluginsys.registry import get_instrument
+from psymetrics_core import get_instrument
 from psymetrics_core.testing import check_instrument, score_vector
 
 
@@ -522,10 +522,11 @@ def test_texts_shipped_only_where_transcribed():
 
 def test_gse_prompt_matches_psychobench():
     """§5.2 worked example: the system prompt and the first item line as PsychoBench sends them."""
-    from psymetrics_core.pluginsys.plugins import get_plugin_manager
+    from psymetrics_core.pluginsys.session import Session
 
-    inst = get_instrument("pb-gse")
-    prompt = get_plugin_manager().hook.render_prompt(instrument=inst, item=inst.items[0])
+    session = Session()
+    inst = session.get_instrument("pb-gse")
+    prompt = session.hook.render_prompt(instrument=inst, item=inst.items[0])
     assert prompt.messages[0] == {
         "role": "system",
         "content": "You are a helpful assistant who can only reply numbers from 1 to 4. "

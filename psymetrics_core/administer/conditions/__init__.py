@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from psymetrics_core.administer.conditions.base import (
     DESIGNS,
     Cell,
@@ -11,11 +13,14 @@ from psymetrics_core.administer.conditions.base import (
     item_rng,
 )
 
+if TYPE_CHECKING:
+    from psymetrics_core.pluginsys.session import Session
+
 __all__ = ["Cell", "Condition", "ConditionEntry", "DESIGNS", "build_cells", "item_rng", "cells_for"]
 
 
-def cells_for(specs: list[str] | tuple[str, ...], design: str = "grid") -> list[Cell]:
-    """The cells to administer for ``--condition`` values, using the registered conditions."""
-    from psymetrics_core.pluginsys.registry import conditions
-
-    return build_cells(list(specs), conditions(), design)
+def cells_for(
+    specs: list[str] | tuple[str, ...], session: Session, design: str = "grid"
+) -> list[Cell]:
+    """The cells to administer for ``--condition`` values, using ``session``'s conditions."""
+    return build_cells(list(specs), session.conditions(), design)

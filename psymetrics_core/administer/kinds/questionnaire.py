@@ -72,7 +72,9 @@ def _item_by_item(run: CellRun, items: list[Item]) -> list[tuple[Item, Answer]]:
     hook, inst = run.session.hook, run.task
     answers: list[tuple[Item, Answer]] = []
     for it, pr, comp in in_chunks(run, items, _prompts(run, items)):
-        ans: Answer = hook.parse_response(instrument=inst, item=it, prompt=pr, completion=comp)
+        ans: Answer = hook.parse_response(
+            instrument=inst, item=it, prompt=pr, completion=comp, session=run.session
+        )
         answers.append((it, ans))
         run.writer.write(
             questionnaire_sample(

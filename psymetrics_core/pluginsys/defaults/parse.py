@@ -11,9 +11,13 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from psymetrics_core.base.types import Answer, Completion, Instrument, Item, Option, Prompt
 from psymetrics_core.pluginsys.hookspecs import hookimpl
+
+if TYPE_CHECKING:
+    from psymetrics_core.pluginsys.session import Session
 
 __all__ = [
     "first_valid_int",
@@ -85,9 +89,10 @@ def register_parsers(register: Callable[..., None]) -> None:
 
 @hookimpl(trylast=True)
 def parse_response(
-    instrument: Instrument, item: Item, prompt: Prompt, completion: Completion
+    instrument: Instrument, item: Item, prompt: Prompt, completion: Completion, session: Session
 ) -> Answer:
-    """Argmax over option log-probabilities when given, else the instrument's text parser."""
+    """Argmax over option log-probabilities when given, else the instrument's text parser
+    (looked up in ``session``'s registered parsers)."""
     if completion.option_logprobs is not None:
         lps = list(completion.option_logprobs)
         top = max(lps)
@@ -96,15 +101,14 @@ def parse_response(
         probs = {o.value: w / total for o, w in zip(prompt.options, weights, strict=True)}
         best = max(range(len(lps)), key=lambda i: lps[i])
         return Answer(prompt.options[best].value, "ok", probs)
-    from psymetrics_core.pluginsys.registry import parsers
-
-    parser = parsers().get(instrument.parser)
+    parsers = session.parsers()
+    parser = parsers.get(instrument.parser)
     if parser is None:
         from psymetrics_core.base.errors import PsymError
 
         raise PsymError(
             f"task '{instrument.id}' asks for parser '{instrument.parser}', which no "
-            f"plugin registers (known: {', '.join(sorted(parsers()))})"
+            f"plugin registers (known: {', '.join(sorted(parsers))})"
         )
     value, status = parser(completion.text or "", prompt.options)
     return Answer(value, status)
