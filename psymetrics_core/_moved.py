@@ -11,7 +11,8 @@ but steps aside for any module that exists under the old name.
 ``MOVED`` maps old to new module names relative to ``psymetrics_core``; a submodule of a moved
 package follows its package (``kinds.task`` -> ``administer.kinds.task``). ``REMOVED`` names
 packages that are gone (importing one gives an empty package so its moved children still
-import). ``LEFT`` names modules that left the core for a plugin distribution: they import from
+import); ``GONE`` names modules whose concept went (a facade, a memo): importing one is an
+``ImportError`` saying what replaced it. ``LEFT`` names modules that left the core for a plugin distribution: they import from
 the plugin when it is installed, else fail with one line naming the distribution.
 """
 
@@ -63,8 +64,6 @@ MOVED: dict[str, str] = {
     "plugin_loader": "pluginsys.loader",
     "plugin_failure": "pluginsys.failures",
     "registries": "pluginsys.registries",
-    "registry": "pluginsys.registry",
-    "plugins": "pluginsys.plugins",
     "catalogue": "pluginsys.catalogue",
     "plugin_kit": "pluginsys.kit",
     "default_plugins": "pluginsys.defaults",
@@ -89,6 +88,16 @@ MOVED: dict[str, str] = {
     "validity_plot": "analysis.ecological_plot",
     "analysis_sections": "analysis.sections",
     "tidy": "export.tidy",
+}
+
+# facades and memos whose concept is gone: importing one is an ImportError saying what replaced it
+GONE: dict[str, str] = {
+    "registry": "a Session is handed down now: psymetrics_core.pluginsys.session.Session() "
+    "and its get_instrument(), instruments(), backends(), parsers() ...",
+    "plugins": "a Session is handed down now: Session().pm is the plugin manager, "
+    "Session().records the load records (psymetrics_core.pluginsys.session)",
+    "installed": "plugins are found with importlib.metadata.entry_points(group='psymetrics')",
+    "spec_memo": "specs are validated on every load (psymetrics_core.instruments.spec)",
 }
 
 REMOVED: dict[str, str] = {
@@ -180,6 +189,8 @@ class _Finder(importlib.abc.MetaPathFinder):
         target: types.ModuleType | None = None,
     ) -> importlib.machinery.ModuleSpec | None:
         rel = fullname[len(PKG) + 1 :] if fullname.startswith(PKG + ".") else ""
+        if rel in GONE:
+            raise ImportError(f"{fullname} is gone: {GONE[rel]}", name=fullname)
         new = new_name(fullname)
         if (rel not in REMOVED and new is None) or _exists(fullname, path):
             return None

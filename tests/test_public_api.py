@@ -86,6 +86,19 @@ def test_every_old_module_path_imports_warns_once_and_is_the_new_module():
     assert len(out["messages"]) == len(OLD) + len(removed)  # nothing else warned
 
 
+@pytest.mark.parametrize("old", sorted(_moved.GONE))
+def test_a_gone_module_is_one_import_error_naming_its_replacement(old):
+    """The session facades and the start-up memos went (issue 23, items 3 and 5): no alias."""
+    res = subprocess.run(
+        [sys.executable, "-c", f"import psymetrics_core.{old}"],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+    )
+    assert res.returncode == 1
+    assert f"ImportError: psymetrics_core.{old} is gone: {_moved.GONE[old]}" in res.stderr
+
+
 def test_old_paths_give_the_same_classes_isinstance_and_pickles():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
