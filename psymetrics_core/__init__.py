@@ -22,6 +22,9 @@ Old module paths from before the layered layout still import, with a Deprecation
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
+from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +35,13 @@ from psymetrics_core.pluginsys.hookspecs import hookimpl
 _moved.install()
 
 if TYPE_CHECKING:
+    from psymetrics_core.administer.api import (
+        evaluate,
+        get_instrument,
+        list_instruments,
+        load_instrument,
+        score_responses,
+    )
     from psymetrics_core.administer.conditions import Condition
     from psymetrics_core.administer.kinds import (
         FreeTextTask,
@@ -60,7 +70,6 @@ if TYPE_CHECKING:
         Score,
         Verdict,
     )
-    from psymetrics_core.pluginsys.session import Session
 
 # the re-exported names, by the module that defines them (imported on first use)
 _LAZY: dict[str, str] = {
@@ -77,14 +86,16 @@ _LAZY: dict[str, str] = {
         "administer.kinds",
     ),
     "Condition": "administer.conditions",
+    **dict.fromkeys(
+        ["evaluate", "score_responses", "get_instrument", "list_instruments", "load_instrument"],
+        "administer.api",
+    ),
 }
 
 
 def __getattr__(name: str) -> Any:
     """A re-exported name on first use (importing the package stays cheap)."""
     if name in _LAZY:
-        import importlib
-
         value = getattr(importlib.import_module(f"psymetrics_core.{_LAZY[name]}"), name)
         globals()[name] = value
         return value
@@ -136,15 +147,11 @@ __all__ = [
 
 def data_files(package: str) -> list[Path]:
     """Every ``instruments/*/instrument.yaml`` shipped inside ``package`` (for plugins)."""
-    import importlib.util
-
     spec = importlib.util.find_spec(package)
     places = list(spec.submodule_search_locations or []) if spec is not None else []
     if len(places) == 1 and Path(places[0]).is_dir():  # a package on disk (the usual case)
         root: Any = Path(places[0]) / "instruments"
     else:  # anything else importlib.resources can read
-        from importlib import resources
-
         root = resources.files(package) / "instruments"
     out = []
     for sub in sorted(root.iterdir(), key=lambda p: p.name):
@@ -152,57 +159,3 @@ def data_files(package: str) -> list[Path]:
         if spec.is_file():
             out.append(Path(str(spec)))
     return out
-
-
-def evaluate(tasks: list[Any], **kwargs: Any) -> dict[str, Any]:
-    """Run ``tasks`` (task ids or task objects) on a model and return the results dict.
-
-    The keyword arguments are the fields of ``psymetrics_core.administer.config.RunConfig``
-    (``model``, ``mode``, ``limit``, ``output``, ``conditions``, ...; an unknown one is a
-    ``TypeError``) and ``session``, ``backend``, ``progress``; see
-    ``psymetrics_core.administer.runner.evaluate``. ``config=RunConfig(...)`` passes a ready
-    configuration instead.
-    """
-    from psymetrics_core.administer.config import RunConfig
-    from psymetrics_core.administer.runner import evaluate as _evaluate
-
-    live = {k: kwargs.pop(k) for k in ("session", "backend", "progress") if k in kwargs}
-    config = kwargs.pop("config", None)
-    if config is None:
-        config = RunConfig.from_options(**kwargs)
-    elif kwargs:
-        raise TypeError(f"evaluate(): config= and options ({', '.join(kwargs)}) given together")
-    return _evaluate(tasks, config, **live)
-
-
-def score_responses(
-    task: str, path: str | Path, form: str = "original", *, session: Session | None = None
-) -> dict[str, Any]:
-    """Score a long-format ``respondent,item,response`` CSV with ``task``'s key."""
-    from psymetrics_core.administer.answers import score_responses as _score
-
-    return _score(task, path, _session(session), form)
-
-
-def get_instrument(task: str, *, session: Session | None = None) -> Instrument:
-    """The installed instrument registered as ``task``."""
-    return _session(session).get_instrument(task)
-
-
-def list_instruments(*, session: Session | None = None) -> dict[str, Instrument]:
-    """Every installed instrument by task id."""
-    return _session(session).instruments()
-
-
-def _session(session: Session | None) -> Session:
-    """``session``, or a fresh session of the installed plugins."""
-    from psymetrics_core.pluginsys.session import Session
-
-    return session if session is not None else Session()
-
-
-def load_instrument(path: str | Path) -> Instrument:
-    """Load and validate an instrument spec from a YAML file or its folder."""
-    from psymetrics_core.instruments.spec import load_instrument as _load
-
-    return _load(path)

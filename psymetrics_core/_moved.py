@@ -12,8 +12,9 @@ but steps aside for any module that exists under the old name.
 package follows its package (``kinds.task`` -> ``administer.kinds.task``). ``REMOVED`` names
 packages that are gone (importing one gives an empty package so its moved children still
 import); ``GONE`` names modules whose concept went (a facade, a memo): importing one is an
-``ImportError`` saying what replaced it. ``LEFT`` names modules that left the core for a plugin distribution: they import from
-the plugin when it is installed, else fail with one line naming the distribution.
+``ImportError`` saying what replaced it. ``LEFT`` names modules that left the core for a
+plugin distribution: they import from the plugin when it is installed, else fail with one line
+naming the distribution.
 """
 
 from __future__ import annotations

@@ -21,6 +21,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from psymetrics_core.base.types import Answer, Completion, Instrument
+from psymetrics_core.instruments.spec import load_instrument
+from psymetrics_core.pluginsys.session import Session
 
 if TYPE_CHECKING:
     from psymetrics_core.pluginsys.session import Session
@@ -70,7 +72,6 @@ def check_instrument(
     item count with the published key (this is what catches a wrong reverse key in the CSV).
     Returns a summary of what was checked.
     """
-    from psymetrics_core.instruments.spec import load_instrument
 
     session = _session(session)
     hook = session.hook
@@ -128,7 +129,6 @@ def check_instrument(
 
 def _session(session: Session | None) -> Session:
     """``session``, or a fresh session of the installed plugins."""
-    from psymetrics_core.pluginsys.session import Session
 
     return session if session is not None else Session()
 

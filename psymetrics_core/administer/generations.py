@@ -18,6 +18,8 @@ from psymetrics_core.administer.answer_files import read_generations
 from psymetrics_core.administer.judge import DEFAULT_JUDGE_MAX_NEW_TOKENS, Judge
 from psymetrics_core.administer.kinds.judged import JudgedTask, run_stages
 from psymetrics_core.administer.kinds.task import Task, TaskResults, task_entry
+from psymetrics_core.backends.base import parse_model_args
+from psymetrics_core.backends.cache import CachedBackend, ResponseCache
 from psymetrics_core.base.errors import ResponsesError
 from psymetrics_core.base.types import Completion, Verdict
 from psymetrics_core.pluginsys.session import Session
@@ -65,8 +67,6 @@ def _judge(
         return None
     if not model:
         raise ResponsesError(f"task '{task.id}' is judged: name the judge with --judge-model")
-    from psymetrics_core.backends.base import parse_model_args
-    from psymetrics_core.backends.cache import CachedBackend, ResponseCache
 
     args = model_args if isinstance(model_args, dict) else parse_model_args(model_args)
     return Judge(

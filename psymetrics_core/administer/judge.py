@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from psymetrics_core.backends.base import Backend, GenerationSettings, as_backend, call_backend
+from psymetrics_core.backends.cache import CachedBackend
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.types import Generation, Item, Prompt, Verdict
 from psymetrics_core.records.writer import SampleWriter, redact
@@ -170,8 +171,6 @@ class Judge:
         be = self._backend
         cache = None
         if be is not None and not self.same_as_evaluated:
-            from psymetrics_core.backends.cache import CachedBackend
-
             cache = be.summary() if isinstance(be, CachedBackend) else None
         return {
             "model": self.model,

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import difflib
 import math
+import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -44,7 +46,6 @@ def check_label(value: str, option: str = "--label") -> str:
     """A run's model label (results, tables, exports, reports): ``value`` stripped, refused in
     one line when empty, longer than ``MAX_LABEL``, or holding a path separator or a control,
     line-breaking or bidirectional-override character."""
-    import unicodedata
 
     label = value.strip()
     if not label:
@@ -67,8 +68,6 @@ def check_parser(inst: Instrument, session: Session) -> None:
     after requests)."""
     known = session.parsers()
     if inst.parser not in known:
-        import difflib
-
         close = difflib.get_close_matches(inst.parser, list(known), n=1)
         hint = f"; did you mean '{close[0]}'?" if close else ""
         raise SpecError(
@@ -82,8 +81,6 @@ def check_task_options(tasks: Sequence[str], options: Mapping[str, object] | Non
     """Options (``--task-arg TASK.KEY=VALUE``) must name a task of this run (typos are errors)."""
     for task in options or {}:
         if task != "*" and task not in tasks:
-            import difflib
-
             close = difflib.get_close_matches(task, list(tasks), n=1)
             hint = f"; did you mean '{close[0]}'?" if close else ""
             raise PsymError(

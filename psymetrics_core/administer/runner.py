@@ -32,6 +32,7 @@ from psymetrics_core.backends.base import (
     call_backend,
     parse_model_args,
 )
+from psymetrics_core.backends.cache import CachedBackend, ResponseCache
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.types import Instrument
 from psymetrics_core.instruments.indicators import add_run_indicators
@@ -364,7 +365,6 @@ def _judge(
         built = sess.make_backend(str(judge_model), jargs)
         if cached is None:
             return built
-        from psymetrics_core.backends.cache import CachedBackend
 
         return CachedBackend(built, cached.cache)
 
@@ -385,7 +385,6 @@ def _judge(
 
 
 def _with_cache(be: Backend, enabled: bool) -> Any:
-    from psymetrics_core.backends.cache import CachedBackend, ResponseCache
 
     return CachedBackend(be, ResponseCache()) if enabled else None
 

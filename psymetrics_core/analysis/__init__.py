@@ -9,11 +9,12 @@ May import: base, instruments, records, backends, pluginsys, administer.
 
 from __future__ import annotations
 
+from psymetrics_core.analysis.report import analyze as _analyze
+
 __all__ = ["analyze"]
 
 
 def analyze(*args: object, **kwargs: object) -> dict[str, object]:
     """Build the analysis report for run directories (see ``report.analyze``)."""
-    from psymetrics_core.analysis.report import analyze as _analyze
 
     return _analyze(*args, **kwargs)  # type: ignore[arg-type]

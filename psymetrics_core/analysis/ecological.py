@@ -14,10 +14,13 @@ import csv
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from psymetrics_core.analysis.ecological_plot import rank_plot
+from psymetrics_core.analysis.records import read_results, unit_label, unit_scores
+from psymetrics_core.analysis.validity import spearman_fisher
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.reading import parse_yaml, read_text
 
@@ -115,8 +118,6 @@ def _side(path: str, raw: Any, where: str) -> Side:
 def load_pairs(path: str | Path | None = None) -> list[Pair]:
     """The pairing table: ``path`` or the shipped ``validity_pairs.yaml``."""
     if path is None:
-        from importlib import resources
-
         shipped = resources.files("psymetrics_core.analysis") / "validity_pairs.yaml"
         text = shipped.read_text(encoding="utf-8")
         where = "validity_pairs.yaml"
@@ -144,7 +145,6 @@ def load_pairs(path: str | Path | None = None) -> list[Pair]:
 
 def model_label(results: Mapping[str, Any]) -> str:
     """A run's model (the unit of analysis; see ``analysis.records.unit_label``)."""
-    from psymetrics_core.analysis.records import unit_label
 
     return unit_label(results)
 
@@ -153,7 +153,6 @@ def read_runs(run_dirs: Iterable[str | Path]) -> dict[str, dict[str, float]]:
     """{unit: {task.scale: mean score}} from ``RUN_DIR/results.json`` files, read and pooled by
     the reader ``psym analyze`` uses (``analysis.records``: one unit per model, split by
     persona; the mean over its administrations at default facet levels)."""
-    from psymetrics_core.analysis.records import read_results, unit_scores
 
     dirs = list(run_dirs)
     if not dirs:
@@ -169,7 +168,6 @@ def spearman(
     x: Sequence[float], y: Sequence[float], level: float = 0.95
 ) -> tuple[float | None, float | None, float | None, float | None]:
     """(rho, ci_low, ci_high, two-sided p) by ``analysis.validity.spearman_fisher``."""
-    from psymetrics_core.analysis.validity import spearman_fisher
 
     res = spearman_fisher(x, y, 0, level)
     ci = res["ci"] or (None, None)

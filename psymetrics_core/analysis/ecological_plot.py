@@ -17,7 +17,7 @@ __all__ = ["rank_plot", "ranks"]
 
 def ranks(values: Sequence[float]) -> list[float]:
     """Rank 1 = highest value; ties get their average rank."""
-    from scipy.stats import rankdata
+    from scipy.stats import rankdata  # on demand: the [analysis] extra
 
     return [float(r) for r in rankdata([-v for v in values], method="average")]
 
@@ -26,11 +26,11 @@ def rank_plot(
     results: Sequence[PairResult], out_dir: str | Path, stem: str = "validity"
 ) -> list[Path]:
     """Write ``<stem>.png`` and ``<stem>.svg`` under ``out_dir``; returns their paths."""
-    import matplotlib
+    import matplotlib  # on demand: the [analysis] extra
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    from matplotlib.ticker import MaxNLocator
+    import matplotlib.pyplot as plt  # on demand: the [analysis] extra
+    from matplotlib.ticker import MaxNLocator  # on demand: the [analysis] extra
 
     shown = [r for r in results if r.n >= 2]
     n = max(1, len(shown))

@@ -23,8 +23,8 @@ def decompose(frame: pd.DataFrame, facets: Sequence[str], value: str = "score") 
     Facets with a single level are left out. Returns {"n", "total_ss", "shares": {facet:
     share, "residual": share}}; shares are NaN when the score does not vary.
     """
-    import statsmodels.formula.api as smf
-    from statsmodels.stats.anova import anova_lm
+    import statsmodels.formula.api as smf  # on demand: the [analysis] extra
+    from statsmodels.stats.anova import anova_lm  # on demand: the [analysis] extra
 
     d = frame.dropna(subset=[value]).copy()
     used = [f for f in facets if f in d and d[f].nunique() > 1]

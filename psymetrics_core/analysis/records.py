@@ -31,6 +31,7 @@ from typing import Any
 import pandas as pd
 
 from psymetrics_core.base.errors import PsymError
+from psymetrics_core.records import SampleRecord
 from psymetrics_core.records.read import iter_records, read_results
 
 __all__ = [
@@ -81,7 +82,6 @@ def unit_label(results: Mapping[str, Any]) -> str:
 
 
 def _samples(path: Path) -> list[Any]:
-    from psymetrics_core.records import SampleRecord
 
     if not path.is_file():
         raise PsymError(f"{path}: no such file (run `psym eval --output DIR` to record samples)")

@@ -67,7 +67,7 @@ def cronbach_alpha(data: pd.DataFrame, deletion: str = "listwise") -> dict[str, 
 
 def _alpha_ci(alpha: float, n: int, k: int) -> list[float]:
     """Feldt's F-based 95% interval of alpha (as pingouin's ``cronbach_alpha``)."""
-    from scipy.stats import f
+    from scipy.stats import f  # on demand: the [analysis] extra
 
     df1, df2 = n - 1, (n - 1) * (k - 1)
     lo = 1 - (1 - alpha) * float(f.isf(0.025, df1, df2))
@@ -127,7 +127,7 @@ def omega_from_corr(corr: np.ndarray, nobs: int) -> dict[str, Any]:
     variance of the standardised total score: R psych's ``omega(..., nfactors = 1, fm = "ml",
     flip = FALSE)$omega.tot``. The factor is oriented so that the loadings sum to >= 0.
     """
-    from statsmodels.multivariate.factor import Factor
+    from statsmodels.multivariate.factor import Factor  # on demand: the [analysis] extra
 
     total = float(np.sum(corr))
     if not total > 0:
@@ -159,7 +159,7 @@ def icc(long: pd.DataFrame, targets: str, raters: str, ratings: str) -> dict[str
 
     ``targets`` are the things measured (items), ``raters`` the occasions (repeats).
     """
-    import pingouin as pg
+    import pingouin as pg  # on demand: the [analysis] extra
 
     d = long.dropna(subset=[ratings])
     counts = d.groupby(targets)[raters].nunique()

@@ -19,7 +19,9 @@ import pandas as pd
 
 from psymetrics_core.administer.answer_files import read_ratings
 from psymetrics_core.analysis import reliability
-from psymetrics_core.base.types import Instrument
+from psymetrics_core.base.errors import PsymError
+from psymetrics_core.base.types import Answer, Instrument
+from psymetrics_core.instruments.scoring import keyed_values, mrat_term
 
 if TYPE_CHECKING:
     from psymetrics_core.pluginsys.session import Session
@@ -69,7 +71,6 @@ def describe(values: pd.Series) -> dict[str, Any]:
 
 def _keyed(inst: Instrument, form: str, frame: pd.DataFrame) -> pd.DataFrame:
     """One row per (respondent, item, scale): the keyed value, MRAT-centred where the scale is."""
-    from psymetrics_core.instruments.scoring import keyed_values, mrat_term
 
     by_id = {it.id: it for it in inst.forms[form]}
     rows = []
@@ -92,7 +93,6 @@ def _keyed(inst: Instrument, form: str, frame: pd.DataFrame) -> pd.DataFrame:
 def _group_report(
     inst: Instrument, form: str, frame: pd.DataFrame, deletion: str, hook: Any
 ) -> dict[str, Any]:
-    from psymetrics_core.base.types import Answer
 
     respondents = list(dict.fromkeys(frame["respondent"]))
     score_rows = []
@@ -151,7 +151,6 @@ def analyze_responses(
 ) -> dict[str, Any]:
     """The report for a long-format response file, one section per ``group`` value (``task``
     and its scoring hooks from ``session``)."""
-    from psymetrics_core.base.errors import PsymError
 
     if deletion not in reliability.DELETION:
         raise PsymError(f"--deletion must be one of {', '.join(reliability.DELETION)}")

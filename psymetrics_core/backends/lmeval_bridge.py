@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 from psymetrics_core.backends.base import Backend, GenerationSettings, Reporter
@@ -42,7 +43,7 @@ class LMEvalBackend(Backend):
         os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
         try:
             import lm_eval.models  # noqa: F401  (fills the registry before any lookup)
-            from lm_eval.api.registry import get_model
+            from lm_eval.api.registry import get_model  # on demand: the [lm-eval] extra
         except ImportError as exc:
             raise BackendError(
                 f"--model lm-eval:{self.lm_name} needs lm-eval: "
@@ -76,7 +77,7 @@ class LMEvalBackend(Backend):
         progress: Reporter | None = None,
     ) -> list[Completion]:
         """One lm-eval ``loglikelihood`` request per (prompt, option); sums as lm-eval does."""
-        from lm_eval.api.instance import Instance
+        from lm_eval.api.instance import Instance  # on demand: the [lm-eval] extra
 
         lm = self._load()
         reqs: list[Any] = []
@@ -104,7 +105,7 @@ class LMEvalBackend(Backend):
         progress: Reporter | None = None,
     ) -> list[Completion]:
         """lm-eval ``generate_until`` with greedy or sampled decoding."""
-        from lm_eval.api.instance import Instance
+        from lm_eval.api.instance import Instance  # on demand: the [lm-eval] extra
 
         lm = self._load()
         kwargs: dict[str, Any] = {"until": [], "max_gen_toks": settings.max_new_tokens}
@@ -126,7 +127,6 @@ class LMEvalBackend(Backend):
 
     def identity(self) -> dict[str, Any]:
         """The lm-eval model name, its (redacted) arguments and lm-eval's version."""
-        from importlib.metadata import PackageNotFoundError, version
 
         try:
             lm_eval_version = version("lm-eval")
@@ -143,7 +143,7 @@ class LMEvalBackend(Backend):
 
 def _seed(seed: int) -> None:
     try:
-        import torch
+        import torch  # on demand: the [lm-eval] extra
 
         torch.manual_seed(seed)
     except ImportError:

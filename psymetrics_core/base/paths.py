@@ -9,6 +9,8 @@ import re
 import shutil
 from pathlib import Path
 
+import platformdirs
+
 __all__ = ["cache_dir", "models_dir", "stale_conversions", "remove_stale_conversions"]
 
 
@@ -17,7 +19,6 @@ def cache_dir() -> Path:
     env = os.environ.get("PSYM_CACHE_DIR")
     if env:
         return Path(env)
-    import platformdirs  # a small dependency, needed only when no PSYM_CACHE_DIR is set
 
     return Path(platformdirs.user_cache_dir("psymetrics"))
 

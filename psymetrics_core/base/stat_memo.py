@@ -13,6 +13,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from psymetrics_core.base.paths import cache_dir
+
 __all__ = ["stamp", "read_memo", "write_memo", "store_quietly"]
 
 
@@ -23,7 +25,6 @@ def stamp(path: Path) -> list[int]:
 
 
 def _memo_path(name: str) -> Path:
-    from psymetrics_core.base.paths import cache_dir
 
     return cache_dir() / name
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -199,13 +201,11 @@ class ImagePart:
     @property
     def sha256(self) -> str:
         """SHA-256 of the image bytes (what run records and cache keys carry)."""
-        import hashlib
 
         return hashlib.sha256(self.data).hexdigest()
 
     def data_url(self) -> str:
         """The image as a ``data:`` URL (base64), as OpenAI-compatible chat APIs take it."""
-        import base64
 
         return f"data:{self.mime};base64,{base64.b64encode(self.data).decode('ascii')}"
 

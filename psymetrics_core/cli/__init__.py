@@ -14,6 +14,7 @@ report.
 
 from __future__ import annotations
 
+import gc
 import importlib
 import os
 import sys
@@ -22,6 +23,8 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from psymetrics_core.base.errors import PsymError
+from psymetrics_core.pluginsys.failures import plugin_error
+from psymetrics_core.pluginsys.session import Session
 
 if TYPE_CHECKING:
     from psymetrics_core.pluginsys.session import Session
@@ -58,8 +61,6 @@ def session_of(ctx: click.Context) -> Session:
     plugins, loaded when a command first needs them."""
     root = ctx.find_root()
     if root.obj is None:
-        from psymetrics_core.pluginsys.session import Session
-
         root.obj = Session()
     session: Session = root.obj
     return session
@@ -96,7 +97,6 @@ class LazyGroup(click.Group):
         except Exception as exc:
             if ctx.obj is None or _debug():
                 raise  # no plugin was loaded, or the traceback is wanted
-            from psymetrics_core.pluginsys.failures import plugin_error
 
             failure = plugin_error(exc, ctx.obj)
             if failure is None:
@@ -127,7 +127,6 @@ def console_main() -> Any:
     objects left are frozen out of the garbage collector, so that leaving the process does
     not trace every object of the run again (a third of a second after a cached re-run; every
     file, response and record is closed and written before this point)."""
-    import gc
 
     # psymetrics' records use no pydantic plugins; finding them scans every installed
     # distribution's entry points (a tenth of a second in every command that validates a

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import click
 
+from psymetrics_core.analysis.outputs import analyze_runs, write_report
+from psymetrics_core.analysis.responses import analyze_responses
+from psymetrics_core.base.errors import PsymError
 from psymetrics_core.cli import session_of
+from psymetrics_core.cli.analyze_tables import print_report, print_responses_report
 from psymetrics_core.cli.console import print_json, stderr
 
 __all__ = ["analyze_cmd"]
@@ -14,7 +19,6 @@ __all__ = ["analyze_cmd"]
 
 def _fence_k(value: float) -> float:
     """``--fence-k``: Q1 - k*IQR .. Q3 + k*IQR needs a finite k >= 0 (else lower > upper)."""
-    import math
 
     if not math.isfinite(value) or value < 0:
         raise click.BadParameter(f"expected a finite number >= 0, got {value!r}")
@@ -114,17 +118,15 @@ def analyze_cmd(
     Plugins add sections for their own tasks (the projective tests: κ, DCR with direction and
     |μΔ| against the neutral cell, accuracy against --labels, two-judge agreement).
     """
-    from psymetrics_core.base.errors import PsymError
 
     try:
-        from psymetrics_core.analysis.outputs import analyze_runs, write_report
-        from psymetrics_core.analysis.responses import analyze_responses
+        pass
+        pass
     except ImportError as exc:
         raise PsymError(
             f"psym analyze needs the analysis extra ({exc.name} is missing): "
             "pip install 'psymetrics-core[analysis]'"
         ) from exc
-    from psymetrics_core.cli.analyze_tables import print_report, print_responses_report
 
     if responses is not None or task is not None:
         if run_dirs or responses is None or task is None:

@@ -7,6 +7,8 @@ from pathlib import Path
 import click
 
 from psymetrics_core.cli import session_of
+from psymetrics_core.study.batch import collect, status, submit
+from psymetrics_core.study.plan import read_plan
 
 _DIR = click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
 _PLAN = click.argument("plan_path", type=click.Path(dir_okay=False, exists=True, path_type=Path))
@@ -23,8 +25,6 @@ def batch_cmd() -> None:
 @click.pass_context
 def submit_cmd(ctx: click.Context, plan_path: Path, directory: Path) -> None:
     """Upload the plan's uncached requests and create a batch; state goes to DIRECTORY."""
-    from psymetrics_core.study.batch import submit
-    from psymetrics_core.study.plan import read_plan
 
     state = submit(read_plan(plan_path), directory, session_of(ctx))
     click.echo(f"batch {state.batch_id}: {state.requests} requests, {state.status}")
@@ -34,7 +34,6 @@ def submit_cmd(ctx: click.Context, plan_path: Path, directory: Path) -> None:
 @_DIR
 def status_cmd(directory: Path) -> None:
     """Ask the server how far the batch is."""
-    from psymetrics_core.study.batch import status
 
     state, info = status(directory)
     counts = info.get("request_counts") or {}
@@ -48,8 +47,6 @@ def status_cmd(directory: Path) -> None:
 @click.pass_context
 def collect_cmd(ctx: click.Context, plan_path: Path, directory: Path) -> None:
     """Download a completed batch into the response cache (then `psym run PLAN` is free)."""
-    from psymetrics_core.study.batch import collect
-    from psymetrics_core.study.plan import read_plan
 
     stored, failed = collect(read_plan(plan_path), directory, session_of(ctx))
     note = f"; {failed} failed (asked again online by `psym run`)" if failed else ""

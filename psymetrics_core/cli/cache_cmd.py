@@ -6,6 +6,9 @@ from pathlib import Path
 
 import click
 
+from psymetrics_core.backends.cache import ResponseCache, cache_path
+from psymetrics_core.backends.cache_transfer import export_cache, import_cache
+from psymetrics_core.base.paths import remove_stale_conversions, stale_conversions
 from psymetrics_core.cli.console import stdout, table
 
 
@@ -17,8 +20,6 @@ def cache_cmd() -> None:
 @cache_cmd.command("info")
 def info_cmd() -> None:
     """Where the cache is, how big, and how many responses per model."""
-    from psymetrics_core.backends.cache import ResponseCache
-    from psymetrics_core.base.paths import stale_conversions
 
     cache = ResponseCache()
     try:
@@ -44,8 +45,6 @@ def info_cmd() -> None:
 @click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
 def clear_cmd(yes: bool) -> None:
     """Delete every cached response and leftover model conversions (model copies are kept)."""
-    from psymetrics_core.backends.cache import ResponseCache, cache_path
-    from psymetrics_core.base.paths import remove_stale_conversions
 
     if not yes:
         click.confirm(f"delete all cached responses in {cache_path()}?", abort=True)
@@ -65,8 +64,6 @@ def clear_cmd(yes: bool) -> None:
 @click.option("--model", default=None, help="Only responses of this model label (`cache info`).")
 def export_cmd(path: Path, model: str | None) -> None:
     """Write stored responses to PATH (JSON lines; .gz compresses) for another machine."""
-    from psymetrics_core.backends.cache import ResponseCache
-    from psymetrics_core.backends.cache_transfer import export_cache
 
     cache = ResponseCache()
     try:
@@ -80,8 +77,6 @@ def export_cmd(path: Path, model: str | None) -> None:
 @click.argument("path", type=click.Path(dir_okay=False, exists=True, path_type=Path))
 def import_cmd(path: Path) -> None:
     """Add the responses of a `psym cache export` file (entries already here are kept)."""
-    from psymetrics_core.backends.cache import ResponseCache
-    from psymetrics_core.backends.cache_transfer import import_cache
 
     cache = ResponseCache()
     try:

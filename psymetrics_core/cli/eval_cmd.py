@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
+from psymetrics_core.administer.config import RunConfig
+from psymetrics_core.administer.options import parse_task_args
+from psymetrics_core.administer.preflight import check_label
+from psymetrics_core.administer.runner import evaluate
 from psymetrics_core.cli import session_of
 from psymetrics_core.cli.console import fmt, print_json, progress_bar, stderr, stdout, table
+from psymetrics_core.instruments.indicators import warnings_of
+from psymetrics_core.instruments.item_texts import parse_items_option
+from psymetrics_core.instruments.norms import parse_norm_group_option
+from psymetrics_core.records.rundir import claim_run_dir
 
 if TYPE_CHECKING:
     from psymetrics_core.administer.config import RunConfig
@@ -152,10 +161,6 @@ if TYPE_CHECKING:
 @click.pass_context
 def eval_cmd(ctx: click.Context, tasks: str, as_json: bool, **opts: Any) -> None:
     """Administer instruments to a model and report scale scores with parse rates."""
-    from datetime import datetime
-
-    from psymetrics_core.administer.runner import evaluate
-    from psymetrics_core.records.rundir import claim_run_dir
 
     output: Path = opts["output"] or _fresh_dir(
         Path("psym-results") / datetime.now().strftime("%Y%m%d-%H%M%S")
@@ -189,10 +194,6 @@ def eval_cmd(ctx: click.Context, tasks: str, as_json: bool, **opts: Any) -> None
 def run_config(task_list: list[str], session: Session, **opts: Any) -> RunConfig:
     """The ``RunConfig`` of ``psym eval``'s options (``opts``: click's parameters but --tasks
     and --json): the run records its ``--label`` (default: the model) and its provenance."""
-    from psymetrics_core.administer.config import RunConfig
-    from psymetrics_core.administer.options import parse_task_args
-    from psymetrics_core.instruments.item_texts import parse_items_option
-    from psymetrics_core.instruments.norms import parse_norm_group_option
 
     task_options = parse_task_args(
         opts.pop("task_args"), task_list, opts.pop("data"), session=session
@@ -210,7 +211,6 @@ def run_config(task_list: list[str], session: Session, **opts: Any) -> RunConfig
 
 def _label(value: str | None) -> str | None:
     """``--label``, checked before anything runs (``preflight.check_label``)."""
-    from psymetrics_core.administer.preflight import check_label
 
     return None if value is None else check_label(value)
 
@@ -317,7 +317,6 @@ _SHORT = {
 
 def _print_indicators(results: dict[str, Any]) -> None:
     """Validity indicators of each questionnaire task, then one warning line per fired one."""
-    from psymetrics_core.instruments.indicators import warnings_of
 
     rows = [(task, e["indicators"]) for task, e in results["tasks"].items() if e.get("indicators")]
     if not rows:

@@ -8,6 +8,8 @@ import click
 
 from psymetrics_core.cli import session_of
 from psymetrics_core.cli.console import stderr, stdout
+from psymetrics_core.export import export_lm_eval
+from psymetrics_core.export.tidy import export_table
 
 
 @click.group("export")
@@ -34,7 +36,6 @@ def export_cmd() -> None:
 @click.pass_context
 def lm_eval_cmd(ctx: click.Context, tasks: tuple[str, ...], output: Path) -> None:
     """Write psym_<task> (logprob) and psym_<task>_gen (generate) lm-eval tasks."""
-    from psymetrics_core.export import export_lm_eval
 
     ids = [t.strip() for chunk in tasks for t in chunk.split(",") if t.strip()]
     report = export_lm_eval(output, ids or None, session=session_of(ctx))
@@ -67,7 +68,6 @@ def _tidy_command(table: str, what: str) -> click.Command:
         help="File to write.",
     )
     def cmd(run_dirs: tuple[Path, ...], fmt: str | None, output: Path) -> None:
-        from psymetrics_core.export.tidy import export_table
 
         chosen = fmt or ("parquet" if output.suffix == ".parquet" else "csv")
         out, n = export_table(table, list(run_dirs), chosen, output)

@@ -6,6 +6,9 @@ from pathlib import Path
 
 import click
 
+from psymetrics_core.instruments.psychobench import import_psychobench
+from psymetrics_core.instruments.spec import load_instrument
+
 
 @click.group("import")
 def import_cmd() -> None:
@@ -23,8 +26,6 @@ def import_cmd() -> None:
 @click.option("--prefix", default="pbi-", show_default=True, help="Prefix of the task ids.")
 def psychobench_cmd(path: Path, output: Path, prefix: str) -> None:
     """Convert a PsychoBench questionnaires.json (items, keys, norms) and report the fixes."""
-    from psymetrics_core.instruments.psychobench import import_psychobench
-    from psymetrics_core.instruments.spec import load_instrument
 
     report = import_psychobench(path, output, prefix)
     for folder in report.written:

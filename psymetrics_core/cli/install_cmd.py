@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from psymetrics_core.base.errors import PsymError
+from psymetrics_core.pluginsys.catalogue import find_entry, install, install_command
 
 
 @click.command("install")
@@ -30,7 +31,6 @@ def install_cmd(
     NAME is a catalogue name, distribution or task id (`psym plugins available` lists them).
     Naming an index installs from it even inside a checkout.
     """
-    from psymetrics_core.pluginsys.catalogue import find_entry, install, install_command
 
     if dry_run:
         entry = find_entry(name)

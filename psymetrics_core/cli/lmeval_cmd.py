@@ -7,6 +7,7 @@ import sys
 import click
 
 from psymetrics_core.cli import session_of
+from psymetrics_core.export.lm_eval_cli import run_lm_eval
 
 
 @click.command(
@@ -22,6 +23,5 @@ def lmeval_cmd(ctx: click.Context, args: tuple[str, ...]) -> None:
     All arguments go to lm_eval unchanged (e.g. --model hf --model_args ... --tasks psym_bfi
     --apply_chat_template); an --include_path of your own is kept and searched after ours.
     """
-    from psymetrics_core.export.lm_eval_cli import run_lm_eval
 
     sys.exit(run_lm_eval(list(args), session_of(ctx)))

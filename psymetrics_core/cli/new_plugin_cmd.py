@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from psymetrics_core.cli.console import stdout
+from psymetrics_core.pluginsys.kit import new_plugin
 
 
 @click.command("new-plugin")
@@ -20,7 +21,6 @@ from psymetrics_core.cli.console import stdout
 )
 def new_plugin_cmd(name: str, directory: Path) -> None:
     """Write an installable, tested plugin for task NAME (pyproject.toml, instrument YAML + CSV)."""
-    from psymetrics_core.pluginsys.kit import new_plugin
 
     root = new_plugin(name, directory)
     stdout.print(f"created {root}", markup=False)

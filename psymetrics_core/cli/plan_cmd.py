@@ -6,8 +6,18 @@ from pathlib import Path
 
 import click
 
+from psymetrics_core.administer.options import parse_task_args
+from psymetrics_core.backends.base import parse_model_args
+from psymetrics_core.base.errors import PsymError
 from psymetrics_core.cli import session_of
 from psymetrics_core.cli.console import progress_bar, stderr
+from psymetrics_core.cli.eval_cmd import eval_cmd
+from psymetrics_core.instruments.item_texts import parse_items_option
+from psymetrics_core.instruments.norms import parse_norm_group_option
+from psymetrics_core.study.executor import run_sharded
+from psymetrics_core.study.merge import merge_runs
+from psymetrics_core.study.plan import PlanSettings, build_plan, parse_shard, read_plan, write_plan
+from psymetrics_core.study.shard import run_plan
 
 # the `psym eval` options a plan records (same names, same help)
 _PLAN_OPTIONS = (
@@ -18,7 +28,6 @@ _PLAN_OPTIONS = (
 
 
 def _eval_params() -> list[click.Parameter]:
-    from psymetrics_core.cli.eval_cmd import eval_cmd
 
     return [p for p in eval_cmd.params if p.name in _PLAN_OPTIONS]
 
@@ -60,11 +69,6 @@ def plan_cmd(
 
     Takes the options of `psym eval`; run the plan with `psym run PLAN [--shard i/N]`.
     """
-    from psymetrics_core.administer.options import parse_task_args
-    from psymetrics_core.backends.base import parse_model_args
-    from psymetrics_core.instruments.item_texts import parse_items_option
-    from psymetrics_core.instruments.norms import parse_norm_group_option
-    from psymetrics_core.study.plan import PlanSettings, build_plan, write_plan
 
     session = session_of(ctx)
     task_list = [t.strip() for t in tasks.split(",") if t.strip()]
@@ -139,14 +143,11 @@ def run_cmd(
 
     Running a killed shard again resumes it: finished responses come from the response cache.
     """
-    from psymetrics_core.base.errors import PsymError
-    from psymetrics_core.study.plan import parse_shard, read_plan
 
     plan = read_plan(plan_path)
     if executor != "local" or shards:
         if shard:
             raise PsymError("--shard runs one shard here; --shards/--executor run them all")
-        from psymetrics_core.study.executor import run_sharded
 
         report = run_sharded(
             plan, output, shards or 2, session=session_of(ctx), executor=executor,
@@ -157,7 +158,6 @@ def run_cmd(
             f"({report.samples} samples)"
         )
         return
-    from psymetrics_core.study.shard import run_plan
 
     index, count = parse_shard(shard) if shard else (1, 1)
     with progress_bar() as bar:
@@ -190,7 +190,6 @@ def run_cmd(
 @click.pass_context
 def merge_cmd(ctx: click.Context, dirs: tuple[Path, ...], output: Path, overwrite: bool) -> None:
     """Merge the shard directories of one plan into one run directory."""
-    from psymetrics_core.study.merge import merge_runs
 
     report = merge_runs(list(dirs), output, session_of(ctx), overwrite=overwrite)
     stderr.print(

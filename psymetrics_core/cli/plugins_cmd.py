@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from importlib import metadata
 from typing import Any
 
 import click
 
 from psymetrics_core.cli import session_of
 from psymetrics_core.cli.console import print_json, stdout, table
+from psymetrics_core.pluginsys.catalogue import catalogue
 
 
 @click.group("plugins", invoke_without_command=True)
@@ -68,9 +70,6 @@ def plugins_cmd(ctx: click.Context, as_json: bool, show_all: bool) -> None:
 @click.option("--json", "as_json", is_flag=True)
 def available_cmd(as_json: bool) -> None:
     """Every plugin in the catalogue (registry/plugins.yaml), installed or not."""
-    from importlib import metadata
-
-    from psymetrics_core.pluginsys.catalogue import catalogue
 
     rows: list[dict[str, Any]] = []
     for e in catalogue():

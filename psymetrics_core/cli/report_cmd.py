@@ -6,11 +6,12 @@ from pathlib import Path
 
 import click
 
+from psymetrics_core.administer.preflight import check_label
 from psymetrics_core.cli.console import stderr
+from psymetrics_core.report import write_report
 
 
 def _check_label(value: str) -> str:
-    from psymetrics_core.administer.preflight import check_label
 
     return check_label(value)
 
@@ -35,7 +36,6 @@ def _check_label(value: str) -> str:
 )
 def report_cmd(run_dirs: tuple[Path, ...], output: Path, labels: tuple[str, ...]) -> None:
     """Write one HTML file (no network requests, same runs = same bytes) comparing RUN_DIRS."""
-    from psymetrics_core.report import write_report
 
     out = write_report(list(run_dirs), output, labels)
     stderr.print(f"report: {out} ({out.stat().st_size // 1024} KiB)", markup=False)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import click
 
 from psymetrics_core.cli.console import print_json
+from psymetrics_core.instruments.schema import InstrumentSpec
+from psymetrics_core.records import json_schema
 
 __all__ = ["schema_cmd"]
 
@@ -15,10 +17,6 @@ def schema_cmd(record: str) -> None:
     """Print the JSON Schema of results.json, a samples.jsonl or judge.jsonl line, or an
     instrument.yaml spec."""
     if record == "instrument":
-        from psymetrics_core.instruments.schema import InstrumentSpec
-
         print_json(InstrumentSpec.model_json_schema())
     else:
-        from psymetrics_core.records import json_schema
-
         print_json(json_schema(record))

@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING
 
 import click
 
+from psymetrics_core.administer.answers import score_answers
+from psymetrics_core.administer.options import parse_task_args
 from psymetrics_core.cli import session_of
 from psymetrics_core.cli.console import fmt, print_json, stdout, table
 
@@ -52,8 +54,6 @@ def score_cmd(
     as_json: bool,
 ) -> None:
     """Score human data, earlier model answers or existing generations per respondent."""
-    from psymetrics_core.administer.answers import score_answers
-    from psymetrics_core.administer.options import parse_task_args
 
     session = session_of(ctx)
     scored = score_answers(

@@ -6,6 +6,8 @@ from typing import TYPE_CHECKING
 
 import click
 
+from psymetrics_core.administer.describe import describe_task
+from psymetrics_core.administer.options import parse_task_args
 from psymetrics_core.cli import session_of
 from psymetrics_core.cli.console import print_json, stdout, table
 
@@ -24,8 +26,6 @@ def show_cmd(
     ctx: click.Context, task: str, task_args: tuple[str, ...], data: tuple[str, ...], as_json: bool
 ) -> None:
     """Show a task's scales, items, reverse keying, citation and licence status."""
-    from psymetrics_core.administer.describe import describe_task
-    from psymetrics_core.administer.options import parse_task_args
 
     session = session_of(ctx)
     desc = describe_task(task, session, parse_task_args(task_args, [task], data, session=session))

@@ -6,8 +6,13 @@ from pathlib import Path
 
 import click
 
+from psymetrics_core.administer.preflight import check_parser
+from psymetrics_core.base.errors import SpecError
+from psymetrics_core.base.reading import load_yaml
 from psymetrics_core.cli import session_of
 from psymetrics_core.cli.console import stdout
+from psymetrics_core.instruments.spec import find_spec_file, load_instrument
+from psymetrics_core.pluginsys.kit import placeholders
 
 
 @click.command("validate")
@@ -19,11 +24,6 @@ def validate_cmd(ctx: click.Context, path: Path) -> None:
     Also fails on the plugin kit's REPLACE markers left in the citation, licence, item source
     or a norm group's source: a published plugin must say where its items come from.
     """
-    from psymetrics_core.administer.preflight import check_parser
-    from psymetrics_core.base.errors import SpecError
-    from psymetrics_core.base.reading import load_yaml
-    from psymetrics_core.instruments.spec import find_spec_file, load_instrument
-    from psymetrics_core.pluginsys.kit import placeholders
 
     inst = load_instrument(path)
     check_parser(inst, session_of(ctx))

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from psymetrics_core.analysis.ecological import ecological_validity
 from psymetrics_core.cli.console import fmt, print_json, stderr, stdout, table
 
 
@@ -34,7 +35,6 @@ def validity_cmd(
     as_json: bool,
 ) -> None:
     """Spearman's rho between each questionnaire score and its behaviour score across models."""
-    from psymetrics_core.analysis.ecological import ecological_validity
 
     rep = ecological_validity(run_dirs, output, pairs=pairs, exclude=exclude)
     if as_json:

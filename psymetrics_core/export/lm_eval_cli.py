@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import subprocess
 import sys
 import tempfile
@@ -10,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from psymetrics_core.base.errors import PsymError
+from psymetrics_core.export.lm_eval_tasks import export_lm_eval
 
 if TYPE_CHECKING:
     from psymetrics_core.pluginsys.session import Session
@@ -42,9 +44,6 @@ def run_lm_eval(args: Sequence[str], session: Session) -> int:
     Returns lm_eval's exit status. Needs lm-eval installed
     (``pip install 'psymetrics-core[lm-eval]'``).
     """
-    import importlib.util
-
-    from psymetrics_core.export.lm_eval_tasks import export_lm_eval
 
     if importlib.util.find_spec("lm_eval") is None:
         raise PsymError("lm-eval is not installed: pip install 'psymetrics-core[lm-eval]'")

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.types import Answer, Completion, Instrument, Item, Prompt
+from psymetrics_core.pluginsys.session import Session
 
 if TYPE_CHECKING:
     from psymetrics_core.pluginsys.session import Session
@@ -45,7 +46,6 @@ REFUSED = "[refused]"
 @functools.cache
 def _own_session() -> Session:
     """The session of an lm-eval process: the installed plugins, loaded once."""
-    from psymetrics_core.pluginsys.session import Session
 
     return Session()
 
@@ -115,7 +115,7 @@ def load_docs(psym_task: str, psym_form: str = "original", **_metadata: Any) -> 
     lm-eval passes the task's metadata (model args, versions) as keyword arguments too;
     they are ignored.
     """
-    import datasets
+    import datasets  # on demand: the [lm-eval] extra
 
     return {"test": datasets.Dataset.from_list(item_docs(psym_task, psym_form))}
 

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.types import Instrument
+from psymetrics_core.export.lm_eval_runtime import decomposable, item_docs
 from psymetrics_core.pluginsys.failures import PluginHookError, plugin_error
 
 if TYPE_CHECKING:
@@ -68,7 +69,6 @@ def _q(text: str) -> str:
 def exportable(inst: Instrument, session: Session, form: str = "original") -> str | None:
     """Why ``inst`` (a task of ``session``) cannot be exported as lm-eval tasks, or None if
     it can."""
-    from psymetrics_core.export.lm_eval_runtime import item_docs
 
     kind = str(inst.extra.get("kind", "questionnaire"))
     if kind != "questionnaire":
@@ -98,7 +98,6 @@ def exportable(inst: Instrument, session: Session, form: str = "original") -> st
 
 
 def _metric_lines(inst: Instrument, extra: Sequence[str] = ()) -> list[str]:
-    from psymetrics_core.export.lm_eval_runtime import decomposable
 
     lines = ["metric_list:"]
     for name, sdef in inst.scales.items():
@@ -239,7 +238,6 @@ def export_lm_eval(
         if reason:
             report.skipped[inst.id] = reason
             continue
-        from psymetrics_core.export.lm_eval_runtime import item_docs
 
         has_system = any(d["system"] for d in item_docs(inst.id, form, session))
         folder = out / f"psym_{inst.id}"

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from psymetrics_core.base.errors import PsymError
+from psymetrics_core.records.read import load_run_data
 
 __all__ = ["TABLES", "FORMATS", "scores_table", "samples_table", "judge_table", "export_table"]
 
@@ -45,7 +46,7 @@ JUDGE_SCHEMA: dict[str, str] = {
 
 
 def _polars_schema(schema: dict[str, str]) -> dict[str, Any]:
-    import polars as pl
+    import polars as pl  # on demand: the [analysis] extra
 
     types = {"str": pl.Utf8, "int": pl.Int64, "float": pl.Float64, "bool": pl.Boolean}
     return {k: types[v] for k, v in schema.items()}
@@ -62,7 +63,6 @@ def _int(x: Any) -> int | None:
 
 
 def _runs(paths: Sequence[str | Path]) -> list[Any]:
-    from psymetrics_core.records.read import load_run_data
 
     if not paths:
         raise PsymError("give at least one run directory")
@@ -75,7 +75,7 @@ def _label(run: Any) -> str:
 
 def scores_table(paths: Sequence[str | Path]) -> Any:
     """Scale scores of every (condition, repeat) administration of every task."""
-    import polars as pl
+    import polars as pl  # on demand: the [analysis] extra
 
     rows = []
     for r in _runs(paths):
@@ -113,7 +113,7 @@ def scores_table(paths: Sequence[str | Path]) -> Any:
 
 def samples_table(paths: Sequence[str | Path]) -> Any:
     """One row per administered prompt (samples.jsonl, flattened)."""
-    import polars as pl
+    import polars as pl  # on demand: the [analysis] extra
 
     rows = []
     for r in _runs(paths):
@@ -146,7 +146,7 @@ def samples_table(paths: Sequence[str | Path]) -> Any:
 
 def judge_table(paths: Sequence[str | Path]) -> Any:
     """One row per judge-model call (judge.jsonl, flattened)."""
-    import polars as pl
+    import polars as pl  # on demand: the [analysis] extra
 
     rows = []
     for r in _runs(paths):

@@ -6,6 +6,7 @@ keying). The user gives a CSV with columns ``id,text`` (``psym eval --items TASK
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -107,8 +108,6 @@ def check_item_files(tasks: Sequence[str], item_files: Mapping[str, object] | No
     for key in item_files or {}:
         task = key.partition(":")[0]
         if task not in tasks:
-            import difflib
-
             close = difflib.get_close_matches(task, list(tasks), n=1)
             hint = f"; did you mean '{close[0]}'?" if close else ""
             raise PsymError(

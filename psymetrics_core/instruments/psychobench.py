@@ -13,6 +13,8 @@ corrected; scales without categories (16P) are skipped.
 from __future__ import annotations
 
 import csv
+import difflib
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -297,7 +299,6 @@ _FIELDS = (
 
 def _check_fields(obj: dict[str, Any], src: Path, where: str) -> None:
     """A misspelt known field (e.g. 'catagories') is an error, not a silently skipped scale."""
-    import difflib
 
     for key in obj:
         if key in _FIELDS:
@@ -322,7 +323,6 @@ def _reverse_ids(raw: Any, src: Path, where: str) -> set[str]:
 
 
 def _finite(x: Any) -> TypeGuard[float]:
-    import math
 
     return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
 

@@ -14,6 +14,7 @@ answer contributes to the respondent's mean rating, and analyses centre from tho
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from psymetrics_core.base.errors import SpecError
@@ -69,7 +70,6 @@ def check_scale_rescales(
     rscales: dict[str, ResponseScale],
 ) -> dict[str, ScaleDef]:
     """``scales`` with each per-scale ``rescale`` parsed against its item's response scale."""
-    from dataclasses import replace
 
     by_id = {it.id: it for it in items}
     out = dict(scales)

@@ -11,12 +11,16 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import jinja2
+
 from psymetrics_core.base.errors import SpecError
 from psymetrics_core.base.reading import load_yaml, read_csv
 from psymetrics_core.base.types import Instrument, Item, Option, ResponseScale, ScaleDef
 from psymetrics_core.base.versions import SPEC_SCHEMA_VERSION
 from psymetrics_core.instruments.norms import parse_norms
+from psymetrics_core.instruments.schema import validate_row, validate_spec
 from psymetrics_core.instruments.scoring import check_scale_rescales, item_rescale
+from psymetrics_core.instruments.template import compiled_template
 
 __all__ = ["load_instrument", "DEFAULT_TEMPLATE", "SCHEMA_VERSION", "find_spec_file"]
 
@@ -71,7 +75,6 @@ def load_instrument(path: str | Path, reuse: bool = False) -> Instrument:
 
 def _build(path: Path, raw: dict[str, Any]) -> Instrument:
     """The Instrument of a parsed spec, validated by ``records.instrument.InstrumentSpec``."""
-    from psymetrics_core.instruments.schema import validate_spec
 
     spec = validate_spec(path, raw)
     rscales = {
@@ -175,7 +178,6 @@ def _item(
     texts_required: bool = True,
 ) -> Item:
     """One CSV row, typed by ``records.instrument.ItemRow``, checked against the spec."""
-    from psymetrics_core.instruments.schema import validate_row
 
     r = validate_row(csv_path, lineno, row)
     if r.id in seen:
@@ -239,9 +241,6 @@ def _check_forms_agree(path: Path, forms: dict[str, list[Item]]) -> None:
 
 
 def _check_template(path: Path, template: str) -> None:
-    import jinja2
-
-    from psymetrics_core.instruments.template import compiled_template
 
     try:
         compiled_template(template)  # compiled once: rendering the prompts reuses it

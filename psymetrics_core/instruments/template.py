@@ -5,6 +5,8 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+import jinja2
+
 if TYPE_CHECKING:
     import jinja2
 
@@ -15,7 +17,6 @@ __all__ = ["compiled_template"]
 def compiled_template(source: str) -> jinja2.Template:
     """``source`` compiled as prompts are rendered (strict undefined variables), once per
     process; a syntax error raises ``jinja2.TemplateSyntaxError``."""
-    import jinja2  # here: commands that render no prompt (merge, list, report) skip it
 
     env = jinja2.Environment(
         undefined=jinja2.StrictUndefined, keep_trailing_newline=False, autoescape=False

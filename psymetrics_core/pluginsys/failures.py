@@ -14,6 +14,7 @@ instrument (``psym export lm-eval``) skip the failing one with that line as the 
 
 from __future__ import annotations
 
+import importlib.metadata as md
 import sys
 from types import TracebackType
 from typing import Any
@@ -58,7 +59,6 @@ def _distribution(module: str, name: str, session: Any) -> str:
     for rec in getattr(session, "records", None) or []:  # the entry point's own distribution
         if rec.name == name and rec.distribution:
             return f"{rec.distribution} {rec.version}" if rec.version else str(rec.distribution)
-    import importlib.metadata as md  # only when a plugin failed: it reads every distribution
 
     names = md.packages_distributions().get(module.split(".")[0], [])
     if not names:

@@ -7,6 +7,7 @@ result; nothing here holds state.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -57,7 +58,6 @@ _HOOK_ERRORS = (Exception, SystemExit, KeyboardInterrupt)
 
 def _warn(message: str) -> None:
     """Report a registration problem in one line on stderr (the registry is built once)."""
-    import sys
 
     print(f"psym: {message}", file=sys.stderr)
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from psymetrics_core.base.errors import PsymError
+from psymetrics_core.base.reading import load_yaml
 from psymetrics_core.base.stat_memo import read_memo, write_memo
 
 __all__ = ["command_line", "git_commit", "sha256_file", "file_records", "run_provenance"]
@@ -121,8 +122,6 @@ def _spec_files(spec: Path, form_files: Mapping[str, str]) -> list[Path]:
     if form_files:
         return files + [spec.parent / rel for rel in form_files.values()]
     try:
-        from psymetrics_core.base.reading import load_yaml
-
         forms = (load_yaml(spec) or {}).get("forms") or {}
     except (OSError, ValueError, AttributeError, PsymError):
         return files

@@ -22,6 +22,7 @@ from pydantic import BaseModel, Field, ValidationError
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.models import Open
 from psymetrics_core.base.reading import load_json, parse_json, read_lines
+from psymetrics_core.records.results import ResultsRecord
 from psymetrics_core.records.samples import JudgeRecord, SampleRecord
 
 __all__ = ["read_results", "iter_records", "field_error", "RunData", "load_run_data", "PANEL_FILES"]
@@ -96,7 +97,6 @@ def read_results(path: str | Path, *, schema: bool = False) -> dict[str, Any]:
         raise PsymError(f"{f}: expected a JSON object (a psym eval results.json)")
     if not isinstance(data.get("tasks"), dict):
         raise PsymError(f"{f}: not a psym results file (no 'tasks' object)")
-    from psymetrics_core.records.results import ResultsRecord
 
     try:
         (ResultsRecord if schema else _ScoredResults).model_validate(data)

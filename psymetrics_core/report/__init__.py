@@ -12,9 +12,15 @@ from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 
+import jinja2
+from markupsafe import Markup, escape
+
+from psymetrics_core import __version__
 from psymetrics_core.base.errors import PsymError
+from psymetrics_core.instruments.indicators import THRESHOLDS
 from psymetrics_core.records.read import RunData, load_run_data
 from psymetrics_core.report.figures import Figure
+from psymetrics_core.report.sections import build_context
 
 __all__ = ["build_report", "write_report", "load_runs_for_report"]
 
@@ -24,7 +30,6 @@ def _read(name: str) -> str:
 
 
 def _figure(f: Figure) -> str:
-    from markupsafe import Markup, escape
 
     return Markup(
         f'<figure class="chart"><div role="img" aria-label="{escape(f.alt)}">{f.svg}</div>'
@@ -49,11 +54,6 @@ def load_runs_for_report(paths: Sequence[str | Path], labels: Sequence[str] = ()
 
 def build_report(runs: Sequence[RunData]) -> str:
     """The report page for ``runs`` as a string."""
-    import jinja2
-
-    from psymetrics_core import __version__
-    from psymetrics_core.instruments.indicators import THRESHOLDS
-    from psymetrics_core.report.sections import build_context
 
     env = jinja2.Environment(
         loader=jinja2.FunctionLoader(lambda name: _read(name)),
@@ -74,7 +74,6 @@ def build_report(runs: Sequence[RunData]) -> str:
 
 
 def _markup(text: str) -> str:
-    from markupsafe import Markup
 
     return Markup(text)
 

@@ -29,7 +29,7 @@ def _interval(values: Sequence[float]) -> tuple[float, float | None, float | Non
     m = sum(values) / n
     if n < 2:
         return m, None, None
-    from scipy import stats
+    from scipy import stats  # on demand: the [analysis] extra
 
     sd = math.sqrt(sum((v - m) ** 2 for v in values) / (n - 1))
     h = float(stats.t.ppf(0.975, n - 1)) * sd / math.sqrt(n)
@@ -221,7 +221,7 @@ def _welch(a: Sequence[float], b: Sequence[float]) -> tuple[float, float | None,
     se = math.sqrt(va + vb)
     if se == 0:  # no spread between repeats: the interval is undefined, not zero-width
         return d, None, None
-    from scipy import stats
+    from scipy import stats  # on demand: the [analysis] extra
 
     df = (va + vb) ** 2 / (va**2 / (len(a) - 1) + vb**2 / (len(b) - 1))
     h = float(stats.t.ppf(0.975, df)) * se

@@ -29,10 +29,10 @@ class Figure:
 
 
 def _plt() -> Any:
-    import matplotlib
+    import matplotlib  # on demand: the [analysis] extra
 
     matplotlib.use("Agg", force=True)
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # on demand: the [analysis] extra
 
     plt.rcParams.update(
         {
@@ -129,7 +129,7 @@ def distribution_figure(
     plt = _plt()
     n = len(items)
     fig, ax = plt.subplots(figsize=(1.6 + 0.55 * len(codes), 0.9 + 0.17 * n))
-    import numpy as np
+    import numpy as np  # on demand: the [analysis] extra
 
     data = np.asarray(shares, dtype=float).reshape(n, len(codes))
     im = ax.imshow(data, aspect="auto", cmap="Blues", vmin=0, vmax=1, interpolation="nearest")

@@ -6,6 +6,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from psymetrics_core.analysis.report import analyze
+from psymetrics_core.base.errors import PsymError
+from psymetrics_core.instruments.indicators import THRESHOLDS, warnings_of
 from psymetrics_core.records.read import PANEL_FILES, RunData
 from psymetrics_core.report.values import cell, fmt, is_questionnaire, num, scale_order, task_order
 
@@ -71,7 +74,6 @@ def eval_table(runs: Sequence[RunData]) -> list[dict[str, Any]]:
 
 def indicator_rows(runs: Sequence[RunData]) -> list[dict[str, Any]]:
     """Validity indicators of every (run, task) that has them, with warning lines."""
-    from psymetrics_core.instruments.indicators import THRESHOLDS, warnings_of
 
     out = []
     present = [
@@ -104,8 +106,6 @@ def indicator_rows(runs: Sequence[RunData]) -> list[dict[str, Any]]:
 
 def analysis_tables(runs: Sequence[RunData]) -> dict[str, Any]:
     """Reliability (α, ω, ICC) and response styles from ``psym analyze``'s functions."""
-    from psymetrics_core.analysis.report import analyze
-    from psymetrics_core.base.errors import PsymError
 
     rel, styles, notes = [], [], []
     q_runs = [r for r in runs if any(is_questionnaire(e) for e in r.tasks.values())]

@@ -22,7 +22,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from psymetrics_core.administer.runner import evaluate
 from psymetrics_core.backends.base import Backend, GenerationSettings, Reporter, as_backend
+from psymetrics_core.backends.cache import ResponseCache, model_identity, request_key
+from psymetrics_core.backends.openai_chat import _options_from_top
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.types import Completion, Prompt
 from psymetrics_core.study.plan import Plan
@@ -141,8 +144,6 @@ def plan_requests(
 ) -> tuple[Any, list[tuple[str, Prompt, GenerationSettings]]]:
     """The backend and every (cache key, prompt, settings) of ``plan``, each key once (run
     with the plugins of ``session``)."""
-    from psymetrics_core.administer.runner import evaluate
-    from psymetrics_core.backends.cache import model_identity, request_key
 
     be = _backend(plan, session)
     rec = _Recorder(be)
@@ -197,7 +198,6 @@ def _json(blob: bytes, what: str) -> dict[str, Any]:
 
 def submit(plan: Plan, directory: Path, session: Session) -> BatchState:
     """Write, upload and create the batch of ``plan``'s uncached requests."""
-    from psymetrics_core.backends.cache import ResponseCache
 
     directory = Path(directory)
     if (directory / STATE_FILE).exists():
@@ -265,7 +265,6 @@ def status(directory: Path) -> tuple[BatchState, dict[str, Any]]:
 
 
 def _completion(prompt: Prompt, settings: GenerationSettings, body: dict[str, Any]) -> Completion:
-    from psymetrics_core.backends.openai_chat import _options_from_top
 
     choices = body.get("choices") or []
     if not choices:
@@ -282,7 +281,6 @@ def _completion(prompt: Prompt, settings: GenerationSettings, body: dict[str, An
 
 def collect(plan: Plan, directory: Path, session: Session) -> tuple[int, int]:
     """Store a completed batch's responses in the cache; returns (stored, failed)."""
-    from psymetrics_core.backends.cache import ResponseCache
 
     state, info = status(directory)
     if state.plan != plan.hash:

@@ -8,12 +8,16 @@ tasks; a shard is ``psymetrics_core.study.shard.run_plan`` on one worker.
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from psymetrics_core.base.errors import PsymError
+from psymetrics_core.pluginsys.session import Session
 from psymetrics_core.study.merge import MergeReport, merge_runs
 from psymetrics_core.study.plan import Plan
+from psymetrics_core.study.shard import run_plan
 
 if TYPE_CHECKING:
     from psymetrics_core.pluginsys.session import Session
@@ -33,8 +37,6 @@ def run_shard_task(
 ) -> str:
     """One shard on a worker (a top-level function, so workers can unpickle it); a worker
     process builds its own session of the installed plugins."""
-    from psymetrics_core.pluginsys.session import Session
-    from psymetrics_core.study.shard import run_plan
 
     session = session if session is not None else Session()
     run_plan(plan, Path(output), (index, count), session=session, **options)
@@ -74,8 +76,6 @@ def run_sharded(
 
 
 def _merge_into(dirs: list[Path], output: Path, session: Session) -> MergeReport:
-    import shutil
-    import tempfile
 
     tmp = Path(tempfile.mkdtemp(prefix=".merge-", dir=output))
     try:
@@ -91,7 +91,7 @@ def _run_dask(
     plan: Plan, dirs: list[Path], shards: int, scheduler: str | None, options: dict[str, Any]
 ) -> None:
     try:
-        from dask.distributed import Client, LocalCluster
+        from dask.distributed import Client, LocalCluster  # on demand: the [dask] extra
     except ImportError:
         raise PsymError(
             "--executor dask needs Dask: pip install 'psymetrics-core[dask]' (dask[distributed])"

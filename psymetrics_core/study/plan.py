@@ -16,9 +16,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from psymetrics_core import __version__
+from psymetrics_core.administer.conditions import cells_for
 from psymetrics_core.administer.config import RunConfig
 from psymetrics_core.backends.cache import _VOLATILE
 from psymetrics_core.base.errors import PsymError
+from psymetrics_core.records.writer import redact
 
 if TYPE_CHECKING:
     from psymetrics_core.pluginsys.session import Session
@@ -151,9 +154,6 @@ def _file_digest(path: str) -> str:
 def build_plan(settings: PlanSettings, session: Session) -> Plan:
     """Validate ``settings`` like ``psym eval`` would (with the plugins of ``session``) and list
     the units in run order."""
-    from psymetrics_core import __version__
-    from psymetrics_core.administer.conditions import cells_for
-    from psymetrics_core.records.writer import redact
 
     if not settings.tasks:
         raise PsymError("no tasks given")

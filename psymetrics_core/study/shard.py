@@ -13,8 +13,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from psymetrics_core.administer.runner import evaluate
 from psymetrics_core.backends.base import Reporter
 from psymetrics_core.base.errors import PsymError
+from psymetrics_core.records.rundir import LOCK_NAME, ensure_run_dir
 from psymetrics_core.study.plan import Plan, build_plan, write_plan
 
 if TYPE_CHECKING:
@@ -81,8 +83,6 @@ def run_plan(
     ``output`` is locked for the run (``rundir.ensure_run_dir``), so two runs of one shard
     directory do not interleave.
     """
-    from psymetrics_core.administer.runner import evaluate
-    from psymetrics_core.records.rundir import LOCK_NAME, ensure_run_dir
 
     index, count = shard
     units = plan.shard(index, count)

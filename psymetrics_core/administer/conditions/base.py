@@ -8,6 +8,7 @@ combination of conditions (one per facet) bound to a seed; the runner administer
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import itertools
 import random
@@ -143,8 +144,6 @@ def parse_condition(spec: str, registry: dict[str, ConditionEntry]) -> Condition
     name = name.strip()
     entry = registry.get(name)
     if entry is None:
-        import difflib
-
         close = difflib.get_close_matches(name, list(registry), n=3)
         hint = f"; did you mean {', '.join(close)}?" if close else ""
         raise PsymError(f"unknown condition '{name}'{hint} (known: {', '.join(sorted(registry))})")

@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from psymetrics_core.base.errors import PsymError
+
 __all__ = ["Subject", "parse_subject", "rewrite_statement"]
 
 _PRONOUNS = {
@@ -50,8 +52,6 @@ def parse_subject(arg: str) -> Subject:
     text, _, pron = arg.partition("/")
     pron = pron.strip().lower() or "they"
     if pron not in _PRONOUNS:
-        from psymetrics_core.base.errors import PsymError
-
         raise PsymError(
             f"subject={arg}: pronoun set must be one of {', '.join(_PRONOUNS)} (e.g. "
             "subject=Taylor Swift/she)"

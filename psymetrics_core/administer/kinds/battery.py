@@ -22,6 +22,7 @@ from psymetrics_core.administer.kinds.base import CellRun
 from psymetrics_core.backends.base import call_backend
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.types import Answer, Instrument, Item, Option, Prompt
+from psymetrics_core.pluginsys.defaults.parse import looks_like_refusal
 
 __all__ = [
     "CHUNK",
@@ -108,7 +109,6 @@ def parse_battery(text: str, chunk: Sequence[Item], options: Sequence[Option]) -
             found[idx] = value
         else:
             invalid.add(idx)
-    from psymetrics_core.pluginsys.defaults.parse import looks_like_refusal
 
     refused = not found and looks_like_refusal(text)
     answers = []

@@ -33,6 +33,7 @@ from psymetrics_core.base.types import (
     Score,
     Verdict,
 )
+from psymetrics_core.instruments.indicators import judge_parse_rate
 
 __all__ = ["Task", "TaskResults", "TaskScores", "task_entry"]
 
@@ -227,8 +228,6 @@ def task_entry(task: Task, results: TaskResults, scored: TaskScores) -> dict[str
         "options": dict(task.options),
     }
     if results.verdicts:  # judged tasks: how many judge verdicts parsed (validity indicator)
-        from psymetrics_core.instruments.indicators import judge_parse_rate
-
         verdicts = [v for stage in results.verdicts.values() for v in stage.values()]
         n_ok = sum(v.status == "ok" for v in verdicts)
         entry["indicators"] = {"judge_parse_rate": judge_parse_rate(n_ok, len(verdicts))}

@@ -10,6 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from psymetrics_core.backends.lmeval_bridge import LMEvalBackend
+from psymetrics_core.backends.openai_chat import OpenAIChatBackend
+from psymetrics_core.backends.openai_completions import OpenAICompletionsBackend
 from psymetrics_core.pluginsys.backend_hints import DEFAULT_MODEL
 from psymetrics_core.pluginsys.hookspecs import hookimpl
 
@@ -17,19 +20,16 @@ __all__ = ["register_backends", "DEFAULT_MODEL"]
 
 
 def _openai_chat(model_args: dict[str, str]) -> Any:
-    from psymetrics_core.backends.openai_chat import OpenAIChatBackend
 
     return OpenAIChatBackend(model_args)
 
 
 def _openai_completions(model_args: dict[str, str]) -> Any:
-    from psymetrics_core.backends.openai_completions import OpenAICompletionsBackend
 
     return OpenAICompletionsBackend(model_args)
 
 
 def _lm_eval(model_args: dict[str, str]) -> Any:
-    from psymetrics_core.backends.lmeval_bridge import LMEvalBackend
 
     return LMEvalBackend(model_args)
 

@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.types import Answer, Completion, Instrument, Item, Option, Prompt
 from psymetrics_core.pluginsys.hookspecs import hookimpl
 
@@ -104,8 +105,6 @@ def parse_response(
     parsers = session.parsers()
     parser = parsers.get(instrument.parser)
     if parser is None:
-        from psymetrics_core.base.errors import PsymError
-
         raise PsymError(
             f"task '{instrument.id}' asks for parser '{instrument.parser}', which no "
             f"plugin registers (known: {', '.join(sorted(parsers))})"
