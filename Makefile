@@ -52,8 +52,13 @@ check-tasks:
 	if diff -r -x __init__.py -x __pycache__ tasks $$tmp/tasks; then rm -rf $$tmp; \
 	else rm -rf $$tmp; echo "tasks/ is stale: run '.venv/bin/psym export lm-eval --output tasks'"; exit 1; fi
 
+# parallel workers (pytest-xdist; tests/conftest.py gives each its share of the CPUs), a file's
+# tests on one worker (module fixtures such as the transformers serve server start once), and the
+# 20 slowest tests printed
+TEST_WORKERS ?= auto
 unit:
-	PSYM_TEST_CACHE_DIR=$${PSYM_TEST_CACHE_DIR:-$(CURDIR)/.venv/psym-test-cache} $(VENV)/bin/pytest -q
+	PSYM_TEST_CACHE_DIR=$${PSYM_TEST_CACHE_DIR:-$(CURDIR)/.venv/psym-test-cache} $(VENV)/bin/pytest -q \
+	  -n $(TEST_WORKERS) --dist loadfile --durations=20
 
 bench: setup
 	$(PY) -m benchmarks.run
