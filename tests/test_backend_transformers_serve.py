@@ -30,8 +30,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from psymetrics_plugin_hf.local_model import converted_copy, smollm2_location
 
-from psymetrics_core.backends.local_model import converted_copy, smollm2_location
 from psymetrics_core.base.errors import BackendError
 from psymetrics_core.cli import cli
 
