@@ -247,14 +247,12 @@ def test_fuzz_score_missing_form(tmp_path: Path, installed: Any) -> None:
     "name, filename, raw, expect", GENERATIONS_RAW, ids=[c[0] for c in GENERATIONS_RAW]
 )
 def test_fuzz_generations(
-    tmp_path: Path, name: str, filename: str, raw: bytes, expect: str
+    tmp_path: Path, name: str, filename: str, raw: bytes, expect: str, installed: Any
 ) -> None:
     """Generations of a free-text task (``psym score --task refletter``): one line naming it."""
-    from psymetrics_core.pluginsys.registry import get_instrument
-
     from psymetrics_core.administer.answer_files import read_generations
 
-    task = get_instrument("refletter")
+    task = installed.get_instrument("refletter")
     p = tmp_path / filename
     p.write_bytes(raw)
     out = expect_clean_error(lambda: read_generations(p, task), [filename], label=name)

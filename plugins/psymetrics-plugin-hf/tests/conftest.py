@@ -31,3 +31,11 @@ def smollm2(_hf_cache_dir: None) -> Any:
     from psymetrics_core.administer.runner import make_backend
 
     return make_backend("smollm2")
+
+
+@pytest.fixture
+def fresh_plugins() -> Any:
+    """A fresh session of the installed plugins, handed to what the test calls."""
+    from psymetrics_core.pluginsys.session import Session
+
+    return Session()
