@@ -27,6 +27,7 @@ def fresh_cache(path: Path, root: Path) -> Path:
     keeps in ``root`` (the dequantised models, the ONNX layer graphs and the model-file hashes:
     see the README's cache section), as a second run on any machine has it."""
     path.mkdir(parents=True)
+    (root / "models").mkdir(parents=True, exist_ok=True)  # a machine that never converted one
     (path / "models").symlink_to(root / "models", target_is_directory=True)
     for folder in ("onnx-graphs",):  # layer graphs, built once
         if (root / folder).is_dir():
