@@ -6,7 +6,7 @@ PIP := $(PY) -m pip
 PLUGINS := $(wildcard plugins/psymetrics-plugin-*)
 TORCH_VERSION ?= 2.13.0
 
-.PHONY: setup test lint typecheck unit check-tasks clean bench dist browser
+.PHONY: setup test lint typecheck unit check-tasks clean bench dist browser llama-server
 
 setup: $(VENV)/.setup-done
 
@@ -27,6 +27,12 @@ $(VENV)/.setup-done: setup.cfg setup.py pyproject.toml requirements-dev.txt $(wi
 	$(PIP) install -q --no-build-isolation -e '.[dev,analysis,dask]' $(foreach p,$(PLUGINS),-e $(p))
 	$(MAKE) browser
 	touch $@
+
+# opt-in: llama-cpp-python's OpenAI-compatible server for the real-server logprob test
+# (tests/test_backend_llamacpp.py; it skips without it). Compiles llama.cpp: about 7 minutes on
+# 2 cores the first time, then pip's cached wheel. CI runs it (.ci/run).
+llama-server: setup
+	$(PIP) install -q 'llama-cpp-python[server]'
 
 # Debian's chromium for the report's browser test (playwright drives it; no browser download).
 # Installs only as root where apt-get exists and no chromium is on PATH; otherwise the test skips.
