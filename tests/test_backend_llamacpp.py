@@ -11,16 +11,13 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import socket
-import subprocess
 import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from model_server import free_port, running
 from psymetrics_plugin_hf.local_model import smollm2_location
 
 from psymetrics_core.cli import cli
@@ -35,48 +32,20 @@ pytestmark = [
 N = 4
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """``python -m llama_cpp.server`` on a free loopback port; stopped after the module."""
     folder, name = smollm2_location()
-    port = _free_port()
+    port = free_port()
     log = tmp_path_factory.mktemp("llama") / "server.log"
-    with log.open("w") as fh:
-        proc = subprocess.Popen(
-            [
-                sys.executable, "-m", "llama_cpp.server", "--model", str(folder / name),
-                "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "2048",
-                "--logits_all", "true", "--model_alias", "smollm2", "--n_threads", "2",
-            ],
-            stdout=fh,
-            stderr=subprocess.STDOUT,
-        )  # fmt: skip
+    cmd = [
+        sys.executable, "-m", "llama_cpp.server", "--model", str(folder / name),
+        "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "2048",
+        "--logits_all", "true", "--model_alias", "smollm2", "--n_threads", "2",
+    ]  # fmt: skip
     base = f"http://127.0.0.1:{port}/v1"
-    try:
-        deadline = time.time() + 180
-        while True:
-            try:
-                with urllib.request.urlopen(f"{base}/models", timeout=2) as resp:
-                    if resp.status == 200:
-                        break
-            except OSError:
-                pass
-            if proc.poll() is not None or time.time() > deadline:
-                pytest.fail(f"llama_cpp.server did not start: {log.read_text()[-2000:]}")
-            time.sleep(0.5)
+    with running(cmd, f"{base}/models", log):
         yield base
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
 
 
 def _eval(tmp: Path, model: str, base: str, mode: str, n: int = N, *extra: str) -> dict:

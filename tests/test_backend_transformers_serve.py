@@ -20,16 +20,13 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
-import socket
-import subprocess
 import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from model_server import free_port, running
 from psymetrics_plugin_hf.local_model import converted_copy, smollm2_location
 
 from psymetrics_core.base.errors import BackendError
@@ -45,12 +42,6 @@ pytestmark = [
 N = 3
 MAX_NEW = 8
 START_DEADLINE_S = 180
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _smollm2_copy(smollm2) -> Path:
@@ -78,40 +69,21 @@ class Served:
 def served(smollm2, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     """``transformers serve`` pinned to the SmolLM2 copy; stopped after the module."""
     model = str(_smollm2_copy(smollm2))
-    port = _free_port()
+    port = free_port()
     log = tmp_path_factory.mktemp("serve") / "server.log"
     # one torch thread: two threads on a busy 2-core machine make each request 10x slower
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "OMP_NUM_THREADS": "1"}
-    with log.open("w") as fh:
-        proc = subprocess.Popen(
-            [
-                sys.executable, "-m", "transformers.cli.transformers", "serve", model,
-                "--host", "127.0.0.1", "--port", str(port), "--device", "cpu",
-                "--log-level", "info", "--default-seed", "0",
-            ],
-            stdout=fh, stderr=subprocess.STDOUT, env=env,
-        )  # fmt: skip
+    cmd = [
+        sys.executable, "-m", "transformers.cli.transformers", "serve", model,
+        "--host", "127.0.0.1", "--port", str(port), "--device", "cpu",
+        "--log-level", "info", "--default-seed", "0",
+    ]  # fmt: skip
     root = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + START_DEADLINE_S
-        while True:
-            try:
-                with urllib.request.urlopen(f"{root}/health", timeout=2) as resp:
-                    if resp.status == 200:
-                        break
-            except OSError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"transformers serve did not start: {log.read_text()[-2000:]}")
-            time.sleep(0.5)
+    # uvicorn waits for open keep-alive connections: 10 s, then it is killed
+    with running(
+        cmd, f"{root}/health", log, env=env, deadline_s=START_DEADLINE_S, stop_timeout_s=10
+    ):
         yield Served(f"{root}/v1", model, log)
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)  # uvicorn waits for open keep-alive connections
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 def _invoke(tmp: Path, srv: Served, model: str, mode: str, n: int, *extra: str):

@@ -17,11 +17,11 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import os
 from pathlib import Path
 from typing import Any
 
 from psymetrics_core.base.errors import BackendError
+from psymetrics_core.base.stat_memo import store_quietly
 from psymetrics_plugin_llama_engine.native_llama import LlamaShape
 
 __all__ = ["OnnxLlama", "onnx_available", "read_safetensors"]
@@ -197,20 +197,8 @@ def _layer_session(shape: LlamaShape, last: bool, cache: Path, options: Any) -> 
         return ort.InferenceSession(path.read_bytes(), options, cpu)
     except Exception:  # missing, empty or damaged: ONNX Runtime raises several kinds
         blob = _layer_graph(shape, last)
-        _store_quietly(path, blob)  # a read-only cache: built again next time
+        store_quietly(path, blob)  # a read-only cache: built again next time
         return ort.InferenceSession(blob, options, cpu)
-
-
-def _store_quietly(path: Path, data: bytes) -> None:
-    """Atomically replace ``path`` (a graph file that can be built again) with ``data``; a
-    failure (read-only or full cache) is ignored."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-        tmp.write_bytes(data)
-        os.replace(tmp, path)
-    except OSError:
-        pass
 
 
 _LAYER_WEIGHTS = {"ln1": "input_layernorm", "wq": "self_attn.q_proj", "wk": "self_attn.k_proj",
