@@ -10,6 +10,13 @@ suicide ideation), following Wang et al. (2026) §5.3-5.4:
   mean MBTI Hamming distance, and the majority-class baseline on the same targets;
 - with two judges: their agreement (exact share and κ) on the same cells.
 
+Every repeat of a run with ``--repeats`` is analysed (paired with the same repeat of the
+neutral cell) and each statistic's spread across repeats is reported (``Spread``: mean, SD,
+min, max). Questionnaire profiles below the authors' minimum of answered items are left out
+with their reason (``Excluded``). ``unparsed="authors"`` fills unparsed diagnoses with the
+defaults of the authors' code (``AUTHORS_DEFAULTS``) to reproduce their numbers; the default
+``"missing"`` leaves them missing.
+
 Diagnoses are the ``dx.*`` scores the projective tasks write; a run is keyed by its persona
 facet (the persona file's stem) and the rest of its facets (``neutral`` when none).
 """
@@ -17,9 +24,10 @@ facet (the persona file's stem) and the rest of its facets (``neutral`` when non
 from __future__ import annotations
 
 import json
+import statistics
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -37,16 +45,26 @@ from psymetrics_core.analysis.drift import (
 from psymetrics_core.base.errors import PsymError
 
 from .labels import TargetLabels
+from .metrics import all_correct, axis_accuracy, macro_f1, mae, type_accuracy
 
 __all__ = [
     "FAMILIES",
+    "MIN_ANSWERED",
+    "UNPARSED",
+    "AUTHORS_DEFAULTS",
+    "MAX_BOOT",
+    "MAX_REPEATS",
     "Prediction",
     "Reliability",
     "Validity",
     "Agreement",
+    "Excluded",
+    "Spread",
     "Report",
     "load_predictions",
     "predictions_from_results",
+    "below_minimum",
+    "substitute_unparsed",
     "analyse",
 ]
 
@@ -58,6 +76,21 @@ FAMILIES: dict[str, tuple[tuple[str, ...], tuple[int, ...]]] = {
     "suicide": (("suicide",), (0, 1, 2, 3)),
 }
 _LETTERS = {"EI": "EI", "SN": "SN", "TF": "TF", "JP": "JP"}
+# The authors' minimum of parsed items per questionnaire, (minimum, items): below it the
+# persona is dropped for the task (scripts/evaluate_questionnaire.py; extraction notes §9.2).
+MIN_ANSWERED: dict[str, tuple[int, int]] = {
+    "bfi": (30, 44), "pb-bfi": (30, 44), "16p": (40, 60), "bdi2": (15, 21), "bss": (13, 19),
+}  # fmt: skip
+# How an unparsed diagnosis counts: "missing" (default) or the authors' defaults.
+UNPARSED = ("missing", "authors")
+# The authors' parsers' defaults (genpt/pipeline/batch_runner.py, extraction notes §7.2): Big
+# Five 3 per trait, MBTI "XXXX" decoded as E, S, T, J (axis value 0), depression and suicide 0.
+AUTHORS_DEFAULTS: dict[str, int] = {
+    "O": 3, "C": 3, "E": 3, "A": 3, "N": 3, "EI": 0, "SN": 0, "TF": 0, "JP": 0,
+    "depression": 0, "suicide": 0,
+}  # fmt: skip
+MAX_BOOT = 100_000  # upper bound of bootstrap resamples (--n-boot)
+MAX_REPEATS = 10_000  # a run's repeat index must be below this
 
 
 @dataclass(frozen=True)
@@ -71,6 +104,9 @@ class Prediction:
     judge: str
     repeat: int
     values: dict[str, int | None]
+    origin: str = "diagnosis"  # "diagnosis" (dx.* of a projective task) or "questionnaire"
+    invalid: str | None = None  # why the profile is left out (below the minimum answered)
+    substituted: tuple[str, ...] = ()  # dimensions filled with AUTHORS_DEFAULTS
 
 
 @dataclass(frozen=True)
@@ -85,6 +121,7 @@ class Reliability:
     kappa: Stat
     dcr: DCR
     shift: Shift
+    repeat: int = 0
 
 
 @dataclass(frozen=True)
@@ -98,6 +135,7 @@ class Validity:
     metric: str
     value: Stat
     majority: Stat
+    repeat: int = 0
 
 
 @dataclass(frozen=True)
@@ -110,6 +148,38 @@ class Agreement:
     judges: tuple[str, str]
     exact: Stat
     kappa: Stat
+    repeat: int = 0
+
+
+@dataclass(frozen=True)
+class Excluded:
+    """A questionnaire profile left out of every statistic, with the reason."""
+
+    source: str
+    task: str
+    persona: str
+    condition: str
+    repeat: int
+    reason: str
+
+
+@dataclass(frozen=True)
+class Spread:
+    """One statistic across the repeats of a cell: mean, sample SD (ddof 1), min and max over
+    the repeats where it is defined; None with a reason where it cannot be computed."""
+
+    judge: str
+    task: str
+    target: str
+    condition: str
+    metric: str
+    n_repeats: int
+    n_defined: int
+    mean: float | None
+    sd: float | None
+    low: float | None
+    high: float | None
+    reason: str | None = None
 
 
 @dataclass
@@ -121,6 +191,11 @@ class Report:
     agreement: list[Agreement] = field(default_factory=list)
     n_predictions: int = 0
     notes: list[str] = field(default_factory=list)
+    unparsed: str = "missing"
+    n_substituted: int = 0
+    repeats: list[int] = field(default_factory=list)
+    excluded: list[Excluded] = field(default_factory=list)
+    spread: list[Spread] = field(default_factory=list)
 
 
 def load_predictions(run_dirs: Sequence[str | Path]) -> list[Prediction]:
@@ -155,11 +230,33 @@ _16P = {"EI": ("extraverted", 0, 1, 1), "SN": ("intuitive", 1, 0, 1),
         "TF": ("thinking", 0, 1, 1), "JP": ("judging", 0, 1, 0)}  # fmt: skip
 
 
-# key-only baselines: scale, minimum answered items, upper bound of levels 0, 1, 2 (3 above)
+# key-only baselines: scale, upper bound of levels 0, 1, 2 (3 above)
 _SUM_BANDS = {
-    "bdi2": ("depression", 15, (13, 19, 28, 63)),  # BDI-II manual cut-offs (Beck et al. 1996)
-    "bss": ("ideation", 13, (3, 8, 16, 38)),  # the authors' code; no standard banding exists
+    "bdi2": ("depression", (13, 19, 28, 63)),  # BDI-II manual cut-offs (Beck et al. 1996)
+    "bss": ("ideation", (3, 8, 16, 38)),  # the authors' code; no standard banding exists
 }
+
+
+def below_minimum(task: str, n_answered: Any) -> str | None:
+    """Why a questionnaire profile is left out under the authors' rule, or None when it counts.
+
+    The authors keep a persona for a task only with at least ``MIN_ANSWERED[task]`` items
+    parsed (BFI 30 of 44, 16P 40 of 60, BDI-II 15 of 21, BSS 13 of 19); other tasks: None.
+    """
+    if task not in MIN_ANSWERED:
+        return None
+    minimum, n_items = MIN_ANSWERED[task]
+    if isinstance(n_answered, bool) or not isinstance(n_answered, int):
+        return (
+            f"no answered-item count in the record (the authors' rule needs at least "
+            f"{minimum} of {n_items} items answered)"
+        )
+    if n_answered < minimum:
+        return (
+            f"{n_answered} of {n_items} items answered, below the authors' minimum of "
+            f"{minimum} (Wang et al. 2026 code)"
+        )
+    return None
 
 
 def questionnaire_levels(task: str, scales: Mapping[str, Any]) -> dict[str, float | None]:
@@ -169,7 +266,8 @@ def questionnaire_levels(task: str, scales: Mapping[str, Any]) -> dict[str, floa
     as the authors' code) to a level 1-5. BDI-II / BSS (``bdi2``, ``bss``): the item sum banded
     into levels 0-3 when at least 15 / 13 items were answered. 16Personalities (``16p``): a
     letter per axis from its 0-100 score (toward E, N, T, J), ties to I, N, F, J (the authors'
-    tie rule).
+    tie rule). The minimum of answered items of the whole questionnaire (``below_minimum``)
+    is applied by ``predictions_from_results``.
     Other tasks: no diagnoses.
     """
 
@@ -185,12 +283,12 @@ def questionnaire_levels(task: str, scales: Mapping[str, Any]) -> dict[str, floa
             out[letter] = None if v is None else float(min(5, max(1, round(v))))
         return out
     if task in _SUM_BANDS:
-        scale, minimum, bands = _SUM_BANDS[task]
+        scale, bands = _SUM_BANDS[task]
         cell = scales.get(scale)
         answered = cell.get("n_answered") if isinstance(cell, dict) else None
         v = score(scale)
         target = "depression" if task == "bdi2" else "suicide"
-        if v is None or answered is None or answered < minimum:
+        if v is None or below_minimum(task, answered):
             return {target: None}
         return {target: float(next(level for level, top in enumerate(bands) if v <= top))}
     if task == "16p":
@@ -203,30 +301,63 @@ def questionnaire_levels(task: str, scales: Mapping[str, Any]) -> dict[str, floa
 
 
 def predictions_from_results(results: Mapping[str, Any], source: str = "") -> list[Prediction]:
-    """One ``Prediction`` per (task, cell, repeat) with ``dx.*`` scores or baseline levels."""
+    """One ``Prediction`` per (task, cell, repeat) with ``dx.*`` scores or baseline levels.
+
+    A questionnaire administration below the authors' minimum of answered items becomes a
+    ``Prediction`` with ``invalid`` set (its reason) and no values.
+    """
     judge = _judge_name(results)
     out: list[Prediction] = []
     for task, entry in (results.get("tasks") or {}).items():
         for run in entry.get("runs") or [entry]:
-            scales = run.get("scales") or {}
-            dx = {
-                k[3:]: scales[k].get("score")
-                for k in scales
-                if k.startswith("dx.")
-                and not str(scales[k].get("reason") or "").startswith("not requested")
-            }
-            dx = dx or questionnaire_levels(task, scales)
-            if not dx:
-                continue
-            facets = dict(run.get("facets") or {})
-            persona = facets.pop("persona", "persona=(none)").partition("=")[2] or "(none)"
-            condition = "+".join(facets[k] for k in sorted(facets)) or NEUTRAL
-            values = {k: (None if v is None else int(round(float(v)))) for k, v in dx.items()}
-            out.append(
-                Prediction(
-                    source, task, persona, condition, judge, int(run.get("repeat") or 0), values
-                )
-            )
+            pred = _prediction(task, run, judge, source)
+            if pred is not None:
+                out.append(pred)
+    return out
+
+
+def _prediction(task: str, run: Mapping[str, Any], judge: str, source: str) -> Prediction | None:
+    scales = run.get("scales") or {}
+    dx = {
+        k[3:]: scales[k].get("score")
+        for k in scales
+        if k.startswith("dx.")
+        and not str(scales[k].get("reason") or "").startswith("not requested")
+    }
+    origin, invalid = "diagnosis", None
+    if not dx:
+        dx, origin = questionnaire_levels(task, scales), "questionnaire"
+        invalid = below_minimum(task, run.get("n_answered")) if dx else None
+    if not dx:
+        return None
+    facets = dict(run.get("facets") or {})
+    persona = facets.pop("persona", "persona=(none)").partition("=")[2] or "(none)"
+    condition = "+".join(facets[k] for k in sorted(facets)) or NEUTRAL
+    values = {k: (None if v is None or invalid else int(round(float(v)))) for k, v in dx.items()}
+    repeat = run.get("repeat") or 0
+    if isinstance(repeat, bool) or not isinstance(repeat, int) or not 0 <= repeat < MAX_REPEATS:
+        where = f"{source}/results.json" if source else "results.json"
+        raise PsymError(
+            f"{where}: field 'tasks.{task}.runs.repeat': expected an integer 0-{MAX_REPEATS - 1},"
+            f" got {repeat!r}"[:300]
+        )
+    return Prediction(source, task, persona, condition, judge, repeat, values, origin, invalid)
+
+
+def substitute_unparsed(predictions: Sequence[Prediction], unparsed: str) -> list[Prediction]:
+    """``unparsed="authors"``: each missing diagnosis (not questionnaire) value filled with
+    ``AUTHORS_DEFAULTS``, its dimensions kept in ``substituted``; ``"missing"``: unchanged."""
+    if unparsed not in UNPARSED:
+        raise PsymError(f"--unparsed {unparsed!r}: expected one of {', '.join(UNPARSED)}"[:300])
+    if unparsed == "missing":
+        return list(predictions)
+    out = []
+    for p in predictions:
+        gaps = tuple(k for k, v in p.values.items() if v is None and k in AUTHORS_DEFAULTS)
+        if p.origin == "diagnosis" and gaps:
+            filled = {**p.values, **{k: AUTHORS_DEFAULTS[k] for k in gaps}}
+            p = replace(p, values=filled, substituted=gaps)
+        out.append(p)
     return out
 
 
@@ -246,6 +377,9 @@ def _mbti(values: Mapping[str, int | None]) -> str | None:
     return "".join(letters)
 
 
+Cells = dict[tuple[str, str, str, int], dict[str, Prediction]]
+
+
 def analyse(
     predictions: Sequence[Prediction],
     labels: Mapping[str, TargetLabels] | None = None,
@@ -253,37 +387,75 @@ def analyse(
     baseline: str = NEUTRAL,
     n_boot: int = 2000,
     seed: int = 0,
+    unparsed: str = "missing",
 ) -> Report:
-    """Reliability against ``baseline``, validity against ``labels`` and judge agreement."""
-    report = Report(n_predictions=len(predictions))
-    cells: dict[tuple[str, str, str], dict[str, Prediction]] = {}
-    for p in predictions:
-        if p.repeat:
-            continue  # repeats beyond the first are not paired here
-        cells.setdefault((p.judge, p.task, p.condition), {})[p.persona] = p
-    for (judge, task, cond), preds in sorted(cells.items()):
-        base = cells.get((judge, task, baseline))
+    """Reliability against ``baseline``, validity against ``labels`` and judge agreement, for
+    every repeat (paired with the same repeat of ``baseline``), and their spread over repeats.
+
+    ``unparsed``: ``"missing"`` (default) leaves an unparsed diagnosis out (wrong where hits
+    are counted); ``"authors"`` fills it with ``AUTHORS_DEFAULTS`` as the authors' code does.
+    Questionnaire profiles below the authors' minimum answered are left out (``excluded``).
+    """
+    if isinstance(n_boot, bool) or not isinstance(n_boot, int) or not 1 <= n_boot <= MAX_BOOT:
+        raise PsymError(f"--n-boot {n_boot!r}: expected an integer 1-{MAX_BOOT}"[:300])
+    preds = substitute_unparsed(predictions, unparsed)
+    report = Report(n_predictions=len(preds), unparsed=unparsed)
+    report.n_substituted = sum(len(p.substituted) for p in preds)
+    report.excluded = [
+        Excluded(p.source, p.task, p.persona, p.condition, p.repeat, p.invalid)
+        for p in preds
+        if p.invalid
+    ]
+    cells: Cells = {}
+    for p in preds:
+        if not p.invalid:
+            cells.setdefault((p.judge, p.task, p.condition, p.repeat), {})[p.persona] = p
+    report.repeats = sorted({r for *_, r in cells})
+    for (judge, task, cond, rep), cell in sorted(cells.items()):
+        base = cells.get((judge, task, baseline, rep))
         for family, (dims, levels) in FAMILIES.items():
-            if not any(d in p.values for p in preds.values() for d in dims):
+            if not any(d in p.values for p in cell.values() for d in dims):
                 continue
             if base is not None and cond != baseline:
-                common = sorted(set(preds) & set(base))
-                b, q = _vector(base, common, dims), _vector(preds, common, dims)
+                common = sorted(set(cell) & set(base))
+                b, q = _vector(base, common, dims), _vector(cell, common, dims)
                 report.reliability.append(
                     Reliability(
                         judge, task, family, cond, len(common),
                         linear_kappa(b, q, levels), directional_consistency(b, q),
-                        mean_shift(b, q, n_boot=n_boot, seed=seed),
+                        mean_shift(b, q, n_boot=n_boot, seed=seed), rep,
                     )
                 )  # fmt: skip
             if labels:
-                report.validity += _validity(judge, task, family, cond, preds, labels)
+                report.validity += _validity(judge, task, family, cond, rep, cell, labels)
     report.agreement = _agreement(cells)
-    perturbed = {t for (_, t, c) in cells if c != baseline}
-    missing = sorted(perturbed - {t for (_, t, c) in cells if c == baseline})
-    if missing:
-        report.notes.append(f"no '{baseline}' cell for {', '.join(missing)}: no reliability")
+    report.spread = _spreads(report)
+    report.notes += _notes(cells, report, baseline)
     return report
+
+
+def _notes(cells: Cells, report: Report, baseline: str) -> list[str]:
+    notes = []
+    perturbed = {(t, r) for (_, t, c, r) in cells if c != baseline}
+    have = {(t, r) for (_, t, c, r) in cells if c == baseline}
+    missing = sorted({t for t, r in perturbed - have})
+    if missing:
+        notes.append(f"no '{baseline}' cell for {', '.join(missing)}: no reliability")
+    if report.unparsed == "authors":
+        notes.append(
+            f"unparsed diagnoses: authors' defaults (Big Five 3, MBTI E/S/T/J, depression and "
+            f"suicide 0) substituted for {report.n_substituted} value(s)"
+        )
+    else:
+        n = sum(v is None for cell in cells.values() for p in cell.values()
+                if p.origin == "diagnosis" for v in p.values.values())  # fmt: skip
+        notes.append(f"unparsed diagnoses: counted as missing ({n} value(s))")
+    if report.excluded:
+        notes.append(
+            f"{len(report.excluded)} questionnaire profile(s) below the authors' minimum "
+            f"answered left out"
+        )
+    return notes
 
 
 def _validity(
@@ -291,26 +463,48 @@ def _validity(
     task: str,
     family: str,
     cond: str,
+    rep: int,
     preds: Mapping[str, Prediction],
     labels: Mapping[str, TargetLabels],
 ) -> list[Validity]:
+    """Accuracy (MBTI: Hamming) and the authors' extra metrics, each with the in-sample
+    majority guess (each dimension's most common label) scored the same way."""
     personas = sorted(p for p in preds if p in labels)
     if not personas:
         return []
-    dims, _ = FAMILIES[family]
+
+    def row(metric: str, value: Stat, majority: Stat) -> Validity:
+        return Validity(judge, task, family, cond, metric, value, majority, rep)
+
+    dims, classes = FAMILIES[family]
     if family == "mbti":
         types = [labels[p].mbti for p in personas]
         if not any(types):
             return []
         guess = [_mbti(preds[p].values) for p in personas]
-        ham = mbti_hamming(guess, types)
-        return [Validity(judge, task, family, cond, "hamming", ham, _mbti_majority(types))]
-    truth = {d: [_truth(labels[p], family, d) for p in personas] for d in dims}
-    t = [truth[d][i] for i in range(len(personas)) for d in dims]
-    if all(x is None for x in t):
+        fixed = [_majority_type(types)] * len(types)
+        ax, ax_major = axis_accuracy(guess, types), axis_accuracy(fixed, types)
+        return [
+            row("hamming", mbti_hamming(guess, types), mbti_hamming(fixed, types)),
+            row("type_acc", type_accuracy(guess, types), type_accuracy(fixed, types)),
+            *(row(f"axis_acc.{a}", ax[a], ax_major[a]) for a in ax),
+        ]
+    truth = [[_truth(labels[p], family, d) for d in dims] for p in personas]
+    if all(x is None for t in truth for x in t):
         return []
-    acc = exact_accuracy(_vector(preds, personas, dims), t)
-    return [Validity(judge, task, family, cond, "accuracy", acc, _majority(truth))]
+    modes = [_mode([t[i] for t in truth]) for i in range(len(dims))]
+    pv = [[preds[p].values.get(d) for d in dims] for p in personas]
+    flat_t = [x for t in truth for x in t]
+    flat_p = [x for v in pv for x in v]
+    flat_m = modes * len(personas)
+    out = [
+        row("accuracy", exact_accuracy(flat_p, flat_t), exact_accuracy(flat_m, flat_t)),
+        row("macro_f1", macro_f1(flat_p, flat_t, classes), macro_f1(flat_m, flat_t, classes)),
+        row("mae", mae(flat_p, flat_t), mae(flat_m, flat_t)),
+    ]
+    if family == "big_five":
+        out.append(row("all_five", all_correct(pv, truth), all_correct([modes] * len(pv), truth)))
+    return out
 
 
 def _truth(label: TargetLabels, family: str, dim: str) -> int | None:
@@ -319,34 +513,28 @@ def _truth(label: TargetLabels, family: str, dim: str) -> int | None:
     return label.depression if family == "depression" else label.suicide
 
 
-def _majority(truth_by_dim: Mapping[str, Sequence[int | None]]) -> Stat:
-    """Pooled accuracy of predicting each dimension's most common true level (in-sample)."""
-    hits = total = 0
-    for values in truth_by_dim.values():
-        known = [v for v in values if v is not None]
-        if known:
-            hits += Counter(known).most_common(1)[0][1]
-            total += len(known)
-    return Stat(hits / total, total) if total else Stat(None, 0, "no ground truth")
+def _mode(values: Sequence[int | None]) -> int | None:
+    """The most common known value (the in-sample majority guess); None without any."""
+    known = [v for v in values if v is not None]
+    return Counter(known).most_common(1)[0][0] if known else None
 
 
-def _mbti_majority(truth: Sequence[str | None]) -> Stat:
-    """Mean Hamming distance of the per-axis majority type (in-sample) to the true types."""
+def _majority_type(truth: Sequence[str | None]) -> str | None:
+    """The per-axis majority type of the known true types (in-sample)."""
     known = [t for t in truth if t]
     if not known:
-        return Stat(None, 0, "no ground truth")
-    majority = "".join(Counter(t[i] for t in known).most_common(1)[0][0] for i in range(4))
-    return mbti_hamming([majority] * len(known), known)
+        return None
+    return "".join(Counter(t[i] for t in known).most_common(1)[0][0] for i in range(4))
 
 
-def _agreement(cells: Mapping[tuple[str, str, str], Mapping[str, Prediction]]) -> list[Agreement]:
-    judges = sorted({j for j, _, _ in cells})
+def _agreement(cells: Cells) -> list[Agreement]:
+    judges = sorted({j for j, *_ in cells})
     out: list[Agreement] = []
     if len(judges) < 2:
         return out
     a, b = judges[0], judges[1]
-    for (judge, task, cond), preds in sorted(cells.items()):
-        other = cells.get((b, task, cond))
+    for (judge, task, cond, rep), preds in sorted(cells.items()):
+        other = cells.get((b, task, cond, rep))
         if judge != a or other is None:
             continue
         common = sorted(set(preds) & set(other))
@@ -355,5 +543,45 @@ def _agreement(cells: Mapping[tuple[str, str, str], Mapping[str, Prediction]]) -
             if all(v is None for v in x + y):
                 continue
             agree = judge_agreement(x, y, levels)
-            out.append(Agreement(task, family, cond, (a, b), agree["exact"], agree["kappa_linear"]))
+            out.append(
+                Agreement(task, family, cond, (a, b), agree["exact"], agree["kappa_linear"], rep)
+            )
+    return out
+
+
+def _statistics(report: Report) -> Iterable[tuple[tuple[str, ...], int, float | None]]:
+    """(judge, task, target, condition, metric), repeat and value of every statistic."""
+    for r in report.reliability:
+        key = (r.judge, r.task, r.target, r.condition)
+        yield (*key, "kappa"), r.repeat, r.kappa.value
+        yield (*key, "dcr"), r.repeat, r.dcr.value
+        yield (*key, "mu_delta"), r.repeat, r.shift.mean
+        yield (*key, "abs_mu_delta"), r.repeat, r.shift.abs_mean
+    for v in report.validity:
+        yield (v.judge, v.task, v.target, v.condition, v.metric), v.repeat, v.value.value
+    for g in report.agreement:
+        pair = " vs ".join(g.judges)
+        yield (pair, g.task, g.target, g.condition, "agreement_exact"), g.repeat, g.exact.value
+        yield (pair, g.task, g.target, g.condition, "agreement_kappa"), g.repeat, g.kappa.value
+
+
+def _spreads(report: Report) -> list[Spread]:
+    """Each statistic's mean, SD (ddof 1), min and max over repeats (cells with > 1 repeat)."""
+    groups: dict[tuple[str, ...], dict[int, float | None]] = {}
+    for key, rep, value in _statistics(report):
+        groups.setdefault(key, {})[rep] = value
+    out = []
+    for key, by_rep in groups.items():
+        if len(by_rep) < 2:
+            continue
+        vals = [v for v in by_rep.values() if v is not None]
+        n, k = len(by_rep), len(vals)
+        if not vals:
+            out.append(Spread(*key, n, 0, None, None, None, None, "undefined in every repeat"))
+            continue
+        sd = statistics.stdev(vals) if k >= 2 else None
+        reason = None if k >= 2 else "defined in one repeat only: no SD"
+        if reason is None and k < n:
+            reason = f"undefined in {n - k} of {n} repeats (left out)"
+        out.append(Spread(*key, n, k, statistics.fmean(vals), sd, min(vals), max(vals), reason))
     return out

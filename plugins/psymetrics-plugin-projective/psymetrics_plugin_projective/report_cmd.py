@@ -12,7 +12,7 @@ from psymetrics_core.analysis.drift import Stat
 from psymetrics_core.analysis.sections import AnalysisSection
 from psymetrics_core.base.errors import PsymError
 
-from .analysis import NEUTRAL, Report, analyse, load_predictions
+from .analysis import MAX_BOOT, NEUTRAL, UNPARSED, Report, analyse, load_predictions
 from .labels import read_labels
 
 __all__ = ["projective_analyze", "format_report", "analyze_section"]
@@ -29,52 +29,96 @@ def _num(x: float | None) -> str:
 
 
 def format_report(report: Report, labels_file: str | None, baseline: str) -> str:
-    """The report as plain-text tables (undefined values print ``null`` with their reason)."""
-    lines: list[str] = [f"{report.n_predictions} diagnosed cell(s)"]
+    """The report as plain-text tables (undefined values print ``null`` with their reason).
+
+    Every row names its repeat (``rep``); with several repeats a table of each statistic's
+    spread across them follows.
+    """
+    lines: list[str] = [
+        f"{report.n_predictions} diagnosed cell(s); repeats: "
+        f"{', '.join(map(str, report.repeats)) or '-'}; unparsed diagnoses: {report.unparsed}"
+    ]
     if report.reliability:
-        lines += ["", f"Reliability against '{baseline}' (Wang et al. 2026, Eq. 12-13)"]
-        head = f"{'judge':<22} {'test':<10} {'target':<11} {'condition':<26} {'n':>3} "
-        lines.append(
-            head + f"{'kappa':>7} {'DCR':>6} dir  {'mu_delta':>8} {'|mu_delta| [95% CI]':<22}"
-        )
-        for r in report.reliability:
-            ci = (
-                f"{_num(r.shift.abs_mean)} "
-                f"[{_num(r.shift.abs_ci_low)}, {_num(r.shift.abs_ci_high)}]"
-                if r.shift.abs_mean is not None
-                else "null"
-            )
-            lines.append(
-                f"{r.judge[:22]:<22} {r.task:<10} {r.target:<11} {r.condition[:26]:<26} "
-                f"{r.n_targets:>3} {_f(r.kappa):>7} {_num(r.dcr.value):>6} "
-                f"{r.dcr.arrow or '-':<4} {_num(r.shift.mean):>8} {ci:<22}"
-            )
-            why = [
-                x for x in (r.kappa.reason, r.dcr.reason) if x and x.startswith(("undefined", "no"))
-            ]
-            for reason in dict.fromkeys(why):  # each reason once
-                lines.append(f"{'':<22}   -> {reason}")
+        lines += ["", *_reliability_lines(report, baseline)]
     if report.validity:
-        lines += ["", f"Validity against {labels_file} (exact match; MBTI: mean Hamming distance)"]
-        lines.append(
-            f"{'judge':<22} {'test':<10} {'target':<11} {'condition':<26} {'metric':<9} "
-            f"{'value':>6} {'majority':>9} {'n':>4}"
-        )
-        for v in report.validity:
-            lines.append(
-                f"{v.judge[:22]:<22} {v.task:<10} {v.target:<11} {v.condition[:26]:<26} "
-                f"{v.metric:<9} {_f(v.value):>6} {_f(v.majority):>9} {v.value.n:>4}"
-            )
+        lines += ["", *_validity_lines(report, labels_file)]
     if report.agreement:
         lines += ["", "Agreement between judges"]
         for a in report.agreement:
             lines.append(
-                f"{a.task:<10} {a.target:<11} {a.condition[:26]:<26} "
+                f"{a.task:<10} {a.target:<11} {a.condition[:26]:<26} {a.repeat:>3} "
                 f"{a.judges[0]} vs {a.judges[1]}: "
                 f"exact {_f(a.exact)} (n={a.exact.n}), kappa {_f(a.kappa)}"
             )
+    if report.spread:
+        lines += ["", *_spread_lines(report)]
+    if report.excluded:
+        lines += ["", "Questionnaire profiles left out (the authors' minimum answered items)"]
+        for e in report.excluded[:MAX_LISTED]:
+            lines.append(
+                f"{e.task:<10} {e.persona[:20]:<20} {e.condition[:26]:<26} {e.repeat:>3} {e.reason}"
+            )
+        if len(report.excluded) > MAX_LISTED:
+            lines.append(f"... and {len(report.excluded) - MAX_LISTED} more (see --json)")
     lines += [f"note: {n}" for n in report.notes]
     return "\n".join(line.rstrip() for line in lines)
+
+
+MAX_LISTED = 20  # excluded profiles printed (all are in the JSON)
+
+
+def _reliability_lines(report: Report, baseline: str) -> list[str]:
+    lines = [f"Reliability against '{baseline}' (Wang et al. 2026, Eq. 12-13)"]
+    head = f"{'judge':<22} {'test':<10} {'target':<11} {'condition':<26} {'rep':>3} {'n':>3} "
+    lines.append(head + f"{'kappa':>7} {'DCR':>6} dir  {'mu_delta':>8} {'|mu_delta| [95% CI]':<22}")
+    for r in report.reliability:
+        ci = (
+            f"{_num(r.shift.abs_mean)} [{_num(r.shift.abs_ci_low)}, {_num(r.shift.abs_ci_high)}]"
+            if r.shift.abs_mean is not None
+            else "null"
+        )
+        lines.append(
+            f"{r.judge[:22]:<22} {r.task:<10} {r.target:<11} {r.condition[:26]:<26} "
+            f"{r.repeat:>3} {r.n_targets:>3} {_f(r.kappa):>7} {_num(r.dcr.value):>6} "
+            f"{r.dcr.arrow or '-':<4} {_num(r.shift.mean):>8} {ci:<22}"
+        )
+        why = [x for x in (r.kappa.reason, r.dcr.reason) if x and x.startswith(("undefined", "no"))]
+        for reason in dict.fromkeys(why):  # each reason once
+            lines.append(f"{'':<22}   -> {reason}")
+    return lines
+
+
+def _validity_lines(report: Report, labels_file: str | None) -> list[str]:
+    lines = [
+        f"Validity against {labels_file} (exact match; MBTI: mean Hamming distance; "
+        "macro_f1, mae, all_five, type_acc, axis_acc: the authors' extra metrics)",
+        f"{'judge':<22} {'test':<10} {'target':<11} {'condition':<26} {'rep':>3} "
+        f"{'metric':<11} {'value':>6} {'majority':>9} {'n':>4}",
+    ]
+    for v in report.validity:
+        lines.append(
+            f"{v.judge[:22]:<22} {v.task:<10} {v.target:<11} {v.condition[:26]:<26} "
+            f"{v.repeat:>3} {v.metric:<11} {_f(v.value):>6} {_f(v.majority):>9} {v.value.n:>4}"
+        )
+        if v.value.value is None and v.value.reason:
+            lines.append(f"{'':<22}   -> {v.metric}: {v.value.reason}")
+    return lines
+
+
+def _spread_lines(report: Report) -> list[str]:
+    lines = [
+        "Across repeats (mean, SD with ddof 1, min-max over the repeats where defined)",
+        f"{'judge':<22} {'test':<10} {'target':<11} {'condition':<26} {'statistic':<15} "
+        f"{'reps':>5} {'mean':>6} {'sd':>6} {'min':>6} {'max':>6}",
+    ]
+    for s in report.spread:
+        lines.append(
+            f"{s.judge[:22]:<22} {s.task:<10} {s.target:<11} {s.condition[:26]:<26} "
+            f"{s.metric:<15} {f'{s.n_defined}/{s.n_repeats}':>5} {_num(s.mean):>6} "
+            f"{_num(s.sd):>6} {_num(s.low):>6} {_num(s.high):>6}"
+            + (f"  ({s.reason})" if s.reason else "")
+        )
+    return lines
 
 
 @click.command("projective-analyze")
@@ -83,7 +127,21 @@ def format_report(report: Report, labels_file: str | None, baseline: str) -> str
     "--labels", "labels_file", default=None, help="ground-truth labels (JSON) per persona"
 )
 @click.option("--baseline", default=NEUTRAL, show_default=True, help="the reference condition")
-@click.option("--n-boot", default=2000, show_default=True, help="bootstrap resamples for |μΔ|")
+@click.option(
+    "--n-boot",
+    default=2000,
+    show_default=True,
+    type=click.IntRange(1, MAX_BOOT),
+    help=f"bootstrap resamples for |μΔ| (at most {MAX_BOOT:,})",
+)
+@click.option(
+    "--unparsed",
+    type=click.Choice(UNPARSED),
+    default="missing",
+    show_default=True,
+    help="an unparsed diagnosis: 'missing' (left out, wrong where hits are counted) or "
+    "'authors' (the authors' code's defaults: Big Five 3, MBTI E/S/T/J, risks 0)",
+)
 @click.option(
     "--json", "json_out", default=None, type=click.Path(), help="also write the report as JSON"
 )
@@ -92,9 +150,11 @@ def projective_analyze(
     labels_file: str | None,
     baseline: str,
     n_boot: int,
+    unparsed: str,
     json_out: str | None,
 ) -> None:
-    """κ, DCR and |μΔ| against the neutral cell, accuracy against labels, judge agreement."""
+    """κ, DCR and |μΔ| against the neutral cell, accuracy and the authors' extra metrics
+    against labels, judge agreement; every repeat, with the spread across repeats."""
     try:
         preds = load_predictions(run_dirs)
         if not preds:
@@ -102,7 +162,7 @@ def projective_analyze(
                 "no diagnoses (dx.* scores) in these runs: run the sct, tat or rorschach task"
             )
         labels = read_labels(labels_file) if labels_file else None
-        report = analyse(preds, labels, baseline=baseline, n_boot=n_boot)
+        report = analyse(preds, labels, baseline=baseline, n_boot=n_boot, unparsed=unparsed)
     except PsymError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(format_report(report, labels_file, baseline))

@@ -153,9 +153,10 @@ def test_psym_analyze_reports_kappa_dcr_and_accuracy(
     rows = {}
     for line in out.splitlines():
         tok = line.split()
-        if len(tok) >= 8 and tok[1] == "sct" and tok[2] in ("big_five", "mbti"):
-            rows.setdefault((tok[2], tok[3], "acc" if tok[4] in ("accuracy", "hamming")
-                             else "rel"), tok)  # fmt: skip
+        # judge test target condition rep, then n kappa DCR dir ... or metric value majority n
+        if len(tok) >= 9 and tok[1] == "sct" and tok[2] in ("big_five", "mbti"):
+            kind = "acc" if tok[5] in ("accuracy", "hamming") else "rel" if tok[5].isdigit() else ""
+            rows.setdefault((tok[2], tok[3], kind), tok)
     dims = ["dx.O", "dx.C", "dx.E", "dx.A", "dx.N"]
     cells = _dx_cells(persona_run, dims)
     keys = sorted({p for p, _ in cells})
@@ -165,24 +166,24 @@ def test_psym_analyze_reports_kappa_dcr_and_accuracy(
     sklearn = pytest.importorskip("sklearn.metrics")
     rel = rows[("big_five", "framing=job-screening", "rel")]
     ref = sklearn.cohen_kappa_score(a, b, weights="linear", labels=[1, 2, 3, 4, 5])
-    assert float(rel[5]) == pytest.approx(ref, abs=0.0051)  # printed to 2 decimals
+    assert rel[4] == "0" and float(rel[6]) == pytest.approx(ref, abs=0.0051)  # 2 decimals
     # DCR = max(n_up, n_down) / (n_up + n_down) and its arrow, counted by hand here
     up = sum(y > x for x, y in zip(a, b, strict=True))
     down = sum(y < x for x, y in zip(a, b, strict=True))
     assert up + down > 0  # the scripted judge varies its answers per request
-    assert float(rel[6]) == pytest.approx(
+    assert float(rel[7]) == pytest.approx(
         max(up, down) / (up + down), abs=0.0051
     )  # printed to 2 decimals
-    assert rel[7] == ("↑" if up > down else "↓" if down > up else "=")
+    assert rel[8] == ("↑" if up > down else "↓" if down > up else "=")
     # accuracy against pdb_labels.json (exact level match over 3 personas x 5 traits)
     labels = json.loads((genpt / "pdb_labels.json").read_text())
     traits = ["openness", "conscientiousness", "extraversion", "agreeableness", "neuroticism"]
     truth = [labels[p]["big_five"][t]["level"] for p in keys for t in traits]
     for cond, pred in (("neutral", a), ("framing=job-screening", b)):
         acc = rows[("big_five", cond, "acc")]
-        assert acc[4] == "accuracy" and acc[-1] == "15"
+        assert acc[5] == "accuracy" and acc[-1] == "15"
         hits = sum(x == y for x, y in zip(pred, truth, strict=True))
-        assert float(acc[5]) == pytest.approx(hits / 15, abs=0.0051)  # printed to 2 decimals
+        assert float(acc[6]) == pytest.approx(hits / 15, abs=0.0051)  # printed to 2 decimals
     # --json carries the same numbers under sections.projective
     js = CliRunner().invoke(
         cli, ["analyze", str(persona_run), "--labels", str(genpt / "pdb_labels.json"), "--json"]
