@@ -549,14 +549,17 @@ def _agreement(cells: Cells) -> list[Agreement]:
     return out
 
 
-def _statistics(report: Report) -> Iterable[tuple[tuple[str, ...], int, float | None]]:
+StatKey = tuple[str, str, str, str, str]  # judge, task, target, condition, metric
+
+
+def _statistics(report: Report) -> Iterable[tuple[StatKey, int, float | None]]:
     """(judge, task, target, condition, metric), repeat and value of every statistic."""
     for r in report.reliability:
-        key = (r.judge, r.task, r.target, r.condition)
-        yield (*key, "kappa"), r.repeat, r.kappa.value
-        yield (*key, "dcr"), r.repeat, r.dcr.value
-        yield (*key, "mu_delta"), r.repeat, r.shift.mean
-        yield (*key, "abs_mu_delta"), r.repeat, r.shift.abs_mean
+        j, t, tg, c = r.judge, r.task, r.target, r.condition
+        yield (j, t, tg, c, "kappa"), r.repeat, r.kappa.value
+        yield (j, t, tg, c, "dcr"), r.repeat, r.dcr.value
+        yield (j, t, tg, c, "mu_delta"), r.repeat, r.shift.mean
+        yield (j, t, tg, c, "abs_mu_delta"), r.repeat, r.shift.abs_mean
     for v in report.validity:
         yield (v.judge, v.task, v.target, v.condition, v.metric), v.repeat, v.value.value
     for g in report.agreement:
@@ -567,7 +570,7 @@ def _statistics(report: Report) -> Iterable[tuple[tuple[str, ...], int, float | 
 
 def _spreads(report: Report) -> list[Spread]:
     """Each statistic's mean, SD (ddof 1), min and max over repeats (cells with > 1 repeat)."""
-    groups: dict[tuple[str, ...], dict[int, float | None]] = {}
+    groups: dict[StatKey, dict[int, float | None]] = {}
     for key, rep, value in _statistics(report):
         groups.setdefault(key, {})[rep] = value
     out = []
