@@ -251,6 +251,8 @@ def below_minimum(task: str, n_answered: Any) -> str | None:
             f"no answered-item count in the record (the authors' rule needs at least "
             f"{minimum} of {n_items} items answered)"
         )
+    if not 0 <= n_answered <= n_items:
+        return f"answered-item count {n_answered} is outside 0-{n_items}"[:300]
     if n_answered < minimum:
         return (
             f"{n_answered} of {n_items} items answered, below the authors' minimum of "

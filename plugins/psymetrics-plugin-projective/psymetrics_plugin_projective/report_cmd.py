@@ -121,6 +121,18 @@ def _spread_lines(report: Report) -> list[str]:
     return lines
 
 
+class _UnparsedChoice(click.Choice):  # type: ignore[type-arg]
+    """``click.Choice`` whose error quotes at most 40 characters of a bad value."""
+
+    def convert(
+        self, value: object, param: click.Parameter | None, ctx: click.Context | None
+    ) -> object:
+        if value in self.choices:
+            return value
+        shown = repr(value)[:40] + ("…" if len(repr(value)) > 40 else "")
+        self.fail(f"{shown} is not one of {', '.join(map(repr, self.choices))}", param, ctx)
+
+
 @click.command("projective-analyze")
 @click.argument("run_dirs", nargs=-1, required=True, type=click.Path())
 @click.option(
@@ -136,7 +148,7 @@ def _spread_lines(report: Report) -> list[str]:
 )
 @click.option(
     "--unparsed",
-    type=click.Choice(UNPARSED),
+    type=_UnparsedChoice(UNPARSED),
     default="missing",
     show_default=True,
     help="an unparsed diagnosis: 'missing' (left out, wrong where hits are counted) or "
