@@ -20,6 +20,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from oracle_server import AnswerKey, KeyItem, OracleServer
+from psymetrics_plugin_contamination.options import ProbeOptions
+from psymetrics_plugin_contamination.run import contamination
 
 from psymetrics_core import get_instrument
 from psymetrics_core.cli import cli
@@ -97,6 +99,29 @@ def test_ignoring_reverse_keying_gives_the_analytic_mae(tmp_path: Path) -> None:
     assert opt["value"] == pytest.approx(192 / 220)  # 0.873
     assert opt["baseline"]["ignore_reverse_keying"] == pytest.approx(192 / 220)
     assert opt["ci_low"] < opt["value"] < opt["ci_high"]
+
+
+def test_ignoring_reverse_keying_under_score_base_one_matches_its_baseline(
+    tmp_path: Path,
+) -> None:
+    # The server answers every option-score prompt 1..R, i.e. a model that ignores reverse
+    # keying in the 1-based coding that score_base=one asks for. MFQ has no reversed item: MAE 0
+    # and the baseline 0 (it reported 1.000 before). ASI (0-5, 6 of 22 items reversed): each
+    # reversed item costs |6-1|+|5-2|+|4-3| twice = 18 points, 6 x 18 / (22 x 6) = 108/132.
+    from test_instruments import key_for
+
+    expected = {"mfq": 0.0, "asi": 108 / 132}
+    for task, value in expected.items():
+        opts = ProbeOptions(score_base="one", bootstrap=50)
+        with OracleServer([key_for(task, opts)], ignore_reverse=True) as srv:
+            rep = contamination(
+                [task], probes=("option-score",), model="openai-chat",
+                model_args=f"base_url={srv.base_url},model=oracle,concurrency=8",
+                options=opts, output=tmp_path / task,
+            )  # fmt: skip
+        opt = rep["tasks"][task]["probes"]["option-score"]
+        assert opt["value"] == pytest.approx(value), task
+        assert opt["baseline"]["ignore_reverse_keying"] == pytest.approx(value), task
 
 
 def test_killed_run_resumes_without_repeating_finished_prompts(tmp_path: Path) -> None:
