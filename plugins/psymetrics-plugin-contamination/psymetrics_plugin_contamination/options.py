@@ -80,7 +80,7 @@ class ProbeOptions:
     dimension_labels: str = "paper"
     bootstrap: int = 1000
     seed: int = 1234
-    max_new_tokens_verbatim: int = 64
+    max_new_tokens_verbatim: int = 512
     max_new_tokens_keyword: int = 8
     max_new_tokens_item_dimension: int = 16
     max_new_tokens_option_score: int = 24
