@@ -144,11 +144,9 @@ def tables_cmd(runs: tuple[Path, ...], output: Path | None, labels: tuple[str, .
     models) and one table per instrument (Tables 3-6)."""
     from psymetrics_core.cli.console import stderr, stdout
 
-    from .tables import load_runs, paper_tables, render, run_inputs, write_output
+    from .tables import load_runs, output_format, paper_tables, render, run_inputs, write_output
 
-    fmt = "md" if output is None else output.suffix.lower().lstrip(".")
-    if fmt not in ("md", "csv"):
-        raise click.BadParameter(f"{output}: expected a .md or .csv file", param_hint="--output")
+    fmt = output_format(output)
     loaded = load_runs(runs, labels)
     text = render(paper_tables(loaded), loaded, fmt)
     if output is None:

@@ -48,6 +48,7 @@ __all__ = [
     "to_csv",
     "write_output",
     "render",
+    "output_format",
     "run_inputs",
 ]
 
@@ -144,18 +145,18 @@ def _score(path: Path, results: dict[str, Any], task: str, probe: str) -> Cell |
         return None
     metric = METRIC[probe][0]
     scale = entry["scales"].get(metric)
-    where = f"{path / 'results.json'}: field 'tasks.{task}.{probe}.scales.{metric}'"
+    where = f"{path / 'results.json'}: field 'tasks.{task}.{probe}.scales.{metric}"
     if scale is None:
-        raise PsymError(f"{where}: missing (a contamination run records its metric there)")
+        raise PsymError(f"{where}': missing (a contamination run records its metric there)")
     value = scale["score"]
     if value is None:
         return Cell(None, str(scale.get("reason") or "undefined"))
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise PsymError(f"{where}.score: expected a finite number or null, got {value!r}"[:300])
+        raise PsymError(f"{where}.score': expected a finite number or null, got {value!r}"[:300])
     top = 1.0 if probe in _RATES else math.inf
     if not 0 <= value <= top:
         span = "[0, 1]" if probe in _RATES else ">= 0"
-        raise PsymError(f"{where}.score: expected a value in {span}, got {value!r}")
+        raise PsymError(f"{where}.score': expected a value in {span}, got {value!r}")
     return Cell(float(value))
 
 
@@ -323,6 +324,16 @@ def to_csv(tables: Sequence[Table]) -> str:
     return buf.getvalue()
 
 
+def output_format(path: Path | None) -> str:
+    """``md`` or ``csv`` from the output's suffix (Markdown on stdout without one)."""
+    if path is None:
+        return "md"
+    fmt = path.suffix.lower().lstrip(".")
+    if fmt not in ("md", "csv"):
+        raise PsymError(f"--output {str(path)[:200]!r}: expected a .md or .csv file name")
+    return fmt
+
+
 def render(tables: Sequence[Table], runs: Sequence[RunValues], fmt: str) -> str:
     """The tables as ``md`` (Markdown) or ``csv`` text."""
     return to_csv(tables) if fmt == "csv" else to_markdown(tables, runs)
@@ -340,11 +351,16 @@ def write_output(path: Path, text: str, inputs: Sequence[Path] = ()) -> Path:
         raise PsymError(
             f"{path}: expected a regular file or a new path, not under /{target.parts[1]}"
         )
-    if os.path.lexists(target) and not target.is_file():
-        raise PsymError(f"{path}: expected a regular file or a new path")
-    for src in inputs:
-        if target.exists() and src.exists() and os.path.samefile(target, src):
-            raise PsymError(f"{path}: is one of the command's inputs ({src}); choose another file")
+    try:
+        if os.path.lexists(target) and not target.is_file():
+            raise PsymError(f"{path}: expected a regular file or a new path")
+        for src in inputs:
+            if target.exists() and src.exists() and os.path.samefile(target, src):
+                raise PsymError(
+                    f"{path}: is one of the command's inputs ({src}); choose another file"
+                )
+    except OSError as exc:
+        raise PsymError(f"{path}: cannot write ({exc.strerror or exc})") from None
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     except OSError as exc:
