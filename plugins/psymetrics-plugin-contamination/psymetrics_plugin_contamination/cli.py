@@ -12,8 +12,8 @@ from .options import PROBES
 __all__ = ["contamination_cmd"]
 
 
-@click.command("contamination")
-@click.option("--tasks", required=True, help="Comma-separated task ids, e.g. bfi,mfq.")
+@click.group("contamination", invoke_without_command=True)
+@click.option("--tasks", default=None, help="Comma-separated task ids, e.g. bfi,mfq (required).")
 @click.option(
     "--probes",
     default=",".join(PROBES),
@@ -55,7 +55,7 @@ __all__ = ["contamination_cmd"]
 @click.pass_context
 def contamination_cmd(
     ctx: click.Context,
-    tasks: str,
+    tasks: str | None,
     probes: str,
     permutations: int,
     model: str,
@@ -71,7 +71,13 @@ def contamination_cmd(
     as_json: bool,
 ) -> None:
     """Has the model seen this test? Contamination probes of Han et al. (2025), an order test
-    (Oren et al., 2023) with positive controls, bootstrap intervals and an index."""
+    (Oren et al., 2023) with positive controls, bootstrap intervals and an index.
+
+    `psym contamination tables RUN...` lays several runs out as the paper's tables."""
+    if ctx.invoked_subcommand is not None:
+        return
+    if not tasks:
+        raise click.UsageError("Missing option '--tasks'.")
     from datetime import datetime
 
     from psymetrics_core.cli import session_of
@@ -119,3 +125,32 @@ def contamination_cmd(
         return
     print_tables(report)
     stderr.print(f"results: {output / 'contamination.json'}   samples: {output / 'samples.jsonl'}")
+
+
+@contamination_cmd.command("tables")
+@click.argument("runs", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option(
+    "-o", "--output", type=click.Path(path_type=Path), default=None,
+    help="A .md (Markdown, the paper's rounding) or .csv (unrounded) file "
+    "[default: Markdown on stdout].",
+)  # fmt: skip
+@click.option(
+    "--label", "labels", multiple=True,
+    help="Row label of each run, in order (default: the model each run recorded).",
+)  # fmt: skip
+def tables_cmd(runs: tuple[Path, ...], output: Path | None, labels: tuple[str, ...]) -> None:
+    """Lay several `psym contamination` runs (one per model, same --tasks) out as Han et al.'s
+    tables: Table 1 (model means over the instruments), Table 2 (instrument means over the
+    models) and one table per instrument (Tables 3-6)."""
+    from psymetrics_core.cli.console import stderr, stdout
+
+    from .tables import load_runs, output_format, paper_tables, render, run_inputs, write_output
+
+    fmt = output_format(output)
+    loaded = load_runs(runs, labels)
+    text = render(paper_tables(loaded), loaded, fmt)
+    if output is None:
+        stdout.print(text, markup=False, highlight=False, soft_wrap=True)
+        return
+    write_output(output, text, run_inputs(loaded))
+    stderr.print(f"tables of {len(loaded)} run(s): {output}")

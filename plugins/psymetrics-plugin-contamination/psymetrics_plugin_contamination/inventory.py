@@ -16,7 +16,10 @@ from psymetrics_core.instruments.scoring import scale_value
 
 from .options import ProbeOptions
 
-__all__ = ["ProbeOption", "ProbeItem", "Inventory", "build_inventory", "shown_text", "STEMS"]
+__all__ = [
+    "ProbeOption", "ProbeItem", "Inventory", "build_inventory", "shown_text", "STEMS",
+    "PAPER_DIMENSIONS",
+]  # fmt: skip
 
 # Instruments whose stored items are fragments completed by a printed stem (Han et al. show
 # BFI items as full sentences: "I see myself as someone who is reserved").
@@ -24,6 +27,32 @@ STEMS: dict[str, str] = {
     "bfi": "I see myself as someone who {fragment}.",
     "pb-bfi": "I see myself as someone who {fragment}.",
 }
+
+
+# Han et al.'s dimension names (their Appendix A.1), in their order, by the scale ids of the
+# four inventories they probed (option dimension_labels=paper; the notes' §2.0 and §3.6).
+PAPER_DIMENSIONS: dict[str, tuple[tuple[str, str], ...]] = {
+    "bfi": (
+        ("openness", "Openness"), ("conscientiousness", "Conscientiousness"),
+        ("extraversion", "Extraversion"), ("agreeableness", "Agreeableness"),
+        ("neuroticism", "Neuroticism"),
+    ),
+    "mfq": (
+        ("care", "Harm/Care"), ("fairness", "Fairness/Reciprocity"),
+        ("loyalty", "In-group/Loyalty"), ("authority", "Authority/Respect"),
+        ("purity", "Purity/Sanctity"),
+    ),
+    "pvq40": (
+        ("achievement", "Achievement"), ("benevolence", "Benevolence"),
+        ("conformity", "Conformity"), ("security", "Security"), ("stimulation", "Stimulation"),
+        ("self_direction", "Self-Direction"), ("tradition", "Tradition"),
+        ("hedonism", "Hedonism"), ("universalism", "Universalism"), ("power", "Power"),
+    ),
+    "sd3": (
+        ("machiavellianism", "Machiavellianism"), ("narcissism", "Narcissism"),
+        ("psychopathy", "Psychopathy"),
+    ),
+}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -87,9 +116,10 @@ class Inventory:
 
     task: str
     name: str
-    dimensions: tuple[str, ...]  # labels, in the instrument's scale order
+    dimensions: tuple[str, ...]  # labels, in the order shown to the model
     scale_of_label: dict[str, str]
     items: tuple[ProbeItem, ...]
+    labels_source: str = "instrument"  # "paper" (Han et al. A.1) or "instrument" (its spec)
 
     @property
     def scored(self) -> list[ProbeItem]:
@@ -116,6 +146,18 @@ def item_dimensions(inst: Instrument, form: str = "original") -> list[str]:
     ]
 
 
+def dimension_labels(
+    inst: Instrument, dims: list[str], source: str
+) -> tuple[list[str], dict[str, str], str]:
+    """The dimensions in the order shown, each scale's label, and where the labels come from:
+    Han et al.'s names and order (``source`` paper, for the four inventories they probed, when
+    the instrument has exactly their scales), else the instrument spec's (``dimension_label``)."""
+    paper = dict(PAPER_DIMENSIONS.get(inst.id, ()))
+    if source == "paper" and paper and set(paper) == set(dims):
+        return list(paper), paper, "paper"
+    return dims, {s: dimension_label(inst, s) for s in dims}, "instrument"
+
+
 def _keyed(inst: Instrument, item: Item, scale: str | None, raw: int, base_shift: float) -> float:
     """The keyed score of ``raw`` (the default scorer's ``scale_value``), shifted to the base."""
     if scale is None:
@@ -137,8 +179,9 @@ def build_inventory(
 ) -> Inventory:
     """The probe view of ``inst`` (whose ``form`` must have item texts)."""
     opts = options or ProbeOptions()
-    dims = item_dimensions(inst, form)
-    labels = {s: dimension_label(inst, s) for s in dims}
+    dims, labels, source = dimension_labels(
+        inst, item_dimensions(inst, form), opts.dimension_labels
+    )
     items: list[ProbeItem] = []
     for index, it in enumerate(inst.forms[form], start=1):
         primary = [s for s in it.scales if s in labels] if it.scored else []
@@ -167,4 +210,5 @@ def build_inventory(
         dimensions=tuple(labels[s] for s in dims),
         scale_of_label={v: k for k, v in labels.items()},
         items=tuple(items),
+        labels_source=source,
     )

@@ -77,9 +77,15 @@ def option_errors(
 
 
 def no_reverse_option_mae(items: Sequence[ProbeItem]) -> float | None:
-    """Option-score MAE of a model that answers every item with the ascending raw codes,
-    i.e. ignores reverse keying (BFI-44: 16 reversed items x 12 / 220 = 0.873)."""
-    pairs = [(sum(abs(o.keyed - o.raw) for o in it.options), len(it.options)) for it in items]
+    """Option-score MAE of a model that ignores reverse keying: it scores every item's options
+    with the item's keyed values in ascending order, as if each item were keyed forward
+    (BFI-44: 16 reversed items x 12 / 220 = 0.873). The values are those of the scoring base
+    in use, so under ``score_base=one`` a forward item costs nothing (MFQ, no reversed item:
+    0), where comparing with the 0-based raw codes would charge 1 per option."""
+    pairs = []
+    for it in items:
+        gold = it.gold_scores()
+        pairs.append((sum(abs(g - f) for g, f in zip(gold, sorted(gold), strict=True)), len(gold)))
     return ratio([(float(n), float(d)) for n, d in pairs])
 
 

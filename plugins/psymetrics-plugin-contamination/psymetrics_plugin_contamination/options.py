@@ -28,6 +28,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "verbatim_clean": ("none", "quotes_numbering"),
     "verbatim_control": ("name", "none"),
     "score_base": ("native", "one"),
+    "dimension_labels": ("paper", "instrument"),
 }
 
 
@@ -52,7 +53,15 @@ class ProbeOptions:
     - ``include_unscored``: attention checks in the verbatim, keyword and order probes.
     - ``score_base``: ``one`` shifts 0-based keyed values (MFQ 0-5) to 1-based, since the
       option-score prompt says "All scores are positive integers".
-    - ``max_new_tokens_*``: generation length per probe (the paper reports none).
+    - ``dimension_labels``: ``paper`` shows the dimensions of the four inventories Han et al.
+      probed in their own wording and order (their Appendix A.1: "Harm/Care,
+      Fairness/Reciprocity, In-group/Loyalty, Authority/Respect, Purity/Sanctity" for the MFQ;
+      the notes' suggested ``{dimensions}`` rendering, §3.6); ``instrument`` the labels of the
+      instrument's spec ("Care/harm, ..."). Other instruments always show their spec's labels.
+    - ``max_new_tokens_*``: generation length per probe (the paper reports none); verbatim
+      recall gets 256 tokens (about 1,000 characters) so that a refusal, which the paper
+      scores as it is, fits whole (see the plugin README); an answer that hits its budget is
+      marked ``truncated``.
     """
 
     item_form: str = "full"
@@ -68,9 +77,10 @@ class ProbeOptions:
     target_numeric: bool = False
     include_unscored: bool = True
     score_base: str = "native"
+    dimension_labels: str = "paper"
     bootstrap: int = 1000
     seed: int = 1234
-    max_new_tokens_verbatim: int = 64
+    max_new_tokens_verbatim: int = 512
     max_new_tokens_keyword: int = 8
     max_new_tokens_item_dimension: int = 16
     max_new_tokens_option_score: int = 24

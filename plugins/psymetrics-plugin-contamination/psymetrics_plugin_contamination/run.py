@@ -168,6 +168,7 @@ def _task_entry(
         "n_items": len(inv.items),
         "n_scored_items": len(inv.scored),
         "dimensions": list(inv.dimensions),
+        "dimension_labels": inv.labels_source,
         "keywords": kw_source,
         "probes": {r.probe: r.to_json() for r in results},
         "index": contamination_index(inv, results, shared.records, shared.options),

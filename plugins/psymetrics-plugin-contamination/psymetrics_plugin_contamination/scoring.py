@@ -6,8 +6,8 @@ predicted dimension, an absolute error, or a log-likelihood.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .inventory import Inventory
@@ -24,7 +24,7 @@ from .parsing import (
 )
 from .prompts import ProbePrompt
 
-__all__ = ["Answered", "Record", "score_prompt"]
+__all__ = ["Answered", "Record", "score_prompt", "truncated"]
 
 
 @dataclass(frozen=True)
@@ -34,6 +34,7 @@ class Answered:
     prompt: ProbePrompt
     text: str | None = None
     loglik: float | None = None
+    truncated: bool | None = None  # the answer hit max_new_tokens (None: backend did not say)
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,7 @@ class Record:
     gold: Any = None
     pred: Any = None
     extra: dict[str, Any] | None = None
+    truncated: bool | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The fields kept in ``samples.jsonl``."""
@@ -60,6 +62,7 @@ class Record:
             "num": self.num,
             "den": self.den,
             "pred": self.pred,
+            "truncated": self.truncated,
             **(self.extra or {}),
         }
 
@@ -155,8 +158,21 @@ def _order(a: Answered) -> Record:
     )
 
 
+def truncated(meta: Mapping[str, Any]) -> bool | None:
+    """Whether a completion stopped at its token budget: the backend's ``finish_reason``
+    ("length" in the OpenAI API and the local transformers backend); None when the backend
+    gives none (lm-eval's bridge)."""
+    reason = meta.get("finish_reason")
+    return None if not isinstance(reason, str) else reason == "length"
+
+
 def score_prompt(a: Answered, inv: Inventory, opts: ProbeOptions) -> Record:
-    """The record of one answered prompt."""
+    """The record of one answered prompt, marked ``truncated`` when it hit its budget."""
+    rec = _score(a, inv, opts)
+    return rec if a.truncated is None else replace(rec, truncated=a.truncated)
+
+
+def _score(a: Answered, inv: Inventory, opts: ProbeOptions) -> Record:
     probe = a.prompt.probe
     if probe == "verbatim":
         return _verbatim(a, opts)

@@ -75,6 +75,8 @@ class ProbeResult:
     n_invalid: int = 0
     n_empty: int = 0
     n_dropped: int = 0
+    n_truncated: int = 0  # answers that hit max_new_tokens (cut off: scored as they are)
+    n_truncation_unknown: int = 0  # answers from a backend that does not say
     baseline: dict[str, float | None] = field(default_factory=dict)
     detail: dict[str, Any] = field(default_factory=dict)
     flags: list[str] = field(default_factory=list)
@@ -142,6 +144,8 @@ def _counts(res: ProbeResult, recs: Sequence[Record]) -> None:
     res.n_invalid = sum(r.status == "invalid" for r in recs)
     res.n_empty = sum(r.status == "empty" for r in recs)
     res.n_dropped = sum(r.num is None for r in recs) if res.probe != "order" else 0
+    res.n_truncated = sum(r.truncated is True for r in recs)
+    res.n_truncation_unknown = sum(r.truncated is None for r in recs) if res.probe != "order" else 0
     parsed = [repr(r.parsed) for r in recs if r.status == "ok"]
     if len(parsed) >= 3 and len(set(parsed)) == 1:
         res.flags.append(f"degenerate: every parsed answer is {parsed[0]}")
@@ -207,6 +211,13 @@ def summarise(
     metric, direction = METRIC[probe]
     res = ProbeResult(probe, metric, direction, None)
     _counts(res, records)
+    if res.n_truncated:
+        budget = opts.max_new_tokens(probe)
+        res.flags.append(
+            f"{res.n_truncated} of {res.n_prompts} answers hit the budget of {budget} tokens "
+            f"and are cut off (marked truncated in samples.jsonl; raise --option "
+            f"max_new_tokens_{probe.replace('-', '_')})"
+        )
     units: Units = list(records_by_unit(records).values())
     draws = resamples(len(units), opts.bootstrap, opts.seed)
     if probe == "order":

@@ -32,7 +32,7 @@ from psymetrics_core.base.types import (
 from .inventory import Inventory
 from .options import ProbeOptions
 from .prompts import ProbePrompt
-from .scoring import Answered, Record, score_prompt
+from .scoring import Answered, Record, score_prompt, truncated
 from .summary import METRIC, ProbeResult, summarise
 
 __all__ = ["ContaminationTask", "ProbeSet", "core_prompt", "probe_tasks", "CITATION"]
@@ -129,7 +129,8 @@ class ContaminationTask(ProbeTask):
     def parse(self, item: Item, completion: Completion) -> Generation:
         """The prompt's record (pure): parsed answer, status and what it adds to the metric."""
         p = self._by_id()[item.id]
-        rec = self._record(p, completion.text, completion.option_logprobs)
+        cut = truncated(completion.meta) if p.mode == "generate" else None
+        rec = self._record(p, completion.text, completion.option_logprobs, cut)
         status = rec.status if rec.status in ("ok", "refused") else "unparsed"
         data = {**rec.to_json(), "gold": p.gold}
         if p.mode == "loglik":
@@ -142,18 +143,23 @@ class ContaminationTask(ProbeTask):
         """The probe's metric with its interval; the whole probe result as detail."""
         by_id = self._by_id()
         records = [
-            self._record(by_id[g.item.id], g.text, g.option_logprobs) for g in results.generations
+            self._record(by_id[g.item.id], g.text, g.option_logprobs, g.data["truncated"])
+            for g in results.generations
         ]
         res = self._shared().finish(self.probe, records)
         return TaskScores.of([probe_score(res)], contamination=_jsonable(res.to_json()))
 
     def _record(
-        self, p: ProbePrompt, text: str | None, logprobs: tuple[float, ...] | None
+        self,
+        p: ProbePrompt,
+        text: str | None,
+        logprobs: tuple[float, ...] | None,
+        cut: bool | None = None,
     ) -> Record:
         if p.mode == "loglik":
             answered = Answered(p, loglik=logprobs[0] if logprobs else None)
         else:
-            answered = Answered(p, text=text)
+            answered = Answered(p, text=text, truncated=cut)
         shared = self._shared()
         return score_prompt(answered, shared.inventory, shared.options)
 

@@ -4,7 +4,9 @@ It stands in for a model that knows the inventory perfectly: it reads the item i
 item or the item from the prompt (the paper's templates) and returns the gold answer from an
 ``AnswerKey`` built by the test, independently of the plugin's code. ``ignore_reverse`` makes
 it answer option-score prompts with the raw codes 1..R (a model that ignores reverse keying).
-It counts requests per prompt, so resumed runs can be checked at the server.
+``refusal`` makes it answer every verbatim prompt with that text, cut like a real server's at the
+request's ``max_tokens`` (``CHARS_PER_TOKEN`` characters a token) with ``finish_reason``
+"length". It counts requests per prompt, so resumed runs can be checked at the server.
 """
 
 from __future__ import annotations
@@ -51,14 +53,23 @@ def _num(x: float) -> str:
     return str(int(x)) if float(x).is_integer() else f"{x:g}"
 
 
+CHARS_PER_TOKEN = 4
+
+
 class OracleServer:
     """``with OracleServer(keys) as srv: srv.base_url``; ``srv.counts`` per prompt text."""
 
     def __init__(
-        self, keys: list[AnswerKey], *, ignore_reverse: bool = False, latency: float = 0.0
+        self,
+        keys: list[AnswerKey],
+        *,
+        ignore_reverse: bool = False,
+        latency: float = 0.0,
+        refusal: str | None = None,
     ) -> None:
         self.keys = keys
         self.ignore_reverse = ignore_reverse
+        self.refusal = refusal
         self.latency = latency
         self.counts: Counter[str] = Counter()
         self.completed: list[str] = []
@@ -100,14 +111,19 @@ class OracleServer:
             self.requests += 1
             self.counts[prompt] += 1
         time.sleep(self.latency)
-        answer = self.answer(prompt)
+        answer, finish = self.answer(prompt), "stop"
+        budget = int(body.get("max_tokens") or 0) * CHARS_PER_TOKEN
+        if self.refusal is not None and prompt.startswith("You are given metadata"):
+            answer = self.refusal
+            if budget and len(answer) > budget:
+                answer, finish = answer[:budget], "length"
         blob = json.dumps(
             {
                 "choices": [
                     {
                         "index": 0,
                         "message": {"role": "assistant", "content": answer},
-                        "finish_reason": "stop",
+                        "finish_reason": finish,
                     }
                 ],
                 "usage": {"prompt_tokens": 10, "completion_tokens": 3},

@@ -29,8 +29,8 @@ ITEMS = {
 FIVE = ("verbatim", "keyword", "item-dimension", "option-score", "target-score")
 
 
-def key_for(task: str) -> AnswerKey:
-    inv = build_inventory(require_item_texts(get_instrument(task), "original", ITEMS))
+def key_for(task: str, options: ProbeOptions | None = None) -> AnswerKey:
+    inv = build_inventory(require_item_texts(get_instrument(task), "original", ITEMS), options)
     return AnswerKey(
         inv.name,
         [

@@ -20,6 +20,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from oracle_server import AnswerKey, KeyItem, OracleServer
+from psymetrics_plugin_contamination.options import ProbeOptions
+from psymetrics_plugin_contamination.run import contamination
 
 from psymetrics_core import get_instrument
 from psymetrics_core.cli import cli
@@ -97,6 +99,77 @@ def test_ignoring_reverse_keying_gives_the_analytic_mae(tmp_path: Path) -> None:
     assert opt["value"] == pytest.approx(192 / 220)  # 0.873
     assert opt["baseline"]["ignore_reverse_keying"] == pytest.approx(192 / 220)
     assert opt["ci_low"] < opt["value"] < opt["ci_high"]
+
+
+def test_ignoring_reverse_keying_under_score_base_one_matches_its_baseline(
+    tmp_path: Path,
+) -> None:
+    # The server answers every option-score prompt 1..R, i.e. a model that ignores reverse
+    # keying in the 1-based coding that score_base=one asks for. MFQ has no reversed item: MAE 0
+    # and the baseline 0 (it reported 1.000 before). ASI (0-5, 6 of 22 items reversed): each
+    # reversed item costs |6-1|+|5-2|+|4-3| twice = 18 points, 6 x 18 / (22 x 6) = 108/132.
+    from test_instruments import key_for
+
+    expected = {"mfq": 0.0, "asi": 108 / 132}
+    for task, value in expected.items():
+        opts = ProbeOptions(score_base="one", bootstrap=50)
+        with OracleServer([key_for(task, opts)], ignore_reverse=True) as srv:
+            rep = contamination(
+                [task], probes=("option-score",), model="openai-chat",
+                model_args=f"base_url={srv.base_url},model=oracle,concurrency=8",
+                options=opts, output=tmp_path / task,
+            )  # fmt: skip
+        opt = rep["tasks"][task]["probes"]["option-score"]
+        assert opt["value"] == pytest.approx(value), task
+        assert opt["baseline"]["ignore_reverse_keying"] == pytest.approx(value), task
+
+
+def _levenshtein(a: str, b: str) -> int:
+    """Textbook dynamic programme (Wagner-Fischer), independent of the plugin's rapidfuzz."""
+    row = list(range(len(b) + 1))
+    for i, ca in enumerate(a, start=1):
+        prev, row[0] = row[0], i
+        for j, cb in enumerate(b, start=1):
+            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (ca != cb))
+    return row[-1]
+
+
+REFUSAL = (
+    "I'm sorry, but I can't reproduce the exact wording of items from the Big Five Inventory. "
+    "The BFI-44 is a published psychometric instrument, and its items are protected by "
+    "copyright held by its authors; reproducing them verbatim could infringe that copyright. "
+) * 4 + "I can describe what the item measures instead, if that helps."  # ~1,100 characters
+
+
+def test_a_long_refusal_is_scored_whole_and_a_cut_one_is_marked(tmp_path: Path) -> None:
+    # Han et al. score refusals as they are (notes §4): a refusal of ~1,100 characters
+    # (~280 tokens at 4 characters a token) fits the default budget of 512 tokens whole; the
+    # old 64-token budget cuts it at 256 characters, and every cut answer is marked.
+    assert 1000 < len(REFUSAL) < 512 * 4
+    key = bfi_key()
+    reps = {}
+    with OracleServer([key], refusal=REFUSAL) as srv:
+        for name, extra in (("whole", {}), ("cut", {"max_new_tokens_verbatim": 64})):
+            reps[name] = contamination(
+                ["bfi"], probes=("verbatim",), model="openai-chat",
+                model_args=f"base_url={srv.base_url},model=oracle,concurrency=4",
+                options=ProbeOptions(bootstrap=50, verbatim_control="none", **extra),  # type: ignore[arg-type]
+                limit=4, output=tmp_path / name,
+            )  # fmt: skip
+    items = [it.text for it in key.items[:4]]
+    length = sum(len(t) for t in items)
+    for name, answer, n_cut in (("whole", REFUSAL, 0), ("cut", REFUSAL[:256], 4)):
+        vb = reps[name]["tasks"]["bfi"]["probes"]["verbatim"]
+        expected = sum(_levenshtein(t, answer) for t in items) / length
+        assert vb["value"] == pytest.approx(expected), name
+        assert vb["n_truncated"] == n_cut and vb["n_truncation_unknown"] == 0, name
+        text = (tmp_path / name / "samples.jsonl").read_text()
+        lines = [json.loads(x) for x in text.splitlines()]
+        assert [x["data"]["truncated"] for x in lines] == [n_cut > 0] * 4, name
+    assert reps["whole"]["tasks"]["bfi"]["probes"]["verbatim"]["value"] > 15  # the long refusal
+    flags = reps["cut"]["tasks"]["bfi"]["probes"]["verbatim"]["flags"]
+    assert "4 of 4 answers hit the budget of 64 tokens" in " ".join(flags)
+    assert "budget" not in " ".join(reps["whole"]["tasks"]["bfi"]["probes"]["verbatim"]["flags"])
 
 
 def test_killed_run_resumes_without_repeating_finished_prompts(tmp_path: Path) -> None:

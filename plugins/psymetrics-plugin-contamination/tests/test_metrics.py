@@ -18,6 +18,7 @@ from psymetrics_plugin_contamination.metrics import (
     random_option_mae,
     random_target_mae,
 )
+from psymetrics_plugin_contamination.options import ProbeOptions
 from psymetrics_plugin_contamination.parsing import INVALID
 
 from psymetrics_core import get_instrument
@@ -79,6 +80,23 @@ def test_bfi_ignore_reverse_baseline_is_192_over_220() -> None:
     texts = [replace(it, text=f"item {it.id}") for it in sd3.items]
     sd3_inv = build_inventory(replace(sd3, forms={"original": texts}))
     assert no_reverse_option_mae(sd3_inv.scored) == pytest.approx(60 / 135)
+
+
+def test_ignore_reverse_baseline_under_score_base_one() -> None:
+    # score_base=one shifts 0-based scales to 1-based (notes F-03, A-5: the option-score prompt
+    # says "All scores are positive integers"; the paper's MFQ is most likely coded 1-6). A model
+    # that ignores reverse keying answers the ascending values of that base: on MFQ (no reversed
+    # item) it is right everywhere, so the baseline is 0, not 1 per option.
+    for base in ("native", "one"):
+        mfq = build_inventory(get_instrument("mfq"), ProbeOptions(score_base=base))
+        assert no_reverse_option_mae(mfq.scored) == 0.0, base
+    # ASI (0-5, 22 scored items, 6 reversed: 3, 6, 7, 13, 18, 21): a reversed item answered
+    # 1..6 against gold 6..1 costs 5+3+1+1+3+5 = 18 points, a forward item 0:
+    # 6 x 18 / (22 x 6) = 108/132 in either base (under "one" the 0-based raw codes would
+    # charge the 16 forward items 6 points each: 204/132)
+    for base in ("native", "one"):
+        asi = build_inventory(get_instrument("asi"), ProbeOptions(score_base=base))
+        assert no_reverse_option_mae(asi.scored) == pytest.approx(108 / 132), base
 
 
 def test_random_baselines_by_hand() -> None:

@@ -67,9 +67,11 @@ class Fake(Backend):
 
 
 def test_generation_probe_keys_are_those_of_the_earlier_pipeline(tmp_path: Path) -> None:
+    # the earlier defaults, given explicitly (the verbatim budget is now 512 tokens and the BFI
+    # dimensions are listed in the paper's order): the answers paid for then are found again
+    old = ProbeOptions(bootstrap=10, max_new_tokens_verbatim=64, dimension_labels="instrument")
     rep = contamination(
-        ["bfi"], probes=FIVE, backend=Fake(), output=tmp_path / "run",
-        options=ProbeOptions(bootstrap=10),
+        ["bfi"], probes=FIVE, backend=Fake(), output=tmp_path / "run", options=old,
     )  # fmt: skip
     keys = sorted(row[0] for row in ResponseCache().rows())
     assert len(keys) == rep["cache"]["misses"] == 347
@@ -114,7 +116,7 @@ def test_samples_are_core_records_that_keep_probe_unit_condition_and_gold(
     res = json.loads((tmp_path / "results.json").read_text())
     assert set(res["tasks"]) == {"bfi.verbatim", "bfi.target-score", "bfi.order"}
     assert res["tasks"]["bfi.order"]["settings"]["mode"] == "logprob"
-    assert res["tasks"]["bfi.verbatim"]["settings"]["max_new_tokens"] == 64
+    assert res["tasks"]["bfi.verbatim"]["settings"]["max_new_tokens"] == 512
     assert (
         res["tasks"]["bfi.target-score"]["contamination"]["value"]
         == (probes["target-score"]["value"])

@@ -25,6 +25,17 @@ def test_templates_are_the_papers_verbatim(probe: str) -> None:
     assert template(probe) in paper
 
 
+@pytest.mark.skipif(not PAPER, reason="the paper's text is not in this checkout")
+@pytest.mark.parametrize("task", ["bfi", "mfq", "pvq40", "sd3"])
+def test_paper_dimension_labels_are_the_papers_words(task: str) -> None:
+    from psymetrics_plugin_contamination.inventory import PAPER_DIMENSIONS
+
+    paper = " ".join(PAPER[0].read_text(encoding="utf-8").split())
+    labels = [label for _, label in PAPER_DIMENSIONS[task]]
+    # Appendix A.1 lists them in this order, joined by ", " with "and" before the last
+    assert ", ".join(labels[:-1]) + ", and " + labels[-1] in paper
+
+
 def _bfi_prompts(**opts: object) -> dict[str, object]:
     inv = build_inventory(get_instrument("bfi"), ProbeOptions(**opts))  # type: ignore[arg-type]
     kws, _ = keywords_for("bfi", {it.id: it.stored for it in inv.items})
@@ -46,8 +57,10 @@ def test_bfi_item_6_renders_like_the_papers_example() -> None:
     ctl = by["bfi/verbatim/6/control"]
     assert "Big Five" not in ctl.text and ctl.gold == vb.gold
     dim = by["bfi/item-dimension/6/"]
+    # the paper's §2.1 example of "the full set of dimensions": "Openness, Conscientiousness,
+    # Extraversion, Agreeableness, Neuroticism"
     assert (
-        "Dimensions: Extraversion, Agreeableness, Conscientiousness, Neuroticism, Openness\n"
+        "Dimensions: Openness, Conscientiousness, Extraversion, Agreeableness, Neuroticism\n"
         in dim.text
     )
     assert dim.gold == "Extraversion"
@@ -83,7 +96,13 @@ def test_mfq_counts_catch_items_in_index_but_not_in_mapping() -> None:
     inv = build_inventory(get_instrument("mfq"))
     assert len(inv.items) == 32 and len(inv.scored) == 30
     assert [it.index for it in inv.items if it.dimension is None] == [6, 22]
+    # Han et al.'s wording (Appendix A.1), the default; the spec's own labels on request
     assert inv.dimensions == (
+        "Harm/Care", "Fairness/Reciprocity", "In-group/Loyalty", "Authority/Respect",
+        "Purity/Sanctity",
+    )  # fmt: skip
+    spec = build_inventory(get_instrument("mfq"), ProbeOptions(dimension_labels="instrument"))
+    assert spec.dimensions == (
         "Care/harm", "Fairness/reciprocity", "Ingroup/loyalty", "Authority/respect",
         "Purity/sanctity",
     )  # fmt: skip
@@ -118,10 +137,34 @@ def test_limit_keeps_the_instruments_dimensions() -> None:
         "bfi", ["item-dimension"], ProbeOptions(), limit=2, session=Session()
     )
     assert len(inv.items) == 2 and len(prompts) == 2
-    # items 1 and 2 are extraversion and agreeableness; the prompt still lists all five
-    assert "Dimensions: Extraversion, Agreeableness, Conscientiousness, Neuroticism, Openness" in (
+    # items 1 and 2 are extraversion and agreeableness; the prompt still lists all five (in
+    # the paper's order, Appendix A.1)
+    assert "Dimensions: Openness, Conscientiousness, Extraversion, Agreeableness, Neuroticism" in (
         prompts[0].text
     )
+
+
+def test_item_dimension_prompt_shows_the_papers_labels() -> None:
+    # Han et al., Appendix A.1: "Harm/Care, Fairness/Reciprocity, In-group/Loyalty,
+    # Authority/Respect, Purity/Sanctity" (the instrument's spec says "Care/harm, ...")
+    paper = "Dimensions: Harm/Care, Fairness/Reciprocity, In-group/Loyalty, Authority/Respect, "
+    paper += "Purity/Sanctity\n"
+    inv = build_inventory(get_instrument("mfq"))
+    prompts = build_prompts(inv, ["item-dimension"], ProbeOptions())
+    assert all(paper in p.text for p in prompts)
+    assert prompts[0].gold == "Harm/Care"  # MFQ item 1 is a care item
+    opts = ProbeOptions(dimension_labels="instrument")
+    spec = build_prompts(build_inventory(get_instrument("mfq"), opts), ["item-dimension"], opts)
+    assert "Dimensions: Care/harm, Fairness/reciprocity, Ingroup/loyalty," in spec[0].text
+    assert spec[0].gold == "Care/harm"
+    # PVQ-40 in the paper's listing order, SD3 unchanged; an instrument the paper did not
+    # probe keeps its spec's labels under either choice
+    sd3 = build_inventory(get_instrument("sd3"))
+    assert sd3.dimensions == ("Machiavellianism", "Narcissism", "Psychopathy")
+    assert sd3.labels_source == "paper"
+    asi = build_inventory(get_instrument("asi"))
+    assert asi.dimensions == ("Hostile sexism", "Benevolent sexism")
+    assert asi.labels_source == "instrument"
 
 
 def test_echoing_the_inventory_name_is_not_recall() -> None:

@@ -30,6 +30,9 @@ def test_every_probe_on_smollm2(tmp_path: Path) -> None:
         else:
             assert pr["reason"]
     assert probes["verbatim"]["value"] is not None  # every answer counts, refusals included
+    # the local backend says which answers hit their budget (finish_reason "length")
+    for name in ("verbatim", "keyword", "item-dimension", "option-score", "target-score"):
+        assert probes[name]["n_truncation_unknown"] == 0, name
     order = probes["order"]
     assert order["n_prompts"] == 4 * 20  # bfi + 3 controls, each canonical + 19 permutations
     assert order["detail"]["positive_controls"]["months"]["p"] == pytest.approx(1 / 20)
@@ -37,6 +40,10 @@ def test_every_probe_on_smollm2(tmp_path: Path) -> None:
     # the 19 seeded permutations repeat, and identical requests are asked once
     samples = [json.loads(x) for x in (tmp_path / "samples.jsonl").read_text().splitlines()]
     assert len(samples) == sum(pr["n_prompts"] for pr in probes.values())
+    for s in samples:
+        if s["item_meta"]["meta"]["probe"] != "order":
+            assert isinstance(s["data"]["truncated"], bool)
+    print({n: probes[n]["n_truncated"] for n in probes if n != "order"})
     distinct = {
         (json.dumps(s["prompt"], sort_keys=True), s["item_meta"]["meta"].get("max_new_tokens"))
         for s in samples

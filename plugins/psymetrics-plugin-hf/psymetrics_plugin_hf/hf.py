@@ -305,8 +305,16 @@ class HFBackend(Backend):
             with torch.inference_mode():
                 gen = model.generate(**enc, **kwargs)
             new = gen[:, enc["input_ids"].shape[1] :]
+            stops = _stop_ids(tok, model)
             for row in new:
-                out.append(Completion(text=tok.decode(row, skip_special_tokens=True)))
+                # the OpenAI API's finish_reason: "length" when the budget cut the answer off
+                cut = len(row) >= settings.max_new_tokens and int(row[-1]) not in stops
+                out.append(
+                    Completion(
+                        text=tok.decode(row, skip_special_tokens=True),
+                        meta={"finish_reason": "length" if cut else "stop"},
+                    )
+                )
                 if on_result is not None:
                     on_result(len(out) - 1, out[-1])
             if progress is not None:
@@ -468,3 +476,15 @@ def _cpu_threads() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # not on Linux
         return max(1, os.cpu_count() or 1)
+
+
+def _stop_ids(tok: Any, model: Any) -> set[int]:
+    """Token ids that end a generation (end of sequence, padding)."""
+    ids: set[int] = set()
+    for value in (getattr(model.generation_config, "eos_token_id", None), tok.eos_token_id,
+                  tok.pad_token_id):  # fmt: skip
+        if isinstance(value, int):
+            ids.add(value)
+        elif isinstance(value, list | tuple):
+            ids.update(int(v) for v in value)
+    return ids
