@@ -139,7 +139,8 @@ def test_runnable_command(tmp_path: Path, page: str, block: str, openai_server: 
         line = line.split("  #")[0].strip()
         if not line or line.startswith("#"):
             continue
-        argv = [os.path.expandvars(a) for a in shlex.split(line)]
+        argv = [re.sub(r"\$(\w+)", lambda m: env.get(m.group(1), m.group(0)), a)
+                for a in shlex.split(line)]  # fmt: skip
         extra = {}
         while argv and re.fullmatch(r"[A-Z_]+=.*", argv[0]):  # VAR=value psym ...
             name, _, value = argv.pop(0).partition("=")
