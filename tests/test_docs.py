@@ -28,7 +28,9 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 MKDOCS = Path(sys.executable).with_name("mkdocs")
-RUNNABLE = re.compile(r"<!-- runnable -->\s*\n[ \t]*```(?:bash|console)?\n(.*?)^[ \t]*```", re.S | re.M)
+RUNNABLE = re.compile(
+    r"<!-- runnable -->\s*\n[ \t]*```(?:bash|console)?\n(.*?)^[ \t]*```", re.S | re.M
+)
 
 pytestmark = pytest.mark.skipif(not MKDOCS.exists(), reason="mkdocs is not installed (make setup)")
 

@@ -129,13 +129,15 @@ def _instrument_section(task: str, inst: Any) -> list[str]:
         f"- **Licence:** {inst.license_status}",
         f"- **Item source:** {inst.item_source}",
         f"- **Scoring rule:** {inst.scoring_rule}",
-        f"- **Kind:** {inst.kind}; **items:** {n_items}; **forms:** {forms}; **plugin:** `{plugin}`",
+        f"- **Kind:** {inst.kind}; **items:** {n_items}; **forms:** {forms}; "
+        f"**plugin:** `{plugin}`",
     ]
     fmts = [f"{rs.name} {rs.min}–{rs.max}" for rs in inst.response_scales.values()]
     if fmts:
         out.append(f"- **Response format:** {', '.join(fmts)}")
     if inst.scales:
-        out += ["", "| scale | method | items | human norms (group: mean, SD, n) |", "|---|---|---|---|"]
+        out += ["", "| scale | method | items | human norms (group: mean, SD, n) |"]
+        out.append("|---|---|---|---|")
         for name, sdef in inst.scales.items():
             try:
                 k = len(inst.scale_items(name))
