@@ -40,9 +40,15 @@ if TYPE_CHECKING:
     "--model",
     default="smollm2",
     show_default=True,
-    help="Backend name (see `psym plugins`); default: SmolLM2 on CPU.",
+    help="Backend name: smollm2 (default, SmolLM2 on CPU), hf, openai-chat, "
+    "openai-completions, lm-eval:NAME (`psym plugins --backends`).",
 )
-@click.option("--model-args", default="", help="Backend arguments, k=v,k=v (lm-eval style).")
+@click.option(
+    "--model-args",
+    default="",
+    help="Backend arguments, k=v,k=v (lm-eval style), e.g. base_url=URL,model=NAME for "
+    "openai-chat; `psym plugins --backends` lists every backend's keys.",
+)
 @click.option(
     "--mode",
     type=click.Choice(["generate", "logprob"]),
@@ -69,6 +75,7 @@ if TYPE_CHECKING:
 )
 @click.option(
     "--output",
+    "-o",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
     help="Run directory for results.json and samples.jsonl [default: psym-results/<timestamp>].",

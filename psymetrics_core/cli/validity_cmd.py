@@ -20,6 +20,7 @@ from psymetrics_core.cli.console import fmt, print_json, stderr, stdout, table
 )
 @click.option(
     "--output",
+    "-o",
     type=click.Path(file_okay=False, path_type=Path),
     default=Path("psym-validity"),
     show_default=True,
