@@ -6,7 +6,7 @@ PIP := $(PY) -m pip
 PLUGINS := $(wildcard plugins/psymetrics-plugin-*)
 TORCH_VERSION ?= 2.13.0
 
-.PHONY: setup test lint typecheck unit check-tasks clean bench dist browser llama-server
+.PHONY: setup test lint typecheck unit check-tasks clean bench dist browser llama-server docs
 
 setup: $(VENV)/.setup-done
 
@@ -44,7 +44,12 @@ browser:
 	   >/dev/null) || echo "warning: could not install chromium; the report browser test skips"; \
 	else echo "note: chromium missing and not root; the report browser test skips"; fi
 
-test: setup lint typecheck check-tasks unit
+test: setup lint typecheck check-tasks docs unit
+
+# the documentation site (docs/, mkdocs.yml) into build/site, strictly: a broken link or anchor,
+# a page missing from the navigation or a fenced `psym` command that does not exist fails it
+docs: setup
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet
 
 lint:
 	$(VENV)/bin/ruff check .

@@ -1,6 +1,6 @@
-"""CONTRIBUTING's worked example of a judged task, run as written against a scripted judge.
+"""The plugin guide's worked example of a judged task, run as written against a scripted judge.
 
-The python block under "Worked example: a small judged task" is extracted from CONTRIBUTING.md,
+The python block under "Worked example: a small judged task" is extracted from docs/plugins/code.md,
 imported as a plugin module into its own session, and evaluated; the expected scores are
 counted by hand from the scripted replies.
 """
@@ -22,10 +22,10 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def _example_module(tmp_path: Path):
-    text = (REPO / "CONTRIBUTING.md").read_text(encoding="utf-8")
-    section = text.split("#### Worked example: a small judged task", 1)[1]
+    text = (REPO / "docs" / "plugins" / "code.md").read_text(encoding="utf-8")
+    section = text.split("### Worked example: a small judged task", 1)[1]
     code = re.search(r"```python\n(.*?)```", section, re.DOTALL)
-    assert code is not None, "CONTRIBUTING lost its worked example"
+    assert code is not None, "docs/plugins/code.md lost its worked example"
     path = tmp_path / "politeness_plugin.py"
     path.write_text(code.group(1), encoding="utf-8")
     spec = importlib.util.spec_from_file_location("politeness_plugin", path)

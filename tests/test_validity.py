@@ -97,3 +97,18 @@ def test_cli_errors_are_one_line(tmp_path, capsys):
     with pytest.raises(SystemExit):
         main(["validity", str(tmp_path / "nope")])
     assert "no results.json" in capsys.readouterr().err
+
+
+def test_validity_is_a_section_of_analyze(tmp_path):
+    """``psym analyze`` reaches the same table (issue 26: every analysis under analyze)."""
+    from psymetrics_core.analysis.sections import collect_sections
+    from psymetrics_core.pluginsys.session import Session
+
+    dirs = runs(tmp_path)
+    sections = {s.key: s for s in collect_sections(dirs, Session())}
+    care = sections["validity"].data["pairs"][0]
+    direct = validity(read_runs(dirs), load_pairs())[0]
+    assert care["construct"] == "care" and care["rho"] == pytest.approx(direct.rho)
+    assert "psym validity" in sections["validity"].text
+    alone = collect_sections(dirs[:2], Session())  # one model: no pair has two models' values
+    assert all(s.key != "validity" or s.data["pairs"][0]["n"] == 1 for s in alone)

@@ -20,6 +20,7 @@ from typing import Any
 
 from psymetrics_core.analysis.ecological_plot import rank_plot
 from psymetrics_core.analysis.records import read_results, unit_label, unit_scores
+from psymetrics_core.analysis.section import AnalysisSection
 from psymetrics_core.analysis.validity import spearman_fisher
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.reading import parse_yaml, read_text
@@ -249,3 +250,25 @@ def ecological_validity(
         for r in results:
             w.writerow([getattr(r, c) for c in CSV_COLUMNS])
     return ValidityReport(len(scores), results, table, rank_plot(results, output))
+
+
+def validity_section(
+    run_dirs: list[Path], labels: Path | None = None, reference: str | None = None
+) -> AnalysisSection | None:
+    """``psym analyze``'s ecological-validity section (what ``psym validity`` prints, with the
+    shipped pairing table): None unless some model's runs hold both sides of a pair."""
+    results = validity(read_runs(run_dirs), load_pairs(None))
+    if not results:
+        return None
+    lines = [f"{'construct':<24} {'questionnaire':<28} {'behaviour':<28} {'n':>3} {'rho':>6}"]
+    for r in results:
+        rho = "—" if r.rho is None else f"{r.rho:.2f}"
+        lines.append(
+            f"{r.construct:<24} {str(r.test_score):<28} {str(r.behaviour_score):<28} "
+            f"{r.n:>3} {rho:>6}"
+        )
+    lines.append("(psym validity RUN... -o DIR writes the same table with rank plots)")
+    return AnalysisSection(
+        "validity", "Ecological validity (questionnaire vs behaviour, Spearman's rho across "
+        "models)", "\n".join(lines), {"pairs": [r.to_json() for r in results]},
+    )  # fmt: skip

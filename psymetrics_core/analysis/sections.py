@@ -10,30 +10,17 @@ the user's error and stops the command with its one-line message.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from psymetrics_core.analysis.ecological import validity_section
+from psymetrics_core.analysis.section import AnalysisSection
 from psymetrics_core.base.errors import PsymError
 
 if TYPE_CHECKING:
     from psymetrics_core.pluginsys.session import Session
 
 __all__ = ["AnalysisSection", "Analysis", "analyses", "collect_sections"]
-
-
-@dataclass(frozen=True)
-class AnalysisSection:
-    """One plugin's part of the ``psym analyze`` report.
-
-    ``key`` names it in the JSON report (``report["sections"][key]``), ``title`` heads the
-    printed text, ``text`` is the plain-text rendering and ``data`` the JSON-able content.
-    """
-
-    key: str
-    title: str
-    text: str
-    data: dict[str, Any] = field(default_factory=dict)
 
 
 Analysis = Callable[[list[Path], Path | None, str | None], AnalysisSection | None]
@@ -75,7 +62,8 @@ def collect_sections(
     ``warn`` is called with one line when an analysis fails with an unexpected exception.
     """
     out: list[AnalysisSection] = []
-    for name, fn in analyses(session, warn).items():
+    builtin: dict[str, Analysis] = {"validity": validity_section}
+    for name, fn in (builtin | analyses(session, warn)).items():
         try:
             section = fn(list(run_dirs), labels, reference)
         except PsymError:

@@ -42,6 +42,25 @@ class _Retryable(Exception):
         self.retry_after = retry_after
 
 
+# the --model-args of the OpenAI-compatible backends, for ``psym plugins --backends``
+MODEL_ARGS: tuple[tuple[str, str], ...] = (
+    ("base_url", "the server's URL, e.g. http://127.0.0.1:8000/v1 (required)"),
+    ("model", "the model name the server knows (required)"),
+    (
+        "api_key_env",
+        "environment variable holding the key [default: OPENAI_API_KEY for "
+        "api.openai.com, else none]",
+    ),
+    ("concurrency", "requests in flight [8]"),
+    ("max_retries", "retries of 408/409/429/5xx and transport errors [6]"),
+    ("timeout", "seconds per request [120]"),
+    ("deadline", "seconds per request including retries [600]"),
+    ("top_logprobs", "alternatives asked for in logprob mode [20]"),
+    ("backoff", "first retry delay in seconds, doubled each time [0.5]"),
+    ("max_response_bytes", "largest reply accepted [67108864]"),
+)
+
+
 class OpenAIBackend(Backend):
     """Shared machinery: argument parsing, the async request loop, retries and usage."""
 
@@ -67,7 +86,7 @@ class OpenAIBackend(Backend):
         self._url_secrets = url_secrets(self.base_url)
         self.public_url = redact_url(self.base_url)
         _check_url(self.base_url, self.public_url)
-        self.api_key_env = args.pop("api_key_env", None)
+        self.api_key_env = args.pop("api_key_env", None) or _default_key_env(self.base_url)
         self.concurrency = _int(args, "concurrency", 8, 1)
         self.max_retries = _int(args, "max_retries", 6, 0)
         self.timeout = _float(args, "timeout", 120.0, positive=True)
@@ -154,6 +173,18 @@ class OpenAIBackend(Backend):
                 )
             headers["Authorization"] = f"Bearer {key}"
         return headers
+
+    def _key_note(self, status: int) -> str:
+        """For a refused key (401/403): which environment variable psym read, if any."""
+        if status not in (401, 403):
+            return ""
+        if self.api_key_env:
+            return f" (psym sent the key from the environment variable {self.api_key_env})"
+        return (
+            " (psym sent no key: name the variable that holds it with "
+            "--model-args api_key_env=VAR; OPENAI_API_KEY is read by default only for "
+            "api.openai.com)"
+        )
 
     def _secret_forms(self) -> list[str]:
         """The key (from ``api_key_env``) and URL credentials in every form a server may echo."""
@@ -279,7 +310,10 @@ class OpenAIBackend(Backend):
                 if status in _RETRY_STATUS or status >= 500:
                     raise _Retryable(f"HTTP {status}", retry_after)
                 if status >= 400:
-                    raise BackendError(f"{shown}: HTTP {status}: {self._redact(_error_text(text))}")
+                    raise BackendError(
+                        f"{shown}: HTTP {status}: {self._redact(_error_text(text))}"
+                        + self._key_note(status)
+                    )
                 data = json.loads(text)
             except aiohttp.InvalidURL:
                 raise BackendError(f"{shown}: not a valid URL") from None
@@ -446,6 +480,16 @@ def _shape(value: Any) -> str:
     """A short description of an unexpected JSON value (type and a clipped repr)."""
     text = repr(value)
     return f"{type(value).__name__} {text[:80]}{'...' if len(text) > 80 else ''}"
+
+
+def _default_key_env(base_url: str) -> str | None:
+    """``OPENAI_API_KEY`` for OpenAI's own API (as the OpenAI SDK, lm-eval and llm read it);
+    no key for other servers unless ``api_key_env`` names one."""
+    try:
+        host = urlsplit(base_url).hostname or ""
+    except ValueError:
+        return None
+    return "OPENAI_API_KEY" if host == "api.openai.com" else None
 
 
 def _error_text(body: str) -> str:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from psymetrics_core.base.errors import PsymError
+from psymetrics_core.cli.help import add_example, format_grouped
 from psymetrics_core.pluginsys.failures import plugin_error
 from psymetrics_core.pluginsys.session import Session
 
@@ -56,6 +57,15 @@ CORE_COMMANDS = {
 }
 
 
+def _with_examples(cmd: click.Command, name: str) -> click.Command:
+    """``cmd`` (and, for a group, each subcommand) with its example epilog."""
+    add_example(cmd, name)
+    if isinstance(cmd, click.Group):
+        for sub_name, sub in cmd.commands.items():
+            add_example(sub, f"{name} {sub_name}")
+    return cmd
+
+
 def session_of(ctx: click.Context) -> Session:
     """The session of this ``psym`` invocation (the root context's ``obj``): the installed
     plugins, loaded when a command first needs them."""
@@ -82,9 +92,16 @@ class LazyGroup(click.Group):
             modname, attr = CORE_COMMANDS[cmd_name].split(":")
             cmd = getattr(importlib.import_module(modname), attr)
             assert isinstance(cmd, click.Command)
-            return cmd
+            return _with_examples(cmd, cmd_name)
         self._plugin_commands(ctx)
-        return self.commands.get(cmd_name)
+        found = self.commands.get(cmd_name)
+        return None if found is None else _with_examples(found, cmd_name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The commands under group headings, each group with an example."""
+        names = self.list_commands(ctx)
+        found = {n: c for n in names if (c := self.get_command(ctx, n)) is not None}
+        format_grouped([n for n in names if n in found and not found[n].hidden], found, formatter)
 
     def invoke(self, ctx: click.Context) -> Any:
         """Run the command; an exception from a third-party plugin's code (a hook or its own

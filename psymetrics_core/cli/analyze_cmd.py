@@ -48,6 +48,7 @@ def _fence_k(value: float) -> float:
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.option(
     "--output",
+    "-o",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
     help="Write analysis.json (and the tables' CSVs) into this directory.",

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from rich.console import Console
@@ -11,7 +14,7 @@ from rich.table import Table
 
 from psymetrics_core.base.jsonable import json_ready
 
-__all__ = ["stderr", "stdout", "progress_bar", "print_json", "fmt"]
+__all__ = ["stderr", "stdout", "progress_bar", "status_lines", "print_json", "fmt"]
 
 stderr = Console(stderr=True)
 stdout = Console(highlight=False)
@@ -27,6 +30,29 @@ def progress_bar() -> Progress:
         console=stderr,
         transient=False,
     )
+
+
+@contextmanager
+def status_lines() -> Iterator[None]:
+    """Print the one-line status messages of the library and plugins (the ``psymetrics.status``
+    logger: e.g. a model prepared once before its first answer) on stderr, above any progress
+    bars, while the block runs."""
+
+    class _Handler(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            stderr.print(f"psym: {record.getMessage()}", style="dim", markup=False,
+                         soft_wrap=True, highlight=False)  # fmt: skip
+
+    log = logging.getLogger("psymetrics.status")
+    handler, level = _Handler(), log.level
+    log.addHandler(handler)
+    log.setLevel(logging.INFO)
+    log.propagate = False
+    try:
+        yield
+    finally:
+        log.removeHandler(handler)
+        log.setLevel(level)
 
 
 def print_json(data: Any) -> None:

@@ -12,11 +12,21 @@ from psymetrics_core.administer.config import RunConfig
 from psymetrics_core.administer.options import parse_task_args
 from psymetrics_core.administer.preflight import check_label
 from psymetrics_core.administer.runner import evaluate
+from psymetrics_core.base.errors import PsymError
 from psymetrics_core.cli import session_of
-from psymetrics_core.cli.console import fmt, print_json, progress_bar, stderr, stdout, table
+from psymetrics_core.cli.console import (
+    fmt,
+    print_json,
+    progress_bar,
+    status_lines,
+    stderr,
+    stdout,
+    table,
+)
 from psymetrics_core.instruments.indicators import warnings_of
 from psymetrics_core.instruments.item_texts import parse_items_option
 from psymetrics_core.instruments.norms import parse_norm_group_option
+from psymetrics_core.instruments.scoring import scale_range
 from psymetrics_core.records.rundir import claim_run_dir
 
 if TYPE_CHECKING:
@@ -30,9 +40,15 @@ if TYPE_CHECKING:
     "--model",
     default="smollm2",
     show_default=True,
-    help="Backend name (see `psym plugins`); default: SmolLM2 on CPU.",
+    help="Backend name: smollm2 (default, SmolLM2 on CPU), hf, openai-chat, "
+    "openai-completions, lm-eval:NAME (`psym plugins --backends`).",
 )
-@click.option("--model-args", default="", help="Backend arguments, k=v,k=v (lm-eval style).")
+@click.option(
+    "--model-args",
+    default="",
+    help="Backend arguments, k=v,k=v (lm-eval style), e.g. base_url=URL,model=NAME for "
+    "openai-chat; `psym plugins --backends` lists every backend's keys.",
+)
 @click.option(
     "--mode",
     type=click.Choice(["generate", "logprob"]),
@@ -59,6 +75,7 @@ if TYPE_CHECKING:
 )
 @click.option(
     "--output",
+    "-o",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
     help="Run directory for results.json and samples.jsonl [default: psym-results/<timestamp>].",
@@ -174,7 +191,7 @@ def eval_cmd(ctx: click.Context, tasks: str, as_json: bool, **opts: Any) -> None
             "answers except where a condition is seeded (permuted-options, item-order-shuffle)"
         )
     claim = claim_run_dir(output, overwrite=config.overwrite, resume=config.resume)
-    with claim, progress_bar() as bar:
+    with claim, progress_bar() as bar, status_lines():
 
         class _Reporter:
             def __init__(self, task: str, total: int) -> None:
@@ -187,8 +204,14 @@ def eval_cmd(ctx: click.Context, tasks: str, as_json: bool, **opts: Any) -> None
     if as_json:
         print_json(results)
         return
-    _print_table(results)
-    stderr.print(f"results: {output / 'results.json'}   samples: {output / 'samples.jsonl'}")
+    _print_table(results, session)
+    stderr.print(
+        f"results: {output / 'results.json'}   samples: {output / 'samples.jsonl'}",
+        soft_wrap=True,
+    )
+    stderr.print(
+        f"next: psym report {output} -o report.html", markup=False, highlight=False, soft_wrap=True
+    )
 
 
 def run_config(task_list: list[str], session: Session, **opts: Any) -> RunConfig:
@@ -256,22 +279,35 @@ def _model_name(results: dict[str, Any]) -> str:
     )
 
 
-def _print_table(results: dict[str, Any]) -> None:
+def _print_table(results: dict[str, Any], session: Session) -> None:
+    tasks = results["tasks"]
+    scales = [(task, name, s) for task, e in tasks.items() for name, s in e["scales"].items()]
+    has_z = any("norm" in s for _, _, s in scales)
+    has_ci = any(s.get("ci_low") is not None for _, _, s in scales)
+    invalid = {task for task, e in tasks.items() if _fired(e.get("indicators"))}
+    ranges = scale_ranges(results, session)
     t = table(
         f"model: {_model_name(results)}  mode: {results['settings']['mode']}  "
         f"seed: {results['seed']}",
-        ["task", "scale", "score", "items answered", "z (norm) / 95% CI"],
+        ["task", "scale", "score (range)", "items answered"]
+        + (["z vs human norm"] if has_z else [])
+        + (["95% CI"] if has_ci else []),
     )
     notes: list[str] = []
-    for task, entry in results["tasks"].items():
+    for task, entry in tasks.items():
+        normed = any("norm" in s for s in entry["scales"].values())
         for i, (scale, s) in enumerate(entry["scales"].items()):
-            t.add_row(
-                task if i == 0 else "",
-                scale,
-                fmt(s["score"]) + (" *" if s.get("reason") else ""),
-                f"{s['n_answered']}/{s['n_items']}",
-                _last_cell(s),
-            )
+            score = fmt(s["score"]) + (" *" if s.get("reason") else "")
+            if (task, scale) in ranges:
+                score += f" [dim]({ranges[task, scale]})[/dim]"
+            if task in invalid and s["score"] is not None:
+                score += " [bold yellow]![/bold yellow]"
+            row = [task if i == 0 else "", scale, score, f"{s['n_answered']}/{s['n_items']}"]
+            if has_z:
+                row.append(_z_cell(s, normed, first=i == 0))
+            if has_ci:
+                row.append(_ci_cell(s))
+            t.add_row(*row)
             if s.get("reason"):
                 notes.append(f"* {task}.{scale}: {s['reason']}")
         rate = entry.get("parse_rate")
@@ -281,27 +317,80 @@ def _print_table(results: dict[str, Any]) -> None:
             "—" if rate is None else f"{100 * rate:.0f}%",
             f"[dim]{entry['n_answered']}/{entry['n_items']} parsed, "
             f"{entry['n_unparsed']} unparsed, {entry['n_refused']} refused[/dim]",
+            *([""] * (has_z + has_ci)),
             end_section=True,
         )
     stdout.print(t)
-    for line in notes:
+    for line in _norm_legend(tasks) + notes:
         stdout.print(line, markup=False, soft_wrap=True)
+    for task in invalid:
+        stdout.print(
+            f"[bold yellow]![/bold yellow] {task}: the answer pattern is degenerate (see the "
+            "validity indicators below): these scores describe that pattern, not a personality",
+            soft_wrap=True,
+        )
     _print_indicators(results)
     _print_runs(results)
 
 
-def _last_cell(s: dict[str, Any]) -> str:
-    """z against the norm group, or a score's interval (flagged when built on an empty cell)."""
+def scale_ranges(results: dict[str, Any], session: Session) -> dict[tuple[str, str], str]:
+    """The range of each questionnaire scale score in ``results`` ("1–5"), from the installed
+    instrument; scales without a fixed range (centred, no items) are left out."""
+    out: dict[tuple[str, str], str] = {}
+    for task, entry in results["tasks"].items():
+        try:
+            inst = session.get_instrument(task)
+        except PsymError:
+            continue  # a task object given to evaluate() without a registered instrument
+        if inst.kind != "questionnaire":
+            continue
+        form = entry.get("form") or "original"
+        for scale in entry["scales"]:
+            span = scale_range(inst, scale, form) if scale in inst.scales else None
+            if span is not None:
+                out[task, scale] = f"{span[0]:g}–{span[1]:g}"
+    return out
+
+
+def _fired(indicators: dict[str, Any] | None) -> bool:
+    """Whether any validity indicator of a task went beyond its threshold."""
+    return any(isinstance(i, dict) and i.get("fired") for i in (indicators or {}).values())
+
+
+def _z_cell(s: dict[str, Any], normed: bool, *, first: bool) -> str:
+    """z against the scale's human norm group, or why there is none."""
     if "norm" in s:
-        return f"{fmt(s['z'])} ({s['norm']['group']})"
-    if s.get("ci_low") is not None and s.get("ci_high") is not None:
-        flag = (
-            " [bold yellow]empty cell[/bold yellow]"
-            if (s.get("detail") or {}).get("empty_cells")
-            else ""
-        )
-        return f"[{fmt(s['ci_low'])}, {fmt(s['ci_high'])}]{flag}"
-    return ""
+        return f"{fmt(s['z'])} vs {s['norm']['group']}"
+    if not normed:
+        return "[dim]no human norms[/dim]" if first else ""
+    return "[dim]—[/dim]"
+
+
+def _ci_cell(s: dict[str, Any]) -> str:
+    """A score's 95% interval (flagged when built on an empty cell)."""
+    if s.get("ci_low") is None or s.get("ci_high") is None:
+        return ""
+    flag = (
+        " [bold yellow]empty cell[/bold yellow]"
+        if (s.get("detail") or {}).get("empty_cells")
+        else ""
+    )
+    return f"[{fmt(s['ci_low'])}, {fmt(s['ci_high'])}]{flag}"
+
+
+def _norm_legend(tasks: dict[str, Any]) -> list[str]:
+    """One line per task and norm group: the group named in full, with its source and size."""
+    lines = []
+    for task, entry in tasks.items():
+        seen = {}
+        for s in entry["scales"].values():
+            norm = s.get("norm")
+            if norm and norm["group"] not in seen:
+                seen[norm["group"]] = norm
+        for group, norm in seen.items():
+            size = f"n = {norm['n']:,}" if norm.get("n") else "n not reported"
+            lines.append(f'human norm {task} "{group}": {norm.get("source", "")} ({size})')
+    return lines
 
 
 _SHOWN = ("straight_lining", "acquiescence", "reverse_keyed_inconsistency", "parse_rate")
@@ -328,7 +417,7 @@ def _print_indicators(results: dict[str, Any]) -> None:
         if any(n in ind for _, ind in rows)
     ]
     t = table(
-        "validity indicators (! = beyond its threshold; see README)",
+        "validity indicators (! = beyond its threshold; docs: guides/report.md)",
         ["task", *(_SHORT.get(n, n) for n in names + extra)],
     )
     for task, ind in rows:

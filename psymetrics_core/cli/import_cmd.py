@@ -19,6 +19,7 @@ def import_cmd() -> None:
 @click.argument("path", type=click.Path(path_type=Path))
 @click.option(
     "--output",
+    "-o",
     required=True,
     type=click.Path(file_okay=False, path_type=Path),
     help="Folder to write one <task>/instrument.yaml + items.csv per scale into.",

@@ -6,6 +6,7 @@ from importlib import metadata
 from typing import Any
 
 import click
+from rich.markup import escape
 
 from psymetrics_core.cli import session_of
 from psymetrics_core.cli.console import print_json, stdout, table
@@ -15,15 +16,23 @@ from psymetrics_core.pluginsys.catalogue import catalogue
 @click.group("plugins", invoke_without_command=True)
 @click.option("--json", "as_json", is_flag=True)
 @click.option("--all", "show_all", is_flag=True, help="Include the core's built-in plugins.")
+@click.option(
+    "--backends", "show_backends", is_flag=True,
+    help="List the model backends (--model) with every --model-args key they accept.",
+)  # fmt: skip
 @click.pass_context
-def plugins_cmd(ctx: click.Context, as_json: bool, show_all: bool) -> None:
+def plugins_cmd(ctx: click.Context, as_json: bool, show_all: bool, show_backends: bool) -> None:
     """List plugins with version, hooks, tasks and backends, and load failures with reasons.
 
-    `psym plugins available` lists the catalogue of known plugins, installed or not.
+    `psym plugins available` lists the catalogue of known plugins, installed or not;
+    `psym plugins --backends` the backends and their --model-args keys.
     """
     if ctx.invoked_subcommand is not None:
         return
     session = session_of(ctx)
+    if show_backends:
+        _print_backends(session.backends(), as_json)
+        return
     pm = session.pm
     insts, bes, conds = session.instruments(), session.backends(), session.conditions()
     for msg in session.registration_failures():  # one line each; the table lists everything
@@ -63,6 +72,31 @@ def plugins_cmd(ctx: click.Context, as_json: bool, show_all: bool) -> None:
         ) or ", ".join(r["hooks"])
         status = r["status"] if not r["error"] else f"[red]failed[/red]: {r['error']}"
         t.add_row(r["name"], f"{r['distribution']} {r['version']}", status, what)
+    stdout.print(t)
+
+
+def _print_backends(backends: dict[str, Any], as_json: bool) -> None:
+    """Each backend: its plugin, what it runs and its --model-args keys with their help."""
+    rows = [
+        {
+            "backend": b.name,
+            "plugin": b.plugin.name,
+            "description": b.description,
+            "model_args": dict(b.args),
+        }  # fmt: skip
+        for b in sorted(backends.values(), key=lambda b: b.name)
+    ]
+    if as_json:
+        print_json(rows)
+        return
+    t = table("backends (--model NAME --model-args KEY=VALUE,...)", ["--model", "--model-args"])
+    for r in rows:
+        keys = "\n".join(
+            f"[bold]{escape(k)}[/bold]: {escape(v)}" for k, v in r["model_args"].items()
+        )
+        t.add_row(
+            f"{r['backend']}\n[dim]{escape(r['description'])}[/dim]", keys or "[dim]none[/dim]"
+        )
     stdout.print(t)
 
 

@@ -20,6 +20,7 @@ from psymetrics_core.cli.console import fmt, print_json, stderr, stdout, table
 )
 @click.option(
     "--output",
+    "-o",
     type=click.Path(file_okay=False, path_type=Path),
     default=Path("psym-validity"),
     show_default=True,
@@ -34,7 +35,11 @@ def validity_cmd(
     exclude: tuple[str, ...],
     as_json: bool,
 ) -> None:
-    """Spearman's rho between each questionnaire score and its behaviour score across models."""
+    """Spearman's rho between each questionnaire score and its behaviour score across models.
+
+    The same table is a section of `psym analyze RUN...` (with the shipped pairs); this command
+    adds --pairs, --exclude and the files (validity.csv, rank plots).
+    """
 
     rep = ecological_validity(run_dirs, output, pairs=pairs, exclude=exclude)
     if as_json:
@@ -57,3 +62,4 @@ def validity_cmd(
         )
     stdout.print(t)
     stderr.print(f"table: {rep.table}   plots: {', '.join(map(str, rep.plots))}")
+    stderr.print("(the same table is a section of `psym analyze RUN...`)", markup=False)

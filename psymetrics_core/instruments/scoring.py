@@ -30,6 +30,7 @@ __all__ = [
     "scale_value",
     "mrat_term",
     "centred_scales",
+    "scale_range",
 ]
 
 Rescale = tuple[tuple[int, float], ...]
@@ -163,3 +164,24 @@ def mrat_term(instrument: Instrument, item: Item, value: int | None) -> float | 
 def centred_scales(instrument: Instrument) -> list[str]:
     """The scales scored minus the respondent's MRAT (``centre: mrat``)."""
     return [name for name, sdef in instrument.scales.items() if sdef.centre == "mrat"]
+
+
+def scale_range(
+    instrument: Instrument, scale: str, form: str = "original"
+) -> tuple[float, float] | None:
+    """The lowest and highest score ``scale`` can take when every item is answered: the mean
+    (or sum) of its items' keyed value ranges. None where there is no fixed range: an
+    MRAT-centred scale, a scale without items in ``form``, or a method other than mean/sum."""
+    sdef = instrument.scales[scale]
+    if sdef.centre or sdef.method not in ("mean", "sum") or form not in instrument.forms:
+        return None
+    bounds = [
+        value_range(instrument, it, dict(sdef.rescale).get(it.id))
+        for it in instrument.scale_items(scale, form)
+    ]
+    if not bounds:
+        return None
+    lo, hi = sum(b[0] for b in bounds), sum(b[1] for b in bounds)
+    if sdef.method == "mean":
+        lo, hi = lo / len(bounds), hi / len(bounds)
+    return lo, hi

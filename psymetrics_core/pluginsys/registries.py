@@ -39,6 +39,8 @@ class BackendEntry:
     factory: Callable[[dict[str, str]], Any]
     description: str
     plugin: PluginInfo
+    # the --model-args keys the backend accepts, with one line of help each (``args=``)
+    args: tuple[tuple[str, str], ...] = ()
 
 
 def plugin_info(records: Sequence[PluginRecord], plugin_name: str) -> PluginInfo:
@@ -223,6 +225,7 @@ def build_backends(
             name: str,
             factory: Callable[[dict[str, str]], Any],
             description: str = "",
+            args: Any = (),
             _info: PluginInfo = info,
         ) -> None:
             if not isinstance(name, str) or not name or not callable(factory):
@@ -236,10 +239,20 @@ def build_backends(
                 _warn(message)
                 if not swap:
                     return
-            found[name] = BackendEntry(name, factory, str(description), _info)
+            found[name] = BackendEntry(name, factory, str(description), _info, _arg_help(args))
 
         _call_hook(impl, "register_backends", register, _warn)
     return found
+
+
+def _arg_help(args: Any) -> tuple[tuple[str, str], ...]:
+    """``args`` of ``register(..., args=...)`` (a mapping or pairs of key and help) as pairs;
+    anything malformed is dropped rather than failing the registration."""
+    try:
+        pairs = args.items() if isinstance(args, dict) else args
+        return tuple((str(k), str(v)) for k, v in pairs)
+    except (TypeError, ValueError):
+        return ()
 
 
 def build_parsers(pm: pluggy.PluginManager) -> dict[str, Callable[..., tuple[int | None, str]]]:

@@ -16,6 +16,7 @@ plugin manager, its hooks and the load record of every plugin considered.
 from __future__ import annotations
 
 import difflib
+from collections.abc import Mapping
 from typing import Any
 
 import pluggy
@@ -150,8 +151,22 @@ class Session:
         if model not in entries and sep and base in entries:  # e.g. lm-eval:hf
             return entries[base].factory({**args, "variant": variant})
         if model not in entries:
-            raise BackendError(
-                install_hint(model, self.records)
-                or f"unknown model backend '{model}' (available: {', '.join(sorted(entries))})"
-            )
+            raise BackendError(install_hint(model, self.records) or unknown_backend(model, entries))
         return entries[model].factory(args)
+
+
+def unknown_backend(model: str, entries: Mapping[str, Any]) -> str:
+    """The one-line error for a ``--model`` no plugin registers: the closest backend name, and
+    for what looks like a model name (``gpt-4o``, ``llama3.1``) the ``openai-chat`` form."""
+    names = sorted(entries)
+    close = difflib.get_close_matches(model, names, n=1, cutoff=0.6)
+    hint = f"; did you mean '{close[0]}'?" if close else ""
+    if not close and "openai-chat" in entries:
+        hint = (
+            f"; a model served over an API is given as --model openai-chat --model-args "
+            f"base_url=URL,model={model}"
+        )
+    return (
+        f"unknown model backend '{model}' (available: {', '.join(names)}; "
+        f"psym plugins --backends lists their --model-args){hint}"
+    )

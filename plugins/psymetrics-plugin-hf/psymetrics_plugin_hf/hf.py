@@ -8,6 +8,7 @@ distribution is installed (``native=auto|onnx|torch|false``), else through trans
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 from collections.abc import Sequence
@@ -27,6 +28,8 @@ from psymetrics_plugin_hf.hf_vision import (
 )
 from psymetrics_plugin_hf.local_model import converted_copy
 
+# one-line status messages for the user (``psym eval`` prints them above its progress bars)
+STATUS = logging.getLogger("psymetrics.status")
 __all__ = ["HFBackend", "ENGINE_DIST"]
 
 ENGINE_DIST = "psymetrics-plugin-llama-engine"  # the optional native Llama forward pass
@@ -128,12 +131,19 @@ class HFBackend(Backend):
         assert self.gguf_file is not None and self.pretrained is not None
         copy = converted_copy(self.pretrained, self.gguf_file)
         if (copy / "config.json").is_file():
+            STATUS.info("loading %s", self.name)
             return (
                 AutoModelForCausalLM.from_pretrained(copy, dtype=dtype),
                 AutoTokenizer.from_pretrained(copy),
             )
         extra = "local" if self.name == "smollm2" else "hf"
         require_modules("gguf", model=self.name, extra=extra)  # only a first load reads GGUF
+        STATUS.info(
+            "preparing %s once: dequantising its GGUF file (about 25 s on a CPU; the copy is "
+            "kept in %s and later runs load it in under a second)",
+            self.name,
+            copy.parent,
+        )
         tok = AutoTokenizer.from_pretrained(self.pretrained, gguf_file=self.gguf_file)
         model = AutoModelForCausalLM.from_pretrained(
             self.pretrained, gguf_file=self.gguf_file, dtype=dtype

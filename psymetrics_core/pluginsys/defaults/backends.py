@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from psymetrics_core.backends.lmeval_bridge import LMEvalBackend
+from psymetrics_core.backends.openai_api import MODEL_ARGS
 from psymetrics_core.backends.openai_chat import OpenAIChatBackend
 from psymetrics_core.backends.openai_completions import OpenAICompletionsBackend
 from psymetrics_core.pluginsys.backend_hints import DEFAULT_MODEL
@@ -41,14 +42,17 @@ def register_backends(register: Callable[..., None]) -> None:
         "openai-chat",
         _openai_chat,
         "OpenAI-compatible /chat/completions: base_url=URL,model=NAME[,api_key_env=VAR]",
+        args=MODEL_ARGS,
     )
     register(
         "openai-completions",
         _openai_completions,
         "OpenAI-compatible /completions (logprob mode needs echo): base_url=URL,model=NAME",
+        args=MODEL_ARGS,
     )
     register(
         "lm-eval",
         _lm_eval,
         "any lm-eval registry model as --model lm-eval:<name> (e.g. lm-eval:hf, lm-eval:vllm)",
+        args=(("(lm-eval's own)", "the model_args of the lm-eval model, e.g. pretrained=PATH"),),
     )

@@ -1,0 +1,194 @@
+"""The documentation site cannot drift from the code (issue 26).
+
+- the strict build fails on a broken link, a broken anchor and a fenced ``psym`` command that
+  does not exist (the CLI reference, the catalogue and the schemas are generated at build time);
+- every fenced command block marked ``<!-- runnable -->`` on the site is run here, as written,
+  against the default model or a loopback OpenAI-compatible server (``$BASE_URL``);
+- README.md stays under 12 KB and no install hint names the bare ``psymetrics`` distribution
+  (another project on the package index);
+- the built site opens in headless Chromium and its search finds the instrument catalogue.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import textwrap
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+MKDOCS = Path(sys.executable).with_name("mkdocs")
+RUNNABLE = re.compile(
+    r"<!-- runnable -->\s*\n[ \t]*```(?:bash|console)?\n(.*?)^[ \t]*```", re.S | re.M
+)
+
+pytestmark = pytest.mark.skipif(not MKDOCS.exists(), reason="mkdocs is not installed (make setup)")
+
+
+def _build(root: Path, site: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    return subprocess.run(
+        [str(MKDOCS), "build", "--strict", "-f", str(root / "mkdocs.yml"), "-d", str(site)],
+        capture_output=True, text=True, timeout=600, env=env, cwd=root,
+    )  # fmt: skip
+
+
+def _copy_site_sources(tmp: Path) -> Path:
+    root = tmp / "repo"
+    shutil.copytree(REPO / "docs", root / "docs")
+    (root / "tools").mkdir(parents=True)
+    shutil.copy(REPO / "tools" / "docs_hooks.py", root / "tools" / "docs_hooks.py")
+    shutil.copy(REPO / "mkdocs.yml", root / "mkdocs.yml")
+    (root / "psymetrics_core").symlink_to(REPO / "psymetrics_core")  # for the API reference
+    return root
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("site")
+    proc = _build(REPO, out)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return out
+
+
+def test_site_has_generated_references(site: Path) -> None:
+    cli = (site / "reference" / "cli.html").read_text()
+    for command in ("eval", "report", "analyze", "export", "plan", "batch", "contamination"):
+        assert f"psym {command}</code>" in cli, command
+    catalogue = (site / "reference" / "catalogue.html").read_text()
+    assert "Ambivalent Sexism Inventory" in catalogue
+    assert "Glick" in catalogue  # the ASI's citation, from the plugin's spec
+    assert "parse_status" in (site / "reference" / "schemas.html").read_text()
+
+
+@pytest.mark.parametrize(
+    ("page", "inject", "expect"),
+    [
+        ("guides/report.md", "\nSee [nowhere](no-such-page.md).\n", "no-such-page.md"),
+        ("guides/report.md", "\nSee [x](conditions.md#no-such-anchor).\n", "no-such-anchor"),
+        ("index.md", "\n```bash\npsym frobnicate --tasks bfi\n```\n", "psym frobnicate"),
+    ],
+)
+def test_strict_build_fails_on_drift(tmp_path: Path, page: str, inject: str, expect: str) -> None:
+    root = _copy_site_sources(tmp_path)
+    with (root / "docs" / page).open("a") as fh:
+        fh.write(inject)
+    proc = _build(root, tmp_path / "site")
+    assert proc.returncode != 0
+    assert expect in proc.stdout + proc.stderr
+
+
+def test_readme_fits_on_a_screen() -> None:
+    size = len((REPO / "README.md").read_bytes())
+    assert size <= 12 * 1024, f"README.md is {size} bytes (at most 12 KB; move detail to docs/)"
+
+
+_BARE = re.compile(r"pip install\s+(?:-\S+\s+)*['\"]?psymetrics(?![-\w])")
+
+
+def _text_files() -> Iterator[Path]:
+    skip = {".git", ".venv", "build", "dist", "node_modules", "__pycache__", ".mypy_cache"}
+    for path in REPO.rglob("*"):
+        if skip & set(path.relative_to(REPO).parts) or not path.is_file():
+            continue
+        if path.suffix in {".md", ".py", ".cfg", ".toml", ".yaml", ".yml", ".txt"}:
+            yield path
+
+
+def test_no_install_hint_names_the_bare_distribution() -> None:
+    """``psymetrics`` on PyPI is an unrelated project: hints must say ``psymetrics-core[...]``."""
+    assert _BARE.search("pip install 'psymetrics[dask]'")  # the check itself can fail
+    assert not _BARE.search("pip install 'psymetrics-core[dask]'")
+    bad = [
+        f"{p.relative_to(REPO)}:{n}"
+        for p in _text_files()
+        if p.name != "test_docs.py"
+        for n, line in enumerate(p.read_text(errors="replace").splitlines(), 1)
+        if _BARE.search(line)
+    ]
+    assert not bad, bad
+
+
+def _runnable_blocks() -> list[tuple[str, str]]:
+    blocks = []
+    for page in sorted((REPO / "docs").rglob("*.md")):
+        for block in RUNNABLE.findall(page.read_text()):
+            blocks.append((str(page.relative_to(REPO / "docs")), textwrap.dedent(block)))
+    return blocks
+
+
+def test_some_blocks_are_runnable() -> None:
+    assert len(_runnable_blocks()) >= 3
+
+
+@pytest.mark.model
+@pytest.mark.parametrize(("page", "block"), _runnable_blocks(), ids=lambda v: v[:40])
+def test_runnable_command(tmp_path: Path, page: str, block: str, openai_server: str) -> None:
+    """Each line of a runnable block runs as written (``psym`` is this environment's)."""
+    env = {**os.environ, "BASE_URL": openai_server, "PATH": f"{Path(sys.executable).parent}:"
+           f"{os.environ.get('PATH', '')}"}  # fmt: skip
+    for line in block.splitlines():
+        line = line.split("  #")[0].strip()
+        if not line or line.startswith("#"):
+            continue
+        argv = [re.sub(r"\$(\w+)", lambda m: env.get(m.group(1), m.group(0)), a)
+                for a in shlex.split(line)]  # fmt: skip
+        extra = {}
+        while argv and re.fullmatch(r"[A-Z_]+=.*", argv[0]):  # VAR=value psym ...
+            name, _, value = argv.pop(0).partition("=")
+            extra[name] = value
+        proc = subprocess.run(argv, cwd=tmp_path, env={**env, **extra}, capture_output=True,
+                              text=True, timeout=900)  # fmt: skip
+        assert proc.returncode == 0, f"{page}: {line}\n{proc.stderr[-2000:]}"
+
+
+@pytest.fixture(scope="module")
+def openai_server() -> Iterator[str]:
+    """A loopback OpenAI-compatible server (benchmarks/latency_server.py, no latency)."""
+    sys.path.insert(0, str(REPO))
+    from benchmarks.latency_server import LatencyServer
+
+    with LatencyServer(latency=0.0) as srv:
+        yield srv.base_url
+
+
+def test_site_search_in_chromium(site: Path) -> None:
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+    exe = shutil.which("chromium") or shutil.which("chromium-browser")
+    if exe is None:
+        pytest.skip("no chromium binary on PATH (make browser installs Debian's chromium)")
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site))
+    handler.log_message = lambda *a: None  # type: ignore[attr-defined]
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{httpd.server_address[1]}/index.html"
+    try:
+        with sync_api.sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=exe, args=["--no-sandbox"])
+            page = browser.new_page()
+            errors: list[str] = []
+            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+            page.goto(url)
+            assert "psymetrics" in page.title()
+            page.locator("label[for='__search']").first.click()
+            page.locator("input.md-search__input").fill("ambivalent sexism")
+            hit = page.locator(".md-search-result__item a").first
+            hit.wait_for(timeout=20000)
+            hrefs = page.locator(".md-search-result__item a").evaluate_all(
+                "els => els.map(e => e.href)"
+            )
+            assert any("reference/catalogue" in h for h in hrefs), hrefs
+            browser.close()
+        assert not errors, errors
+    finally:
+        httpd.shutdown()

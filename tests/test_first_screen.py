@@ -1,0 +1,62 @@
+"""The first screen of ``psym eval`` explains itself (issue 26, item 5): the scale range beside
+each score, the norm group named in full with its source and size, no interval column when no
+score has an interval, "no human norms" where an instrument has none, scores of a profile whose
+answer pattern is degenerate marked in the table itself, and the next command to run."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from behaviour_fakes import ScriptedBackend
+from click.testing import CliRunner
+
+from psymetrics_core.administer.runner import evaluate
+from psymetrics_core.cli import cli
+from psymetrics_core.cli.console import stdout
+from psymetrics_core.cli.eval_cmd import _print_table, scale_ranges
+from psymetrics_core.pluginsys.session import Session
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from benchmarks.latency_server import LatencyServer  # noqa: E402
+
+
+def test_eval_screen_against_a_server(tmp_path: Path) -> None:
+    with LatencyServer(latency=0.0) as srv:
+        args = ["eval", "--tasks", "bfi,mfq", "--model", "openai-chat", "--model-args",
+                f"base_url={srv.base_url},model=m", "--output", str(tmp_path / "run")]  # fmt: skip
+        res = CliRunner().invoke(cli, args, terminal_width=200)
+    assert res.exit_code == 0, res.output
+    out = res.output
+    assert "2." in out and "(1–5)" in out  # BFI-44: mean of items answered 1-5
+    assert "(0–5)" in out  # MFQ-30: mean of items rated 0-5
+    assert "vs Crowd" in out
+    assert 'human norm bfi "Crowd": Srivastava, John, Gosling & Potter (2003)' in out
+    assert "(n = 6,076)" in out
+    assert "no human norms" in out  # the MFQ ships none
+    assert "95% CI" not in out  # no score has an interval
+    assert f"next: psym report {tmp_path / 'run'} -o report.html" in out
+
+
+def test_degenerate_profile_marked_in_the_table(tmp_path: Path) -> None:
+    session = Session()
+    results = evaluate(["bfi"], backend=ScriptedBackend(lambda _: "1"), session=session,
+                       output=tmp_path / "run")  # fmt: skip
+    with stdout.capture() as cap:
+        _print_table(results, session)
+    text = cap.get()
+    rows = [line for line in text.splitlines() if "(1–5)" in line]
+    assert len(rows) == 5 and all("!" in row for row in rows), text
+    assert "bfi: the answer pattern is degenerate" in text
+
+
+def test_scale_ranges_sum_and_mean() -> None:
+    """A sum scale spans n_items x the response range (PsychoBench's BDI-II: 21 items, 0-3)."""
+    session = Session()
+    tasks = {"bfi": {"scales": {"openness": {}}}, "bdi2": {"scales": {"depression": {}}}}
+    results = {"tasks": tasks}
+    ranges = scale_ranges(results, session)
+    assert ranges["bfi", "openness"] == "1–5"
+    inst = session.get_instrument("bdi2")
+    assert inst.scales["depression"].method == "sum"
+    assert ranges["bdi2", "depression"] == "0–63"  # 21 items x 0-3, by hand
