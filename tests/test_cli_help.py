@@ -69,7 +69,7 @@ def test_examples_parse(path: str, tmp_path, monkeypatch) -> None:
             cmd: click.Command = cli
             ctx = click.Context(cli, info_name="psym")
             args = argv[1:]
-            while isinstance(cmd, click.Group) and args:
+            while isinstance(cmd, click.Group) and args and not args[0].startswith("-"):
                 sub = cmd.get_command(ctx, args[0])
                 assert sub is not None, f"{line}: no command {args[0]}"
                 ctx = click.Context(sub, info_name=args[0], parent=ctx)

@@ -42,7 +42,7 @@ __all__ = ["contamination_cmd"]
 @click.option("--limit", type=int, default=None, help="Probe only the first N items per task.")
 @click.option("--no-cache", is_flag=True, help="Do not read or write the response cache.")
 @click.option(
-    "--output", type=click.Path(path_type=Path), default=None,
+    "-o", "--output", type=click.Path(path_type=Path), default=None,
     help="Run directory for contamination.json and samples.jsonl "
     "[default: psym-results/contamination-<timestamp>].",
 )  # fmt: skip
