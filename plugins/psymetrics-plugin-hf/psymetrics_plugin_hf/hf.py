@@ -20,6 +20,7 @@ from psymetrics_core.backends.base import Backend, GenerationSettings, OnResult,
 from psymetrics_core.base.errors import BackendError
 from psymetrics_core.base.paths import cache_dir, remove_stale_conversions
 from psymetrics_core.base.types import Completion, Prompt
+from psymetrics_core.pluginsys.backend_hints import HF_DIST, backend_install
 from psymetrics_plugin_hf.hf_vision import (
     generate_with_images,
     is_image_text_model,
@@ -95,9 +96,16 @@ class HFBackend(Backend):
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
         os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-        import torch
-        import transformers
-        from transformers import AutoModelForCausalLM, AutoTokenizer
+        try:
+            import torch
+            import transformers
+            from transformers import AutoModelForCausalLM, AutoTokenizer
+        except ImportError as exc:  # importable by name, but broken: one line, no traceback
+            raise BackendError(
+                f"--model {self.name}: importing {exc.name or 'torch/transformers'} failed "
+                f"({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}); "
+                f"reinstall: {backend_install(self.name)}"
+            ) from None
 
         transformers.utils.logging.disable_progress_bar()
 
@@ -132,8 +140,7 @@ class HFBackend(Backend):
                 AutoModelForCausalLM.from_pretrained(copy, dtype=dtype),
                 AutoTokenizer.from_pretrained(copy),
             )
-        extra = "local" if self.name == "smollm2" else "hf"
-        require_modules("gguf", model=self.name, extra=extra)  # only a first load reads GGUF
+        require_modules("gguf", model=self.name)  # only a first load reads GGUF
         tok = AutoTokenizer.from_pretrained(self.pretrained, gguf_file=self.gguf_file)
         model = AutoModelForCausalLM.from_pretrained(
             self.pretrained, gguf_file=self.gguf_file, dtype=dtype
@@ -407,7 +414,7 @@ class HFBackend(Backend):
             return dict(self._identity)
         engine = self.scoring_engine()
         names = ["transformers", "torch"] + (["onnxruntime"] if engine == "onnxruntime" else [])
-        found = {name: metadata.version(name) for name in names}
+        found = {name: _version(name, self.name) for name in names}
         self._identity = {
             "backend": self.name,
             "pretrained": str(self.pretrained),
@@ -425,15 +432,50 @@ class HFBackend(Backend):
         return dict(self._identity)
 
 
-def require_modules(*modules: str, model: str = "hf", extra: str = "hf") -> None:
+# the distributions whose package metadata the backend reads (``identity``): importable without
+# it (a copied or half-removed install) is not installed
+_DISTRIBUTIONS = {"torch": "torch", "transformers": "transformers", "gguf": "gguf"}
+
+
+def _installed(module: str) -> bool:
+    """Whether ``module`` is importable and, for a known dependency, has its package metadata
+    (checked without importing it)."""
+    try:
+        if find_spec(module) is None:
+            return False
+    except (ImportError, ValueError):  # a broken parent package or a half-imported module
+        return False
+    if module not in _DISTRIBUTIONS:
+        return True
+    try:
+        metadata.version(_DISTRIBUTIONS[module])
+    except metadata.PackageNotFoundError:
+        return False
+    return True
+
+
+def require_modules(*modules: str, model: str = "hf") -> None:
     """A one-line :class:`BackendError` naming what to install when one of ``modules`` (all
-    dependencies of ``psymetrics-plugin-hf``) is missing; checked without importing them."""
-    missing = [m for m in modules if find_spec(m) is None]
+    dependencies of ``psymetrics-plugin-hf``) is missing: the command that makes ``--model
+    model`` work (``backend_hints``); checked without importing them."""
+    missing = [m for m in modules if not _installed(m)]
     if missing:
         raise BackendError(
-            f"--model {model} needs {', '.join(missing)}: pip install 'psymetrics-core[{extra}]' "
-            f"(or: pip install {' '.join(missing)})"
+            f"--model {model} needs {', '.join(missing)} (dependencies of {HF_DIST}), which "
+            f"{'is' if len(missing) == 1 else 'are'} not installed: {backend_install(model)}"
         )
+
+
+def _version(name: str, model: str) -> str:
+    """The installed version of the distribution ``name``, for the run record; a missing one
+    is the one line saying what to install."""
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        raise BackendError(
+            f"--model {model} needs {name}, which is not installed (no package metadata): "
+            f"{backend_install(model)}"
+        ) from None
 
 
 def _flag(text: str) -> bool:
