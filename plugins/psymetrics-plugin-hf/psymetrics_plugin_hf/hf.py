@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Sequence
-from importlib import metadata
 from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
@@ -20,7 +19,8 @@ from psymetrics_core.backends.base import Backend, GenerationSettings, OnResult,
 from psymetrics_core.base.errors import BackendError
 from psymetrics_core.base.paths import cache_dir, remove_stale_conversions
 from psymetrics_core.base.types import Completion, Prompt
-from psymetrics_core.pluginsys.backend_hints import HF_DIST, backend_install
+from psymetrics_core.pluginsys.backend_hints import backend_install
+from psymetrics_plugin_hf.deps import require_modules, version_of
 from psymetrics_plugin_hf.hf_vision import (
     generate_with_images,
     is_image_text_model,
@@ -28,7 +28,7 @@ from psymetrics_plugin_hf.hf_vision import (
 )
 from psymetrics_plugin_hf.local_model import converted_copy
 
-__all__ = ["HFBackend", "ENGINE_DIST"]
+__all__ = ["HFBackend", "ENGINE_DIST", "require_modules"]
 
 ENGINE_DIST = "psymetrics-plugin-llama-engine"  # the optional native Llama forward pass
 _ENGINE = "psymetrics_plugin_llama_engine"
@@ -414,7 +414,7 @@ class HFBackend(Backend):
             return dict(self._identity)
         engine = self.scoring_engine()
         names = ["transformers", "torch"] + (["onnxruntime"] if engine == "onnxruntime" else [])
-        found = {name: _version(name, self.name) for name in names}
+        found = {name: version_of(name, self.name) for name in names}
         self._identity = {
             "backend": self.name,
             "pretrained": str(self.pretrained),
@@ -430,52 +430,6 @@ class HFBackend(Backend):
             **({"onnxruntime": found["onnxruntime"]} if engine == "onnxruntime" else {}),
         }
         return dict(self._identity)
-
-
-# the distributions whose package metadata the backend reads (``identity``): importable without
-# it (a copied or half-removed install) is not installed
-_DISTRIBUTIONS = {"torch": "torch", "transformers": "transformers", "gguf": "gguf"}
-
-
-def _installed(module: str) -> bool:
-    """Whether ``module`` is importable and, for a known dependency, has its package metadata
-    (checked without importing it)."""
-    try:
-        if find_spec(module) is None:
-            return False
-    except (ImportError, ValueError):  # a broken parent package or a half-imported module
-        return False
-    if module not in _DISTRIBUTIONS:
-        return True
-    try:
-        metadata.version(_DISTRIBUTIONS[module])
-    except metadata.PackageNotFoundError:
-        return False
-    return True
-
-
-def require_modules(*modules: str, model: str = "hf") -> None:
-    """A one-line :class:`BackendError` naming what to install when one of ``modules`` (all
-    dependencies of ``psymetrics-plugin-hf``) is missing: the command that makes ``--model
-    model`` work (``backend_hints``); checked without importing them."""
-    missing = [m for m in modules if not _installed(m)]
-    if missing:
-        raise BackendError(
-            f"--model {model} needs {', '.join(missing)} (dependencies of {HF_DIST}), which "
-            f"{'is' if len(missing) == 1 else 'are'} not installed: {backend_install(model)}"
-        )
-
-
-def _version(name: str, model: str) -> str:
-    """The installed version of the distribution ``name``, for the run record; a missing one
-    is the one line saying what to install."""
-    try:
-        return metadata.version(name)
-    except metadata.PackageNotFoundError:
-        raise BackendError(
-            f"--model {model} needs {name}, which is not installed (no package metadata): "
-            f"{backend_install(model)}"
-        ) from None
 
 
 def _flag(text: str) -> bool:
