@@ -6,7 +6,7 @@ PIP := $(PY) -m pip
 PLUGINS := $(wildcard plugins/psymetrics-plugin-*)
 TORCH_VERSION ?= 2.13.0
 
-.PHONY: setup test lint typecheck unit check-tasks clean bench dist browser llama-server docs
+.PHONY: setup test lint typecheck unit check-tasks clean bench bench-grid dist browser llama-server docs
 
 setup: $(VENV)/.setup-done
 
@@ -77,6 +77,10 @@ unit:
 
 bench: setup
 	$(PY) -m benchmarks.run
+
+# only the grid against the latency bound (fresh cache and --no-cache), about 30 s
+bench-grid: setup
+	$(PY) -m benchmarks.run --only grid
 
 # a wheel and an sdist of psymetrics-core and of every plugin in dist/, no build warnings,
 # `twine check --strict` clean (CONTRIBUTING.md, "Publishing")

@@ -235,9 +235,13 @@ def server_process(latency: float) -> tuple[subprocess.Popen[bytes], str]:
     return proc, f"http://127.0.0.1:{port}/v1"
 
 
-def grid_throughput(latency: float, concurrency: int, env_cache: Path) -> dict[str, Any]:
-    """``evaluate`` of a bfi,mfq,asi x 2 conditions x 3 repeats grid at ``concurrency``; the
-    plugins are loaded before the clock starts (a process-wide one-off, not the grid's)."""
+def grid_throughput(
+    latency: float, concurrency: int, env_cache: Path, *, cache: bool = True
+) -> dict[str, Any]:
+    """``evaluate`` of a bfi,mfq,asi x 2 conditions x 3 repeats grid at ``concurrency``, with a
+    fresh response cache or with none (``cache=False``, as ``--no-cache``); the plugins are
+    loaded before the clock starts (a process-wide one-off, not the grid's). The requests are
+    counted by the server."""
     import urllib.request
 
     from psymetrics_core.administer.runner import evaluate
@@ -250,10 +254,10 @@ def grid_throughput(latency: float, concurrency: int, env_cache: Path) -> dict[s
     os.environ["PSYM_CACHE_DIR"] = str(env_cache)
     try:
         start = time.perf_counter()
-        res = evaluate(
+        evaluate(
             ["bfi", "mfq", "asi"], model="openai-chat",
             model_args=f"base_url={base},model=stub", conditions=["original", "reversed-options"],
-            repeats=3, temperature=0.7, concurrency=concurrency, session=session,
+            repeats=3, temperature=0.7, concurrency=concurrency, session=session, cache=cache,
         )  # fmt: skip
         wall = time.perf_counter() - start
         with urllib.request.urlopen(f"{base}/stats", timeout=10) as resp:
@@ -265,7 +269,7 @@ def grid_throughput(latency: float, concurrency: int, env_cache: Path) -> dict[s
             os.environ.pop("PSYM_CACHE_DIR", None)
         else:
             os.environ["PSYM_CACHE_DIR"] = old
-    n = int(res["cache"]["misses"])
+    n = int(stats["requests"])
     bound = concurrency / latency
     return {"requests": n, "wall_s": wall, "throughput": n / wall, "bound": bound,
             "of_bound": n / wall / bound, "server_peak": stats["peak"]}  # fmt: skip

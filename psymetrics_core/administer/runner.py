@@ -23,7 +23,7 @@ from psymetrics_core.administer.preflight import (
     check_parser,
     check_task_options,
 )
-from psymetrics_core.administer.scheduler import Stream, start_stream
+from psymetrics_core.administer.scheduler import Stream, StreamedBackend, start_stream
 from psymetrics_core.backends.base import (
     Backend,
     GenerationSettings,
@@ -192,6 +192,7 @@ class _Run:
     settings: GenerationSettings
     backend: Backend  # the evaluated model as built
     cached: Any  # its CachedBackend (None: the run has no response cache)
+    front: CachedBackend | StreamedBackend  # what the tasks call: ``cached``, or the stream's
     writer: SampleWriter
     judge: Judge
     results: dict[str, Any]
@@ -199,8 +200,9 @@ class _Run:
 
     @property
     def use(self) -> Backend:
-        """What the tasks call: the cached backend where the run has a cache."""
-        return self.backend if self.cached is None else self.cached
+        """What the tasks call: the cached backend where the run has a cache, else the backend
+        reading the run's request stream."""
+        return self.front
 
 
 def _start(
@@ -224,13 +226,14 @@ def _start(
     if config.concurrency is not None:
         set_concurrency(be, config.concurrency)
     cached = _with_cache(be, backend is None if config.cache is None else config.cache)
+    front = cached if cached is not None else StreamedBackend(be)
     out_dir = config.output
     writer = SampleWriter(out_dir / "samples.jsonl" if out_dir else None)
     judge = _judge(sess, config, args, be if cached is None else cached, cached)
     results = _header(config, args, be, settings, cells, plugin_versions(sess.records))
     return _Run(
-        config, sess, cells, instruments, kinds, groups, settings, be, cached, writer, judge,
-        results,
+        config, sess, cells, instruments, kinds, groups, settings, be, cached, front, writer,
+        judge, results,
     )  # fmt: skip
 
 
@@ -267,9 +270,9 @@ def _administer(run: _Run, progress: Callable[[str, int], Reporter] | None) -> N
     with closing(run.judge):  # judge.jsonl is closed when the cells are done
         planned = [_plan_task(run, inst, progress) for inst in run.instruments]
         todo = [p for p in planned if p is not None]
-        if run.cached is not None:  # one request stream for the whole grid (scheduler.py)
-            run.stream = start_stream([(k, c) for _, k, runs in todo for c in runs], run.cached)
-            run.cached.stream = run.stream
+        # one request stream for the whole grid, with or without a cache (scheduler.py)
+        run.stream = start_stream([(k, c) for _, k, runs in todo for c in runs], run.front)
+        run.front.stream = run.stream
         for inst, kind, cell_runs in todo:
             entries = []
             for cell_run in cell_runs:
@@ -316,7 +319,7 @@ def _close(run: _Run) -> None:
     """End the stream, close the writer and the cache; record the judge and the cache use."""
     if run.stream is not None:
         run.stream.close()
-        run.cached.stream = None
+        run.front.stream = None
     run.writer.close()
     if run.judge.n_calls:
         run.results["judge"] = run.judge.record()

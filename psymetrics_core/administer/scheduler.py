@@ -3,38 +3,53 @@
 Cells run one after another, so an API backend would drain its ``--concurrency`` slots at the
 end of every cell (and of every repeat's seed) and a local model would batch only within a
 cell. Before the cells run, :func:`start_stream` asks every unit's kind for the unit's requests
-(``TaskKind.requests``: the prompts rendered, nothing sent, nothing scored), claims them
-in the response cache under a second owner (a cache lease, as a concurrent run would) and sends
-them from a background thread through the backend's ``answer_mixed``: one pool of
-``concurrency`` requests in flight across every task, cell and seed (local models: one call per
-task and sampling setting, so the task's prompt prefix is shared). Each response is stored in
-the cache as it arrives.
+(``TaskKind.requests``: the prompts rendered, nothing sent, nothing scored) and sends them from
+a background thread through the backend's ``answer_mixed``: one pool of ``concurrency``
+requests in flight across every task, cell and seed (local models: one call per task and
+sampling setting, so the task's prompt prefix is shared).
 
-Meanwhile the cells run exactly as before, in order: the run's ``CachedBackend`` waits for the
-claimed requests (on the stream's condition, not by polling the cache), so samples are written
-cell by cell as their answers arrive, and samples, scores and their order are those of the
-cell-by-cell run.
+Where the responses go does not change the stream. With a response cache the requests are
+claimed in it under a second owner (a cache lease, as a concurrent run would) and each response
+is stored in the cache as it arrives; the run's ``CachedBackend`` reads them there. Without one
+(``--no-cache``) the stream keeps each response in memory until every cell that listed it has
+read it, through the run's :class:`StreamedBackend`; nothing is written to disk.
 
-Only runs with a response cache, and only units whose kind lists their requests ahead (the
-built-in ``questionnaire`` kind given item by item), are streamed: other kinds' prompts may
-depend on earlier answers. A cell that is not streamed waits for the stream to end first, so
-the backend never serves two callers. The cells read what the stream fetched from the cache;
-``Stream.wait_for`` tells the cache which of those reads are this run's misses.
+Meanwhile the cells run exactly as before, in order: the run's backend waits for the streamed
+requests (on the stream's condition, not by polling), so samples are written cell by cell as
+their answers arrive, and samples, scores and their order are those of the cell-by-cell run.
+
+Only units whose kind lists their requests ahead (the built-in ``questionnaire`` kind given item
+by item) are streamed: other kinds' prompts may depend on earlier answers. A cell that is not
+streamed waits for the stream to end first, so the backend never serves two callers. A request
+a cell makes that the stream did not list is asked of the model by the cell itself.
+``Stream.wait_for`` tells the cache which of its reads are this run's misses.
 """
 
 from __future__ import annotations
 
 import queue
 import threading
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
-from psymetrics_core.backends.base import GenerationSettings, check_requests
-from psymetrics_core.backends.cache import CachedBackend, ResponseCache, request_key
+from psymetrics_core.backends.base import (
+    Backend,
+    GenerationSettings,
+    Reporter,
+    as_backend,
+    check_requests,
+)
+from psymetrics_core.backends.cache import (
+    CachedBackend,
+    ResponseCache,
+    model_identity,
+    request_key,
+)
 from psymetrics_core.base.types import Completion, Prompt
 
-__all__ = ["Stream", "start_stream"]
+__all__ = ["Stream", "StreamedBackend", "start_stream"]
 
 
 class _Stopped(Exception):
@@ -52,6 +67,10 @@ class Stream:
     claimed: set[str] = field(default_factory=set)  # cache keys this stream is fetching
     _stored: set[str] = field(default_factory=set)
     _handed: set[str] = field(default_factory=set)  # stored keys a cell has read already
+    # without a response cache: the responses kept for the cells, and how many of the cells'
+    # listed requests still have to read each
+    _held: dict[str, Completion] = field(default_factory=dict)
+    _wanted: Counter[str] = field(default_factory=Counter)
     _finished: bool = False
     _cond: threading.Condition = field(default_factory=threading.Condition)
     _stop: threading.Event = field(default_factory=threading.Event)
@@ -74,6 +93,24 @@ class Stream:
             new = self._stored.intersection(keys) - self._handed
             self._handed |= new
         return new
+
+    def take(self, keys: Sequence[str]) -> dict[str, Completion]:
+        """Without a response cache: wait as :meth:`wait_for`, then hand out the responses the
+        stream holds for ``keys``; one that every listed request has read is dropped."""
+        self.wait_for(keys)
+        with self._cond:
+            got = {k: self._held[k] for k in keys if k in self._held}
+            for k in keys:
+                if k in got:
+                    self._wanted[k] -= 1
+                    if self._wanted[k] <= 0:
+                        self._held.pop(k, None)
+        return got
+
+    def _keep(self, rows: Sequence[tuple[str, str, Completion]]) -> None:
+        """Hold (key, mode, completion) rows for the cells (no response cache)."""
+        with self._cond:
+            self._held.update((k, c) for k, _, c in rows if self._wanted[k] > 0)
 
     def _mark(self, keys: Sequence[str] | None) -> None:
         """Record ``keys`` as stored (None: the stream ended) and wake the waiting cells."""
@@ -98,38 +135,164 @@ class Stream:
         """Stop sending new requests, keep the ones in flight, and wait for them."""
         self._stop.set()
         self.wait()
+        with self._cond:
+            self._held.clear()
 
 
-def start_stream(runs: Sequence[tuple[Any, Any]], cached: CachedBackend) -> Stream:
+class _Store(Protocol):
+    """Where the stream's responses go: the response cache, or the stream's memory."""
+
+    def claim(self, keys: list[str]) -> set[str]: ...
+    def put(self, rows: list[tuple[str, str, Completion]]) -> None: ...
+    def release(self, keys: list[str]) -> None: ...
+    def close(self) -> None: ...
+
+
+class _CacheStore:
+    """The response cache, under a second owner: the cells wait for its leases."""
+
+    def __init__(self, cached: CachedBackend) -> None:
+        self.own = ResponseCache(cached.cache.path)
+        self.label = cached.label
+
+    def claim(self, keys: list[str]) -> set[str]:
+        return set(self.own.lease(keys)[0])
+
+    def put(self, rows: list[tuple[str, str, Completion]]) -> None:
+        self.own.put_many([(key, self.label, mode, comp) for key, mode, comp in rows])
+
+    def release(self, keys: list[str]) -> None:
+        self.own.release(keys)
+
+    def close(self) -> None:
+        self.own.close()
+
+
+class _MemoryStore:
+    """The stream's own memory (no response cache): every request is this run's."""
+
+    def __init__(self, stream: Stream) -> None:
+        self.stream = stream
+
+    def claim(self, keys: list[str]) -> set[str]:
+        return set(keys)
+
+    def put(self, rows: list[tuple[str, str, Completion]]) -> None:
+        self.stream._keep(rows)
+
+    def release(self, keys: list[str]) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+class StreamedBackend(Backend):
+    """What the tasks of a run without a response cache call: the requests the run's stream
+    fetched are read from the stream (:meth:`Stream.take`), the rest asked of the model. The
+    wrapped backend's declared capabilities are this object's."""
+
+    accepts_on_result = False
+
+    def __init__(self, backend: Any) -> None:
+        self.backend = as_backend(backend)
+        self.identity_for_key = model_identity(self.backend)
+        self.name = self.backend.name
+        self.chunk_size = self.backend.chunk_size
+        self.supports_concurrency = self.backend.supports_concurrency
+        self.concurrency = self.backend.concurrency
+        self.supports_logprobs = self.backend.supports_logprobs
+        self.supports_images = self.backend.supports_images
+        self.supports_continuations = self.backend.supports_continuations
+        self.stream: Stream | None = None  # set while the run's stream is open
+
+    def set_concurrency(self, n: int) -> None:
+        """Bound the wrapped backend's requests in flight."""
+        self.backend.set_concurrency(n)
+        self.concurrency = self.backend.concurrency
+
+    def usage(self) -> dict[str, int] | None:
+        """The wrapped backend's token usage."""
+        return self.backend.usage()
+
+    def identity(self) -> dict[str, Any]:
+        """The wrapped backend's identity."""
+        return dict(self.backend.identity())
+
+    def cache_identity(self) -> dict[str, Any]:
+        """The wrapped backend's cache identity."""
+        return self.backend.cache_identity()
+
+    def generate(
+        self,
+        prompts: Sequence[Prompt],
+        settings: GenerationSettings,
+        progress: Reporter | None = None,
+    ) -> list[Completion]:
+        """Text completions, from the stream where it fetched them."""
+        return self._call(self.backend.generate, prompts, settings, progress)
+
+    def option_logprobs(
+        self,
+        prompts: Sequence[Prompt],
+        settings: GenerationSettings,
+        progress: Reporter | None = None,
+    ) -> list[Completion]:
+        """Option log-likelihoods, from the stream where it fetched them."""
+        return self._call(self.backend.option_logprobs, prompts, settings, progress)
+
+    def _call(
+        self,
+        fn: Callable[..., list[Completion]],
+        prompts: Sequence[Prompt],
+        settings: GenerationSettings,
+        progress: Reporter | None,
+    ) -> list[Completion]:
+        if self.stream is None:
+            return list(fn(prompts, settings, progress))
+        keys = [request_key(self.identity_for_key, p, settings) for p in prompts]
+        got = self.stream.take(keys)
+        out: list[Completion | None] = [got.get(k) for k in keys]
+        if progress is not None and got:
+            progress.advance(len(keys) - out.count(None))
+        rest = [i for i, c in enumerate(out) if c is None]
+        if rest:  # not listed by the stream, or the stream stopped: the cell asks itself
+            fresh = fn([prompts[i] for i in rest], settings, progress)
+            for i, comp in zip(rest, fresh, strict=True):
+                out[i] = comp
+        return [c for c in out if c is not None]
+
+
+def start_stream(runs: Sequence[tuple[Any, Any]], front: CachedBackend | StreamedBackend) -> Stream:
     """Claim and start sending the prompts of ``runs`` ((kind, CellRun) pairs, in run order)
-    through the backend wrapped by ``cached`` (the run's cached backend)."""
-    pool = cached.backend.supports_concurrency
+    through the backend wrapped by ``front`` (the run's ``CachedBackend``, or its
+    ``StreamedBackend`` where the run has no response cache)."""
+    pool = front.backend.supports_concurrency
     groups: dict[tuple[Any, ...], list[tuple[str, Prompt, GenerationSettings]]] = {}
     covered: set[int] = set()
-    seen: set[str] = set()
+    wanted: Counter[str] = Counter()  # each request's listed reads (duplicates asked once)
     for kind, run in runs:
         requests = kind.requests(run)
         if requests is None:  # prompts that depend on earlier answers: the cell asks itself
             continue
         covered.add(id(run))
         for prompt, settings in requests:
-            key = request_key(cached.identity_for_key, prompt, settings)
-            if key in seen:
-                continue
-            seen.add(key)
-            group = () if pool else (run.task.id,)  # answer_mixed groups by settings
-            groups.setdefault(group, []).append((key, prompt, settings))
-    stream = Stream(covered)
-    if not seen:
+            key = request_key(front.identity_for_key, prompt, settings)
+            wanted[key] += 1
+            if wanted[key] == 1:
+                group = () if pool else (run.task.id,)  # answer_mixed groups by settings
+                groups.setdefault(group, []).append((key, prompt, settings))
+    stream = Stream(covered, _wanted=wanted)
+    if not wanted:
         return stream
     # refused here, in one line, before any request is claimed or sent (as call_backend does)
-    check_requests(cached.backend, [(p, s) for g in groups.values() for _, p, s in g])
-    own = ResponseCache(cached.cache.path)  # a second owner: the cells wait for its leases
-    mine = set(own.lease(list(seen))[0])  # claimed before any cell runs
+    check_requests(front.backend, [(p, s) for g in groups.values() for _, p, s in g])
+    store: _Store = _CacheStore(front) if isinstance(front, CachedBackend) else _MemoryStore(stream)
+    mine = store.claim(list(wanted))  # claimed before any cell runs
     stream.claimed = mine
     todo = [[r for r in g if r[0] in mine] for g in groups.values()]
     stream._thread = threading.Thread(
-        target=_send, args=(stream, cached, own, [g for g in todo if g]), daemon=True
+        target=_send, args=(stream, front.backend, store, [g for g in todo if g]), daemon=True
     )
     stream._thread.start()
     return stream
@@ -137,12 +300,12 @@ def start_stream(runs: Sequence[tuple[Any, Any]], cached: CachedBackend) -> Stre
 
 def _send(
     stream: Stream,
-    cached: CachedBackend,
-    own: ResponseCache,
+    backend: Backend,
+    store: _Store,
     groups: list[list[tuple[str, Prompt, GenerationSettings]]],
 ) -> None:
     arrived: queue.Queue[tuple[str, str, Completion] | None] = queue.Queue()
-    writer = threading.Thread(target=_store, args=(stream, cached, own, arrived), daemon=True)
+    writer = threading.Thread(target=_store, args=(stream, store, arrived), daemon=True)
     writer.start()  # commits what arrives, in small transactions, off the backend's thread
     try:
         for group in groups:
@@ -155,7 +318,7 @@ def _send(
                 if stream._stop.is_set():
                     raise _Stopped
 
-            cached.backend.answer_mixed([(p, s) for _, p, s in group], on_result)
+            backend.answer_mixed([(p, s) for _, p, s in group], on_result)
     except _Stopped:
         pass
     except BaseException as exc:  # the cells fetch what is left themselves and fail there
@@ -163,19 +326,18 @@ def _send(
     finally:
         arrived.put(None)
         writer.join()
-        own.release([k for g in groups for k, _, _ in g if k not in stream._stored])
-        own.close()
+        store.release([k for g in groups for k, _, _ in g if k not in stream._stored])
+        store.close()
         stream._mark(None)
 
 
 def _store(
     stream: Stream,
-    cached: CachedBackend,
-    own: ResponseCache,
+    store: _Store,
     arrived: queue.Queue[tuple[str, str, Completion] | None],
 ) -> None:
-    """Commit the responses as they arrive (everything waiting at once, in one transaction)
-    and tell the cells which are stored; ends at the ``None`` sentinel."""
+    """Store the responses as they arrive (everything waiting at once: in the cache, one
+    transaction) and tell the cells which are stored; ends at the ``None`` sentinel."""
     done = False
     while not done:
         batch = [arrived.get()]
@@ -186,7 +348,7 @@ def _store(
         if not rows:
             continue
         try:
-            own.put_many([(key, cached.label, mode, comp) for key, mode, comp in rows])
+            store.put(rows)
         except BaseException as exc:  # the cells fetch these themselves
             stream.error = stream.error or exc
             continue

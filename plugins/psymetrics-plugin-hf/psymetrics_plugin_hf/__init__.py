@@ -31,7 +31,7 @@ def make_smollm2(model_args: dict[str, str]) -> Any:
     from psymetrics_plugin_hf.hf import HFBackend, require_modules
     from psymetrics_plugin_hf.local_model import smollm2_location
 
-    require_modules("torch", "transformers", model="smollm2", extra="local")
+    require_modules("torch", "transformers", model="smollm2")
     folder, filename = smollm2_location()
     args = {"pretrained": str(folder), "gguf_file": filename, **model_args}
     backend = HFBackend(args)

