@@ -9,8 +9,8 @@ dimensionality (parallel analysis, EFA, Tucker's congruence), CFA fit (lavaan's 
 SRMR included), measurement invariance across groups, and criterion validity against
 persona labels. Undefined results are None with a reason naming the items or groups.
 
-Layer: analysis (imports base only). The numeric libraries (numpy, pandas, scipy, semopy,
-factor_analyzer) come with the [analysis] extra and are imported on demand.
+Layer: analysis (imports base only). The numeric libraries (numpy, pandas, scipy, statsmodels,
+semopy) come with the [analysis] extra and are imported on demand.
 """
 
 from psymetrics_core.analysis.population.cfa import CFAResult, Loading, cfa, cfa_by_scale, model_syntax

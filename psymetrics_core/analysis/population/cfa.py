@@ -27,6 +27,7 @@ from psymetrics_core.analysis.population.fitstats import (
     fit_indices,
     srmr,
 )
+from psymetrics_core.analysis.population.mlfit import one_blas_thread
 from psymetrics_core.base.errors import PsymError
 
 __all__ = ["Loading", "CFAResult", "cfa", "cfa_by_scale", "model_syntax"]
@@ -119,7 +120,7 @@ def _free_count(sem: object, frame: pd.DataFrame) -> int:
 
 def _fit(sem: object, frame: pd.DataFrame, out: CFAResult) -> None:
     try:
-        with warnings.catch_warnings(), np.errstate(all="ignore"):
+        with warnings.catch_warnings(), np.errstate(all="ignore"), one_blas_thread():
             warnings.simplefilter("ignore")
             res = sem.fit(frame, obj="MLW")  # type: ignore[attr-defined]
             implied = np.asarray(sem.calc_sigma()[0])  # type: ignore[attr-defined]

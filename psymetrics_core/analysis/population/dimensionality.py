@@ -3,8 +3,9 @@
 Parallel analysis compares the eigenvalues of the item correlations with those of random
 normal data of the same size (``n_iter`` draws); factors are retained while the observed
 eigenvalue exceeds the random ``quantile`` (.95: Glorfeld's variant; .5 ~ Horn's mean).
-EFA is factor_analyzer's (``method`` minres/ml/principal, any of its rotations); its use is
-on demand (the [analysis] extra). Tucker's congruence phi = sum(x y) / sqrt(sum x^2 sum y^2)
+EFA is statsmodels' (ML or principal axis; its rotations, varimax, quartimax and oblimin
+verified by statsmodels against R/Stata). factor_analyzer 0.5.1 fails with scikit-learn >= 1.8
+(``check_array(force_all_finite=...)`` removed), so it is not used. Tucker's congruence phi = sum(x y) / sqrt(sum x^2 sum y^2)
 per factor, after matching the EFA factors to the human ones (best permutation and sign).
 """
 
@@ -20,7 +21,7 @@ import pandas as pd
 from psymetrics_core.analysis.population.fitstats import constant_items, dependent_items
 from psymetrics_core.base.errors import PsymError
 
-__all__ = ["ParallelAnalysis", "EFAResult", "parallel_analysis", "efa", "tucker_congruence"]
+__all__ = ["ParallelAnalysis", "EFAResult", "ROTATIONS", "parallel_analysis", "efa", "tucker_congruence"]
 
 
 @dataclass(frozen=True)
@@ -79,34 +80,37 @@ def parallel_analysis(
     return ParallelAnalysis(keep, tuple(map(float, obs)), tuple(map(float, ref)), quantile)
 
 
-def efa(
-    values: pd.DataFrame, n_factors: int, rotation: str | None = "oblimin", method: str = "minres"
-) -> EFAResult:
-    """factor_analyzer's EFA with the named rotation (None: unrotated)."""
-    from factor_analyzer import FactorAnalyzer  # on demand: the [analysis] extra
-    from factor_analyzer.rotator import POSSIBLE_ROTATIONS
+ROTATIONS = ("varimax", "quartimax", "biquartimax", "equamax", "oblimin", "parsimax",
+             "parsimony", "biquartimin", "promax")  # statsmodels' list  # fmt: skip
 
-    if rotation is not None and rotation not in POSSIBLE_ROTATIONS:
-        known = ", ".join(sorted(POSSIBLE_ROTATIONS))
-        raise PsymError(f"EFA rotation {rotation!r} unknown (one of: {known})")
+
+def efa(
+    values: pd.DataFrame, n_factors: int, rotation: str | None = "oblimin", method: str = "ml"
+) -> EFAResult:
+    """statsmodels' EFA (``method`` ml or pa) with the named rotation (None: unrotated)."""
+    from statsmodels.multivariate.factor import Factor  # on demand: the [analysis] extra
+
+    if rotation is not None and rotation not in ROTATIONS:
+        raise PsymError(f"EFA rotation {rotation!r} unknown (one of: {', '.join(ROTATIONS)})")
     frame, why = _complete(values)
     if why is None and not 1 <= n_factors < frame.shape[1]:
         why = f"{n_factors} factors for {frame.shape[1]} items"
     if why:
         return EFAResult(None, rotation, method, reason=why)
-    rot = rotation if n_factors > 1 else None
     try:
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")
-            fa = FactorAnalyzer(n_factors=n_factors, rotation=rot, method=method)
-            fa.fit(frame.to_numpy(dtype=float))
+            corr = np.corrcoef(frame.to_numpy(dtype=float).T)
+            res = Factor(corr=corr, n_factor=n_factors, method=method, nobs=len(frame)).fit()
+            if rotation is not None and n_factors > 1:
+                res.rotate(rotation)
     except Exception as exc:  # noqa: BLE001 - a failed extraction is reported, not raised
         return EFAResult(None, rotation, method, reason=f"EFA failed: {exc}")
-    lam = np.asarray(fa.loadings_)
+    lam = np.asarray(res.loadings)
     if not np.all(np.isfinite(lam)):
         return EFAResult(None, rotation, method, reason="EFA gave non-finite loadings")
     cols = [f"F{j + 1}" for j in range(n_factors)]
-    phi = getattr(fa, "phi_", None)
+    phi = getattr(res, "fa_cov", None)
     return EFAResult(pd.DataFrame(lam, index=frame.columns, columns=cols), rotation, method,
                      None if phi is None else np.asarray(phi))  # fmt: skip
 

@@ -18,7 +18,7 @@ import pandas as pd
 
 from psymetrics_core.analysis.population.data import Responses, ScaleStructure
 from psymetrics_core.analysis.population.fitstats import constant_items, dependent_items
-from psymetrics_core.analysis.population.mlfit import GroupMoments, Pattern, fit_ml
+from psymetrics_core.analysis.population.mlfit import GroupMoments, Pattern, fit_ml, one_blas_thread
 
 __all__ = ["Undefined", "Coefficient", "ScaleReliability", "alpha", "lambda6", "omega_total",
            "scale_reliability"]  # fmt: skip
@@ -86,13 +86,14 @@ def lambda6(x: np.ndarray, names: list[str] | None = None) -> float:
 
 
 def omega_total(x: np.ndarray, names: list[str] | None = None) -> float:
-    """omega total from one ML factor with signed loadings, oriented to sum >= 0."""
+    """omega total from one ML factor with signed loadings, oriented to sum >= 0; uniquenesses
+    bounded below at .005 as R psych's ``fa`` (no Heywood case)."""
     r = _corr(x, names)
     if x.shape[1] < 3:
         raise Undefined("omega needs 3+ items (a one-factor model of 2 items is not identified)")
     k = x.shape[1]
     res = fit_ml(Pattern(k, (tuple(range(k)),)), [GroupMoments(r, np.zeros(k), len(x))],
-                 std_lv=True)  # fmt: skip
+                 std_lv=True, min_unique=0.005)  # fmt: skip
     if not res.converged:
         raise Undefined(f"the one-factor model did not converge ({res.message})")
     lam = res.lam[0][:, 0] / np.sqrt(np.diag(res.sigma[0]))
@@ -117,6 +118,14 @@ def _percentile(draws: list[float | None]) -> tuple[float, float] | None:
 
 
 def _bootstrap(
+    fn: Callable[[np.ndarray], float], x: np.ndarray, clusters: np.ndarray | None,
+    n_boot: int, seed: int,
+) -> tuple[tuple[float, float] | None, tuple[float, float] | None]:  # fmt: skip
+    with one_blas_thread():
+        return _draws(fn, x, clusters, n_boot, seed)
+
+
+def _draws(
     fn: Callable[[np.ndarray], float], x: np.ndarray, clusters: np.ndarray | None,
     n_boot: int, seed: int,
 ) -> tuple[tuple[float, float] | None, tuple[float, float] | None]:  # fmt: skip
@@ -154,7 +163,13 @@ def scale_reliability(
             rel.reason = str(exc)
             out.append(rel)
             continue
-        for cname, fn in (("alpha", alpha), ("lambda6", lambda6), ("omega_total", omega_total)):
+        names = list(items)
+        fns: dict[str, Callable[[np.ndarray], float]] = {
+            "alpha": alpha,
+            "lambda6": lambda a: lambda6(a, names),
+            "omega_total": lambda a: omega_total(a, names),
+        }
+        for cname, fn in fns.items():
             rel.coefficients.append(_coefficient(cname, fn, x, clusters, n_boot, seed))
         out.append(rel)
     return out
