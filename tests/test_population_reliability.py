@@ -67,7 +67,9 @@ def test_cluster_bootstrap_is_wider_than_naive_for_prompt_variants() -> None:
     rng = np.random.default_rng(11)
     base = congeneric(n=50, seed=5)
     x = np.repeat(base, 25, axis=0) + rng.normal(0, 0.1, (1250, 5))
-    data = Responses(pd.DataFrame(x, columns=list("abcde")), cluster=pd.Series(np.repeat(range(50), 25)))
+    data = Responses(
+        pd.DataFrame(x, columns=list("abcde")), cluster=pd.Series(np.repeat(range(50), 25))
+    )
     rel = scale_reliability(data, ScaleStructure({"S": tuple("abcde")}), n_boot=200)[0]
     assert rel.n == 1250 and rel.n_clusters == 50
     for c in rel.coefficients:
@@ -140,8 +142,9 @@ def test_spearman_and_its_bonett_wright_interval() -> None:
     rho = spearmanr(score, label).statistic
     se = np.sqrt((1 + rho**2 / 2) / 197)
     assert res.value == pytest.approx(rho)
-    assert res.ci95 == pytest.approx((np.tanh(np.arctanh(rho) - 1.959964 * se),
-                                      np.tanh(np.arctanh(rho) + 1.959964 * se)), abs=1e-6)  # fmt: skip
+    z = np.arctanh(rho)
+    ref = (np.tanh(z - 1.959964 * se), np.tanh(z + 1.959964 * se))
+    assert res.ci95 == pytest.approx(ref, abs=1e-6)
 
 
 def test_auc_matches_sklearn_and_delong_interval_covers_bootstrap() -> None:
@@ -158,7 +161,9 @@ def test_auc_matches_sklearn_and_delong_interval_covers_bootstrap() -> None:
         boots.append(roc_auc_score(y[i], s[i]))
     lo, hi = np.percentile(boots, [2.5, 97.5])
     assert res.ci95 is not None
-    assert res.ci95[0] == pytest.approx(lo, abs=0.015) and res.ci95[1] == pytest.approx(hi, abs=0.015)
+    assert res.ci95[0] == pytest.approx(lo, abs=0.015) and res.ci95[1] == pytest.approx(
+        hi, abs=0.015
+    )
 
 
 def test_criterion_reasons_for_degenerate_labels() -> None:

@@ -133,3 +133,75 @@ def test_reverse_keyed_items_are_reversed_before_the_fit() -> None:
                                reverse={"i1": (1, 5)})  # fmt: skip
     res = cfa(Responses(df), structure)
     assert res.loadings[1].std == pytest.approx(lam[1], abs=0.05)
+
+
+def test_cfa_names_items_that_never_vary(hs: pd.DataFrame) -> None:
+    d = hs.assign(x5=2.0)
+    res = cfa(d, HS_MODEL)
+    assert res.fit is None and res.loadings == []
+    assert res.reason == "items that never vary: x5"
+
+
+def test_cfa_names_linearly_dependent_items(hs: pd.DataFrame) -> None:
+    d = hs.assign(x9=hs["x7"] + hs["x8"])
+    res = cfa(d, HS_MODEL)
+    assert res.fit is None
+    assert res.reason == "covariance matrix not positive definite; dependent items: x7, x8, x9"
+
+
+def test_cfa_refuses_fewer_respondents_than_parameters(hs: pd.DataFrame) -> None:
+    res = cfa(hs.head(15), HS_MODEL)
+    assert res.fit is None
+    assert res.reason == "15 complete respondents for 9 items and 21 free parameters"
+
+
+def test_invariance_names_a_group_too_small(hs: pd.DataFrame) -> None:
+    d = pd.concat([hs[hs["school"] == "Pasteur"], hs[hs["school"] == "Grant-White"].head(12)])
+    res = measurement_invariance(from_wide(d, items=HS_ITEMS, group="school"), HS_MODEL)
+    assert res.steps == []
+    assert res.reason == "groups too small (need 19+ complete respondents): Grant-White (12)"
+
+
+def test_invariance_names_an_item_constant_within_a_group(hs: pd.DataFrame) -> None:
+    d = hs.copy()
+    d.loc[d["school"] == "Pasteur", "x3"] = 1.0
+    res = measurement_invariance(from_wide(d, items=HS_ITEMS, group="school"), HS_MODEL)
+    assert res.steps == [] and res.reason == "items that never vary in group Pasteur: x3"
+
+
+def test_bad_model_and_columns_are_one_line_errors(hs: pd.DataFrame) -> None:
+    from psymetrics_core.base.errors import PsymError
+
+    with pytest.raises(PsymError, match="variables not in the data: y1"):
+        cfa(hs, "f =~ x1 + x2 + y1")
+    with pytest.raises(PsymError, match="no group column"):
+        measurement_invariance(from_wide(hs, items=HS_ITEMS), HS_MODEL)
+    with pytest.raises(PsymError, match="only 'factor =~ item"):
+        measurement_invariance(from_wide(hs, items=HS_ITEMS, group="school"), "x1 ~ x2")
+
+
+def test_cfa_per_scale_on_a_bfi_sized_population_takes_seconds() -> None:
+    """Issue 25's design size: 1,250 respondents x 44 items in 5 scales, 5-point answers."""
+    import time
+
+    from psymetrics_core.analysis.population import cfa_by_scale
+
+    rng = np.random.default_rng(5)
+    sizes = [8, 9, 9, 8, 10]
+    f = rng.multivariate_normal(np.zeros(5), 0.3 + 0.7 * np.eye(5), 1250)
+    cols, scales, j = [], {}, 0
+    for s, k in enumerate(sizes):
+        scales[f"S{s}"] = tuple(f"i{j + m}" for m in range(k))
+        for _ in range(k):
+            latent = 0.7 * f[:, s] + 0.7 * rng.standard_normal(1250)
+            cols.append(np.clip(np.round(3 + 1.2 * latent), 1, 5))
+        j += k
+    data = Responses(pd.DataFrame(np.column_stack(cols), columns=[f"i{m}" for m in range(44)]))
+    structure = ScaleStructure(scales)
+    start = time.perf_counter()
+    per_scale = cfa_by_scale(data, structure)
+    whole = cfa(data, structure)
+    took = time.perf_counter() - start
+    assert all(r.fit is not None for r in per_scale.values()) and whole.fit is not None
+    assert whole.fit.df == 44 * 45 // 2 - (44 - 5 + 44 + 15)
+    assert took < 30, f"5 one-factor CFAs and one 5-factor CFA took {took:.1f} s"

@@ -13,7 +13,13 @@ Layer: analysis (imports base only). The numeric libraries (numpy, pandas, scipy
 semopy) come with the [analysis] extra and are imported on demand.
 """
 
-from psymetrics_core.analysis.population.cfa import CFAResult, Loading, cfa, cfa_by_scale, model_syntax
+from psymetrics_core.analysis.population.cfa import (
+    CFAResult,
+    Loading,
+    cfa,
+    cfa_by_scale,
+    model_syntax,
+)
 from psymetrics_core.analysis.population.criterion import Criterion, auc, spearman
 from psymetrics_core.analysis.population.data import Responses, ScaleStructure, from_long, from_wide
 from psymetrics_core.analysis.population.diagnostics import Diagnostics, VarianceRatio, diagnose

@@ -65,7 +65,9 @@ def model_syntax(structure: ScaleStructure) -> str:
     return "\n".join(lines)
 
 
-def _prepare(data: Responses | pd.DataFrame, model: str | ScaleStructure) -> tuple[str, pd.DataFrame]:
+def _prepare(
+    data: Responses | pd.DataFrame, model: str | ScaleStructure
+) -> tuple[str, pd.DataFrame]:
     values = data.values if isinstance(data, Responses) else data
     if isinstance(model, ScaleStructure):
         model.check(values)
@@ -75,9 +77,6 @@ def _prepare(data: Responses | pd.DataFrame, model: str | ScaleStructure) -> tup
 
 def _refusal(frame: pd.DataFrame, n_free: int) -> str | None:
     """Why no model may be fitted to these complete rows (None: nothing in the way)."""
-    const = constant_items(frame)
-    if const:
-        return f"items that never vary: {', '.join(const)}"
     n, p = frame.shape
     if n <= p or n < n_free:
         return f"{n} complete respondents for {p} items and {n_free} free parameters"
@@ -96,14 +95,17 @@ def cfa(data: Responses | pd.DataFrame, model: str | ScaleStructure) -> CFAResul
     try:
         sem = semopy.Model(syntax)
     except Exception as exc:  # noqa: BLE001 - semopy's parser raises bare exceptions
-        raise PsymError(f"CFA model: cannot parse the lavaan syntax: {exc}") from None
+        why = " ".join(str(exc).split())
+        raise PsymError(f"CFA model: cannot parse the lavaan syntax: {why}") from None
     observed = list(sem.vars["observed"])
     missing = [v for v in observed if v not in values.columns]
     if missing:
         raise PsymError(f"CFA model: variables not in the data: {', '.join(missing)}")
     frame = values.loc[:, observed].dropna(axis=0, how="any")
     out = CFAResult(syntax, len(frame))
-    out.reason = _refusal(frame, _free_count(sem, frame))
+    const = constant_items(frame)
+    out.reason = f"items that never vary: {', '.join(const)}" if const else None
+    out.reason = out.reason or _refusal(frame, _free_count(sem, frame))
     if out.reason is None:
         _fit(sem, frame, out)
     out.seconds = time.perf_counter() - start

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.stats import norm, spearmanr
 
 __all__ = ["Criterion", "spearman", "auc"]
 
@@ -34,8 +35,6 @@ def _pairs(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def spearman(scores: np.ndarray, labels: np.ndarray) -> Criterion:
     """Spearman's rho of scale scores with a continuous (or ordinal) label."""
-    from scipy.stats import norm, spearmanr
-
     x, y = _pairs(scores, labels)
     n = len(x)
     if n < 4:
@@ -59,8 +58,6 @@ def _psi(pos: np.ndarray, neg: np.ndarray) -> np.ndarray:
 
 def auc(scores: np.ndarray, labels: np.ndarray) -> Criterion:
     """AUC of scale scores for a binary label (1/True = positive) with DeLong's interval."""
-    from scipy.stats import norm
-
     x, y = _pairs(scores, labels)
     n = len(x)
     kinds = np.unique(y)

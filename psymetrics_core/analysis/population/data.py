@@ -81,6 +81,12 @@ class Responses:
         return self.values.loc[:, list(items)]
 
 
+def _show(v: object) -> str:
+    """repr of a label, numpy scalars as plain Python values (0, not np.int64(0))."""
+    item = getattr(v, "item", None)
+    return repr(item() if callable(item) else v)
+
+
 def _need(df: pd.DataFrame, cols: Sequence[str | None], what: str) -> None:
     missing = [c for c in cols if c is not None and c not in df.columns]
     if missing:
@@ -94,8 +100,8 @@ def _numeric(values: pd.DataFrame, what: str) -> pd.DataFrame:
     if bad.to_numpy().any():
         r, c = np.argwhere(bad.to_numpy())[0]
         raise PsymError(
-            f"{what}: value {values.iat[r, c]!r} of respondent {values.index[r]!r}, item "
-            f"{values.columns[c]!r} is not a number"
+            f"{what}: value {_show(values.iat[r, c])} of respondent {_show(values.index[r])}, "
+            f"item {_show(values.columns[c])} is not a number"
         )
     return out.astype(float)
 
@@ -106,7 +112,7 @@ def _per_respondent(df: pd.DataFrame, key: str, col: str | None, what: str) -> p
     per = df.groupby(key, sort=False)[col].nunique(dropna=False)
     if (per > 1).any():
         who = per[per > 1].index[0]
-        raise PsymError(f"{what}: respondent {who!r} has more than one {col!r} value")
+        raise PsymError(f"{what}: respondent {_show(who)} has more than one {col!r} value")
     return df.drop_duplicates(key).set_index(key)[col]
 
 
@@ -125,8 +131,8 @@ def from_long(
     if dup.any():
         row = df[dup].iloc[0]
         raise PsymError(
-            f"{what}: respondent {row[respondent]!r} answers item {row[item]!r} more than once "
-            f"({int(dup.sum())} duplicated rows)"
+            f"{what}: respondent {_show(row[respondent])} answers item {_show(row[item])} "
+            f"more than once ({int(dup.sum())} duplicated rows)"
         )
     wide = df.pivot(index=respondent, columns=item, values=value)
     wide.columns = [str(c) for c in wide.columns]
@@ -149,7 +155,9 @@ def from_wide(
     """A respondent x item matrix (``items``: its item columns; default all but the labels)."""
     what = "population data (wide)"
     _need(df, [group, cluster, *(items or [])], what)
-    cols = list(items) if items is not None else [c for c in df.columns if c not in (group, cluster)]
+    cols = (
+        list(items) if items is not None else [c for c in df.columns if c not in (group, cluster)]
+    )
     values = _numeric(df.loc[:, cols], what)
     values.columns = [str(c) for c in values.columns]
     return Responses(

@@ -5,8 +5,9 @@ normal data of the same size (``n_iter`` draws); factors are retained while the 
 eigenvalue exceeds the random ``quantile`` (.95: Glorfeld's variant; .5 ~ Horn's mean).
 EFA is statsmodels' (ML or principal axis; its rotations, varimax, quartimax and oblimin
 verified by statsmodels against R/Stata). factor_analyzer 0.5.1 fails with scikit-learn >= 1.8
-(``check_array(force_all_finite=...)`` removed), so it is not used. Tucker's congruence phi = sum(x y) / sqrt(sum x^2 sum y^2)
-per factor, after matching the EFA factors to the human ones (best permutation and sign).
+(``check_array(force_all_finite=...)`` removed), so it is not used. Tucker's congruence
+phi = sum(x y) / sqrt(sum x^2 sum y^2) per factor, after matching the EFA factors to the
+human ones (best permutation and sign).
 """
 
 from __future__ import annotations
@@ -21,7 +22,14 @@ import pandas as pd
 from psymetrics_core.analysis.population.fitstats import constant_items, dependent_items
 from psymetrics_core.base.errors import PsymError
 
-__all__ = ["ParallelAnalysis", "EFAResult", "ROTATIONS", "parallel_analysis", "efa", "tucker_congruence"]
+__all__ = [
+    "ParallelAnalysis",
+    "EFAResult",
+    "ROTATIONS",
+    "parallel_analysis",
+    "efa",
+    "tucker_congruence",
+]
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from scipy.optimize import brentq
+from scipy.stats import chi2, ncx2
 
 __all__ = [
     "FitIndices",
@@ -54,9 +56,6 @@ def baseline_chisq(covs: list[np.ndarray], ns: list[int]) -> tuple[float, int]:
 
 def rmsea_ci(chisq: float, df: int, n: int, n_groups: int = 1) -> tuple[float, float] | None:
     """lavaan's 90% interval: the noncentrality lambda where P(X2 | df, lambda) = .95 / .05."""
-    from scipy.optimize import brentq
-    from scipy.stats import chi2, ncx2
-
     if df <= 0:
         return None
 
@@ -87,8 +86,6 @@ def fit_indices(
     srmr_value: float | None = None,
 ) -> FitIndices:  # fmt: skip
     """CFI, TLI, RMSEA (with its interval) from the model's and the baseline's chi-square."""
-    from scipy.stats import chi2
-
     bchi, bdf = base
     pval = float(chi2.sf(chisq, df)) if df > 0 else None
     denom = max(chisq - df, bchi - bdf, 0.0)

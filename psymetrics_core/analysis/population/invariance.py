@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from scipy.stats import chi2
 
 from psymetrics_core.analysis.population.data import Responses, ScaleStructure
 from psymetrics_core.analysis.population.fitstats import (
@@ -57,7 +58,9 @@ class InvarianceResult:
     reason: str | None = None
 
 
-def parse_factors(model: str | ScaleStructure | Mapping[str, Sequence[str]]) -> dict[str, list[str]]:
+def parse_factors(
+    model: str | ScaleStructure | Mapping[str, Sequence[str]],
+) -> dict[str, list[str]]:
     """Factor -> items from lavaan ``=~`` lines, a scale structure, or a mapping."""
     if isinstance(model, ScaleStructure):
         return {k: list(v) for k, v in model.scales.items()}
@@ -90,7 +93,9 @@ def _group_refusal(frames: dict[str, pd.DataFrame], min_n: int) -> str | None:
             return f"items that never vary in group {g}: {', '.join(const)}"
         dep = dependent_items(np.cov(f.to_numpy().T, ddof=0), list(f.columns))
         if dep is not None:
-            return f"covariance not positive definite in group {g}; dependent items: {', '.join(dep)}"
+            return (
+                f"covariance not positive definite in group {g}; dependent items: {', '.join(dep)}"
+            )
     return None
 
 
@@ -136,8 +141,6 @@ def _ladder(pat: Pattern, frames: list[pd.DataFrame], out: InvarianceResult) -> 
 
 
 def _compare(level: str, fit: FitIndices, prev: InvarianceStep | None) -> InvarianceStep:
-    from scipy.stats import chi2
-
     if prev is None:
         return InvarianceStep(level, fit, decision="baseline of the ladder")
     dchi, ddf = fit.chisq - prev.fit.chisq, fit.df - prev.fit.df

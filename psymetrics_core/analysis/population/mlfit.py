@@ -11,11 +11,17 @@ variances (``std_lv``). Analytic gradients; scipy's L-BFGS-B.
 
 from __future__ import annotations
 
-from functools import cache
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
+from functools import cache
 
 import numpy as np
+from scipy.optimize import minimize
+
+try:
+    from threadpoolctl import ThreadpoolController  # comes with scikit-learn (semopy's)
+except ImportError:  # pragma: no cover
+    ThreadpoolController = None  # type: ignore[assignment,misc]
 
 __all__ = ["GroupMoments", "Pattern", "MLFit", "fit_ml", "LEVELS", "one_blas_thread"]
 
@@ -107,7 +113,7 @@ def _layout(pat: Pattern, n_groups: int, level: str, means: bool, std_lv: bool) 
         thetas.append(new((p,)))
         if means and (shared_nu is None or level != "scalar"):
             shared_nu = new((p,))
-        nus.append(shared_nu if means else np.full(p, -1))
+        nus.append(shared_nu if means and shared_nu is not None else np.full(p, -1))
         free_kappa = means and level == "scalar" and g > 0
         kappas.append(new((k,)) if free_kappa else np.full(k, -1))
     return _Layout(lams, lam_fixed, phis, thetas, nus, kappas, count[0])
@@ -184,9 +190,7 @@ def _start(pat: Pattern, lay: _Layout, groups: list[GroupMoments], std_lv: bool)
 
 @cache
 def _controller() -> object | None:
-    try:
-        from threadpoolctl import ThreadpoolController  # comes with scikit-learn (semopy's)
-    except ImportError:  # pragma: no cover - without it BLAS keeps its threads
+    if ThreadpoolController is None:  # pragma: no cover - without it BLAS keeps its threads
         return None
     return ThreadpoolController()  # scans the loaded libraries once (~5 ms)
 
@@ -211,8 +215,6 @@ def fit_ml(
     Residual variances are free (negative = a Heywood case, as lavaan) unless ``min_unique``
     bounds them below at that share of each item's variance (as R psych's ``fa``, .005).
     """
-    from scipy.optimize import minimize  # on demand: the [analysis] extra
-
     lay = _layout(pat, len(groups), level, means, std_lv)
     x0 = _start(pat, lay, groups, std_lv)
     bounds = None

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -166,8 +167,8 @@ def scale_reliability(
         names = list(items)
         fns: dict[str, Callable[[np.ndarray], float]] = {
             "alpha": alpha,
-            "lambda6": lambda a: lambda6(a, names),
-            "omega_total": lambda a: omega_total(a, names),
+            "lambda6": partial(lambda6, names=names),
+            "omega_total": partial(omega_total, names=names),
         }
         for cname, fn in fns.items():
             rel.coefficients.append(_coefficient(cname, fn, x, clusters, n_boot, seed))
