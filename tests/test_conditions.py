@@ -89,6 +89,9 @@ def test_correctness_framing_labels_seed_001():
     assert correctness_label("Agree strongly") == "Correct"
     assert correctness_label("Disagree a little") == "Partially wrong"
     assert correctness_label("somewhat agree") == "generally correct"
+    # the 16P's own wording (found reproducing Rao et al. 2023): "Generally agree" -> correct
+    assert correctness_label("Generally agree") == "Generally correct"
+    assert correctness_label("Generally disagree") == "Generally wrong"
     assert correctness_label("very relevant") == "very relevant"
 
 

@@ -562,6 +562,9 @@ def test_battery_condition_reproduces_the_psychobench_gse_prompt():
 
     inst = get_instrument("pb-gse")
     [(prompt, chunk)] = battery_prompts(inst, inst.items, {})
+    # as the battery kind calls it (its system prompt passed in): still one system text
+    [(called, _)] = battery_prompts(inst, inst.items, {}, inst.system_prompt)
+    assert called.messages == prompt.messages
     assert len(chunk) == 10
     assert prompt.messages[0]["content"] == (
         "You are a helpful assistant who can only reply numbers from 1 to 4. "

@@ -61,8 +61,8 @@ _CEI_WORDS = [
     (r"\bneither agree nor disagree\b", "neither correct nor wrong"),
     (r"\bstrongly (dis)?agree\b", None),  # -> bare "correct"/"wrong" (the extreme level)
     (r"\b(dis)?agree strongly\b", None),
-    (r"\b(?:somewhat|moderately|mostly) (dis)?agree\b", "generally"),
-    (r"\b(dis)?agree (?:moderately|mostly)\b", "generally"),
+    (r"\b(?:somewhat|moderately|mostly|generally) (dis)?agree\b", "generally"),
+    (r"\b(dis)?agree (?:moderately|mostly|generally)\b", "generally"),
     (r"\b(?:slightly|partially|a little) (dis)?agree\b", "partially"),
     (r"\b(dis)?agree (?:a little|slightly)\b", "partially"),
 ]

@@ -83,7 +83,7 @@ def battery_prompts(
                 # the repo does, instruction + "\n" + numbered statements (§5.2)
                 text = inst.instruction.strip() + "\n" + statements
                 sys_text = inst.system_prompt
-            if system:
+            if system and system.strip() != sys_text.strip():  # never the same text twice
                 sys_text = system + "\n\n" + sys_text
             messages = (
                 {"role": "system", "content": sys_text},
