@@ -1,0 +1,149 @@
+"""Dimensionality: Horn's parallel analysis, EFA with a named rotation, Tucker's congruence.
+
+Parallel analysis compares the eigenvalues of the item correlations with those of random
+normal data of the same size (``n_iter`` draws); factors are retained while the observed
+eigenvalue exceeds the random ``quantile`` (.95: Glorfeld's variant; .5 ~ Horn's mean).
+EFA is statsmodels' (ML or principal axis; its rotations, varimax, quartimax and oblimin
+verified by statsmodels against R/Stata). factor_analyzer 0.5.1 fails with scikit-learn >= 1.8
+(``check_array(force_all_finite=...)`` removed), so it is not used. Tucker's congruence
+phi = sum(x y) / sqrt(sum x^2 sum y^2) per factor, after matching the EFA factors to the
+human ones (best permutation and sign).
+"""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from psymetrics_core.analysis.population.fitstats import constant_items, dependent_items
+from psymetrics_core.base.errors import PsymError
+
+__all__ = [
+    "ParallelAnalysis",
+    "EFAResult",
+    "ROTATIONS",
+    "parallel_analysis",
+    "efa",
+    "tucker_congruence",
+]
+
+
+@dataclass(frozen=True)
+class ParallelAnalysis:
+    """Observed and random eigenvalues, and the number of factors retained."""
+
+    n_factors: int | None
+    observed: tuple[float, ...]
+    random_quantile: tuple[float, ...]
+    quantile: float
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class EFAResult:
+    """Rotated loadings (items x factors), factor correlations for oblique rotations."""
+
+    loadings: pd.DataFrame | None
+    rotation: str | None
+    method: str
+    factor_corr: np.ndarray | None = None
+    reason: str | None = None
+
+
+def _complete(values: pd.DataFrame) -> tuple[pd.DataFrame, str | None]:
+    frame = values.dropna(axis=0, how="any")
+    const = constant_items(frame)
+    if const:
+        return frame, f"items that never vary: {', '.join(const)}"
+    if len(frame) <= frame.shape[1]:
+        return frame, f"{len(frame)} complete respondents for {frame.shape[1]} items"
+    dep = dependent_items(np.cov(frame.to_numpy().T), list(frame.columns))
+    if dep is not None:
+        return frame, f"correlation matrix singular; dependent items: {', '.join(dep)}"
+    return frame, None
+
+
+def parallel_analysis(
+    values: pd.DataFrame, n_iter: int = 100, quantile: float = 0.95, seed: int = 0
+) -> ParallelAnalysis:
+    """Horn's parallel analysis on the principal components of the item correlations."""
+    frame, why = _complete(values)
+    if why:
+        return ParallelAnalysis(None, (), (), quantile, why)
+    n, p = frame.shape
+    obs = np.sort(np.linalg.eigvalsh(np.corrcoef(frame.to_numpy(dtype=float).T)))[::-1]
+    rng = np.random.default_rng(seed)
+    draws = np.empty((n_iter, p))
+    for i in range(n_iter):
+        z = rng.standard_normal((n, p))
+        draws[i] = np.sort(np.linalg.eigvalsh(np.corrcoef(z.T)))[::-1]
+    ref = np.quantile(draws, quantile, axis=0)
+    keep = 0
+    while keep < p and obs[keep] > ref[keep]:
+        keep += 1
+    return ParallelAnalysis(keep, tuple(map(float, obs)), tuple(map(float, ref)), quantile)
+
+
+ROTATIONS = ("varimax", "quartimax", "biquartimax", "equamax", "oblimin", "parsimax",
+             "parsimony", "biquartimin", "promax")  # statsmodels' list  # fmt: skip
+
+
+def efa(
+    values: pd.DataFrame, n_factors: int, rotation: str | None = "oblimin", method: str = "ml"
+) -> EFAResult:
+    """statsmodels' EFA (``method`` ml or pa) with the named rotation (None: unrotated)."""
+    from statsmodels.multivariate.factor import Factor  # on demand: the [analysis] extra
+
+    if rotation is not None and rotation not in ROTATIONS:
+        raise PsymError(f"EFA rotation {rotation!r} unknown (one of: {', '.join(ROTATIONS)})")
+    frame, why = _complete(values)
+    if why is None and not 1 <= n_factors < frame.shape[1]:
+        why = f"{n_factors} factors for {frame.shape[1]} items"
+    if why:
+        return EFAResult(None, rotation, method, reason=why)
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            corr = np.corrcoef(frame.to_numpy(dtype=float).T)
+            res = Factor(corr=corr, n_factor=n_factors, method=method, nobs=len(frame)).fit()
+            if rotation is not None and n_factors > 1:
+                res.rotate(rotation)
+    except Exception as exc:  # noqa: BLE001 - a failed extraction is reported, not raised
+        return EFAResult(None, rotation, method, reason=f"EFA failed: {exc}")
+    lam = np.asarray(res.loadings)
+    if not np.all(np.isfinite(lam)):
+        return EFAResult(None, rotation, method, reason="EFA gave non-finite loadings")
+    cols = [f"F{j + 1}" for j in range(n_factors)]
+    phi = getattr(res, "fa_cov", None)
+    return EFAResult(pd.DataFrame(lam, index=frame.columns, columns=cols), rotation, method,
+                     None if phi is None else np.asarray(phi))  # fmt: skip
+
+
+def _phi(a: np.ndarray, b: np.ndarray) -> float:
+    den = float(np.sqrt(np.sum(a**2) * np.sum(b**2)))
+    return float(np.sum(a * b)) / den if den > 0 else float("nan")
+
+
+def tucker_congruence(loadings: pd.DataFrame, human: pd.DataFrame) -> dict[str, float]:
+    """phi per human factor, matching factors by the permutation and signs that maximise the
+    summed |phi| (items aligned by name; every human item must be in ``loadings``)."""
+    missing = [i for i in human.index if i not in loadings.index]
+    if missing:
+        raise PsymError(f"congruence: human loadings name items not in the EFA: {missing}")
+    a = loadings.loc[human.index].to_numpy(dtype=float)
+    b = human.to_numpy(dtype=float)
+    if a.shape[1] < b.shape[1]:
+        raise PsymError(f"congruence: {a.shape[1]} factors for {b.shape[1]} human factors")
+    best: tuple[float, tuple[int, ...]] = (-1.0, ())
+    for perm in itertools.permutations(range(a.shape[1]), b.shape[1]):
+        score = sum(abs(_phi(a[:, i], b[:, j])) for j, i in enumerate(perm))
+        if score > best[0]:
+            best = (score, perm)
+    return {
+        str(col): abs(_phi(a[:, i], b[:, j]))
+        for j, (col, i) in enumerate(zip(human.columns, best[1], strict=True))
+    }

@@ -1,0 +1,193 @@
+"""Reliability across respondents: alpha, Guttman's lambda 6 and omega total, per scale.
+
+alpha on the item covariances; lambda 6 as R psych's ``G6(smc)``: 1 - sum(1 - smc_j) / sum(R)
+on the item correlations; omega total from a one-factor ML fit (unit factor variance) with
+SIGNED standardized loadings, 1 - sum(psi) / sum(R) (psych's ``omega.tot`` for one factor).
+Percentile bootstrap intervals two ways, side by side: naive (respondents resampled) and
+clustered (personas resampled with all their prompt variants), since 25 variants of one
+persona are not 25 people. Undefined values are None with the reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import partial
+
+import numpy as np
+import pandas as pd
+
+from psymetrics_core.analysis.population.data import Responses, ScaleStructure
+from psymetrics_core.analysis.population.fitstats import constant_items, dependent_items
+from psymetrics_core.analysis.population.mlfit import GroupMoments, Pattern, fit_ml, one_blas_thread
+
+__all__ = ["Undefined", "Coefficient", "ScaleReliability", "alpha", "lambda6", "omega_total",
+           "scale_reliability"]  # fmt: skip
+
+
+class Undefined(ValueError):
+    """A statistic that cannot be computed from these data; the message is the reason."""
+
+
+@dataclass(frozen=True)
+class Coefficient:
+    """One coefficient with its naive and persona-clustered 95% percentile intervals."""
+
+    name: str
+    value: float | None
+    naive_ci95: tuple[float, float] | None = None
+    cluster_ci95: tuple[float, float] | None = None
+    reason: str | None = None
+
+
+@dataclass
+class ScaleReliability:
+    """alpha, lambda 6 and omega of one scale over the complete rows."""
+
+    scale: str
+    n: int
+    k: int
+    n_clusters: int | None
+    coefficients: list[Coefficient] = field(default_factory=list)
+    reason: str | None = None
+
+
+def _check(x: np.ndarray, names: list[str] | None = None) -> None:
+    n, k = x.shape
+    if k < 2 or n < 3:
+        raise Undefined(f"needs 2+ items and 3+ complete respondents (has {k} and {n})")
+    frame = pd.DataFrame(x, columns=names or [str(j) for j in range(k)])
+    const = constant_items(frame)
+    if const:
+        raise Undefined(f"items that never vary: {', '.join(const)}")
+
+
+def alpha(x: np.ndarray) -> float:
+    """Cronbach's alpha: k/(k-1) (1 - trace(C) / sum(C))."""
+    c = np.cov(x.T)
+    total = float(c.sum())
+    if not total > 0:
+        raise Undefined("the total score does not vary")
+    k = x.shape[1]
+    return k / (k - 1) * (1.0 - float(np.trace(c)) / total)
+
+
+def _corr(x: np.ndarray, names: list[str] | None) -> np.ndarray:
+    r = np.corrcoef(x.T)
+    dep = dependent_items(r, names or [str(j) for j in range(x.shape[1])])
+    if dep is not None:
+        raise Undefined(f"item correlations singular; dependent items: {', '.join(dep)}")
+    return r
+
+
+def lambda6(x: np.ndarray, names: list[str] | None = None) -> float:
+    """Guttman's lambda 6 on the correlations: 1 - sum(1/diag(R^-1)) / sum(R)."""
+    r = _corr(x, names)
+    return 1.0 - float(np.sum(1.0 / np.diag(np.linalg.inv(r)))) / float(r.sum())
+
+
+def omega_total(x: np.ndarray, names: list[str] | None = None) -> float:
+    """omega total from one ML factor with signed loadings, oriented to sum >= 0; uniquenesses
+    bounded below at .005 as R psych's ``fa`` (no Heywood case)."""
+    r = _corr(x, names)
+    if x.shape[1] < 3:
+        raise Undefined("omega needs 3+ items (a one-factor model of 2 items is not identified)")
+    k = x.shape[1]
+    res = fit_ml(Pattern(k, (tuple(range(k)),)), [GroupMoments(r, np.zeros(k), len(x))],
+                 std_lv=True, min_unique=0.005)  # fmt: skip
+    if not res.converged:
+        raise Undefined(f"the one-factor model did not converge ({res.message})")
+    lam = res.lam[0][:, 0] / np.sqrt(np.diag(res.sigma[0]))
+    psi = 1.0 - lam**2
+    return 1.0 - float(psi.sum()) / float(r.sum())
+
+
+def _stat(fn: Callable[[np.ndarray], float], x: np.ndarray) -> float | None:
+    try:
+        value = fn(x)
+    except (Undefined, np.linalg.LinAlgError):
+        return None
+    return value if np.isfinite(value) else None
+
+
+def _percentile(draws: list[float | None]) -> tuple[float, float] | None:
+    ok = np.array([d for d in draws if d is not None])
+    if len(ok) < 0.9 * len(draws) or len(ok) < 20:
+        return None
+    lo, hi = np.percentile(ok, [2.5, 97.5])
+    return (float(lo), float(hi))
+
+
+def _bootstrap(
+    fn: Callable[[np.ndarray], float], x: np.ndarray, clusters: np.ndarray | None,
+    n_boot: int, seed: int,
+) -> tuple[tuple[float, float] | None, tuple[float, float] | None]:  # fmt: skip
+    with one_blas_thread():
+        return _draws(fn, x, clusters, n_boot, seed)
+
+
+def _draws(
+    fn: Callable[[np.ndarray], float], x: np.ndarray, clusters: np.ndarray | None,
+    n_boot: int, seed: int,
+) -> tuple[tuple[float, float] | None, tuple[float, float] | None]:  # fmt: skip
+    rng = np.random.default_rng(seed)
+    n = len(x)
+    naive = [_stat(fn, x[rng.integers(0, n, n)]) for _ in range(n_boot)]
+    if clusters is None:
+        return _percentile(naive), None
+    ids, inverse = np.unique(clusters, return_inverse=True)
+    rows = [np.flatnonzero(inverse == c) for c in range(len(ids))]
+    clustered = []
+    for _ in range(n_boot):
+        pick = rng.integers(0, len(ids), len(ids))
+        clustered.append(_stat(fn, x[np.concatenate([rows[c] for c in pick])]))
+    return _percentile(naive), _percentile(clustered)
+
+
+def scale_reliability(
+    data: Responses, structure: ScaleStructure, n_boot: int = 500, seed: int = 0
+) -> list[ScaleReliability]:
+    """alpha, lambda 6 and omega of every scale, with naive and clustered intervals."""
+    structure.check(data.values)
+    keyed = structure.keyed(data.values)
+    out = []
+    for name, items in structure.scales.items():
+        frame = keyed.loc[:, list(items)]
+        mask = frame.notna().all(axis=1).to_numpy()
+        x = frame.to_numpy(dtype=float)[mask]
+        clusters = None if data.cluster is None else data.cluster.to_numpy()[mask]
+        n_cl = None if clusters is None else len(np.unique(clusters))
+        rel = ScaleReliability(name, len(x), len(items), n_cl)
+        try:
+            _check(x, list(items))
+        except Undefined as exc:
+            rel.reason = str(exc)
+            out.append(rel)
+            continue
+        names = list(items)
+        fns: dict[str, Callable[[np.ndarray], float]] = {
+            "alpha": alpha,
+            "lambda6": partial(lambda6, names=names),
+            "omega_total": partial(omega_total, names=names),
+        }
+        for cname, fn in fns.items():
+            rel.coefficients.append(_coefficient(cname, fn, x, clusters, n_boot, seed))
+        out.append(rel)
+    return out
+
+
+def _coefficient(
+    name: str, fn: Callable[[np.ndarray], float], x: np.ndarray, clusters: np.ndarray | None,
+    n_boot: int, seed: int,
+) -> Coefficient:  # fmt: skip
+    try:
+        value = fn(x)
+    except (Undefined, np.linalg.LinAlgError) as exc:
+        return Coefficient(name, None, reason=str(exc))
+    if n_boot <= 0:
+        return Coefficient(name, value)
+    if clusters is not None and len(np.unique(clusters)) == len(clusters):
+        naive, _ = _bootstrap(fn, x, None, n_boot, seed)
+        return Coefficient(name, value, naive, None, "one respondent per persona: no clustering")
+    naive, clustered = _bootstrap(fn, x, clusters, n_boot, seed)
+    return Coefficient(name, value, naive, clustered)
