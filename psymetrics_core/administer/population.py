@@ -30,7 +30,7 @@ __all__ = ["TEMPLATES", "respondent_conditions", "cross_with_population", "templ
 # name -> (Jinja2 template, source)
 TEMPLATES: dict[str, tuple[str, str]] = {
     "jung": (
-        "You are {{ persona }}. Answer and behave accordingly.",
+        "You are {{ persona | trim | trim('.') }}. Answer and behave accordingly.",
         "Jung's persona prompt (jasoju/measuring-sexism-in-LLMs; Jung et al. 2026's earlier "
         "persona study of the ASI)",
     ),
@@ -39,7 +39,7 @@ TEMPLATES: dict[str, tuple[str, str]] = {
         "the persona preamble of Serapio-García et al. (2023), google-deepmind/personality_in_llms",
     ),
     "psychobench": (
-        "You are {{ persona }}.",
+        "You are {{ persona | trim | trim('.') }}.",
         "Huang et al. (2024) PsychoBench role-play; the paper does not give the wording: an "
         "inference (a role description prefixed to the system message)",
     ),
@@ -105,8 +105,9 @@ def _condition(
             msgs.insert(0, {"role": "system", "content": text})
         return msgs
 
-    info = {"respondent": r.id, "persona_sha256": persona_hash, "template": template,
-            "template_source": origin, "population_sha256": file_digest[:16]}  # fmt: skip
+    info = {"respondent": r.id, "persona_sha256": persona_hash, "labels": r.labels,
+            "template": template, "template_source": origin,
+            "population_sha256": file_digest[:16]}  # fmt: skip
     return Condition(f"respondent={r.id}", facet="respondent", messages=prefix, info=info)
 
 

@@ -221,7 +221,7 @@ def _object(raw: Any, path: Path, n: int) -> dict[str, Any]:
 
 
 def _parquet(path: Path) -> list[tuple[int, dict[str, Any]]]:
-    import polars as pl
+    import polars as pl  # on demand: Parquet sources only (polars: the [analysis] extra)
 
     if path.stat().st_size > MAX_SOURCE_BYTES:
         raise PsymError(f"{path}: over {MAX_SOURCE_BYTES:,} bytes")
@@ -234,7 +234,7 @@ def _parquet(path: Path) -> list[tuple[int, dict[str, Any]]]:
 
 def _saved_dataset(path: Path, split: str | None) -> list[tuple[int, dict[str, Any]]]:
     try:
-        import datasets
+        import datasets  # on demand: saved Hugging Face datasets only (not a dependency)
     except ImportError:
         raise PsymError(f"{path}: reading a saved dataset needs `datasets` "
                         "(pip install datasets)") from None  # fmt: skip
@@ -315,7 +315,7 @@ def _markers(levels: tuple[int, ...]) -> Respondent:
                 parts.append(f"neither {low} nor {high}")
             else:
                 parts.append(" ".join(w for w in (qualifier, (low, high)[pole]) if w))
-    text = "I am " + ", ".join(parts[:-1]) + f" and {parts[-1]}."
+    text = "someone who is " + ", ".join(parts[:-1]) + f" and {parts[-1]}"
     labels = dict(zip(TRAIT_MARKERS, levels, strict=True))
     rid = "tm-" + "".join(str(v) for v in levels)
     source = {"generator": "trait-markers", "scale": "1-9"}
@@ -324,7 +324,7 @@ def _markers(levels: tuple[int, ...]) -> Respondent:
 
 def _binary(bits: tuple[int, ...]) -> Respondent:
     words = [_BINARY[d][b] for d, b in zip(_BINARY, bits, strict=True)]
-    text = f"You are a character who is {', '.join(words[:-1])}, and {words[-1]}."
+    text = f"a character who is {', '.join(words[:-1])}, and {words[-1]}"
     labels = dict(zip(_BINARY, bits, strict=True))
     rid = "bin-" + "".join(str(b) for b in bits)
     source = {"generator": "binary", "scale": "0/1 (low/high)"}
