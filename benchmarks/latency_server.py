@@ -35,8 +35,11 @@ class LatencyServer:
         chat_logprobs: bool = True,
         echo: bool = True,
         port: int = 0,
+        answer: Any = None,
     ) -> None:
         self.latency = latency
+        # answer(messages) -> the chat reply (default: a digit 1-5 from a hash of the messages)
+        self.answer = answer
         self.fail = list(fail or [])  # status codes returned by the first requests, in order
         self.api_key = api_key
         self.chat_logprobs = chat_logprobs
@@ -128,7 +131,7 @@ class LatencyServer:
 
     def _chat(self, body: dict[str, Any]) -> dict[str, Any]:
         text = json.dumps(body.get("messages"), sort_keys=True)
-        answer = str(1 + _h(text) % 5)
+        answer = self.answer(body.get("messages")) if self.answer else str(1 + _h(text) % 5)
         choice: dict[str, Any] = {
             "index": 0,
             "message": {"role": "assistant", "content": f"{answer}"},

@@ -30,6 +30,9 @@ class RunConfig:
     ``units``: only these (task, cell name, repeat) units (one shard of a plan); None = all.
     ``label``: when set, ``results.json`` names the model so (``psym eval --label``).
     ``provenance``: record the command line, git commit and sha256 of every file used.
+    ``population``: a population file (``psym population build``): every cell is run once per
+    respondent, the persona rendered by ``persona_template`` (a built-in name or a Jinja2 file);
+    ``sample``: a seeded sample of that many respondents.
     """
 
     model: str = "smollm2"
@@ -57,11 +60,16 @@ class RunConfig:
     resume: bool = False
     label: str | None = None
     provenance: bool = False
+    population: Path | None = None
+    persona_template: str = "jung"
+    sample: int | None = None
 
     def __post_init__(self) -> None:
         # accept what callers naturally pass (a str path, a list of conditions, a set of units)
         if self.output is not None and not isinstance(self.output, Path):
             object.__setattr__(self, "output", Path(self.output))
+        if self.population is not None and not isinstance(self.population, Path):
+            object.__setattr__(self, "population", Path(self.population))
         if not isinstance(self.conditions, tuple):
             object.__setattr__(self, "conditions", tuple(self.conditions))
         if self.units is not None and not isinstance(self.units, frozenset):

@@ -18,6 +18,7 @@ from psymetrics_core.administer.config import RunConfig
 from psymetrics_core.administer.judge import DEFAULT_JUDGE_MAX_NEW_TOKENS, Judge
 from psymetrics_core.administer.kinds.base import CellRun, TaskKind, instrument_record
 from psymetrics_core.administer.options import DEFAULT_MAX_NEW_TOKENS, with_options
+from psymetrics_core.administer.population import cross_with_population, respondent_conditions
 from psymetrics_core.administer.preflight import (
     check_generation_options,
     check_parser,
@@ -210,6 +211,11 @@ def _start(
 ) -> _Run:
     """Resolve the tasks and cells, build the backend, the writer and the judge."""
     cells = cells_for(list(config.conditions), sess, config.design)
+    if config.population is not None:
+        people = respondent_conditions(
+            config.population, config.persona_template, config.sample, config.seed
+        )
+        cells = cross_with_population(cells, people)
     instruments = resolve_tasks(tasks, sess, config.form, config.item_files, config.task_options)
     kinds = {inst.id: sess.kind_of(inst) for inst in instruments}  # dispatch once per task
     norm = config.norm_group

@@ -9,6 +9,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from scipy.stats import rankdata
+
 if TYPE_CHECKING:  # ecological writes its plots with rank_plot
     from psymetrics_core.analysis.ecological import PairResult
 
@@ -17,8 +19,6 @@ __all__ = ["rank_plot", "ranks"]
 
 def ranks(values: Sequence[float]) -> list[float]:
     """Rank 1 = highest value; ties get their average rank."""
-    from scipy.stats import rankdata  # on demand: the [analysis] extra
-
     return [float(r) for r in rankdata([-v for v in values], method="average")]
 
 

@@ -54,6 +54,7 @@ CORE_COMMANDS = {
     "merge": "psymetrics_core.cli.plan_cmd:merge_cmd",
     "batch": "psymetrics_core.cli.batch_cmd:batch_cmd",
     "report": "psymetrics_core.cli.report_cmd:report_cmd",
+    "population": "psymetrics_core.cli.population_cmd:population_cmd",
 }
 
 

@@ -81,6 +81,14 @@ def _fence_k(value: float) -> float:
     "projective diagnoses (accuracy, MBTI Hamming distance, majority baselines).",
 )
 @click.option(
+    "--criterion",
+    "criteria",
+    multiple=True,
+    metavar="SCALE=FIELD",
+    help="Population runs: criterion validity of SCALE against the respondents' label FIELD "
+    "(Spearman's rho, AUC for a two-valued label) [default: every scale named like a label].",
+)
+@click.option(
     "--fence-k",
     type=float,
     default=1.5,
@@ -113,6 +121,7 @@ def analyze_cmd(
     labels: Path | None,
     fence_k: float,
     hypotheses: tuple[str, ...],
+    criteria: tuple[str, ...],
 ) -> None:
     """Analyse run directories of `psym eval`, or a long CSV of responses (no model calls).
 
@@ -152,6 +161,7 @@ def analyze_cmd(
         fence_k=fence_k,
         hypotheses=hypotheses,
         deletion=deletion,
+        criterion=_criteria(criteria),
         warn=lambda line: stderr.print(f"warning: {line}", markup=False),
     )
     if output is not None:
@@ -162,3 +172,14 @@ def analyze_cmd(
     print_report(result.report)
     for section in result.sections:
         click.echo(f"\n{section.title}\n{section.text}")
+
+
+def _criteria(values: tuple[str, ...]) -> dict[str, str] | None:
+    """``--criterion SCALE=FIELD`` values as {scale: field} (None when none was given)."""
+    out: dict[str, str] = {}
+    for v in values:
+        scale, sep, fld = v.partition("=")
+        if not sep or not scale.strip() or not fld.strip():
+            raise PsymError(f"--criterion {v[:80]!r}: expected SCALE=FIELD")
+        out[scale.strip()] = fld.strip()
+    return out or None

@@ -110,6 +110,26 @@ if TYPE_CHECKING:
     help="Seeded repetitions per condition (seeds SEED, SEED+1, ...).",
 )
 @click.option(
+    "--population",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="A population file (`psym population build`): every cell is run once per respondent, "
+    "the persona first in the system prompt.",
+)
+@click.option(
+    "--persona-template",
+    default="jung",
+    show_default=True,
+    help="How a persona is put to the model: jung, serapio-garcia, psychobench, genpt, plain, "
+    "or a Jinja2 file ({{ persona }}, {{ id }}, {{ labels.FIELD }}).",
+)
+@click.option(
+    "--sample",
+    type=click.IntRange(1, 100_000),
+    default=None,
+    help="With --population: a seeded sample of N respondents (1-100,000).",
+)
+@click.option(
     "--list-conditions",
     is_flag=True,
     is_eager=True,

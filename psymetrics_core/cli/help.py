@@ -29,13 +29,14 @@ GROUPS: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("Plugins", ("plugins", "install", "tasks-path"), "psym plugins available"),
     (
         "Studies at scale",
-        ("plan", "run", "merge", "batch", "cache"),
+        ("plan", "run", "merge", "batch", "cache", "population"),
         "psym plan --tasks bfi --repeats 3 -o study.jsonl && psym run study.jsonl -o study",
     ),
 )
 
 EXAMPLES: dict[str, str] = {
-    "eval": "psym eval --tasks bfi,mfq --output run1\n"
+    "eval": "psym eval --tasks bfi,mfq -o run1\n"
+    "psym eval --tasks bfi --population big5.jsonl --persona-template serapio-garcia -o pop\n"
     "psym eval --tasks bfi --model openai-chat "
     "--model-args base_url=http://127.0.0.1:8000/v1,model=NAME --output api-run",
     "score": "psym score --task bfi --responses answers.csv",
@@ -75,6 +76,10 @@ EXAMPLES: dict[str, str] = {
     "cache export": "psym cache export responses.jsonl.gz",
     "cache import": "psym cache import responses.jsonl.gz",
     "cache clear": "psym cache clear --yes",
+    "population": "psym population build --generate binary -o big5.jsonl",
+    "population build": "psym population build --source personas.jsonl --n 300 --seed 1 "
+    "--licence CC-BY-NC-SA-4.0 -o population.jsonl\n"
+    "psym population build --generate trait-markers --levels 1,9 -o markers.jsonl",
 }
 
 

@@ -1,0 +1,121 @@
+"""Administer tasks to a population (``psym eval --population FILE``).
+
+Every respondent of the population file becomes one level of the ``respondent`` facet: its
+persona, rendered by a persona template, is a fixed prefix of the system prompt (so a local
+backend shares it across the respondent's items and an API's prefix cache applies), and every
+sample records the respondent id, the persona's hash and the template. Respondents are crossed
+with the run's other conditions and repeats like any facet.
+
+Built-in templates quote the seeds' persona prompts with their source; ``--persona-template
+FILE`` takes a Jinja2 template of your own (``{{ persona }}``, ``{{ id }}``,
+``{{ labels.FIELD }}``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from pathlib import Path
+
+import jinja2
+import jinja2.sandbox
+
+from psymetrics_core.administer.conditions.base import Cell, Condition
+from psymetrics_core.base.errors import PsymError
+from psymetrics_core.base.reading import read_text
+from psymetrics_core.records.population import Respondent, read_population
+
+__all__ = ["TEMPLATES", "respondent_conditions", "cross_with_population", "template_text"]
+
+# name -> (Jinja2 template, source)
+TEMPLATES: dict[str, tuple[str, str]] = {
+    "jung": (
+        "You are {{ persona | trim | trim('.') }}. Answer and behave accordingly.",
+        "Jung's persona prompt (jasoju/measuring-sexism-in-LLMs; Jung et al. 2026's earlier "
+        "persona study of the ASI)",
+    ),
+    "serapio-garcia": (
+        "For the following task, respond in a way that matches this description: {{ persona }}",
+        "the persona preamble of Serapio-García et al. (2023), google-deepmind/personality_in_llms",
+    ),
+    "psychobench": (
+        "You are {{ persona | trim | trim('.') }}.",
+        "Huang et al. (2024) PsychoBench role-play; the paper does not give the wording: an "
+        "inference (a role description prefixed to the system message)",
+    ),
+    "genpt": (
+        "You are {{ labels.name or id }}. Based on the following psychological profile, engage "
+        "with the projective test stimuli in character, and let your behavior reflect that "
+        "persona.\n\n{{ persona }}\n\nStay in character throughout the assessment.",
+        "Wang et al. (2026) GenPT, App. B.7 'Profile Integration' (the profile fields given as "
+        "the persona text)",
+    ),
+    "plain": ("{{ persona }}", "the persona text as it is"),
+}
+_ENV = jinja2.sandbox.SandboxedEnvironment(undefined=jinja2.StrictUndefined, autoescape=False)
+
+
+def template_text(name_or_file: str) -> tuple[str, str]:
+    """(template, source) of a built-in template name or a template file."""
+    if name_or_file in TEMPLATES:
+        return TEMPLATES[name_or_file]
+    path = Path(name_or_file)
+    if not path.is_file():
+        raise PsymError(f"--persona-template {name_or_file!r}: not a built-in template "
+                        f"({', '.join(TEMPLATES)}) or a file")  # fmt: skip
+    return read_text(path, what="persona template", limit=64 * 1024), str(path)
+
+
+def respondent_conditions(
+    path: str | Path, template: str = "jung", sample: int | None = None, seed: int = 1234
+) -> list[Condition]:
+    """One ``respondent`` condition per respondent of the population file (a seeded sample of
+    ``sample`` of them, in file order, when given)."""
+    people = read_population(path)
+    if sample is not None:
+        if not 1 <= sample <= len(people):
+            raise PsymError(f"--sample {sample}: the population has {len(people):,} respondents")
+        keep = sorted(random.Random(seed).sample(range(len(people)), sample))
+        people = [people[i] for i in keep]
+    source, origin = template_text(template)
+    try:
+        compiled = _ENV.from_string(source)
+    except jinja2.TemplateSyntaxError as exc:
+        raise PsymError(
+            f"--persona-template {template}: line {exc.lineno}: {exc.message}"
+        ) from None
+    digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    return [_condition(r, compiled, template, origin, digest) for r in people]
+
+
+def _condition(
+    r: Respondent, compiled: jinja2.Template, template: str, origin: str, file_digest: str
+) -> Condition:
+    try:
+        text = compiled.render(persona=r.persona, id=r.id, labels=r.labels).strip()
+    except jinja2.UndefinedError as exc:
+        raise PsymError(f"--persona-template {template}: respondent {r.id!r}: {exc}") from None
+    persona_hash = hashlib.sha256(r.persona.encode("utf-8")).hexdigest()[:16]
+
+    def prefix(messages: list[dict[str, str]]) -> list[dict[str, str]]:
+        msgs = [dict(m) for m in messages]
+        if msgs and msgs[0]["role"] == "system":
+            msgs[0]["content"] = text + "\n\n" + msgs[0]["content"]
+        else:
+            msgs.insert(0, {"role": "system", "content": text})
+        return msgs
+
+    info = {"respondent": r.id, "persona_sha256": persona_hash, "labels": r.labels,
+            "template": template, "template_source": origin,
+            "population_sha256": file_digest[:16]}  # fmt: skip
+    return Condition(f"respondent={r.id}", facet="respondent", messages=prefix, info=info)
+
+
+def cross_with_population(cells: list[Cell], people: list[Condition]) -> list[Cell]:
+    """Every cell once per respondent (the respondent's persona first in the system prompt)."""
+    out = []
+    for person in people:
+        for cell in cells:
+            rest = tuple(c for c in cell.conditions if c.name != "original")
+            out.append(Cell((person, *rest)))
+    return out

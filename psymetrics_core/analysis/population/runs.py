@@ -1,0 +1,239 @@
+"""Population runs (``psym eval --population``) as analysable data, and their ``psym analyze``
+section.
+
+Each administration of a task to one respondent in one cell and repeat is one row of answers
+(respondent = cell + repeat; its persona = the cluster, so several prompt variants of one persona
+are not counted as independent people); the respondent's labels come with its samples. The
+section reports, per questionnaire task: diagnostics (parse rate, items that never vary,
+straight-lining), reliability per scale (alpha, omega with naive and persona-clustered
+intervals), one CFA per scale, and criterion validity of each scale against the label of the same
+name (or the pairs given with ``--criterion SCALE=FIELD``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from psymetrics_core.analysis.population.cfa import cfa_by_scale
+from psymetrics_core.analysis.population.criterion import Criterion, auc, spearman
+from psymetrics_core.analysis.population.data import Responses, ScaleStructure
+from psymetrics_core.analysis.population.diagnostics import diagnose, scale_scores
+from psymetrics_core.analysis.population.reliability import scale_reliability
+from psymetrics_core.analysis.section import AnalysisSection
+from psymetrics_core.base.errors import PsymError
+from psymetrics_core.base.types import Instrument
+from psymetrics_core.records.read import iter_records
+from psymetrics_core.records.samples import SampleRecord
+
+__all__ = ["PopulationData", "read_population_runs", "criterion_table", "population_section"]
+
+
+@dataclass
+class PopulationData:
+    """One task's answers in a population run: respondents x items, personas, labels."""
+
+    task: str
+    values: pd.DataFrame  # index: respondent key (cell|repeat), columns: item ids, NaN = none
+    persona: pd.Series  # respondent key -> respondent (persona) id
+    labels: pd.DataFrame  # respondent key -> label fields
+    n_lines: int = 0
+    n_parsed: int = 0
+    forms: set[str] = field(default_factory=set)
+
+
+def read_population_runs(run_dirs: Sequence[Path]) -> dict[str, PopulationData]:
+    """The population samples of ``run_dirs`` by questionnaire task (none: not a population
+    run)."""
+    rows: dict[str, list[tuple[str, str, str, float]]] = {}
+    labels: dict[str, dict[str, dict[str, Any]]] = {}
+    counts: dict[str, list[int]] = {}
+    forms: dict[str, set[str]] = {}
+    for run in run_dirs:
+        path = Path(run) / "samples.jsonl"
+        if not path.is_file():
+            continue
+        records = iter_records(path, SampleRecord, what="samples file", schema="samples")
+        for _, _row, rec in records:
+            who = _respondent(rec.condition_info)
+            if who is None or rec.kind != "questionnaire":
+                continue
+            key = f"{run}|{rec.condition}|{rec.repeat}"
+            value = float(rec.answer) if rec.answer is not None else math.nan
+            rows.setdefault(rec.task, []).append((key, who["respondent"], rec.item, value))
+            labels.setdefault(rec.task, {})[key] = dict(who.get("labels") or {})
+            c = counts.setdefault(rec.task, [0, 0])
+            c[0] += 1
+            c[1] += rec.answer is not None
+            forms.setdefault(rec.task, set()).add(rec.form)
+    return {
+        task: _data(task, r, labels[task], counts[task], forms[task]) for task, r in rows.items()
+    }
+
+
+def _respondent(info: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    for value in info.values():
+        if isinstance(value, Mapping) and isinstance(value.get("respondent"), str):
+            return value
+    return None
+
+
+def _data(
+    task: str, rows: list[tuple[str, str, str, float]], labels: dict[str, dict[str, Any]],
+    counts: list[int], forms: set[str],
+) -> PopulationData:  # fmt: skip
+    df = pd.DataFrame(rows, columns=["key", "persona", "item", "value"])
+    if df.duplicated(["key", "item"]).any():
+        dup = df[df.duplicated(["key", "item"])].iloc[0]
+        raise PsymError(f"task {task}: respondent {dup['key']} answers item {dup['item']} twice")
+    values = df.pivot(index="key", columns="item", values="value")
+    persona = df.drop_duplicates("key").set_index("key")["persona"].reindex(values.index)
+    lab = pd.DataFrame.from_dict(labels, orient="index").reindex(values.index)
+    return PopulationData(task, values, persona, lab, counts[0], counts[1], forms)
+
+
+def criterion_table(
+    data: PopulationData, structure: ScaleStructure, pairs: Mapping[str, str] | None = None
+) -> list[dict[str, Any]]:
+    """Criterion validity of each scale against a label: the given ``pairs`` (scale -> label
+    field), else every scale whose name is a label field. Binary labels (two values) get AUC,
+    others Spearman's rho; each with its 95% interval, or None with the reason."""
+    resp = Responses(data.values, data.persona)
+    scores = scale_scores(resp, structure)
+    if pairs is None:
+        pairs = {s: s for s in scores if s in data.labels.columns}
+    out = []
+    for scale, fld in pairs.items():
+        if scale not in scores:
+            raise PsymError(f"--criterion {scale}={fld}: task {data.task} has no scale {scale!r}")
+        if fld not in data.labels.columns:
+            raise PsymError(f"--criterion {scale}={fld}: the respondents have no label {fld!r}")
+        y = pd.to_numeric(data.labels[fld], errors="coerce").to_numpy(dtype=float)
+        x = np.asarray(scores[scale], dtype=float)
+        levels = set(y[~np.isnan(y)].tolist())
+        crit: Criterion = auc(x, y) if len(levels) == 2 else spearman(x, y)
+        out.append({"scale": scale, "label": fld, "statistic": crit.statistic, "value": crit.value,
+                    "ci95": crit.ci95, "n": crit.n, "reason": crit.reason})  # fmt: skip
+    return out
+
+
+def _binary(y: pd.Series) -> pd.Series:
+    """A two-valued label as 0/1 (the higher value = 1); others unchanged."""
+    num = pd.to_numeric(y, errors="coerce")
+    levels = sorted(set(num.dropna().tolist()))
+    return (num == levels[1]).astype(float).where(num.notna()) if len(levels) == 2 else num
+
+
+def population_section(
+    run_dirs: Sequence[Path],
+    instruments: Mapping[str, Instrument],
+    criterion: Mapping[str, str] | None = None,
+    n_boot: int = 200,
+) -> AnalysisSection | None:
+    """The ``psym analyze`` section of population runs (None when no run is one)."""
+    found = read_population_runs(run_dirs)
+    if not found:
+        if criterion:
+            raise PsymError("--criterion: no run here was given to a population (--population)")
+        return None
+    data: dict[str, Any] = {}
+    lines: list[str] = []
+    for task, pop in sorted(found.items()):
+        inst = instruments.get(task)
+        if inst is None:
+            continue
+        structure = _present(ScaleStructure.from_instrument(inst, sorted(pop.forms)[0]), pop)
+        entry = _task_analysis(pop, structure, criterion, n_boot)
+        data[task] = entry
+        lines += _task_text(task, entry)
+    if not data:
+        return None
+    return AnalysisSection("population", "Population psychometrics", "\n".join(lines), data)
+
+
+def _present(structure: ScaleStructure, pop: PopulationData) -> ScaleStructure:
+    """``structure`` restricted to the items the run administered (``--limit``)."""
+    cols = set(pop.values.columns)
+    scales = {s: tuple(i for i in its if i in cols) for s, its in structure.scales.items()}
+    return ScaleStructure(
+        {s: its for s, its in scales.items() if its},
+        {i: r for i, r in structure.reverse.items() if i in cols},
+    )
+
+
+def _task_analysis(
+    pop: PopulationData, structure: ScaleStructure, criterion: Mapping[str, str] | None,
+    n_boot: int,
+) -> dict[str, Any]:  # fmt: skip
+    resp = Responses(pop.values, pop.persona)
+    diag = diagnose(resp, structure)
+    rel = scale_reliability(resp, structure, n_boot=n_boot)
+    cfas = cfa_by_scale(resp, structure)
+    labels = pop.labels.apply(_binary) if len(pop.labels.columns) else pop.labels
+    crit = criterion_table(PopulationData(pop.task, pop.values, pop.persona, labels), structure,
+                           criterion)  # fmt: skip
+    return {
+        "n_respondents": int(len(pop.values)),
+        "n_personas": int(pop.persona.nunique()),
+        "parse_rate": pop.n_parsed / pop.n_lines if pop.n_lines else None,
+        "constant_items": diag.constant_items,
+        "straightlining_share": diag.straightlining_share,
+        "reasons": dict(diag.reasons),
+        "reliability": [_rel_json(r) for r in rel],
+        "cfa": {s: _cfa_json(c) for s, c in cfas.items()},
+        "criterion": crit,
+    }
+
+
+def _rel_json(r: Any) -> dict[str, Any]:
+    return {"scale": r.scale, "n": r.n, "k": r.k, "n_personas": r.n_clusters, "reason": r.reason,
+            "coefficients": [c.__dict__ for c in r.coefficients]}  # fmt: skip
+
+
+def _cfa_json(c: Any) -> dict[str, Any]:
+    fit = None if c.fit is None else {k: v for k, v in c.fit.__dict__.items()}
+    return {"n": c.n, "fit": fit, "reason": c.reason, "heywood": c.heywood,
+            "loadings": [x.__dict__ for x in c.loadings]}  # fmt: skip
+
+
+def _num(x: float | None, d: int = 2) -> str:
+    return "—" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{d}f}"
+
+
+def _task_text(task: str, e: dict[str, Any]) -> list[str]:
+    out = [
+        f"{task}: {e['n_respondents']} respondents ({e['n_personas']} personas), parse rate "
+        f"{_num(e['parse_rate'])}, straight-lining {_num(e['straightlining_share'])}"
+    ]
+    if e["constant_items"]:
+        out.append(f"  items that never vary: {', '.join(e['constant_items'])}")
+    for r in e["reliability"]:
+        co = {c["name"]: c for c in r["coefficients"]}
+        if r["reason"]:
+            out.append(f"  {r['scale']}: reliability undefined ({r['reason']})")
+            continue
+        a, w = co.get("alpha", {}), co.get("omega_total", {})
+        out.append(f"  {r['scale']}: alpha {_num(a.get('value'))} omega {_num(w.get('value'))}")
+    for scale, c in e["cfa"].items():
+        f = c["fit"]
+        out.append(
+            f"  CFA {scale}: "
+            + (
+                f"undefined ({c['reason']})"
+                if f is None
+                else f"chi2 {_num(f['chisq'])} df {f['df']} CFI {_num(f['cfi'], 3)} TLI "
+                f"{_num(f['tli'], 3)} RMSEA {_num(f['rmsea'], 3)} SRMR {_num(f['srmr'], 3)}"
+            )
+        )
+    for r in e["criterion"]:
+        ci = "" if not r["ci95"] else f" [{_num(r['ci95'][0])}, {_num(r['ci95'][1])}]"
+        why = f" ({r['reason']})" if r["reason"] else ""
+        out.append(f"  criterion {r['scale']} ~ {r['label']}: {r['statistic']} "
+                   f"{_num(r['value'])}{ci}, n {r['n']}{why}")  # fmt: skip
+    return out

@@ -1,0 +1,89 @@
+"""``psym population``: build a population of simulated respondents for ``psym eval
+--population``."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import click
+
+from psymetrics_core.records.population import MAX_RESPONDENTS
+from psymetrics_core.study.population import (
+    GENERATORS,
+    BuildSpec,
+    build_population,
+    write_population,
+)
+
+
+@click.group("population")
+def population_cmd() -> None:
+    """Build populations of simulated respondents (personas with labels)."""
+
+
+@population_cmd.command("build")
+@click.option("--source", type=click.Path(path_type=Path), default=None,
+              help="Persona source: .jsonl, .csv, .parquet, .txt (one per line) or a folder "
+              "written by datasets' save_to_disk.")  # fmt: skip
+@click.option("--generate", type=click.Choice(GENERATORS), default=None,
+              help="Generate label-bearing profiles instead: trait-markers (Big Five domains at "
+              "--levels, after Serapio-García et al. 2023) or binary (the 2^5 high/low "
+              "profiles).")  # fmt: skip
+@click.option(
+    "--levels",
+    default="1,9",
+    show_default=True,
+    help="With --generate trait-markers: the levels 1-9 each domain takes.",
+)
+@click.option(
+    "--n",
+    "n",
+    type=click.IntRange(1, MAX_RESPONDENTS),
+    default=None,
+    help=f"Respondents to draw (1-{MAX_RESPONDENTS:,}) [default: all].",
+)
+@click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=1234, show_default=True)
+@click.option("--stratify", default="",
+              help="Comma-separated label fields: proportional quotas (each within one of its "
+              "target).")  # fmt: skip
+@click.option("--text-field", default=None,
+              help="The field holding the persona text [default: persona, text, description "
+              "or profile].")  # fmt: skip
+@click.option(
+    "--id-field",
+    default="id",
+    show_default=True,
+    help="The field holding the respondent id [default: the row number].",
+)
+@click.option("--split", default=None, help="The split of a saved DatasetDict.")
+@click.option(
+    "--licence",
+    default="",
+    help="The source's licence, recorded with every respondent (e.g. CC-BY-NC-SA-4.0).",
+)
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="Population file to write (JSON lines).")  # fmt: skip
+def build_cmd(
+    source: Path | None, generate: str | None, levels: str, n: int | None, seed: int,
+    stratify: str, text_field: str | None, id_field: str, split: str | None, licence: str,
+    output: Path,
+) -> None:  # fmt: skip
+    """Draw a population from a persona source, or generate one, and write it to --output."""
+    try:
+        level_list = tuple(int(v) for v in levels.split(",") if v.strip())
+    except ValueError:
+        raise click.BadParameter(
+            "expected comma-separated integers 1-9", param_hint="--levels"
+        ) from None
+    spec = BuildSpec(
+        source=source, generate=generate, n=n, seed=seed,
+        stratify=tuple(f.strip() for f in stratify.split(",") if f.strip()),
+        text_field=text_field, id_field=id_field, licence=licence, levels=level_list, split=split,
+    )  # fmt: skip
+    people = build_population(spec)
+    write_population(output, people)
+    click.echo(f"wrote {len(people):,} respondents to {output}")
+    for field in spec.stratify:
+        counts = Counter(str(p.labels.get(field)) for p in people)
+        click.echo(f"  {field}: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
