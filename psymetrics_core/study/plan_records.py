@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field, StringConstraints, ValidationError, model_validator
+from pydantic import ConfigDict, Field, StringConstraints, ValidationError, field_validator
 
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.models import Strict
@@ -110,11 +110,12 @@ class ShardRecord(_StrictTyped):
     units: list[Hash]
     complete: bool
 
-    @model_validator(mode="after")
-    def _i_of_n(self) -> ShardRecord:
-        if self.shard[0] > self.shard[1]:
-            raise ValueError(f"'shard' must be [i, N] with i <= N, got {self.shard}")
-        return self
+    @field_validator("shard")
+    @classmethod
+    def _i_of_n(cls, value: list[int]) -> list[int]:
+        if value[0] > value[1]:
+            raise ValueError(f"expected [i, N] with i <= N, got {value}")
+        return value
 
 
 def plan_error(where: str, exc: ValidationError, prefix: str = "") -> PsymError:
