@@ -29,6 +29,7 @@ from psymetrics_core.backends.base import Backend, GenerationSettings, Reporter,
 from psymetrics_core.backends.cache import ResponseCache, model_identity, request_key
 from psymetrics_core.backends.openai_api import OpenAIBackend
 from psymetrics_core.backends.openai_chat import _options_from_top
+from psymetrics_core.backends.openai_transfer import api_call, holds_secret
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.models import Open
 from psymetrics_core.base.reading import load_json
@@ -265,7 +266,7 @@ def _reply(be: Any, model: type[M], blob: bytes, shown: str) -> M:
         raise PsymError(f"{shown}: the server's reply, field '{field}': {msg}") from None
     for name in ("id", "output_file_id"):
         value = getattr(rec, name, None)
-        if isinstance(value, str) and be.holds_secret(value):
+        if isinstance(value, str) and holds_secret(be, value):
             raise PsymError(f"{shown}: the server's reply, field '{name}' holds the API key")
     return rec
 
@@ -317,10 +318,9 @@ def submit(plan: Plan, directory: Path, session: Session) -> BatchState:
         + f"\r\n--{boundary}--\r\n".encode()
     )
     url, key_env = be.base_url, be.api_key_env
-    up = _reply(be, FileReply, be.api_call(
-        "POST", "files", form, f"multipart/form-data; boundary={boundary}"
-    ), "POST /files")  # fmt: skip
-    created = _reply(be, BatchReply, be.api_call("POST", "batches", json.dumps({
+    ctype = f"multipart/form-data; boundary={boundary}"
+    up = _reply(be, FileReply, api_call(be, "POST", "files", form, ctype), "POST /files")
+    created = _reply(be, BatchReply, api_call(be, "POST", "batches", json.dumps({
         "input_file_id": up.id, "endpoint": _ENDPOINT, "completion_window": "24h",
         "metadata": {"psym_plan": plan.hash[:16]},
     }).encode()), "POST /batches")  # fmt: skip
@@ -342,7 +342,7 @@ def status(
     state = BatchState.load(directory)
     be = be if be is not None else _poll_backend(state, timeout)
     path = f"batches/{state.batch_id}"
-    info = _reply(be, BatchReply, be.api_call("GET", path), f"GET /{path}")
+    info = _reply(be, BatchReply, api_call(be, "GET", path), f"GET /{path}")
     state.status = info.status
     state.save(Path(directory))
     return state, info
@@ -376,7 +376,7 @@ def collect(plan: Plan, directory: Path, session: Session) -> tuple[int, int]:
     if not out_id:
         raise PsymError(f"batch {state.batch_id} has no output file")
     path = f"files/{out_id}/content"
-    text = be.api_call("GET", path).decode("utf-8", errors="replace")
+    text = api_call(be, "GET", path).decode("utf-8", errors="replace")
     text = be._redact(text)  # a key echoed by the server is not kept
     (Path(directory) / "output.jsonl").write_text(text, encoding="utf-8")
     wanted = {k: (p, s) for k, p, s in requests}

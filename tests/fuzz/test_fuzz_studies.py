@@ -183,9 +183,28 @@ def test_fuzz_plan_files(
     assert KEY not in out.message and len(out.message) < 1000, out.message
 
 
+def _unblock(fifo: Path, seconds: float = 30.0) -> None:
+    """Open ``fifo`` for writing once a reader has opened it, then close it (the reader sees an
+    end of file): a reader that wrongly opens the FIFO fails its case instead of hanging."""
+
+    def run() -> None:
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            try:
+                fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+            except OSError:  # no reader yet (ENXIO), or the FIFO is gone
+                time.sleep(0.1)
+                continue
+            os.close(fd)
+            return
+
+    threading.Thread(target=run, daemon=True).start()
+
+
 def _fifo(tmp_path: Path) -> Path:
     p = tmp_path / "fifo"
     os.mkfifo(p)
+    _unblock(p)
     return p
 
 
@@ -280,6 +299,7 @@ def _record(key: str, value: Any) -> Callable[[Path], None]:
 def _special_shard(d: Path) -> None:
     (d / "shard.json").unlink()
     os.mkfifo(d / "shard.json")
+    _unblock(d / "shard.json")
 
 
 def _other_plan(d: Path) -> None:
@@ -754,7 +774,9 @@ def test_fuzz_batch_state_special(tmp_path: Path, what: str) -> None:
         (d / "batch.json").write_text(DEEP_ARRAY)
     elif what == "fifo":
         os.mkfifo(d / "batch.json")
-    expect_clean_error(lambda: status(d), ["batch.json"], label=what)
+        _unblock(d / "batch.json")
+    out = expect_clean_error(lambda: status(d), ["batch.json"], label=what)
+    assert {"nested-100k": "nested", "fifo": "FIFO", "missing": "not found"}[what] in out.message
 
 
 class _Silent:
@@ -775,6 +797,10 @@ class _Silent:
             except OSError:
                 return
             self.conns.append(conn)
+            # closed after 8 s, so a client without a timeout fails its case instead of hanging
+            timer = threading.Timer(8.0, conn.close)
+            timer.daemon = True
+            timer.start()
 
     def close(self) -> None:
         for c in self.conns:
