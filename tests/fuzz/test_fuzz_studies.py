@@ -747,6 +747,50 @@ def test_fuzz_batch_status_replies(
     assert field in out.message and KEY not in out.message, out.message
 
 
+OUTPUT_CASES: list[tuple[str, bytes, str]] = [
+    ("output-not-json", b"{nope\n", "line 1"),
+    ("output-list", b"[1]\n", "line 1"),
+    ("output-no-custom-id", _j({"response": {"status_code": 200}}) + b"\n", "field 'custom_id'"),
+    ("output-custom-id-int", _j({"custom_id": 5}) + b"\n", "field 'custom_id'"),
+    (
+        "output-status-code-string",
+        _j({"custom_id": "a" * 64, "response": {"status_code": "200"}}) + b"\n",
+        "field 'response.status_code'",
+    ),  # fmt: skip
+    (
+        "output-body-list",
+        _j({"custom_id": "a", "response": {"status_code": 200, "body": []}}) + b"\n",
+        "field 'response.body'",
+    ),  # fmt: skip
+    (
+        "output-unknown-custom-id",
+        _j({"custom_id": "zz", "response": None}) + b"\n",
+        "not in the plan",
+    ),  # fmt: skip
+]
+
+
+@pytest.mark.parametrize("name, content, field", OUTPUT_CASES, ids=[c[0] for c in OUTPUT_CASES])
+def test_fuzz_batch_output_lines(
+    session: Session, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str,
+    content: bytes, field: str,
+) -> None:  # fmt: skip
+    from psymetrics_core.study.batch import collect
+
+    monkeypatch.setenv("PSYM_FUZZ_KEY", KEY)
+    monkeypatch.setenv("PSYM_CACHE_DIR", str(tmp_path / "cache"))
+    done = _j({"id": "b", "status": "completed", "output_file_id": "out-1"})
+    srv = BatchScript({"/files/out-1/content": (200, content), "/batches/b": (200, done)})
+    try:
+        plan = _batch_plan(tmp_path, session, srv.base_url)
+        _state(tmp_path / "b", srv.base_url, plan=plan.hash)
+        out = expect_clean_error(lambda: collect(plan, tmp_path / "b", session),
+                                 ["/files/out-1/content"], label=name)  # fmt: skip
+    finally:
+        srv.close()
+    assert field in out.message and KEY not in out.message, out.message
+
+
 STATE_CASES: list[tuple[str, dict[str, Any], str]] = [
     ("state-requests-string", {"requests": "2"}, "field 'requests'"),
     ("state-base-url-int", {"base_url": 5}, "field 'base_url'"),
@@ -887,7 +931,13 @@ def test_fuzz_case_count() -> None:
         "plans": len(PLAN_CASES) + len(SPECIAL),
         "shards/merge": len(SHARD_CASES) + 1,
         "cache import": len(IMPORT_CASES) + len(IMPORT_SPECIAL) + 2,
-        "batch": len(BATCH_CASES) + len(STATUS_CASES) + len(STATE_CASES) + 3 + 2 + 2,
+        "batch": len(BATCH_CASES)
+        + len(STATUS_CASES)
+        + len(OUTPUT_CASES)
+        + len(STATE_CASES)
+        + 3
+        + 2
+        + 2,
         "base_url secrets": 2 * len(SECRET_URLS),
     }
     assert all(n >= 10 for n in counts.values()), counts
