@@ -32,13 +32,19 @@ def submit_cmd(ctx: click.Context, plan_path: Path, directory: Path) -> None:
 
 @batch_cmd.command("status")
 @_DIR
-def status_cmd(directory: Path) -> None:
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True, max=86_400),
+    default=None,
+    help="Seconds the request may take in all [default: 120, the backend's timeout].",
+)
+def status_cmd(directory: Path, timeout: float | None) -> None:
     """Ask the server how far the batch is."""
 
-    state, info = status(directory)
-    counts = info.get("request_counts") or {}
-    done = f" ({counts.get('completed', 0)}/{counts.get('total', state.requests)} done)"
-    click.echo(f"batch {state.batch_id}: {state.status}{done if counts else ''}")
+    state, info = status(directory, timeout=timeout)
+    counts = info.request_counts
+    done = f" ({counts.completed}/{counts.total or state.requests} done)" if counts else ""
+    click.echo(f"batch {state.batch_id}: {state.status}{done}")
 
 
 @batch_cmd.command("collect")

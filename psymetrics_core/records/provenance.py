@@ -18,6 +18,7 @@ from typing import Any
 
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.reading import load_yaml
+from psymetrics_core.base.redaction import redact_url
 from psymetrics_core.base.stat_memo import read_memo, write_memo
 
 __all__ = ["command_line", "git_commit", "sha256_file", "file_records", "run_provenance"]
@@ -25,6 +26,7 @@ __all__ = ["command_line", "git_commit", "sha256_file", "file_records", "run_pro
 _SECRET = re.compile(r"(?i)((?:api[_-]?key|token|secret|password|authorization)[^=\s,]*=)([^,\s]+)")
 _SECRET_FLAG = re.compile(r"(?i)^--?(api[_-]?key|token|secret|password)$")
 _URL_USERINFO = re.compile(r"(://)[^/@\s,]+@")  # user:key@ inside a URL
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s,]+")  # a URL inside an argument
 _HASHES: dict[tuple[str, int, int], str] = {}
 
 
@@ -41,7 +43,7 @@ def command_line(argv: Sequence[str] | None = None) -> list[str]:
         if i == 0:
             a = Path(a).name
         hide_next = bool(_SECRET_FLAG.match(a))
-        a = _URL_USERINFO.sub(r"\1***@", a)
+        a = _URL.sub(lambda m: redact_url(m.group(0)), _URL_USERINFO.sub(r"\1***@", a))
         out.append(_SECRET.sub(lambda m: m.group(1) + "***", a))
     return out
 

@@ -12,21 +12,28 @@ tasks whose prompts depend on earlier answers (a judge) cannot be sent in one ba
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
-import urllib.error
-import urllib.request
 import uuid
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar, get_type_hints
 
+from pydantic import ConfigDict, Field, StringConstraints, TypeAdapter, ValidationError
+
+from psymetrics_core.administer.kinds.judged import JudgedKind
 from psymetrics_core.administer.runner import evaluate
 from psymetrics_core.backends.base import Backend, GenerationSettings, Reporter, as_backend
 from psymetrics_core.backends.cache import ResponseCache, model_identity, request_key
+from psymetrics_core.backends.openai_api import OpenAIBackend
 from psymetrics_core.backends.openai_chat import _options_from_top
+from psymetrics_core.backends.openai_transfer import api_call, holds_secret
 from psymetrics_core.base.errors import PsymError
+from psymetrics_core.base.models import Open
+from psymetrics_core.base.reading import load_json
+from psymetrics_core.base.regular import require_regular_file
 from psymetrics_core.base.types import Completion, Prompt
 from psymetrics_core.study.plan import Plan
 
@@ -62,15 +69,34 @@ class BatchState:
 
     @classmethod
     def load(cls, directory: Path) -> BatchState:
-        """Read ``batch.json``; one clear line when it is missing or damaged."""
+        """Read ``batch.json`` through the bounded readers, every field typed; one clear line
+        when it is missing, a special file or damaged."""
         path = Path(directory) / STATE_FILE
+        if not os.path.lexists(path):
+            raise PsymError(f"{path} not found (submit a batch with `psym batch submit`)")
+        require_regular_file(path, what="batch record")
         try:
-            d = json.loads(path.read_text(encoding="utf-8"))
-            return cls(**d)
-        except FileNotFoundError:
-            raise PsymError(f"{path} not found (submit a batch with `psym batch submit`)") from None
-        except (OSError, json.JSONDecodeError, TypeError) as exc:
-            raise PsymError(f"{path}: not a batch record ({exc})") from None
+            d = load_json(path, what="batch record")
+        except ValueError:  # an integer of more than 4,300 digits (PsymErrors pass through)
+            raise PsymError(f"{path}: invalid JSON (a number too long)") from None
+        if not isinstance(d, dict):
+            raise PsymError(f"{path}: not a batch record (expected a JSON object)")
+        hints = get_type_hints(cls)
+        fields = {f.name: f for f in dataclasses.fields(cls)}
+        for name in d:
+            if name not in fields:
+                raise PsymError(f"{path}, field '{name}': not a field of a batch record")
+        for name, f in fields.items():
+            if name not in d:
+                if f.default is dataclasses.MISSING:
+                    raise PsymError(f"{path}, field '{name}': missing (required)")
+                continue
+            try:
+                TypeAdapter(hints[name]).validate_python(d[name], strict=True)
+            except ValidationError as exc:
+                msg = exc.errors()[0]["msg"]
+                raise PsymError(f"{path}, field '{name}': {msg}") from None
+        return cls(**d)
 
 
 class _Recorder(Backend):
@@ -146,6 +172,13 @@ def plan_requests(
     with the plugins of ``session``)."""
 
     be = _backend(plan, session)
+    for task in plan.settings.tasks:
+        if isinstance(session.kind_of(session.get_instrument(task)), JudgedKind):
+            raise PsymError(
+                f"task {task} is judged (a judge model codes its answers): its judge prompts "
+                "need the first answers, so it cannot go in one batch; run the plan with "
+                "`psym run`"
+            )
     rec = _Recorder(be)
     config = plan.settings.run_config(cache=False, output=None)
     results = evaluate(list(plan.settings.tasks), config, backend=rec, session=session)
@@ -165,35 +198,87 @@ def plan_requests(
     return be, out
 
 
-def _api(
-    base_url: str, api_key_env: str | None, method: str, path: str, data: bytes | None = None,
-    content_type: str = "application/json",
-) -> bytes:  # fmt: skip
-    headers = {"Content-Type": content_type} if data is not None else {}
-    if api_key_env:
-        key = os.environ.get(api_key_env)
-        if not key:
-            raise PsymError(f"environment variable {api_key_env} (api_key_env) is unset")
-        headers["Authorization"] = f"Bearer {key}"
-    req = urllib.request.Request(base_url + path, data=data, headers=headers, method=method)
-    try:
-        with urllib.request.urlopen(req, timeout=120) as resp:
-            return bytes(resp.read())
-    except urllib.error.HTTPError as exc:
-        detail = exc.read()[:300].decode("utf-8", "replace")
-        raise PsymError(f"{method} {base_url}{path}: HTTP {exc.code}: {detail}") from None
-    except (urllib.error.URLError, OSError) as exc:
-        raise PsymError(f"{method} {base_url}{path}: {exc}") from None
+_ID = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_.:-]{1,200}$")]
+_COUNT = Annotated[int, Field(ge=0, le=2**63 - 1)]
 
 
-def _json(blob: bytes, what: str) -> dict[str, Any]:
+class _Reply(Open):
+    model_config = ConfigDict(extra="allow", strict=True, defer_build=True)
+
+
+class FileReply(_Reply):
+    """The server's reply to ``POST /files``: the uploaded file's id."""
+
+    id: _ID
+
+
+class RequestCounts(_Reply):
+    """``request_counts`` of a batch."""
+
+    total: _COUNT = 0
+    completed: _COUNT = 0
+    failed: _COUNT = 0
+
+
+class BatchReply(_Reply):
+    """The server's reply to ``POST /batches`` and ``GET /batches/{id}``."""
+
+    id: _ID
+    status: Literal[
+        "validating", "failed", "in_progress", "finalizing", "completed", "expired",
+        "cancelling", "cancelled",
+    ]  # fmt: skip
+    output_file_id: _ID | None = None
+    request_counts: RequestCounts | None = None
+
+
+class _LineResponse(_Reply):
+    status_code: int
+    body: dict[str, Any] | None = None
+
+
+class OutputLine(_Reply):
+    """One line of a batch's output file."""
+
+    custom_id: str
+    response: _LineResponse | None = None
+
+
+M = TypeVar("M", bound=_Reply)
+
+
+def _reply(be: Any, model: type[M], blob: bytes, shown: str) -> M:
+    """The server's reply to ``shown`` (e.g. ``POST /files``) validated as ``model``: one line
+    naming the endpoint and the field otherwise; an id holding the API key is refused (the
+    value is never shown)."""
     try:
-        d = json.loads(blob)
-    except json.JSONDecodeError:
-        raise PsymError(f"{what}: the server's reply is not JSON") from None
-    if not isinstance(d, dict):
-        raise PsymError(f"{what}: expected a JSON object")
-    return d
+        data = json.loads(blob)
+    except (ValueError, RecursionError):
+        raise PsymError(f"{shown}: the server's reply is not JSON") from None
+    if not isinstance(data, dict):
+        raise PsymError(f"{shown}: the server's reply is not a JSON object")
+    try:
+        rec = model.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        field = ".".join(str(x) for x in err["loc"])
+        msg = "missing (required)" if err["type"] == "missing" else err["msg"]
+        raise PsymError(f"{shown}: the server's reply, field '{field}': {msg}") from None
+    for name in ("id", "output_file_id"):
+        value = getattr(rec, name, None)
+        if isinstance(value, str) and holds_secret(be, value):
+            raise PsymError(f"{shown}: the server's reply, field '{name}' holds the API key")
+    return rec
+
+
+def _poll_backend(state: BatchState, timeout: float | None) -> Any:
+    """A transport for ``state``'s server (no plan at hand: ``psym batch status``)."""
+    args = {"base_url": state.base_url, "model": "batch"}
+    if state.api_key_env:
+        args["api_key_env"] = state.api_key_env
+    if timeout is not None:
+        args["timeout"] = str(timeout)
+    return OpenAIBackend(args)
 
 
 def submit(plan: Plan, directory: Path, session: Session) -> BatchState:
@@ -233,33 +318,32 @@ def submit(plan: Plan, directory: Path, session: Session) -> BatchState:
         + f"\r\n--{boundary}--\r\n".encode()
     )
     url, key_env = be.base_url, be.api_key_env
-    up = _json(
-        _api(url, key_env, "POST", "/files", form, f"multipart/form-data; boundary={boundary}"),
-        "upload",
-    )
-    created = _json(
-        _api(url, key_env, "POST", "/batches", json.dumps({
-            "input_file_id": up["id"], "endpoint": _ENDPOINT, "completion_window": "24h",
-            "metadata": {"psym_plan": plan.hash[:16]},
-        }).encode()),
-        "create batch",
-    )  # fmt: skip
+    ctype = f"multipart/form-data; boundary={boundary}"
+    up = _reply(be, FileReply, api_call(be, "POST", "files", form, ctype), "POST /files")
+    created = _reply(be, BatchReply, api_call(be, "POST", "batches", json.dumps({
+        "input_file_id": up.id, "endpoint": _ENDPOINT, "completion_window": "24h",
+        "metadata": {"psym_plan": plan.hash[:16]},
+    }).encode()), "POST /batches")  # fmt: skip
     state = BatchState(
-        plan=plan.hash, base_url=url, api_key_env=key_env, batch_id=str(created["id"]),
-        input_file_id=str(up["id"]), requests=len(todo), mode=",".join(sorted(modes)),
-        status=str(created.get("status", "submitted")),
+        plan=plan.hash, base_url=url, api_key_env=key_env, batch_id=created.id,
+        input_file_id=up.id, requests=len(todo), mode=",".join(sorted(modes)),
+        status=created.status,
     )  # fmt: skip
     state.save(directory)
     return state
 
 
-def status(directory: Path) -> tuple[BatchState, dict[str, Any]]:
-    """The batch's state as the server reports it (also saved in ``batch.json``)."""
+def status(
+    directory: Path, *, timeout: float | None = None, be: Any = None
+) -> tuple[BatchState, BatchReply]:
+    """The batch's state as the server reports it (also saved in ``batch.json``); ``be`` (the
+    plan's backend) or a transport for the recorded server with ``timeout`` (default: the
+    backend's 120 s) asks."""
     state = BatchState.load(directory)
-    info = _json(
-        _api(state.base_url, state.api_key_env, "GET", f"/batches/{state.batch_id}"), "status"
-    )
-    state.status = str(info.get("status", "unknown"))
+    be = be if be is not None else _poll_backend(state, timeout)
+    path = f"batches/{state.batch_id}"
+    info = _reply(be, BatchReply, api_call(be, "GET", path), f"GET /{path}")
+    state.status = info.status
     state.save(Path(directory))
     return state, info
 
@@ -282,39 +366,37 @@ def _completion(prompt: Prompt, settings: GenerationSettings, body: dict[str, An
 def collect(plan: Plan, directory: Path, session: Session) -> tuple[int, int]:
     """Store a completed batch's responses in the cache; returns (stored, failed)."""
 
-    state, info = status(directory)
-    if state.plan != plan.hash:
-        raise PsymError(f"{directory} holds a batch of another plan ({state.plan[:12]})")
+    if BatchState.load(directory).plan != plan.hash:
+        raise PsymError(f"{directory} holds a batch of another plan")
+    be, requests = plan_requests(plan, session)
+    state, info = status(directory, be=be)
     if state.status != "completed":
         raise PsymError(f"batch {state.batch_id} is {state.status}, not completed yet")
-    out_id = info.get("output_file_id")
+    out_id = info.output_file_id
     if not out_id:
         raise PsymError(f"batch {state.batch_id} has no output file")
-    blob = _api(state.base_url, state.api_key_env, "GET", f"/files/{out_id}/content")
-    (Path(directory) / "output.jsonl").write_bytes(blob)
-    _, requests = plan_requests(plan, session)
+    path = f"files/{out_id}/content"
+    text = api_call(be, "GET", path).decode("utf-8", errors="replace")
+    text = be._redact(text)  # a key echoed by the server is not kept
+    (Path(directory) / "output.jsonl").write_text(text, encoding="utf-8")
     wanted = {k: (p, s) for k, p, s in requests}
     stored = failed = 0
     cache = ResponseCache()
     label = str(plan.settings.model_args.get("model") or plan.settings.model)
     try:
-        for n, line in enumerate(blob.decode("utf-8").splitlines(), 1):
+        for n, line in enumerate(text.splitlines(), 1):
             if not line.strip():
                 continue
-            try:
-                row = json.loads(line)
-                key = str(row["custom_id"])
-                resp = row.get("response") or {}
-            except (json.JSONDecodeError, KeyError, TypeError):
-                raise PsymError(f"batch output line {n}: expected custom_id and response") from None
+            row = _reply(be, OutputLine, line.encode(), f"GET /{path}, line {n}")
+            key, resp = row.custom_id, row.response
             if key not in wanted:
-                raise PsymError(f"batch output line {n}: custom_id {key[:12]} is not in the plan")
+                raise PsymError(f"GET /{path}, line {n}: a custom_id that is not in the plan")
             prompt, settings = wanted[key]
-            if resp.get("status_code") != 200:
+            if resp is None or resp.status_code != 200:
                 failed += 1  # left out of the cache: `psym run` asks for it online
                 continue
             try:
-                comp = _completion(prompt, settings, dict(resp.get("body") or {}))
+                comp = _completion(prompt, settings, dict(resp.body or {}))
             except (ValueError, KeyError, TypeError):
                 failed += 1
                 continue

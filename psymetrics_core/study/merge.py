@@ -16,12 +16,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from psymetrics_core.base.errors import PsymError
-from psymetrics_core.base.reading import parse_json, read_lines
+from psymetrics_core.base.reading import read_lines
 from psymetrics_core.instruments.indicators import add_run_indicators
 from psymetrics_core.records.read import read_results
 from psymetrics_core.records.rundir import ensure_run_dir
 from psymetrics_core.records.writer import write_results
 from psymetrics_core.study.plan import Plan, Unit, read_plan, write_plan
+from psymetrics_core.study.plan_records import ShardRecord, parse_line
 from psymetrics_core.study.shard import read_shard_record
 
 if TYPE_CHECKING:
@@ -36,7 +37,7 @@ _AGREE = ("model", "model_args", "backend", "settings", "psymetrics", "plugins",
 @dataclass
 class _Shard:
     directory: Path
-    record: dict[str, Any]
+    record: ShardRecord
     results: dict[str, Any] | None
     samples: dict[tuple[str, str, int], list[str]]
     judge: list[str]
@@ -56,20 +57,25 @@ def _read_shard(directory: Path) -> _Shard:
     record = read_shard_record(directory)
     if record is None:
         raise PsymError(f"{directory}: no shard.json (not written by `psym run PLAN --shard`)")
-    if not record.get("complete"):
+    if not record.complete:
         raise PsymError(
-            f"{directory}: shard {record.get('shard')} is incomplete; run it again to resume"
+            f"{directory}: shard {record.shard} is incomplete; run it again to resume"
         )
     results = None
     if (directory / "results.json").is_file():  # typed: a hand-edited field is one line
-        results = read_results(directory / "results.json", schema=True)
+        try:
+            results = read_results(directory / "results.json", schema=True)
+        except ValueError:  # an integer of more than 4,300 digits (PsymErrors pass through)
+            raise PsymError(
+                f"{directory / 'results.json'}: invalid JSON (a number too long)"
+            ) from None
     samples: dict[tuple[str, str, int], list[str]] = {}
     path = directory / "samples.jsonl"
     if path.is_file():
         for n, line in read_lines(path, what="samples file"):
             if not line.strip():
                 continue
-            row = parse_json(line, path, line=n)
+            row = parse_line(line, path, n)
             try:
                 key = (str(row["task"]), str(row["condition"]), int(row["repeat"]))
             except (KeyError, TypeError, ValueError, OverflowError):
@@ -89,7 +95,7 @@ def _read_shard(directory: Path) -> _Shard:
 def _check_units(plan: Plan, shards: Sequence[_Shard]) -> dict[str, _Shard]:
     """Unit hash -> the shard that ran it; every unit exactly once."""
     owner: dict[str, _Shard] = {}
-    seen = Counter(h for s in shards for h in s.record.get("units", []))
+    seen = Counter(h for s in shards for h in s.record.units)
     dup = [h for h, n in seen.items() if n > 1]
     if dup:
         raise PsymError(f"{len(dup)} unit(s) are in more than one shard (e.g. {dup[0][:12]})")
@@ -98,7 +104,7 @@ def _check_units(plan: Plan, shards: Sequence[_Shard]) -> dict[str, _Shard]:
     if stray:
         raise PsymError(f"a shard ran unit {stray[0][:12]} that is not in the plan")
     for s in shards:
-        for h in s.record.get("units", []):
+        for h in s.record.units:
             owner[h] = s
     missing = [u for u in plan.units if u.hash not in owner]
     if missing:
@@ -134,12 +140,35 @@ def _summed(values: Sequence[dict[str, Any] | None]) -> dict[str, Any] | None:
     return out
 
 
-def _runs_of(results: dict[str, Any], unit: Unit) -> dict[str, Any]:
-    entry = results["tasks"][unit.task]
-    for run in entry.get("runs", []):
+def _results_of(shard: _Shard) -> dict[str, Any]:
+    """The shard's ``results.json`` (one line when a shard that ran units has none)."""
+    if shard.results is None:
+        raise PsymError(
+            f"{shard.directory}: no results.json, though its shard.json lists "
+            f"{len(shard.record.units)} unit(s) as complete; run the shard again"
+        )
+    return shard.results
+
+
+def _runs_of(shard: _Shard, unit: Unit) -> dict[str, Any]:
+    """The run summary of ``unit`` in ``shard``'s results (one line when it is not there)."""
+    where = f"{shard.directory / 'results.json'}: field 'tasks.{unit.task}"
+    entry = _results_of(shard)["tasks"].get(unit.task)
+    if entry is None:
+        raise PsymError(f"{where}': missing, though the shard ran unit {unit.hash[:12]}")
+    for run in entry.get("runs") or []:
         if run.get("condition") == unit.cell and run.get("repeat") == unit.repeat:
             return dict(run)
-    raise PsymError(f"results of unit {unit.task}/{unit.cell}/{unit.repeat} are missing")
+    raise PsymError(
+        f"{where}.runs': no run of cell {unit.cell}, repeat {unit.repeat} (unit "
+        f"{unit.hash[:12]} of the plan)"
+    )
+
+
+def _calls(judge: Any) -> int:
+    """A judge record's ``n_calls`` (0 when it is not a count)."""
+    n = judge.get("n_calls") if isinstance(judge, dict) else None
+    return n if isinstance(n, int) and not isinstance(n, bool) and n >= 0 else 0
 
 
 def _task_entry(
@@ -171,32 +200,32 @@ def merge_runs(
     if not dirs:
         raise PsymError("no shard directories given")
     shards = [_read_shard(Path(d)) for d in dirs]
-    plans = {s.record.get("plan") for s in shards}
+    plans = {s.record.plan for s in shards}
     if len(plans) != 1:
-        raise PsymError("the directories hold shards of different plans")
+        a, b = shards[0], next(s for s in shards if s.record.plan != shards[0].record.plan)
+        raise PsymError(
+            f"the directories hold shards of different plans: {a.directory} of plan "
+            f"{a.record.plan[:12]}, {b.directory} of plan {b.record.plan[:12]}"
+        )
     plan = read_plan(shards[0].directory / "plan.jsonl")
     if plan.hash not in plans:
         raise PsymError(f"{shards[0].directory}/plan.jsonl is not the plan its shard ran")
-    counts = {tuple(s.record.get("shard", ())) for s in shards}
+    counts = {tuple(s.record.shard) for s in shards}
     owner = _check_units(plan, shards)
     _check_versions(shards)
     if len(counts) != len(shards):
         raise PsymError("the same shard is given twice")
 
-    first = next(s.results for s in shards if s.results is not None)
-    assert first is not None
+    first = _results_of(next((s for s in shards if s.results is not None), shards[0]))
     merged: dict[str, Any] = copy.deepcopy(first)
     merged["tasks"] = {}
     lines: list[str] = []
     for task in plan.settings.tasks:
         units = [u for u in plan.units if u.task == task]
-        head = owner[units[0].hash].results
-        assert head is not None
+        head = _results_of(owner[units[0].hash])
         runs = []
         for u in units:
-            res = owner[u.hash].results
-            assert res is not None
-            runs.append(_runs_of(res, u))
+            runs.append(_runs_of(owner[u.hash], u))
             lines += owner[u.hash].samples.get(u.key, [])
         merged["tasks"][task] = _task_entry(head["tasks"][task], runs, session.get_instrument(task))
     ran = [s.results for s in shards if s.results is not None]
@@ -205,10 +234,10 @@ def merge_runs(
         merged["usage"] = _summed([r.get("usage") for r in ran])
     judges = [r["judge"] for r in ran if "judge" in r]
     if judges:
-        merged["judge"] = {**judges[0], "n_calls": sum(j.get("n_calls", 0) for j in judges)}
+        merged["judge"] = {**judges[0], "n_calls": sum(_calls(j) for j in judges)}
     merged["created"] = max(str(r.get("created", "")) for r in ran)
     merged["merged_from"] = [
-        {"directory": str(s.directory), "shard": s.record.get("shard")} for s in shards
+        {"directory": str(s.directory), "shard": s.record.shard} for s in shards
     ]
 
     output = Path(output)

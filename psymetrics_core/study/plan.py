@@ -21,14 +21,29 @@ from psymetrics_core.administer.conditions import cells_for
 from psymetrics_core.administer.config import RunConfig
 from psymetrics_core.backends.cache import _VOLATILE
 from psymetrics_core.base.errors import PsymError
-from psymetrics_core.records.writer import redact
+from psymetrics_core.base.reading import read_text
+from psymetrics_core.base.regular import require_regular_file
+from psymetrics_core.study.plan_records import (
+    PLAN_FORMAT,
+    PlanHeader,
+    SettingsRecord,
+    UnitRecord,
+    parse_line,
+    secret_args,
+    validated,
+)
 
 if TYPE_CHECKING:
     from psymetrics_core.pluginsys.session import Session
 
 __all__ = ["PlanSettings", "Unit", "Plan", "build_plan", "read_plan", "write_plan", "parse_shard"]
 
-PLAN_FORMAT = 1
+# a secret in a plan would be copied into every shard directory and batch record
+_NO_SECRETS = (
+    "a plan file must not hold secrets (a key, or credentials inside a URL such as "
+    "https://user:KEY@host or ?api_key=KEY); pass the name of an environment variable "
+    "instead (api_key_env=OPENAI_API_KEY)"
+)
 # evaluate() arguments that change no response and no score (left out of the content hash)
 _SPEED_KNOBS = ("concurrency",)
 
@@ -74,15 +89,13 @@ class PlanSettings:
         return d
 
     @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> PlanSettings:
-        """Inverse of :meth:`to_json`; unknown keys are an error."""
-        known = set(cls.__dataclass_fields__)
-        extra = sorted(set(d) - known)
-        if extra:
-            raise PsymError(f"unknown plan settings: {', '.join(extra)}")
-        kw = dict(d)
-        kw["tasks"] = tuple(kw.get("tasks") or ())
-        kw["conditions"] = tuple(kw.get("conditions") or ())
+    def from_json(cls, d: Mapping[str, Any], where: str = "plan") -> PlanSettings:
+        """Inverse of :meth:`to_json`: every field typed (``SettingsRecord``); an unknown,
+        missing or mistyped field is one line naming ``where`` and the field."""
+        rec = validated(SettingsRecord, d, where, prefix="settings")
+        kw = rec.model_dump()
+        kw["tasks"] = tuple(kw["tasks"])
+        kw["conditions"] = tuple(kw["conditions"])
         return cls(**kw)
 
 
@@ -165,12 +178,9 @@ def build_plan(settings: PlanSettings, session: Session) -> Plan:
         ("--model-args", settings.model_args),
         ("--judge-model-args", settings.judge_model_args),
     ):
-        secret = sorted(k for k, v in redact(args).items() if v == "***" and args[k] != "***")
+        secret = secret_args(args)
         if secret:
-            raise PsymError(
-                f"{what} {', '.join(secret)}: a plan file must not hold secrets; pass the "
-                "name of an environment variable instead (e.g. api_key_env=OPENAI_API_KEY)"
-            )  # fmt: skip
+            raise PsymError(f"{what} {', '.join(secret)}: {_NO_SECRETS}")
     instruments = {t: session.get_instrument(t) for t in settings.tasks}
     cells = cells_for(list(settings.conditions), session, settings.design)
     versions: dict[str, Any] = {
@@ -227,50 +237,52 @@ def write_plan(plan: Plan, path: Path) -> None:
 
 
 def read_plan(path: Path) -> Plan:
-    """Read a plan written by :func:`write_plan`; a bad line is one error naming file:line."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise PsymError(f"plan {path}: {exc.strerror or exc}") from exc
+    """Read a plan written by :func:`write_plan` through the bounded readers: a special file, a
+    file over the input size cap, text that is not UTF-8 or JSON, a field that is unknown,
+    missing, mistyped or holds a secret, or an edit the hashes do not match is one error
+    naming the file, the line and the field."""
+    path = require_regular_file(path, what="plan (written by `psym plan`)")
+    text = read_text(path, what="plan")
     lines = [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
     if not lines:
         raise PsymError(f"{path}: empty plan (write one with `psym plan`)")
-    rows: list[tuple[int, dict[str, Any]]] = []
-    for n, line in lines:
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise PsymError(f"{path}:{n}: not JSON ({exc.msg})") from None
-        if not isinstance(row, dict):
-            raise PsymError(f"{path}:{n}: expected a JSON object")
-        rows.append((n, row))
-    n0, header = rows[0]
-    if header.get("psym_plan") != PLAN_FORMAT:
-        raise PsymError(f"{path}:{n0}: expected a plan header with psym_plan: {PLAN_FORMAT}")
-    try:
-        settings = PlanSettings.from_json(header["settings"])
-    except (KeyError, TypeError, PsymError) as exc:
-        raise PsymError(f"{path}:{n0}: field 'settings': {exc}") from None
-    versions = dict(header.get("versions") or {})
-    units: list[Unit] = []
-    fields = Unit.__dataclass_fields__
-    for n, row in rows[1:]:
-        missing = [f for f in fields if f not in row]
-        if missing:
-            raise PsymError(f"{path}:{n}: unit misses field '{missing[0]}'")
-        try:
-            unit = Unit(**{f: row[f] for f in fields})
-        except TypeError as exc:
-            raise PsymError(f"{path}:{n}: {exc}") from None
-        if unit.index != len(units):
-            raise PsymError(f"{path}:{n}: field 'index': expected {len(units)}, got {unit.index}")
-        if unit.hash != unit_hash(settings, versions, unit.task, unit.cell, unit.repeat, unit.seed):
-            raise PsymError(f"{path}:{n}: field 'hash' does not match the unit (edited plan?)")
-        units.append(unit)
-    plan = Plan(settings, versions, tuple(units))
-    if header.get("hash") != plan.hash:
-        raise PsymError(f"{path}:{n0}: field 'hash' does not match the units (edited plan?)")
+    n0, raw = lines[0]
+    head_row = parse_line(raw, path, n0)
+    if head_row.get("psym_plan") != PLAN_FORMAT:
+        raise PsymError(
+            f"{path}, line {n0}, field 'psym_plan': expected a plan header with psym_plan: "
+            f"{PLAN_FORMAT}"
+        )
+    where0 = f"{path}, line {n0}"
+    header = validated(PlanHeader, head_row, where0)
+    settings = PlanSettings.from_json(header.settings, where0)
+    for key in ("model_args", "judge_model_args"):
+        secret = secret_args(getattr(settings, key))
+        if secret:
+            raise PsymError(f"{where0}, field 'settings.{key}.{secret[0]}': {_NO_SECRETS}")
+    versions = header.versions.model_dump()
+    units = tuple(_read_unit(path, n, line, settings, versions, i) for i, (n, line)
+                  in enumerate(lines[1:]))  # fmt: skip
+    plan = Plan(settings, versions, units)
+    if header.hash != plan.hash:
+        raise PsymError(f"{where0}, field 'hash': does not match the units (edited plan?)")
     return plan
+
+
+def _read_unit(
+    path: Path, n: int, line: str, settings: PlanSettings, versions: dict[str, Any], index: int
+) -> Unit:
+    """Unit line ``n`` (the ``index``-th unit) of ``path``, checked against its hash."""
+    where = f"{path}, line {n}"
+    rec = validated(UnitRecord, parse_line(line, path, n), where)
+    unit = Unit(**rec.model_dump())
+    if unit.index != index:
+        raise PsymError(f"{where}, field 'index': expected {index}, got {unit.index}")
+    if unit.model != settings.model:
+        raise PsymError(f"{where}, field 'model': expected {settings.model!r}, the plan's model")
+    if unit.hash != unit_hash(settings, versions, unit.task, unit.cell, unit.repeat, unit.seed):
+        raise PsymError(f"{where}, field 'hash': does not match the unit (edited plan?)")
+    return unit
 
 
 def plan_units_by_key(units: Sequence[Unit]) -> dict[tuple[str, str, int], Unit]:

@@ -9,6 +9,7 @@ received is in the response cache, so only the missing ones are requested.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -18,6 +19,7 @@ from psymetrics_core.backends.base import Reporter
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.records.rundir import LOCK_NAME, ensure_run_dir
 from psymetrics_core.study.plan import Plan, build_plan, write_plan
+from psymetrics_core.study.plan_records import ShardRecord, read_shard_file
 
 if TYPE_CHECKING:
     from psymetrics_core.pluginsys.session import Session
@@ -27,18 +29,13 @@ __all__ = ["run_plan", "read_shard_record", "SHARD_FILE"]
 SHARD_FILE = "shard.json"
 
 
-def read_shard_record(directory: Path) -> dict[str, Any] | None:
-    """The ``shard.json`` of ``directory``, or None when there is none."""
+def read_shard_record(directory: Path) -> ShardRecord | None:
+    """The ``shard.json`` of ``directory`` (typed), or None when there is none; a damaged or
+    special file is one line naming it and the field."""
     path = Path(directory) / SHARD_FILE
-    if not path.is_file():
+    if not os.path.lexists(path):
         return None
-    try:
-        record = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise PsymError(f"{path}: unreadable shard record ({exc})") from None
-    if not isinstance(record, dict):
-        raise PsymError(f"{path}: expected a JSON object")
-    return record
+    return read_shard_file(path)
 
 
 def _write_record(directory: Path, record: dict[str, Any]) -> None:
@@ -90,13 +87,13 @@ def run_plan(
     with ensure_run_dir(output, resume=True):  # locked; a shard directory is resumed
         old = read_shard_record(output)
         if old is not None:
-            if old.get("plan") != plan.hash or old.get("shard") != [index, count]:
+            if old.plan != plan.hash or old.shard != [index, count]:
                 raise PsymError(
-                    f"{output} holds shard {old.get('shard')} of plan {str(old.get('plan'))[:12]}; "
+                    f"{output} holds shard {old.shard} of plan {old.plan[:12]}; "
                     f"use another --output for shard {index}/{count} of plan {plan.hash[:12]}"
                 )
-            if old.get("complete"):
-                return old
+            if old.complete:
+                return old.model_dump()
         elif any(p.name != LOCK_NAME for p in output.iterdir()):
             raise PsymError(f"{output} exists and is not a shard directory; use another --output")
         check_plan_here(plan, session)

@@ -1,0 +1,85 @@
+"""Calls of an OpenAI-compatible server outside the chat endpoint (the Batch API's ``files``
+and ``batches``) with the bounds of every online request: ``timeout`` seconds in all, a reply of
+at most ``max_response_bytes``, credentials masked and server text redacted in every error.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from typing import Any
+
+from psymetrics_core.backends.openai_api import (
+    OpenAIBackend,
+    _capture,
+    _error_text,
+    _join,
+    _read_capped,
+)
+from psymetrics_core.base.errors import BackendError
+from psymetrics_core.base.redaction import redact_text
+
+__all__ = ["api_call", "holds_secret"]
+
+
+def api_call(
+    be: OpenAIBackend, method: str, path: str, data: bytes | None = None,
+    content_type: str = "application/json",
+) -> bytes:  # fmt: skip
+    """One request to ``base_url/path`` outside the chat endpoint (the Batch API's
+    ``files`` and ``batches``), bounded like every online request: ``timeout`` seconds in
+    all (connecting, uploading ``data``, the reply) and a reply of at most
+    ``max_response_bytes``; no retries. Any failure is one ``BackendError`` naming the
+    method and the endpoint (credentials masked, server text redacted)."""
+    coro = _api_async(be, method, path, data, content_type)
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    box: list[Any] = []  # called from inside an event loop (e.g. Jupyter): use a thread
+    thread = threading.Thread(target=lambda: box.append(_capture(coro)))
+    thread.start()
+    thread.join()
+    if isinstance(box[0], BaseException):
+        raise box[0]
+    return bytes(box[0])
+
+
+async def _api_async(
+    be: OpenAIBackend, method: str, path: str, data: bytes | None, content_type: str
+) -> bytes:
+    import aiohttp  # on demand, as in _run_async
+
+    shown = f"{method} {_join(be.public_url, path)}"
+    headers = be._headers()
+    if data is None:
+        del headers["Content-Type"]
+    else:
+        headers["Content-Type"] = content_type
+    timeout = aiohttp.ClientTimeout(total=be.timeout)
+    try:
+        async with aiohttp.ClientSession(headers=headers, timeout=timeout) as client:
+            url = _join(be.base_url, path)
+            async with client.request(method, url, data=data) as resp:
+                raw = await _read_capped(resp, be.max_response_bytes)
+                status = resp.status
+    except TimeoutError:
+        raise BackendError(
+            f"{shown}: no complete reply within the {be.timeout:g} s timeout (--model-args timeout)"
+        ) from None
+    except (aiohttp.ClientError, ValueError) as exc:
+        what = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        raise BackendError(f"{shown}: {be._redact(what)}") from None
+    if raw is None:
+        raise BackendError(
+            f"{shown}: reply is over {be.max_response_bytes:,} bytes (max_response_bytes)"
+        )
+    if status >= 400:
+        text = raw.decode("utf-8", errors="replace")
+        raise BackendError(f"{shown}: HTTP {status}: {be._redact(_error_text(text))}")
+    return raw
+
+
+def holds_secret(be: OpenAIBackend, text: str) -> bool:
+    """Whether ``text`` (from a server) holds the API key or a URL credential."""
+    return redact_text(text, be._secret_forms()) != text
