@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from scipy.stats import f as f_dist
 
 __all__ = [
     "cronbach_alpha",
@@ -67,11 +68,9 @@ def cronbach_alpha(data: pd.DataFrame, deletion: str = "listwise") -> dict[str, 
 
 def _alpha_ci(alpha: float, n: int, k: int) -> list[float]:
     """Feldt's F-based 95% interval of alpha (as pingouin's ``cronbach_alpha``)."""
-    from scipy.stats import f  # on demand: the [analysis] extra
-
     df1, df2 = n - 1, (n - 1) * (k - 1)
-    lo = 1 - (1 - alpha) * float(f.isf(0.025, df1, df2))
-    hi = 1 - (1 - alpha) * float(f.isf(0.975, df1, df2))
+    lo = 1 - (1 - alpha) * float(f_dist.isf(0.025, df1, df2))
+    hi = 1 - (1 - alpha) * float(f_dist.isf(0.975, df1, df2))
     return [lo, hi]
 
 

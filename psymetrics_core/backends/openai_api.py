@@ -24,9 +24,17 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 from psymetrics_core.backends.base import Backend, GenerationSettings, OnResult, Reporter
+from psymetrics_core.backends.openai_args import (
+    check_url,
+    default_key_env,
+    float_arg,
+    int_arg,
+    join_url,
+    strip_endpoint,
+)
 from psymetrics_core.base.errors import BackendError
 from psymetrics_core.base.redaction import redact_text, redact_url, secret_forms, url_secrets
 from psymetrics_core.base.types import Completion, Prompt
@@ -40,25 +48,6 @@ class _Retryable(Exception):
     def __init__(self, message: str, retry_after: float | None = None) -> None:
         super().__init__(message)
         self.retry_after = retry_after
-
-
-# the --model-args of the OpenAI-compatible backends, for ``psym plugins --backends``
-MODEL_ARGS: tuple[tuple[str, str], ...] = (
-    ("base_url", "the server's URL, e.g. http://127.0.0.1:8000/v1 (required)"),
-    ("model", "the model name the server knows (required)"),
-    (
-        "api_key_env",
-        "environment variable holding the key [default: OPENAI_API_KEY for "
-        "api.openai.com, else none]",
-    ),
-    ("concurrency", "requests in flight [8]"),
-    ("max_retries", "retries of 408/409/429/5xx and transport errors [6]"),
-    ("timeout", "seconds per request [120]"),
-    ("deadline", "seconds per request including retries [600]"),
-    ("top_logprobs", "alternatives asked for in logprob mode [20]"),
-    ("backoff", "first retry delay in seconds, doubled each time [0.5]"),
-    ("max_response_bytes", "largest reply accepted [67108864]"),
-)
 
 
 class OpenAIBackend(Backend):
@@ -82,18 +71,18 @@ class OpenAIBackend(Backend):
         self.model = args.pop("model", "")
         if not self.base_url or not self.model:
             raise BackendError(f"--model {self.name} needs --model-args base_url=URL,model=NAME")
-        self.base_url = _strip_endpoint(self.base_url)
+        self.base_url = strip_endpoint(self.base_url)
         self._url_secrets = url_secrets(self.base_url)
         self.public_url = redact_url(self.base_url)
-        _check_url(self.base_url, self.public_url)
-        self.api_key_env = args.pop("api_key_env", None) or _default_key_env(self.base_url)
-        self.concurrency = _int(args, "concurrency", 8, 1)
-        self.max_retries = _int(args, "max_retries", 6, 0)
-        self.timeout = _float(args, "timeout", 120.0, positive=True)
-        self.deadline = _float(args, "deadline", 600.0, positive=True)
-        self.top_logprobs = _int(args, "top_logprobs", 20, 1)
-        self.backoff = _float(args, "backoff", 0.5)
-        self.max_response_bytes = _int(args, "max_response_bytes", 64 * 1024 * 1024, 1024)
+        check_url(self.base_url, self.public_url)
+        self.api_key_env = args.pop("api_key_env", None) or default_key_env(self.base_url)
+        self.concurrency = int_arg(args, "concurrency", 8, 1)
+        self.max_retries = int_arg(args, "max_retries", 6, 0)
+        self.timeout = float_arg(args, "timeout", 120.0, positive=True)
+        self.deadline = float_arg(args, "deadline", 600.0, positive=True)
+        self.top_logprobs = int_arg(args, "top_logprobs", 20, 1)
+        self.backoff = float_arg(args, "backoff", 0.5)
+        self.max_response_bytes = int_arg(args, "max_response_bytes", 64 * 1024 * 1024, 1024)
         if args:
             raise BackendError(
                 f"unknown --model-args for {self.name}: {', '.join(sorted(args))} (known: "
@@ -287,7 +276,7 @@ class OpenAIBackend(Backend):
         """
         import aiohttp  # on demand: about 0.1 s to import: only once a request is sent
 
-        url = _join(self.base_url, self.endpoint)
+        url = join_url(self.base_url, self.endpoint)
         shown = self._shown()
         loop = asyncio.get_running_loop()
         end = loop.time() + self.deadline
@@ -383,7 +372,7 @@ class OpenAIBackend(Backend):
 
     def _shown(self) -> str:
         """The endpoint URL as shown to users (credentials masked)."""
-        return _join(self.public_url, self.endpoint)
+        return join_url(self.public_url, self.endpoint)
 
     def _malformed(self, what: str, value: Any) -> BackendError:
         return BackendError(f"{self._shown()}: malformed response: {what}, got {_shape(value)}")
@@ -422,46 +411,6 @@ async def _read_capped(resp: Any, cap: int) -> bytes | None:
     return b"".join(chunks)
 
 
-def _check_url(url: str, shown: str) -> None:
-    """A one-line error at once for a base_url that cannot work (no retries)."""
-    try:
-        parts = urlsplit(url)
-        parts.port  # noqa: B018 -- raises ValueError for a bad port
-    except ValueError as exc:
-        raise BackendError(f"base_url {shown!r} is not a valid URL ({exc})") from None
-    if parts.scheme not in ("http", "https"):
-        raise BackendError(
-            f"base_url {shown!r} must start with http:// or https:// "
-            f"(got {parts.scheme + '://' if parts.scheme else 'no scheme'})"
-        )
-    if not parts.hostname:
-        raise BackendError(f"base_url {shown!r} names no host")
-    if any(c.isspace() for c in url):
-        raise BackendError(f"base_url {shown!r} contains whitespace")
-
-
-def _strip_endpoint(url: str) -> str:
-    """``url`` without a trailing ``/chat/completions`` or ``/completions`` in its path."""
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return url
-    path = parts.path.rstrip("/")
-    for suffix in ("/chat/completions", "/completions"):
-        if path.endswith(suffix):
-            path = path[: -len(suffix)]
-    return urlunsplit(parts._replace(path=path))
-
-
-def _join(url: str, endpoint: str) -> str:
-    """``url`` with ``/endpoint`` appended to its path (a query string stays at the end)."""
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return f"{url}/{endpoint}"
-    return urlunsplit(parts._replace(path=parts.path.rstrip("/") + "/" + endpoint))
-
-
 def _number(x: Any) -> bool:
     return isinstance(x, int | float) and not isinstance(x, bool)
 
@@ -482,16 +431,6 @@ def _shape(value: Any) -> str:
     return f"{type(value).__name__} {text[:80]}{'...' if len(text) > 80 else ''}"
 
 
-def _default_key_env(base_url: str) -> str | None:
-    """``OPENAI_API_KEY`` for OpenAI's own API (as the OpenAI SDK, lm-eval and llm read it);
-    no key for other servers unless ``api_key_env`` names one."""
-    try:
-        host = urlsplit(base_url).hostname or ""
-    except ValueError:
-        return None
-    return "OPENAI_API_KEY" if host == "api.openai.com" else None
-
-
 def _error_text(body: str) -> str:
     try:
         data = json.loads(body)
@@ -508,30 +447,3 @@ def _capture(coro: Any) -> Any:
         return asyncio.run(coro)
     except BaseException as exc:  # re-raised in the calling thread
         return exc
-
-
-def _int(args: dict[str, str], key: str, default: int, low: int) -> int:
-    raw = args.pop(key, None)
-    if raw is None:
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise BackendError(f"--model-args {key} must be an integer, got {raw!r}") from None
-    if value < low:
-        raise BackendError(f"--model-args {key} must be at least {low}, got {value}")
-    return value
-
-
-def _float(args: dict[str, str], key: str, default: float, positive: bool = False) -> float:
-    raw = args.pop(key, None)
-    if raw is None:
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        raise BackendError(f"--model-args {key} must be a number, got {raw!r}") from None
-    if not math.isfinite(value) or value < 0 or (positive and value == 0):
-        want = "a positive number" if positive else "a number >= 0"
-        raise BackendError(f"--model-args {key} must be {want}, got {raw!r}")
-    return value

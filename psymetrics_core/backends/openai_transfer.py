@@ -13,9 +13,9 @@ from psymetrics_core.backends.openai_api import (
     OpenAIBackend,
     _capture,
     _error_text,
-    _join,
     _read_capped,
 )
+from psymetrics_core.backends.openai_args import join_url
 from psymetrics_core.base.errors import BackendError
 from psymetrics_core.base.redaction import redact_text
 
@@ -50,7 +50,7 @@ async def _api_async(
 ) -> bytes:
     import aiohttp  # on demand, as in _run_async
 
-    shown = f"{method} {_join(be.public_url, path)}"
+    shown = f"{method} {join_url(be.public_url, path)}"
     headers = be._headers()
     if data is None:
         del headers["Content-Type"]
@@ -59,7 +59,7 @@ async def _api_async(
     timeout = aiohttp.ClientTimeout(total=be.timeout)
     try:
         async with aiohttp.ClientSession(headers=headers, timeout=timeout) as client:
-            url = _join(be.base_url, path)
+            url = join_url(be.base_url, path)
             async with client.request(method, url, data=data) as resp:
                 raw = await _read_capped(resp, be.max_response_bytes)
                 status = resp.status

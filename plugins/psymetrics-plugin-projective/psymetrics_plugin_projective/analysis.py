@@ -27,13 +27,11 @@ import json
 import statistics
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from psymetrics_core.analysis.drift import (
-    DCR,
-    Shift,
     Stat,
     directional_consistency,
     exact_accuracy,
@@ -44,6 +42,7 @@ from psymetrics_core.analysis.drift import (
 )
 from psymetrics_core.base.errors import PsymError
 
+from .findings import Agreement, Excluded, Prediction, Reliability, Report, Spread, Validity
 from .labels import TargetLabels
 from .metrics import all_correct, axis_accuracy, macro_f1, mae, type_accuracy
 
@@ -91,111 +90,6 @@ AUTHORS_DEFAULTS: dict[str, int] = {
 }  # fmt: skip
 MAX_BOOT = 100_000  # upper bound of bootstrap resamples (--n-boot)
 MAX_REPEATS = 10_000  # a run's repeat index must be below this
-
-
-@dataclass(frozen=True)
-class Prediction:
-    """The diagnoses of one (run directory, task, persona, condition, judge) cell."""
-
-    source: str
-    task: str
-    persona: str
-    condition: str
-    judge: str
-    repeat: int
-    values: dict[str, int | None]
-    origin: str = "diagnosis"  # "diagnosis" (dx.* of a projective task) or "questionnaire"
-    invalid: str | None = None  # why the profile is left out (below the minimum answered)
-    substituted: tuple[str, ...] = ()  # dimensions filled with AUTHORS_DEFAULTS
-
-
-@dataclass(frozen=True)
-class Reliability:
-    """One perturbed condition against neutral for a (judge, task, target)."""
-
-    judge: str
-    task: str
-    target: str
-    condition: str
-    n_targets: int
-    kappa: Stat
-    dcr: DCR
-    shift: Shift
-    repeat: int = 0
-
-
-@dataclass(frozen=True)
-class Validity:
-    """Accuracy (or MBTI Hamming distance) of one condition against ground truth."""
-
-    judge: str
-    task: str
-    target: str
-    condition: str
-    metric: str
-    value: Stat
-    majority: Stat
-    repeat: int = 0
-
-
-@dataclass(frozen=True)
-class Agreement:
-    """Agreement of two judges on the same cells of a task and target."""
-
-    task: str
-    target: str
-    condition: str
-    judges: tuple[str, str]
-    exact: Stat
-    kappa: Stat
-    repeat: int = 0
-
-
-@dataclass(frozen=True)
-class Excluded:
-    """A questionnaire profile left out of every statistic, with the reason."""
-
-    source: str
-    task: str
-    persona: str
-    condition: str
-    repeat: int
-    reason: str
-
-
-@dataclass(frozen=True)
-class Spread:
-    """One statistic across the repeats of a cell: mean, sample SD (ddof 1), min and max over
-    the repeats where it is defined; None with a reason where it cannot be computed."""
-
-    judge: str
-    task: str
-    target: str
-    condition: str
-    metric: str
-    n_repeats: int
-    n_defined: int
-    mean: float | None
-    sd: float | None
-    low: float | None
-    high: float | None
-    reason: str | None = None
-
-
-@dataclass
-class Report:
-    """Everything ``analyse`` computes."""
-
-    reliability: list[Reliability] = field(default_factory=list)
-    validity: list[Validity] = field(default_factory=list)
-    agreement: list[Agreement] = field(default_factory=list)
-    n_predictions: int = 0
-    notes: list[str] = field(default_factory=list)
-    unparsed: str = "missing"
-    n_substituted: int = 0
-    repeats: list[int] = field(default_factory=list)
-    excluded: list[Excluded] = field(default_factory=list)
-    spread: list[Spread] = field(default_factory=list)
 
 
 def load_predictions(run_dirs: Sequence[str | Path]) -> list[Prediction]:

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from psymetrics_core.backends.lmeval_bridge import LMEvalBackend
-from psymetrics_core.backends.openai_api import MODEL_ARGS
+from psymetrics_core.backends.openai_args import MODEL_ARGS
 from psymetrics_core.backends.openai_chat import OpenAIChatBackend
 from psymetrics_core.backends.openai_completions import OpenAICompletionsBackend
 from psymetrics_core.pluginsys.backend_hints import DEFAULT_MODEL
