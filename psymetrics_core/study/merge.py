@@ -58,9 +58,7 @@ def _read_shard(directory: Path) -> _Shard:
     if record is None:
         raise PsymError(f"{directory}: no shard.json (not written by `psym run PLAN --shard`)")
     if not record.complete:
-        raise PsymError(
-            f"{directory}: shard {record.shard} is incomplete; run it again to resume"
-        )
+        raise PsymError(f"{directory}: shard {record.shard} is incomplete; run it again to resume")
     results = None
     if (directory / "results.json").is_file():  # typed: a hand-edited field is one line
         try:
