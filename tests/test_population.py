@@ -158,10 +158,21 @@ def test_population_run_gives_the_built_in_criterion_validity(tmp_path: Path) ->
     assert info["respondent"].startswith("bin-") and len(info["persona_sha256"]) == 16
     res = CliRunner().invoke(cli, ["analyze", str(tmp_path / "run"), "--json"])
     assert res.exit_code == 0, res.output
-    pop_sec = json.loads(res.output)["sections"]["population"]["bfi"]
+    sections = json.loads(res.output)["sections"]
+    assert "projective" not in sections  # questionnaires alone are not GenPT's analysis
+    pop_sec = sections["population"]["bfi"]
     crit = {r["scale"]: r for r in pop_sec["criterion"]}
     # extraversion: 8 items, 3 reverse-keyed: 3.5 (all 5s) vs 2.5 (all 1s): perfect separation
     assert crit["extraversion"]["statistic"] == "auc" and crit["extraversion"]["value"] == 1.0
     for other in ("agreeableness", "conscientiousness", "neuroticism", "openness"):
         assert crit[other]["value"] == pytest.approx(0.5)  # the 2^5 design is balanced
     assert pop_sec["n_respondents"] == 32 and pop_sec["n_personas"] == 32
+
+
+def test_auc_of_tied_scores_says_why_there_is_no_interval() -> None:
+    import numpy as np
+
+    from psymetrics_core.analysis.population.criterion import auc
+
+    c = auc(np.array([3.0, 3.0, 3.0, 3.0]), np.array([0.0, 1.0, 0.0, 1.0]))
+    assert c.value == 0.5 and c.ci95 is None and "do not vary" in (c.reason or "")

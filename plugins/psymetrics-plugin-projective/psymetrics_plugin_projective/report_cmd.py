@@ -187,9 +187,11 @@ def projective_analyze(
 def analyze_section(
     run_dirs: list[Path], labels_file: Path | None, baseline: str | None
 ) -> AnalysisSection | None:
-    """The projective report as a ``psym analyze`` section; ``None`` when no run has diagnoses."""
+    """The projective report as a ``psym analyze`` section; ``None`` when no run has diagnoses
+    (questionnaire profiles alone, e.g. a population run of the BFI, are GenPT's baselines only
+    beside projective diagnoses or ground-truth ``--labels``)."""
     preds = load_predictions(run_dirs)
-    if not preds:
+    if not preds or (labels_file is None and all(p.origin != "diagnosis" for p in preds)):
         return None
     ref = baseline or NEUTRAL
     labels = read_labels(str(labels_file)) if labels_file else None

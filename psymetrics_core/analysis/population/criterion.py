@@ -70,8 +70,10 @@ def auc(scores: np.ndarray, labels: np.ndarray) -> Criterion:
     a = float(k.mean())
     v10, v01 = k.mean(axis=1), k.mean(axis=0)
     var = float(np.var(v10, ddof=1) / len(pos) + np.var(v01, ddof=1) / len(neg))
-    if a in (0.0, 1.0) or var <= 0:
+    if a in (0.0, 1.0):
         return Criterion("auc", a, None, n, "perfect separation: no interval")
+    if var <= 0:
+        return Criterion("auc", a, None, n, "the scores do not vary within the groups: no interval")
     logit, se = np.log(a / (1 - a)), np.sqrt(var) / (a * (1 - a))
     q = float(norm.ppf(0.975))
     lo, hi = 1 / (1 + np.exp(-(logit - q * se))), 1 / (1 + np.exp(-(logit + q * se)))
