@@ -55,11 +55,16 @@ _JSON_TYPES = {
 }  # fmt: skip
 
 
+def _short(part: str) -> str:
+    """A field name as the error shows it: at most 80 characters (a key may be 1 MB long)."""
+    return part if len(part) <= 80 else f"{part[:60]}... ({len(part):,} characters)"
+
+
 def field_error(where: str, exc: ValidationError, schema: str) -> PsymError:
     """One line for the first error of ``exc``: the file (and line), the field and what the
     record expects there (``psym schema <schema>``)."""
     err = exc.errors()[0]
-    field = ".".join(str(x) for x in err["loc"]) or "(the record)"
+    field = ".".join(_short(str(x)) for x in err["loc"]) or "(the record)"
     if err["type"] == "missing":
         msg = "missing (required)"
     elif err["type"] == "value_error":

@@ -81,10 +81,10 @@ def parse_record(text: str, path: str | Path, *, line: int | None = None) -> Any
         at = line if line is not None else exc.lineno
         raise InputError(f"{where(path, at)}: invalid JSON ({exc.msg})") from None
     except _Bad as exc:
-        at: int | None = line
+        pos = line
         if line is None and exc.key is not None:
-            at = _second_use(text, exc.key)
-        raise InputError(f"{where(path, at)}: invalid JSON ({exc})") from None
+            pos = _second_use(text, exc.key)
+        raise InputError(f"{where(path, pos)}: invalid JSON ({exc})") from None
     except RecursionError:
         raise InputError(f"{where(path, line)}: invalid JSON (nested too deeply)") from None
 
