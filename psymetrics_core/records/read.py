@@ -64,7 +64,7 @@ def field_error(where: str, exc: ValidationError, schema: str) -> PsymError:
     """One line for the first error of ``exc``: the file (and line), the field and what the
     record expects there (``psym schema <schema>``)."""
     err = exc.errors()[0]
-    field = ".".join(_short(str(x)) for x in err["loc"]) or "(the record)"
+    field = ".".join(_short(str(x)) for x in err["loc"])
     if err["type"] == "missing":
         msg = "missing (required)"
     elif err["type"] == "value_error":
@@ -74,7 +74,8 @@ def field_error(where: str, exc: ValidationError, schema: str) -> PsymError:
         msg = f"{err['msg']} (got {got})".replace("\n", " ")
     more = len(exc.errors()) - 1
     extra = f"; {more} more error(s)" if more > 0 else ""
-    return PsymError(f"{where}: field '{field}': {msg}{extra} (see `psym schema {schema}`)")
+    at = f"field '{field}': " if err["loc"] else ""  # a check of the whole record names its own
+    return PsymError(f"{where}: {at}{msg}{extra} (see `psym schema {schema}`)")
 
 
 class _Score(Open):

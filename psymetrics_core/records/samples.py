@@ -120,7 +120,7 @@ class SampleRecord(Strict):
     def _answer_in_range(self) -> SampleRecord:
         lo, hi, a = self.item_meta.min, self.item_meta.max, self.answer
         if a is not None and lo is not None and hi is not None and not lo <= a <= hi:
-            raise ValueError(f"answer {a} is outside the item's response codes {lo}..{hi}")
+            raise ValueError(f"'answer' {a} is outside the item's response codes {lo}..{hi}")
         return self
 
 

@@ -223,7 +223,7 @@ SAMPLES: list[tuple[str, str, Edit, str]] = [
     ("duplicate-line-first", "samples.jsonl", _lines(lambda ls: [ls[0], *ls]),
      "line 2: field 'item'"),
     ("line-missing", "samples.jsonl", _lines(lambda ls: ls[:-1]), "claims 4"),
-    ("answer-negative", "samples.jsonl", _line(1, _set("answer", -3)), "line 1: field"),
+    ("answer-negative", "samples.jsonl", _line(1, _set("answer", -3)), "line 1: 'answer' -3"),
     ("answer-above-max", "samples.jsonl", _line(1, _set("answer", 9)), "outside the item's"),
     ("answer-huge", "samples.jsonl", _line(1, _set("answer", 10**30)), "beyond 64 bits"),
     ("answer-string-nan", "samples.jsonl", _line(1, _set("answer", "NaN")),
