@@ -32,7 +32,7 @@ import pandas as pd
 
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.records import SampleRecord
-from psymetrics_core.records.read import iter_records, read_results
+from psymetrics_core.records.read import load_run_data, read_results
 
 __all__ = [
     "Run",
@@ -81,25 +81,16 @@ def unit_label(results: Mapping[str, Any]) -> str:
     return f"{results.get('model', '?')}({extra})" if extra else str(results.get("model", "?"))
 
 
-def _samples(path: Path) -> list[Any]:
-
-    if not path.is_file():
-        raise PsymError(f"{path}: no such file (run `psym eval --output DIR` to record samples)")
-    return [
-        rec for _, _, rec in iter_records(path, SampleRecord, what="samples file", schema="samples")
-    ]
-
-
 def _kind(results: Mapping[str, Any], task: str) -> str:
     entry = (results.get("tasks") or {}).get(task) or {}
     return str(entry.get("kind", "questionnaire")) if isinstance(entry, dict) else "questionnaire"
 
 
 def _item_rows(
-    label: str, results: dict[str, Any], path: Path
+    label: str, results: dict[str, Any], path: Path, samples: Iterable[SampleRecord]
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     items, keyed = [], []
-    for n, s in enumerate(_samples(path), start=1):
+    for n, s in enumerate(samples, start=1):
         meta = s.item_meta
         questionnaire = s.kind == "questionnaire" and _kind(results, s.task) == "questionnaire"
         if questionnaire and s.answer is not None and meta.scored and s.keyed is None:
@@ -196,9 +187,10 @@ def load_run(path: str | Path, label: str | None = None) -> Run:
     ``ResultsRecord``, each ``samples.jsonl`` line against ``SampleRecord``) are a one-line
     ``PsymError`` naming the file, line and field."""
     p = Path(path)
-    results = read_results(p, schema=True)
+    data = load_run_data(p, samples_required=True)  # the reader of report and export
+    results = data.results
     label = label or p.name
-    item_rows, keyed_rows = _item_rows(label, results, p / "samples.jsonl")
+    item_rows, keyed_rows = _item_rows(label, results, p / "samples.jsonl", data.samples.records())
     items = pd.DataFrame(item_rows)
     if items.empty:
         raise PsymError(f"{p / 'samples.jsonl'}: no samples")

@@ -4,28 +4,48 @@
 read runs through here, so a truncated, hand-edited or binary file fails the same way
 everywhere: one ``PsymError`` line naming the file, the line (JSONL) and the field, and what
 was expected (the typed record of ``psymetrics_core.records``; ``psym schema NAME`` prints
-it). Reading is bounded by ``safe_io`` (size cap, UTF-8, nesting depth, no NaN); JSONL files are
-read a line at a time, so only each line is capped (a long study's samples are not refused).
+it). Reading is bounded by ``base.reading`` (size cap, UTF-8, nesting depth) and parsed by
+``strict_json`` (no duplicate keys, no integer beyond 64 bits, finite numbers only); JSONL files
+are read a line at a time, so only each line is capped (a long study's samples are not refused).
+The record models bound every number and name (``records.fields``) and check counts against
+each other; ``scan`` checks ``samples.jsonl`` against ``results.json`` (no duplicated lines,
+known tasks, matching counts, scores within their scale's range).
 ``load_run_data`` reads a whole run directory (with the optional panel files of other
-commands) as ``RunData``.
+commands) as ``RunData``; its samples are streamed from the file whenever they are iterated.
+Every command that reads a run directory (report, export, analyze, validity, merge, the
+plugins' analyses) reads it here, so they accept and refuse the same records.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.models import Open
-from psymetrics_core.base.reading import load_json, parse_json, read_lines
-from psymetrics_core.records.results import ResultsRecord
+from psymetrics_core.base.reading import read_lines
+from psymetrics_core.records.fields import Count, Int, Name, Number
+from psymetrics_core.records.results import ResultsRecord, check_counts
 from psymetrics_core.records.samples import JudgeRecord, SampleRecord
+from psymetrics_core.records.scan import check_score_ranges, scan_samples
+from psymetrics_core.records.strict_json import load_record, parse_record
 
-__all__ = ["read_results", "iter_records", "field_error", "RunData", "load_run_data", "PANEL_FILES"]
+__all__ = [
+    "read_results",
+    "read_results_record",
+    "iter_records",
+    "iter_lines",
+    "field_error",
+    "RunData",
+    "RecordStream",
+    "load_run_data",
+    "check_samples",
+    "PANEL_FILES",
+]
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -35,34 +55,47 @@ _JSON_TYPES = {
 }  # fmt: skip
 
 
+def _short(part: str) -> str:
+    """A field name as the error shows it: at most 80 characters (a key may be 1 MB long)."""
+    return part if len(part) <= 80 else f"{part[:60]}... ({len(part):,} characters)"
+
+
 def field_error(where: str, exc: ValidationError, schema: str) -> PsymError:
     """One line for the first error of ``exc``: the file (and line), the field and what the
     record expects there (``psym schema <schema>``)."""
     err = exc.errors()[0]
-    field = ".".join(str(x) for x in err["loc"]) or "(the record)"
+    field = ".".join(_short(str(x)) for x in err["loc"])
     if err["type"] == "missing":
         msg = "missing (required)"
+    elif err["type"] == "value_error":
+        msg = str(err["msg"]).removeprefix("Value error, ").replace("\n", " ")
     else:
         got = _JSON_TYPES.get(type(err.get("input")).__name__, "a value")
         msg = f"{err['msg']} (got {got})".replace("\n", " ")
     more = len(exc.errors()) - 1
     extra = f"; {more} more error(s)" if more > 0 else ""
-    return PsymError(f"{where}: field '{field}': {msg}{extra} (see `psym schema {schema}`)")
+    at = f"field '{field}': " if err["loc"] else ""  # a check of the whole record names its own
+    return PsymError(f"{where}: {at}{msg}{extra} (see `psym schema {schema}`)")
 
 
 class _Score(Open):
-    score: float | None = None
-    n_items: int | None = None
-    n_answered: int | None = None
-    method: str | None = None
+    score: Number | None = None
+    n_items: Count | None = None
+    n_answered: Count | None = None
+    method: Name | None = None
+
+    @model_validator(mode="after")
+    def _counts(self) -> _Score:
+        check_counts(self.n_items, n_answered=self.n_answered)
+        return self
 
 
 class _ScoredRun(Open):
-    condition: str = "original"
-    facets: dict[str, str] = Field(default_factory=dict)
-    repeat: int = 0
-    seed: int | None = None
-    scales: dict[str, _Score] = Field(default_factory=dict)
+    condition: Name = "original"
+    facets: dict[Name, Name] = Field(default_factory=dict)
+    repeat: Count = 0
+    seed: Int | None = None
+    scales: dict[Name, _Score] = Field(default_factory=dict)
 
 
 class _ScoredTask(_ScoredRun):
@@ -73,11 +106,11 @@ class _ScoredResults(Open):
     """The fields of ``results.json`` that scores are read from (``analysis.records``), typed
     where present: what a results file needs for ``psym validity`` (``ResultsRecord`` is all)."""
 
-    label: str | None = None
-    model: str = "?"
+    label: Name | None = None
+    model: Name = "?"
     model_args: dict[str, Any] = Field(default_factory=dict)
-    seed: int | None = None
-    tasks: dict[str, _ScoredTask]
+    seed: Int | None = None
+    tasks: dict[Name, _ScoredTask]
 
 
 def read_results(path: str | Path, *, schema: bool = False) -> dict[str, Any]:
@@ -88,21 +121,31 @@ def read_results(path: str | Path, *, schema: bool = False) -> dict[str, Any]:
     ``schema=True`` the whole record must match ``ResultsRecord`` (what ``psym eval`` writes),
     so the caller may rely on every typed field.
     """
+    return _read_results(path, ResultsRecord if schema else _ScoredResults)[0]
+
+
+def read_results_record(path: str | Path) -> tuple[dict[str, Any], ResultsRecord]:
+    """``results.json`` as its dict and its validated ``ResultsRecord`` (see ``read_results``)."""
+    data, record = _read_results(path, ResultsRecord)
+    assert isinstance(record, ResultsRecord)
+    return data, record
+
+
+def _read_results(path: str | Path, model: type[M]) -> tuple[dict[str, Any], M]:
     p = Path(path)
     f = p / "results.json" if p.is_dir() or not p.suffix else p
     if not f.is_file():
         raise PsymError(f"{f}: no such file (no results.json: is {f.parent} a `psym eval` run?)")
-    data = load_json(f, what="results file")
+    data = load_record(f, what="results file")
     if not isinstance(data, dict):
         raise PsymError(f"{f}: expected a JSON object (a psym eval results.json)")
     if not isinstance(data.get("tasks"), dict):
         raise PsymError(f"{f}: not a psym results file (no 'tasks' object)")
-
     try:
-        (ResultsRecord if schema else _ScoredResults).model_validate(data)
+        record = model.model_validate(data)
     except ValidationError as exc:
         raise field_error(str(f), exc, "results") from None
-    return data
+    return data, record
 
 
 def iter_records(
@@ -113,17 +156,55 @@ def iter_records(
     A line that is not JSON, not an object or does not match ``model`` is a one-line
     ``PsymError`` naming the file, the line and the field.
     """
+    for n, _, row, record in iter_lines(path, model, what=what, schema=schema):
+        yield n, row, record
+
+
+def iter_lines(
+    path: Path, model: type[M], *, what: str, schema: str
+) -> Iterator[tuple[int, str, dict[str, Any], M]]:
+    """``iter_records`` with each line's text: (line number, text, raw object, record)."""
     for n, line in read_lines(path, what=what):
         if not line.strip():
             continue
-        row = parse_json(line, path, line=n)
+        row = parse_record(line, path, line=n)
         if not isinstance(row, dict):
             raise PsymError(f"{path}, line {n}: expected a JSON object (one record per line)")
         try:
             record = model.model_validate(row)
         except ValidationError as exc:
             raise field_error(f"{path}, line {n}", exc, schema) from None
-        yield n, row, record
+        yield n, line, row, record
+
+
+class RecordStream(Iterable[dict[str, Any]]):
+    """The lines of a JSONL run file, read again (and validated) whenever they are iterated:
+    a long study's samples are never all in memory. ``len`` is the count of the first pass."""
+
+    def __init__(self, path: Path | None, model: type[BaseModel], schema: str, count: int):
+        self.path, self.model, self.schema, self.count = path, model, schema, count
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        if self.path is None:
+            return
+        for _, row, _ in iter_records(
+            self.path, self.model, what=f"{self.schema} file", schema=self.schema
+        ):
+            yield row
+
+    def records(self) -> Iterator[Any]:
+        """The validated records (``model`` instances) instead of the raw objects."""
+        if self.path is not None:
+            for _, _, rec in iter_records(
+                self.path, self.model, what=f"{self.schema} file", schema=self.schema
+            ):
+                yield rec
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __bool__(self) -> bool:
+        return self.count > 0
 
 
 # optional panels: file name in the run directory -> section title
@@ -140,9 +221,10 @@ class RunData:
     label: str
     path: Path
     results: dict[str, Any]
-    samples: list[dict[str, Any]]
-    judge: list[dict[str, Any]] = field(default_factory=list)
+    samples: RecordStream
+    judge: RecordStream
     panels: dict[str, Any] = field(default_factory=dict)  # file name -> parsed JSON
+    record: ResultsRecord | None = None  # the typed results (None: a panels-only directory)
 
     @property
     def tasks(self) -> dict[str, dict[str, Any]]:
@@ -155,26 +237,54 @@ class RunData:
         return str((self.results.get("settings") or {}).get("mode", "generate"))
 
 
-def _jsonl(path: Path, model: type[BaseModel], schema: str) -> list[dict[str, Any]]:
-    """The objects of a JSONL run file, each validated against its record (none if absent)."""
+def _judge(path: Path) -> RecordStream:
+    """``judge.jsonl`` validated line by line (none if absent)."""
     if not path.is_file():
-        return []
-    return [row for _, row, _ in iter_records(path, model, what=f"{schema} file", schema=schema)]
+        return RecordStream(None, JudgeRecord, "judge", 0)
+    n = sum(1 for _ in iter_records(path, JudgeRecord, what="judge file", schema="judge"))
+    return RecordStream(path, JudgeRecord, "judge", n)
 
 
-def load_run_data(path: str | Path, label: str | None = None) -> RunData:
-    """One run directory, read by the readers above: a missing
-    or malformed ``results.json``, ``samples.jsonl`` or ``judge.jsonl`` (not JSON, not UTF-8, a
-    field of the wrong type or missing) is a one-line error naming the file, line and field."""
+def check_samples(run_dir: Path, record: ResultsRecord, *, required: bool = False) -> RecordStream:
+    """``run_dir/samples.jsonl`` validated and checked against ``record`` in one streamed pass
+    (``records.scan``), scores against their scales' ranges; absent: none, or with
+    ``required`` a one-line error."""
+    path = run_dir / "samples.jsonl"
+    if not path.is_file():
+        if required:
+            raise PsymError(
+                f"{path}: no such file (run `psym eval --output DIR` to record samples)"
+            )
+        return RecordStream(None, SampleRecord, "samples", 0)
+    lines = (
+        (n, rec) for n, _, rec in iter_records(path, SampleRecord, what="samples file",
+                                               schema="samples")
+    )  # fmt: skip
+    scan = scan_samples(path, record, lines)
+    check_score_ranges(run_dir / "results.json", record, scan)
+    return RecordStream(path, SampleRecord, "samples", scan.count)
+
+
+def load_run_data(
+    path: str | Path, label: str | None = None, *, samples_required: bool = False
+) -> RunData:
+    """One run directory, read by the readers above: a missing or malformed ``results.json``,
+    ``samples.jsonl`` or ``judge.jsonl`` (not JSON, not UTF-8, a field of the wrong type,
+    missing or out of range, samples that disagree with the results) is a one-line error
+    naming the file, line and field. ``samples_required``: a missing samples.jsonl too."""
     p = Path(path)
     res_path = p / "results.json"
     panels = {
-        name: load_json(p / name, what="panel file") for name in PANEL_FILES if (p / name).is_file()
+        name: load_record(p / name, what="panel file")
+        for name in PANEL_FILES
+        if (p / name).is_file()
     }
+    record: ResultsRecord | None = None
     if res_path.is_file():
-        results = read_results(res_path, schema=True)
-    elif panels:  # e.g. a `psym contamination --output DIR` directory: panels only
-        results = {"tasks": {}}
+        results, record = read_results_record(res_path)
+        samples = check_samples(p, record, required=samples_required)
+    elif panels and not samples_required:  # e.g. `psym contamination --output DIR`: panels only
+        results, samples = {"tasks": {}}, RecordStream(None, SampleRecord, "samples", 0)
     else:
         raise PsymError(
             f"{res_path}: no such file (is {p} a `psym eval --output` directory? "
@@ -185,7 +295,8 @@ def load_run_data(path: str | Path, label: str | None = None) -> RunData:
         label=str(name),
         path=p,
         results=results,
-        samples=_jsonl(p / "samples.jsonl", SampleRecord, "samples"),
-        judge=_jsonl(p / "judge.jsonl", JudgeRecord, "judge"),
+        samples=samples,
+        judge=_judge(p / "judge.jsonl"),
         panels=panels,
+        record=record,
     )

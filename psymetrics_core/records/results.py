@@ -4,14 +4,17 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from psymetrics_core.base.models import Open, Strict
 from psymetrics_core.base.versions import RECORD_SCHEMA_VERSION
+from psymetrics_core.records.fields import Count, Int, Name, Number, Rate
 
 __all__ = [
     "RECORD_SCHEMA_VERSION",
     "ScaleEntry",
+    "RunScale",
+    "Indicator",
     "RunSummary",
     "InstrumentInfo",
     "TaskEntry",
@@ -19,34 +22,82 @@ __all__ = [
 ]
 
 
+def check_counts(n_items: int | None, **parts: int | None) -> None:
+    """Each of ``parts`` (answered, unparsed, refused) at most ``n_items`` (ValueError)."""
+    for name, n in parts.items():
+        if n_items is not None and n is not None and n > n_items:
+            raise ValueError(f"{name} ({n}) is more than n_items ({n_items})")
+
+
 class ScaleEntry(Open):
     """One scale's score with the item counts behind it (free-text tasks may add detail)."""
 
-    score: float | None = Field(description="None when no item of the scale was answered")
-    n_items: int
-    n_answered: int
-    method: str
-    z: float | None = None
+    score: Number | None = Field(description="None when no item of the scale was answered")
+    n_items: Count
+    n_answered: Count
+    method: Name
+    z: Number | None = None
     norm: dict[str, Any] | None = None
+
+    @model_validator(mode="after")
+    def _counts(self) -> ScaleEntry:
+        check_counts(self.n_items, n_answered=self.n_answered)
+        return self
+
+
+class RunScale(Open):
+    """A scale's score in one administration (``tasks.<task>.runs[].scales``)."""
+
+    score: Number | None = None
+    n_items: Count | None = None
+    n_answered: Count | None = None
+    method: Name | None = None
+    z: Number | None = None
+
+    @model_validator(mode="after")
+    def _counts(self) -> RunScale:
+        check_counts(self.n_items, n_answered=self.n_answered)
+        return self
+
+
+class Indicator(Open):
+    """One validity indicator of an answer pattern (``instruments.indicators``)."""
+
+    value: Number | None
+    threshold: str | None = None
+    fired: bool
+    n: Count | None = None
+    reason: str | None = None
+    detail: dict[str, Any] | None = None
 
 
 class RunSummary(Strict):
     """One (condition, repeat) administration of a task, as kept in ``tasks.<task>.runs``."""
 
-    condition: str
-    facets: dict[str, str] = Field(default_factory=dict)
-    repeat: int
-    seed: int
-    form: str
-    n_items: int | None
-    n_answered: int | None
-    n_unparsed: int | None = None
-    n_refused: int | None = None
-    parse_rate: float | None = None
-    indicators: dict[str, dict[str, Any]] | None = Field(
+    condition: Name
+    facets: dict[Name, Name] = Field(default_factory=dict)
+    repeat: Count
+    seed: Int
+    form: Name
+    n_items: Count | None
+    n_answered: Count | None
+    n_unparsed: Count | None = None
+    n_refused: Count | None = None
+    parse_rate: Rate | None = None
+    indicators: dict[Name, Indicator] | None = Field(
         default=None, description="validity indicators of this administration's answers"
     )
-    scales: dict[str, dict[str, Any]]
+    scales: dict[Name, RunScale]
+
+    @model_validator(mode="after")
+    def _counts(self) -> RunSummary:
+        check_counts(
+            self.n_items,
+            n_answered=self.n_answered,
+            n_unparsed=self.n_unparsed,
+            n_refused=self.n_refused,
+        )
+        return self
 
 
 class InstrumentInfo(Strict):
@@ -69,57 +120,98 @@ class TaskEntry(Open):
     """A task's results: the first administration's scores plus every administration in
     ``runs``. Free-text tasks add their own detail fields (counts, odds ratios, ...)."""
 
-    scales: dict[str, ScaleEntry]
-    n_items: int
-    n_answered: int
-    n_unparsed: int
-    n_refused: int
-    parse_rate: float | None
-    norm_group: str | None = None
-    indicators: dict[str, dict[str, Any]] | None = Field(
+    scales: dict[Name, ScaleEntry]
+    n_items: Count
+    n_answered: Count
+    n_unparsed: Count
+    n_refused: Count
+    parse_rate: Rate | None
+    norm_group: Name | None = None
+    indicators: dict[Name, Indicator] | None = Field(
         default=None,
         description="validity indicators of the answer pattern (instruments.indicators)",
     )
     instrument: InstrumentInfo
     prompt_template: str
-    condition: str
-    facets: dict[str, str] = Field(default_factory=dict)
-    repeat: int
-    seed: int
-    form: str
-    kind: str = "questionnaire"
+    condition: Name
+    facets: dict[Name, Name] = Field(default_factory=dict)
+    repeat: Count
+    seed: Int
+    form: Name
+    kind: Name = "questionnaire"
     settings: dict[str, Any] | None = None
     options: dict[str, str] | None = None
-    runs: list[RunSummary]
+    runs: list[RunSummary] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> TaskEntry:
+        check_counts(
+            self.n_items,
+            n_answered=self.n_answered,
+            n_unparsed=self.n_unparsed,
+            n_refused=self.n_refused,
+        )
+        same_as_first_run(self)
+        seen: set[tuple[str, int]] = set()
+        for i, run in enumerate(self.runs):
+            if (run.condition, run.repeat) in seen:
+                raise ValueError(
+                    f"runs.{i} repeats condition {run.condition!r}, repeat {run.repeat} "
+                    "(each administration once)"
+                )
+            seen.add((run.condition, run.repeat))
+        return self
 
     # Extra fields are allowed on every kind: the ``aggregate`` hook is a plugin extension point
     # and a plugin may add its own detail (e.g. the 16-type test's ``type`` and ``role``); the
     # fields above stay typed and required.
 
 
+def same_as_first_run(entry: TaskEntry) -> None:
+    """The task-level fields (the first administration, which ``psym report`` shows) equal
+    ``runs[0]`` (which ``psym export scores`` lists): a ValueError naming the field if not."""
+    first = entry.runs[0]
+    pairs: list[tuple[str, Any, Any]] = [
+        (k, getattr(entry, k), getattr(first, k))
+        for k in ("condition", "repeat", "seed", "n_items", "n_answered")
+    ]
+    for name, scale in entry.scales.items():
+        other = first.scales.get(name)
+        if other is None:
+            raise ValueError(f"scale {name!r} is not in runs.0.scales")
+        for k in ("score", "n_items", "n_answered"):
+            pairs.append((f"scales.{name}.{k}", getattr(scale, k), getattr(other, k)))
+    for field, top, run in pairs:
+        if top != run:
+            raise ValueError(
+                f"'{field}' ({top!r}) differs from the first administration's "
+                f"'runs.0.{field}' ({run!r}); a report and an export would disagree"
+            )
+
+
 class ResultsRecord(Strict):
     """The whole ``results.json`` of one ``psym eval`` run."""
 
     schema_version: Literal[1] = RECORD_SCHEMA_VERSION
-    label: str | None = None
-    model: str
+    label: Name | None = None
+    model: Name
     model_args: dict[str, Any]
     backend: dict[str, Any]
     cache: dict[str, Any] | None
     settings: dict[str, Any]
-    seed: int
-    limit: int | None
-    form: str
-    conditions: list[str]
-    design: str
-    repeats: int
-    seeds: list[int]
-    psymetrics: str
+    seed: Int
+    limit: Count | None
+    form: Name
+    conditions: list[Name]
+    design: Name
+    repeats: Count
+    seeds: list[Int]
+    psymetrics: Name
     plugins: dict[str, dict[str, Any]]
     python: str
     platform: str
     created: str
-    tasks: dict[str, TaskEntry]
+    tasks: dict[Name, TaskEntry]
     judge: dict[str, Any] | None = None
     usage: dict[str, Any] | None = None
     provenance: dict[str, Any] | None = Field(

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from psymetrics_core.base.models import Strict
 from psymetrics_core.base.versions import RECORD_SCHEMA_VERSION
+from psymetrics_core.records.fields import Count, Int, Name, Number, Rate
 
 __all__ = [
     "PromptRecord",
@@ -48,15 +49,15 @@ class PromptRecord(Strict):
 class ItemMeta(Strict):
     """How the item is keyed: what an analysis needs besides the recorded ``keyed`` values."""
 
-    scales: list[str] = Field(description="every scale whose score uses this item")
+    scales: list[Name] = Field(description="every scale whose score uses this item")
     reverse: bool = False
     scored: bool
-    min: int | None = Field(default=None, description="lowest response code (questionnaires)")
-    max: int | None = None
-    rescale: list[tuple[int, float]] | None = Field(
+    min: Int | None = Field(default=None, description="lowest response code (questionnaires)")
+    max: Int | None = None
+    rescale: list[tuple[Int, Number]] | None = Field(
         default=None, description="the item's own value map after reverse keying"
     )
-    centred: list[str] = Field(
+    centred: list[Name] = Field(
         default_factory=list,
         description="scales scored minus the respondent's MRAT (centre: mrat)",
     )
@@ -64,15 +65,21 @@ class ItemMeta(Strict):
         default=None, description="a free-text task's item attributes (e.g. gender, city)"
     )
 
+    @model_validator(mode="after")
+    def _range(self) -> ItemMeta:
+        if self.min is not None and self.max is not None and self.min > self.max:
+            raise ValueError(f"min ({self.min}) is above max ({self.max})")
+        return self
+
 
 class SampleRecord(Strict):
     """One administered item: prompt, completion, parsed answer, keyed values, condition tag."""
 
     schema_version: Literal[1] = RECORD_SCHEMA_VERSION
-    task: str
-    kind: str = Field(default="questionnaire", description="the task kind (free_text, ...)")
-    form: str
-    item: str
+    task: Name
+    kind: Name = Field(default="questionnaire", description="the task kind (free_text, ...)")
+    form: Name
+    item: Name
     prompt: PromptRecord
     rendered_prompt: str
     completion: str | None
@@ -80,11 +87,11 @@ class SampleRecord(Strict):
     option_logprobs: dict[int | str, float] | None = Field(
         default=None, description="log-likelihood per option value (or label, probe tasks)"
     )
-    answer: int | None = Field(description="the parsed response code (None: not parsed)")
+    answer: Int | None = Field(description="the parsed response code (None: not parsed)")
     parse_status: Literal["ok", "unparsed", "refused"]
-    option_probs: dict[int, float] | None = None
+    option_probs: dict[Int, Rate] | None = None
     data: dict[str, Any] | None = Field(default=None, description="a free-text task's parse output")
-    keyed: dict[str, float] | None = Field(
+    keyed: dict[Name, Number] | None = Field(
         default=None,
         description=(
             "questionnaires: the answer keyed for every scale it counts towards (reverse "
@@ -92,22 +99,29 @@ class SampleRecord(Strict):
             "unanswered or unscored"
         ),
     )
-    mrat_term: float | None = Field(
+    mrat_term: Number | None = Field(
         default=None,
         description=(
             "the answer's contribution to the respondent's mean rating over all scored items "
             "(MRAT): reverse keyed and rescaled by the item's own map"
         ),
     )
-    condition: str
-    conditions: list[str] = Field(default_factory=list)
-    facets: dict[str, str] = Field(default_factory=dict)
+    condition: Name
+    conditions: list[Name] = Field(default_factory=list)
+    facets: dict[Name, Name] = Field(default_factory=dict)
     condition_info: dict[str, Any] = Field(default_factory=dict)
-    repeat: int
-    seed: int
-    battery_prompt: int | None = None
-    max_new_tokens: int | None = None
+    repeat: Count
+    seed: Int
+    battery_prompt: Count | None = None
+    max_new_tokens: Count | None = None
     item_meta: ItemMeta
+
+    @model_validator(mode="after")
+    def _answer_in_range(self) -> SampleRecord:
+        lo, hi, a = self.item_meta.min, self.item_meta.max, self.answer
+        if a is not None and lo is not None and hi is not None and not lo <= a <= hi:
+            raise ValueError(f"'answer' {a} is outside the item's response codes {lo}..{hi}")
+        return self
 
 
 class VerdictRecord(Strict):
@@ -123,9 +137,9 @@ class JudgeRecord(Strict):
     """One judge-model call: the stage, the prompt, the reply and its parsed verdict."""
 
     schema_version: Literal[1] = RECORD_SCHEMA_VERSION
-    task: str
-    item: str
-    stage: str | None = Field(default=None, description="None: a legacy Judge.complete call")
+    task: Name
+    item: Name
+    stage: Name | None = Field(default=None, description="None: a legacy Judge.complete call")
     judge_model: str
     prompt: PromptRecord
     completion: str | None
@@ -134,5 +148,5 @@ class JudgeRecord(Strict):
     conditions: list[str] = Field(default_factory=list)
     facets: dict[str, str] = Field(default_factory=dict)
     condition_info: dict[str, Any] = Field(default_factory=dict)
-    repeat: int | None = None
-    seed: int | None = None
+    repeat: Count | None = None
+    seed: Int | None = None

@@ -16,13 +16,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from psymetrics_core.base.errors import PsymError
-from psymetrics_core.base.reading import read_lines
 from psymetrics_core.instruments.indicators import add_run_indicators
-from psymetrics_core.records.read import read_results
+from psymetrics_core.records.read import check_samples, iter_lines, read_results_record
 from psymetrics_core.records.rundir import ensure_run_dir
+from psymetrics_core.records.samples import JudgeRecord, SampleRecord
 from psymetrics_core.records.writer import write_results
 from psymetrics_core.study.plan import Plan, Unit, read_plan, write_plan
-from psymetrics_core.study.plan_records import ShardRecord, parse_line
+from psymetrics_core.study.plan_records import ShardRecord
 from psymetrics_core.study.shard import read_shard_record
 
 if TYPE_CHECKING:
@@ -60,34 +60,24 @@ def _read_shard(directory: Path) -> _Shard:
     if not record.complete:
         raise PsymError(f"{directory}: shard {record.shard} is incomplete; run it again to resume")
     results = None
-    if (directory / "results.json").is_file():  # typed: a hand-edited field is one line
-        try:
-            results = read_results(directory / "results.json", schema=True)
-        except ValueError:  # an integer of more than 4,300 digits (PsymErrors pass through)
-            raise PsymError(
-                f"{directory / 'results.json'}: invalid JSON (a number too long)"
-            ) from None
     samples: dict[tuple[str, str, int], list[str]] = {}
     path = directory / "samples.jsonl"
+    if (directory / "results.json").is_file():  # the run reader: records checked as report's
+        results, typed = read_results_record(directory / "results.json")
+        check_samples(directory, typed)
     if path.is_file():
-        for n, line in read_lines(path, what="samples file"):
-            if not line.strip():
-                continue
-            row = parse_line(line, path, n)
-            try:
-                key = (str(row["task"]), str(row["condition"]), int(row["repeat"]))
-            except (KeyError, TypeError, ValueError, OverflowError):
-                raise PsymError(
-                    f"{path}, line {n}: expected a sample with task, condition, repeat"
-                ) from None
-            samples.setdefault(key, []).append(line)
+        for _, line, _, rec in iter_lines(
+            path, SampleRecord, what="samples file", schema="samples"
+        ):
+            samples.setdefault((rec.task, rec.condition, rec.repeat), []).append(line)
     judge_path = directory / "judge.jsonl"
     judge = (
-        [line for _, line in read_lines(judge_path, what="judge file")]
+        [line for _, line, _, _ in iter_lines(judge_path, JudgeRecord, what="judge file",
+                                              schema="judge")]
         if judge_path.is_file()
         else []
-    )
-    return _Shard(directory, record, results, samples, [j for j in judge if j.strip()])
+    )  # fmt: skip
+    return _Shard(directory, record, results, samples, judge)
 
 
 def _check_units(plan: Plan, shards: Sequence[_Shard]) -> dict[str, _Shard]:

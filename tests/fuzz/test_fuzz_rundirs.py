@@ -165,12 +165,12 @@ def test_jsonl_run_files_are_capped_per_line_not_per_file(
 ) -> None:
     """A long study's samples.jsonl may exceed the input cap as a whole (it is read a line at a
     time); one line over the cap is the one-line error naming it."""
+    from psymetrics_core.administer.runner import evaluate
     from psymetrics_core.export.tidy import export_table
 
-    run = tmp_path / "run"
-    shutil.copytree(base_run, run)
+    run = tmp_path / "run"  # 40 distinct items (a repeated line is a duplicate, refused)
+    evaluate(["bfi"], backend=_Scripted([2, 4]), limit=40, output=run)
     lines = (run / "samples.jsonl").read_bytes().splitlines(keepends=True)
-    (run / "samples.jsonl").write_bytes(b"".join(lines * 20))  # 40 lines
     cap = max(max(len(x) for x in lines), (run / "results.json").stat().st_size) + 16
     monkeypatch.setenv("PSYM_MAX_INPUT_BYTES", str(cap))
     assert (run / "samples.jsonl").stat().st_size > 2 * cap

@@ -41,6 +41,7 @@ from psymetrics_core.analysis.drift import (
     mean_shift,
 )
 from psymetrics_core.base.errors import PsymError
+from psymetrics_core.records.read import load_run_data
 
 from .findings import Agreement, Excluded, Prediction, Reliability, Report, Spread, Validity
 from .labels import TargetLabels
@@ -99,10 +100,8 @@ def load_predictions(run_dirs: Sequence[str | Path]) -> list[Prediction]:
         path = Path(d) / "results.json" if Path(d).is_dir() else Path(d)
         if not path.is_file():
             raise PsymError(f"{d}: no results.json (give run directories written by psym eval)")
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise PsymError(f"{path}, line {exc.lineno}: not valid JSON ({exc.msg})") from None
+        # the one run reader (strict JSON, bounded and typed fields, samples checked)
+        data = load_run_data(path.parent).results
         out += predictions_from_results(data, str(path.parent))
     return out
 
