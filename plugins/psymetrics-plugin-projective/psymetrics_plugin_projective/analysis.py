@@ -23,7 +23,6 @@ facet (the persona file's stem) and the rest of its facets (``neutral`` when non
 
 from __future__ import annotations
 
-import json
 import statistics
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
