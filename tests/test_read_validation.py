@@ -192,7 +192,8 @@ def test_merge_reads_shards_through_the_reader(grid_run: Path, tmp_path: Path) -
     from psymetrics_core.study.merge import _read_shard
 
     run = _copy(grid_run, tmp_path)
-    (run / "shard.json").write_text(json.dumps({"shard": 1, "complete": True, "units": []}))
+    shard = {"plan": "0" * 64, "shard": [1, 1], "complete": True, "units": []}
+    (run / "shard.json").write_text(json.dumps(shard))  # as study/plan_records.ShardRecord
     first = (run / "samples.jsonl").read_text().splitlines(keepends=True)[0]
     with (run / "samples.jsonl").open("a") as fh:
         fh.write(first)

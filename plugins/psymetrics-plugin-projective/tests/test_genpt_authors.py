@@ -70,6 +70,37 @@ def _results(task: str, runs: list[dict]) -> dict:
             "tasks": {task: {"runs": runs}}}  # fmt: skip
 
 
+def _record(res: dict) -> dict:
+    """``res`` (model, judge, tasks with runs) as a complete ``results.json`` record, as the
+    run reader requires (records.ResultsRecord): the first run of each task is its entry."""
+    tasks = {}
+    for task, entry in res["tasks"].items():
+        runs = [_summary(r) for r in entry["runs"]]
+        first = runs[0]
+        inst = {"id": task, "name": task, "version": "1", "citation": "c", "license_status": "l",
+                "item_source": "s", "scoring_rule": "r", "item_texts": "shipped",
+                "plugin": None, "distribution": None, "plugin_version": None}  # fmt: skip
+        scales = first["scales"]
+        tasks[task] = {**{k: v for k, v in first.items() if k != "scales"}, "scales": scales,
+                       "n_unparsed": 0, "n_refused": 0, "parse_rate": None, "instrument": inst,
+                       "prompt_template": "", "kind": "judged", "runs": runs}  # fmt: skip
+    return {"model": res["model"], "model_args": {}, "backend": {}, "cache": None,
+            "settings": {"mode": "generate"}, "seed": 0, "limit": None, "form": "original",
+            "conditions": [], "design": "grid", "repeats": 1, "seeds": [0], "psymetrics": "0",
+            "plugins": {}, "python": "3", "platform": "p", "created": "2026-11-26",
+            "judge": res.get("judge"), "tasks": tasks}  # fmt: skip
+
+
+def _summary(run: dict) -> dict:
+    n = run.get("n_answered", 0)
+    scales = {k: {"n_items": 0, "n_answered": 0, "method": "judge", **v}
+              for k, v in run["scales"].items()}  # fmt: skip
+    return {"condition": "+".join(run["facets"].values()) or "original", "facets": run["facets"],
+            "repeat": run["repeat"], "seed": run["repeat"], "form": "original",
+            "n_items": max(n, 44 if "n_answered" in run else 0), "n_answered": n,
+            "scales": scales}  # fmt: skip
+
+
 # -- the extra metrics against scikit-learn and by hand -----------------------------------------
 
 
@@ -194,7 +225,7 @@ def test_projective_analyze_lists_the_profiles_left_out(tmp_path: Path) -> None:
             }
         },
     }
-    (run / "results.json").write_text(json.dumps(res), encoding="utf-8")
+    (run / "results.json").write_text(json.dumps(_record(res)), encoding="utf-8")
     r = CliRunner().invoke(
         cli, ["projective-analyze", str(run), "--json", str(tmp_path / "o.json")]
     )
@@ -253,7 +284,7 @@ def test_projective_analyze_prints_repeats_and_spread(tmp_path: Path) -> None:
     runs = [_run(p, f, rep, _dx({"depression": (rep + i + (f is not None)) % 4}))
             for rep in range(2) for f in (None, "job-screening")
             for i, p in enumerate(sorted(LABELS))]  # fmt: skip
-    (run / "results.json").write_text(json.dumps(_results("sct", runs)), encoding="utf-8")
+    (run / "results.json").write_text(json.dumps(_record(_results("sct", runs))), encoding="utf-8")
     r = CliRunner().invoke(cli, ["projective-analyze", str(run), "--n-boot", "20"])
     assert r.exit_code == 0, r.output
     assert "repeats: 0, 1" in r.output and "Across repeats" in r.output
@@ -317,7 +348,7 @@ def test_projective_analyze_unparsed_option_is_recorded(tmp_path: Path) -> None:
     run = tmp_path / "run"
     run.mkdir()
     preds_src = _results("tat", [_run("ann", None, 0, _dx({"depression": None}))])
-    (run / "results.json").write_text(json.dumps(preds_src), encoding="utf-8")
+    (run / "results.json").write_text(json.dumps(_record(preds_src)), encoding="utf-8")
     lab = tmp_path / "labels.json"
     lab.write_text(json.dumps(LABELS), encoding="utf-8")
     for choice, note in (("missing", "counted as missing"), ("authors", "substituted for 1")):
