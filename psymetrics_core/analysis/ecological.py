@@ -11,6 +11,7 @@ the statistic is ``analysis.validity.spearman_fisher``.
 from __future__ import annotations
 
 import csv
+import io
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -23,6 +24,8 @@ from psymetrics_core.analysis.records import read_results, unit_label, unit_scor
 from psymetrics_core.analysis.validity import spearman_fisher
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.reading import parse_yaml, read_text
+from psymetrics_core.base.writing import csv_cell, output_dir, write_output
+from psymetrics_core.records.inputs import run_inputs
 
 __all__ = [
     "Pair",
@@ -239,13 +242,19 @@ def ecological_validity(
             f"no construct pair found in {len(run_dirs)} run(s): each pair needs a "
             "questionnaire and a behaviour score (see --pairs)"
         )
-    output.mkdir(parents=True, exist_ok=True)
+    inputs = [*run_inputs(run_dirs), *([pairs] if pairs is not None else [])]
+    output = output_dir(output, inputs=inputs, what="--output")
     rows = [r.to_json() for r in results]
-    (output / "validity.json").write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
-    table = output / "validity.csv"
-    with table.open("w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
-        w.writerow(CSV_COLUMNS)
-        for r in results:
-            w.writerow([getattr(r, c) for c in CSV_COLUMNS])
-    return ValidityReport(len(scores), results, table, rank_plot(results, output))
+    text = json.dumps(rows, indent=2) + "\n"
+    write_output(output / "validity.json", text, inputs=inputs, what="--output")
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    w.writerow(CSV_COLUMNS)
+    for r in results:
+        w.writerow([_cell(getattr(r, c)) for c in CSV_COLUMNS])
+    table = write_output(output / "validity.csv", buf.getvalue(), inputs=inputs, what="--output")
+    return ValidityReport(len(scores), results, table, rank_plot(results, output, inputs=inputs))
+
+
+def _cell(value: Any) -> Any:
+    return csv_cell(value) if isinstance(value, str) else value

@@ -13,6 +13,7 @@ from psymetrics_core.base.errors import PsymError
 from psymetrics_core.cli import session_of
 from psymetrics_core.cli.analyze_tables import print_report, print_responses_report
 from psymetrics_core.cli.console import print_json, stderr
+from psymetrics_core.records.inputs import run_inputs
 
 __all__ = ["analyze_cmd"]
 
@@ -154,7 +155,8 @@ def analyze_cmd(
         warn=lambda line: stderr.print(f"warning: {line}", markup=False),
     )
     if output is not None:
-        stderr.print(f"analysis: {write_report(result.report, output)}")
+        inputs = [*run_inputs(run_dirs), *(p for p in (baseline, labels) if p is not None)]
+        stderr.print(f"analysis: {write_report(result.report, output, inputs)}")
     if as_json:
         print_json(result.report)
         return

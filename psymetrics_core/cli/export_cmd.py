@@ -51,7 +51,12 @@ def lm_eval_cmd(ctx: click.Context, tasks: tuple[str, ...], output: Path) -> Non
 
 
 def _tidy_command(table: str, what: str) -> click.Command:
-    @click.command(table, help=f"{what} of RUN_DIRS as a tidy CSV or parquet table (polars).")
+    @click.command(
+        table,
+        help=f"{what} of RUN_DIRS as a tidy CSV or parquet table (polars). In CSV, a text cell "
+        "starting with =, +, -, @, a tab or a carriage return (and not a number) gets a leading "
+        "' so that a spreadsheet shows it as text instead of running it as a formula.",
+    )
     @click.argument("run_dirs", nargs=-1, required=True, type=click.Path(path_type=Path))
     @click.option(
         "--format",
@@ -65,7 +70,7 @@ def _tidy_command(table: str, what: str) -> click.Command:
         "-o",
         type=click.Path(dir_okay=False, path_type=Path),
         required=True,
-        help="File to write.",
+        help="File to write (never one of the runs' own record files).",
     )
     def cmd(run_dirs: tuple[Path, ...], fmt: str | None, output: Path) -> None:
 

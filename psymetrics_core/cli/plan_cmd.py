@@ -93,7 +93,8 @@ def plan_cmd(
         judge_max_new_tokens=judge_max_new_tokens,
     )
     plan = build_plan(settings, session)
-    write_plan(plan, plan_path)
+    data_files = [part for d in data for part in {d, d.partition("=")[2]} if part]
+    write_plan(plan, plan_path, inputs=[*settings.item_files.values(), *data_files])
     click.echo(f"{plan_path}: {len(plan.units)} units, plan {plan.hash[:12]}")
 
 

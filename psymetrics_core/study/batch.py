@@ -28,6 +28,7 @@ from psymetrics_core.backends.cache import ResponseCache, model_identity, reques
 from psymetrics_core.backends.openai_chat import _options_from_top
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.types import Completion, Prompt
+from psymetrics_core.base.writing import output_dir, write_output
 from psymetrics_core.study.plan import Plan
 
 if TYPE_CHECKING:
@@ -55,10 +56,8 @@ class BatchState:
 
     def save(self, directory: Path) -> None:
         """Write ``batch.json`` atomically."""
-        path = directory / STATE_FILE
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(json.dumps(asdict(self), indent=2) + "\n", encoding="utf-8")
-        tmp.replace(path)
+        text = json.dumps(asdict(self), indent=2) + "\n"
+        write_output(directory / STATE_FILE, text, what="batch record")
 
     @classmethod
     def load(cls, directory: Path) -> BatchState:
@@ -212,7 +211,7 @@ def submit(plan: Plan, directory: Path, session: Session) -> BatchState:
     if not todo:
         raise PsymError("every request of this plan is already in the response cache")
     modes = {s.mode for _, _, s in todo}
-    directory.mkdir(parents=True, exist_ok=True)
+    directory = output_dir(directory, what="batch folder")
     lines = [
         json.dumps(
             {"custom_id": k, "method": "POST", "url": _ENDPOINT, "body": body_for(be, p, s)},
@@ -221,7 +220,7 @@ def submit(plan: Plan, directory: Path, session: Session) -> BatchState:
         for k, p, s in todo
     ]
     blob = ("\n".join(lines) + "\n").encode("utf-8")
-    (directory / "requests.jsonl").write_bytes(blob)
+    write_output(directory / "requests.jsonl", blob, what="batch requests")
     boundary = uuid.uuid4().hex
     form = (
         (
@@ -291,7 +290,7 @@ def collect(plan: Plan, directory: Path, session: Session) -> tuple[int, int]:
     if not out_id:
         raise PsymError(f"batch {state.batch_id} has no output file")
     blob = _api(state.base_url, state.api_key_env, "GET", f"/files/{out_id}/content")
-    (Path(directory) / "output.jsonl").write_bytes(blob)
+    write_output(Path(directory) / "output.jsonl", blob, what="batch output")
     _, requests = plan_requests(plan, session)
     wanted = {k: (p, s) for k, p, s in requests}
     stored = failed = 0
