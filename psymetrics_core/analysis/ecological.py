@@ -24,7 +24,7 @@ from psymetrics_core.analysis.records import read_results, unit_label, unit_scor
 from psymetrics_core.analysis.validity import spearman_fisher
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.reading import parse_yaml, read_text
-from psymetrics_core.base.writing import csv_cell, output_dir, write_output
+from psymetrics_core.base.writing import check_output_dir, csv_cell, output_dir, write_output
 from psymetrics_core.records.inputs import run_inputs
 
 __all__ = [
@@ -235,6 +235,8 @@ def ecological_validity(
     """Rho of every construct pair across the models of ``run_dirs`` (pairing table ``pairs``,
     default the shipped one; models in ``exclude`` left out), written to ``output`` as
     validity.json, validity.csv, validity.png and validity.svg."""
+    inputs = [*run_inputs(run_dirs), *([pairs] if pairs is not None else [])]
+    check_output_dir(output, inputs=inputs)  # before the work
     scores = read_runs(run_dirs)
     results = validity(scores, load_pairs(pairs), exclude)
     if not results:
@@ -242,7 +244,6 @@ def ecological_validity(
             f"no construct pair found in {len(run_dirs)} run(s): each pair needs a "
             "questionnaire and a behaviour score (see --pairs)"
         )
-    inputs = [*run_inputs(run_dirs), *([pairs] if pairs is not None else [])]
     output = output_dir(output, inputs=inputs, what="--output")
     rows = [r.to_json() for r in results]
     text = json.dumps(rows, indent=2) + "\n"

@@ -16,7 +16,8 @@ analysis files, cache exports, imported instruments, plugin reports):
   permission, a read-only or full file system) is one ``PsymError`` line naming the path and
   what was expected.
 
-``output_dir`` checks and creates a folder that a command fills with several files.
+``output_dir`` checks and creates a folder that a command fills with several files
+(``check_output_dir`` only checks, so a command can refuse a bad folder before its work).
 ``csv_cell`` neutralises a CSV cell that a spreadsheet would run as a formula (the OWASP
 CSV-injection rule): a cell starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return
 gets a leading apostrophe, unless it is a plain number (``-1.5`` stays numeric).
@@ -43,6 +44,7 @@ __all__ = [
     "write_output",
     "check_target",
     "output_dir",
+    "check_output_dir",
     "csv_cell",
     "FORMULA_START",
     "NUMBER_PATTERN",
@@ -269,21 +271,25 @@ def _reason(exc: OSError) -> str:
     return str(exc.strerror or exc)
 
 
-def output_dir(
+def check_output_dir(
     path: str | os.PathLike[str],
     *,
     inputs: Iterable[str | os.PathLike[str]] = (),
     what: str = "--output",
 ) -> Path:
-    """Check and create the folder ``path`` for a command's output files; returns it.
-
-    It must be a folder or a new path (not under /proc or /sys, not a file, no file among its
-    parents, not one of ``inputs``); missing folders are created.
-    """
+    """Check that ``path`` may be a command's output folder (nothing is created): a folder or
+    a new path, not under /proc or /sys, no file among its parents, not one of ``inputs``."""
     raw = os.fspath(path)
     if not raw.strip():
         raise _fail(what, raw, "an empty path; expected a folder")
+    if "\x00" in raw:
+        raise _fail(what, raw, "contains a NUL character; expected a folder")
     p = Path(raw)
+    longest = max(len(os.fsencode(part)) for part in p.parts)
+    if longest > NAME_MAX:
+        raise _fail(
+            what, p, f"a folder name is {longest} bytes long; expected at most {NAME_MAX} bytes"
+        )
     for candidate in (os.path.abspath(p), os.path.realpath(p)):
         root = _under_kernel_fs(candidate)
         if root is not None:
@@ -292,14 +298,23 @@ def output_dir(
     try:
         st = os.stat(p)
     except (FileNotFoundError, NotADirectoryError):
-        st = None
+        _check_folder(p, p, what, missing_ok=True)
+        return p
     except OSError as exc:
         raise _fail(what, p, f"cannot use it ({exc.strerror or exc}); expected a folder") from None
-    if st is not None:
-        if not stat.S_ISDIR(st.st_mode):
-            raise _fail(what, p, f"is {_kind(st.st_mode)}; expected a folder")
-        return p
-    _check_folder(p, p, what, missing_ok=True)
+    if not stat.S_ISDIR(st.st_mode):
+        raise _fail(what, p, f"is {_kind(st.st_mode)}; expected a folder")
+    return p
+
+
+def output_dir(
+    path: str | os.PathLike[str],
+    *,
+    inputs: Iterable[str | os.PathLike[str]] = (),
+    what: str = "--output",
+) -> Path:
+    """:func:`check_output_dir`, then create the folder (and its parents) when missing."""
+    p = check_output_dir(path, inputs=inputs, what=what)
     _make_folder(p, p, what)
     return p
 

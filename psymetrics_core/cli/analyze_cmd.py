@@ -10,6 +10,7 @@ import click
 from psymetrics_core.analysis.outputs import analyze_runs, write_report
 from psymetrics_core.analysis.responses import analyze_responses
 from psymetrics_core.base.errors import PsymError
+from psymetrics_core.base.writing import check_output_dir
 from psymetrics_core.cli import session_of
 from psymetrics_core.cli.analyze_tables import print_report, print_responses_report
 from psymetrics_core.cli.console import print_json, stderr
@@ -142,6 +143,9 @@ def analyze_cmd(
         return
     if not run_dirs:
         raise PsymError("give run directories of `psym eval`, or --task TASK --responses FILE")
+    inputs = [*run_inputs(run_dirs), *(p for p in (baseline, labels) if p is not None)]
+    if output is not None:
+        check_output_dir(output, inputs=inputs)  # before the analysis
     result = analyze_runs(
         list(run_dirs),
         session_of(ctx),
@@ -155,7 +159,6 @@ def analyze_cmd(
         warn=lambda line: stderr.print(f"warning: {line}", markup=False),
     )
     if output is not None:
-        inputs = [*run_inputs(run_dirs), *(p for p in (baseline, labels) if p is not None)]
         stderr.print(f"analysis: {write_report(result.report, output, inputs)}")
     if as_json:
         print_json(result.report)

@@ -25,7 +25,7 @@ import yaml
 
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.reading import load_json
-from psymetrics_core.base.writing import output_dir, write_output
+from psymetrics_core.base.writing import check_output_dir, write_output
 
 __all__ = ["ImportReport", "import_psychobench", "convert_scale"]
 
@@ -64,7 +64,7 @@ def import_psychobench(path: str | Path, output: str | Path, prefix: str = "pbi-
     if not isinstance(data, list) or not data:
         raise PsymError(f"{src}: expected a JSON list of questionnaire objects")
     report = ImportReport()
-    out_root = output_dir(output, inputs=[src], what="--output")
+    out_root = check_output_dir(output, inputs=[src])  # created with the first scale
     for i, obj in enumerate(data):
         if not isinstance(obj, dict):
             raise PsymError(f"{src}: entry {i} is not an object")
