@@ -227,7 +227,7 @@ CSV_COLUMNS = ("construct", "test_score", "behaviour_score", "n", "rho", "ci_low
 
 def ecological_validity(
     run_dirs: Sequence[str | Path],
-    output: Path,
+    output: str | Path,
     *,
     pairs: str | Path | None = None,
     exclude: Iterable[str] = (),

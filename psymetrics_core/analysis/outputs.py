@@ -73,7 +73,7 @@ def analyze_runs(
 
 
 def write_report(
-    report: dict[str, Any], out: Path, inputs: Sequence[str | Path] = ()
+    report: dict[str, Any], out: str | Path, inputs: Sequence[str | Path] = ()
 ) -> Path:
     """Write analysis.json and the non-empty flat CSVs (consistency, styles, facets, convergent
     validity) into ``out`` (``base.writing``: never onto one of ``inputs``, the files the

@@ -34,7 +34,7 @@ def _cache_files(cache: ResponseCache) -> list[Path]:
     return [db, *(db.with_name(db.name + s) for s in ("-wal", "-shm", "-journal"))]
 
 
-def export_cache(cache: ResponseCache, path: Path, model: str | None = None) -> int:
+def export_cache(cache: ResponseCache, path: str | Path, model: str | None = None) -> int:
     """Write every response (of ``model``, a label from ``psym cache info``) to ``path``.
 
     Written by ``base.writing.write_output``: a regular file or a new path, never the cache's
@@ -43,11 +43,11 @@ def export_cache(cache: ResponseCache, path: Path, model: str | None = None) -> 
     write into each other's temporary file.
     """
     inputs = _cache_files(cache)
-    check_target(path, inputs=inputs, what="cache export")  # before reading the rows
+    target = check_target(path, inputs=inputs, what="cache export")  # before reading the rows
     rows = cache.rows(model)
 
     def write(raw: IO[bytes]) -> None:
-        sink = gzip.GzipFile(fileobj=raw, mode="wb") if path.suffix == ".gz" else raw
+        sink = gzip.GzipFile(fileobj=raw, mode="wb") if target.suffix == ".gz" else raw
         fh = io.TextIOWrapper(cast(IO[bytes], sink), encoding="utf-8", newline="\n")
         for row in rows:
             line = json.dumps(dict(zip(_FIELDS, row, strict=True)), ensure_ascii=False)

@@ -186,7 +186,9 @@ def _check_kind(p: Path, what: str) -> os.stat_result | None:
     return st
 
 
-def _check_inputs(p: Path, inputs: Iterable[str | os.PathLike[str]], what: str) -> None:
+def _check_inputs(
+    p: Path, inputs: Iterable[str | os.PathLike[str]], what: str, noun: str = "file"
+) -> None:
     target = os.path.realpath(p)
     for inp in inputs:
         same = os.path.realpath(inp) == target
@@ -195,7 +197,7 @@ def _check_inputs(p: Path, inputs: Iterable[str | os.PathLike[str]], what: str) 
                 same = os.path.samefile(p, inp)
         if same:
             raise _fail(
-                what, p, f"is one of this command's inputs ({_show(inp)}); choose another file"
+                what, p, f"is one of this command's inputs ({_show(inp)}); choose another {noun}"
             )
 
 
@@ -294,7 +296,7 @@ def check_output_dir(
         root = _under_kernel_fs(candidate)
         if root is not None:
             raise _fail(what, p, f"is under {root} (a kernel file system); expected a folder")
-    _check_inputs(p, inputs, what)
+    _check_inputs(p, inputs, what, "folder")
     try:
         st = os.stat(p)
     except (FileNotFoundError, NotADirectoryError):

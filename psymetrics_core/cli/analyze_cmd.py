@@ -50,7 +50,7 @@ def _fence_k(value: float) -> float:
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.option(
     "--output",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=click.Path(),  # checked by base.writing: one line, '' named as given
     default=None,
     help="Write analysis.json (and the tables' CSVs) into this directory.",
 )
@@ -107,7 +107,7 @@ def analyze_cmd(
     form: str,
     deletion: str,
     as_json: bool,
-    output: Path | None,
+    output: str | None,
     reference: str,
     nan_policy: str,
     baseline: Path | None,

@@ -28,13 +28,13 @@ def export_cmd() -> None:
 @click.option(
     "--output",
     "-o",
-    type=click.Path(path_type=Path, file_okay=False),
-    default=Path("tasks"),
+    type=click.Path(),  # checked by base.writing: one line, '' named as given
+    default="tasks",
     show_default=True,
     help="Folder to write the task folders into (given to lm_eval as --include_path).",
 )
 @click.pass_context
-def lm_eval_cmd(ctx: click.Context, tasks: tuple[str, ...], output: Path) -> None:
+def lm_eval_cmd(ctx: click.Context, tasks: tuple[str, ...], output: str) -> None:
     """Write psym_<task> (logprob) and psym_<task>_gen (generate) lm-eval tasks."""
 
     ids = [t.strip() for chunk in tasks for t in chunk.split(",") if t.strip()]
@@ -68,13 +68,13 @@ def _tidy_command(table: str, what: str) -> click.Command:
     @click.option(
         "--output",
         "-o",
-        type=click.Path(dir_okay=False, path_type=Path),
+        type=click.Path(),  # checked by base.writing: one line, '' named as given
         required=True,
         help="File to write (never one of the runs' own record files).",
     )
-    def cmd(run_dirs: tuple[Path, ...], fmt: str | None, output: Path) -> None:
+    def cmd(run_dirs: tuple[Path, ...], fmt: str | None, output: str) -> None:
 
-        chosen = fmt or ("parquet" if output.suffix == ".parquet" else "csv")
+        chosen = fmt or ("parquet" if output.endswith(".parquet") else "csv")
         out, n = export_table(table, list(run_dirs), chosen, output)
         stdout.print(f"wrote {n} rows of {table} to {out} ({chosen})", markup=False)
 

@@ -38,13 +38,13 @@ def _eval_params() -> list[click.Parameter]:
     "-o",
     "plan_path",
     required=True,
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=click.Path(),  # checked by base.writing: one line, '' named as given
     help="Plan file to write (JSON lines).",
 )
 @click.pass_context
 def plan_cmd(
     ctx: click.Context,
-    plan_path: Path,
+    plan_path: str,
     tasks: str,
     model: str,
     model_args: str,

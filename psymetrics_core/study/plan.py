@@ -211,7 +211,7 @@ def unit_hash(
     )
 
 
-def write_plan(plan: Plan, path: Path, inputs: Sequence[str | Path] = ()) -> None:
+def write_plan(plan: Plan, path: str | Path, inputs: Sequence[str | Path] = ()) -> None:
     """Write the plan as JSON lines (header first), atomically (``base.writing``: a regular
     file or a new path, never one of ``inputs``, the files the command read)."""
     header = {
