@@ -21,18 +21,39 @@ import io
 import json
 import os
 import shutil
+import signal
 import stat
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from cases import BASE_PB
 from test_fuzz_rundirs import _Scripted
 
 RUN_FILES = ("results.json", "samples.jsonl")
+HANG_BOUND = 60  # seconds; a writer that opens a FIFO with no reader blocks for ever
+
+
+class Hung(BaseException):
+    """Raised by the alarm: not an OSError, so no handler can mistake it for a clean error."""
+
+
+@pytest.fixture(autouse=True)
+def _no_hang() -> Iterator[None]:
+    def stop(_signum: int, _frame: Any) -> None:
+        raise Hung(f"the command hung for {HANG_BOUND} s (a FIFO opened for writing?)")
+
+    old = signal.signal(signal.SIGALRM, stop)
+    signal.alarm(HANG_BOUND)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
 
 
 @pytest.fixture(scope="module")
