@@ -11,6 +11,7 @@ the statistic is ``analysis.validity.spearman_fisher``.
 from __future__ import annotations
 
 import csv
+import io
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -24,6 +25,8 @@ from psymetrics_core.analysis.section import AnalysisSection
 from psymetrics_core.analysis.validity import spearman_fisher
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.reading import parse_yaml, read_text
+from psymetrics_core.base.writing import check_output_dir, csv_cell, output_dir, write_output
+from psymetrics_core.records.inputs import run_inputs
 
 __all__ = [
     "Pair",
@@ -225,7 +228,7 @@ CSV_COLUMNS = ("construct", "test_score", "behaviour_score", "n", "rho", "ci_low
 
 def ecological_validity(
     run_dirs: Sequence[str | Path],
-    output: Path,
+    output: str | Path,
     *,
     pairs: str | Path | None = None,
     exclude: Iterable[str] = (),
@@ -233,6 +236,8 @@ def ecological_validity(
     """Rho of every construct pair across the models of ``run_dirs`` (pairing table ``pairs``,
     default the shipped one; models in ``exclude`` left out), written to ``output`` as
     validity.json, validity.csv, validity.png and validity.svg."""
+    inputs = [*run_inputs(run_dirs), *([pairs] if pairs is not None else [])]
+    check_output_dir(output, inputs=inputs)  # before the work
     scores = read_runs(run_dirs)
     results = validity(scores, load_pairs(pairs), exclude)
     if not results:
@@ -240,16 +245,21 @@ def ecological_validity(
             f"no construct pair found in {len(run_dirs)} run(s): each pair needs a "
             "questionnaire and a behaviour score (see --pairs)"
         )
-    output.mkdir(parents=True, exist_ok=True)
+    output = output_dir(output, inputs=inputs, what="--output")
     rows = [r.to_json() for r in results]
-    (output / "validity.json").write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
-    table = output / "validity.csv"
-    with table.open("w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
-        w.writerow(CSV_COLUMNS)
-        for r in results:
-            w.writerow([getattr(r, c) for c in CSV_COLUMNS])
-    return ValidityReport(len(scores), results, table, rank_plot(results, output))
+    text = json.dumps(rows, indent=2) + "\n"
+    write_output(output / "validity.json", text, inputs=inputs, what="--output")
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    w.writerow(CSV_COLUMNS)
+    for r in results:
+        w.writerow([_cell(getattr(r, c)) for c in CSV_COLUMNS])
+    table = write_output(output / "validity.csv", buf.getvalue(), inputs=inputs, what="--output")
+    return ValidityReport(len(scores), results, table, rank_plot(results, output, inputs=inputs))
+
+
+def _cell(value: Any) -> Any:
+    return csv_cell(value) if isinstance(value, str) else value
 
 
 def validity_section(

@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from scipy.stats import rankdata
+
+from psymetrics_core.base.writing import output_dir, write_output
 
 if TYPE_CHECKING:  # ecological writes its plots with rank_plot
     from psymetrics_core.analysis.ecological import PairResult
@@ -23,9 +26,13 @@ def ranks(values: Sequence[float]) -> list[float]:
 
 
 def rank_plot(
-    results: Sequence[PairResult], out_dir: str | Path, stem: str = "validity"
+    results: Sequence[PairResult],
+    out_dir: str | Path,
+    stem: str = "validity",
+    inputs: Sequence[str | Path] = (),
 ) -> list[Path]:
-    """Write ``<stem>.png`` and ``<stem>.svg`` under ``out_dir``; returns their paths."""
+    """Write ``<stem>.png`` and ``<stem>.svg`` under ``out_dir`` (``base.writing``, never onto
+    one of ``inputs``); returns their paths."""
     import matplotlib  # on demand: the [analysis] extra
 
     matplotlib.use("Agg")
@@ -56,10 +63,18 @@ def rank_plot(
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     fig.tight_layout()
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    paths = [out / f"{stem}.png", out / f"{stem}.svg"]
-    for p in paths:
-        fig.savefig(p, dpi=120 if p.suffix == ".png" else None)
-    plt.close(fig)
+    out = output_dir(out_dir, inputs=inputs, what="--output")
+    paths = []
+    try:
+        for fmt, dpi in (("png", 120), ("svg", None)):
+            paths.append(
+                write_output(
+                    out / f"{stem}.{fmt}",
+                    partial(fig.savefig, format=fmt, dpi=dpi),
+                    inputs=inputs,
+                    what="--output",
+                )
+            )
+    finally:
+        plt.close(fig)
     return paths

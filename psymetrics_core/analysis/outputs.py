@@ -16,6 +16,7 @@ from psymetrics_core.analysis.report import analyze
 from psymetrics_core.analysis.sections import AnalysisSection, collect_sections
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.jsonable import json_ready
+from psymetrics_core.base.writing import csv_cell, output_dir, write_output
 from psymetrics_core.pluginsys.session import Session
 
 __all__ = ["RunsAnalysis", "analyze_runs", "write_report"]
@@ -76,12 +77,16 @@ def analyze_runs(
     return RunsAnalysis(report, sections)
 
 
-def write_report(report: dict[str, Any], out: Path) -> Path:
+def write_report(
+    report: dict[str, Any], out: str | Path, inputs: Sequence[str | Path] = ()
+) -> Path:
     """Write analysis.json and the non-empty flat CSVs (consistency, styles, facets, convergent
-    validity) into ``out``; returns the path of analysis.json."""
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / "analysis.json"
-    path.write_text(json.dumps(json_ready(report), indent=2) + "\n", encoding="utf-8")
+    validity) into ``out`` (``base.writing``: never onto one of ``inputs``, the files the
+    analysis read; text cells a spreadsheet would run are neutralised); returns the path of
+    analysis.json."""
+    out = output_dir(out, inputs=inputs, what="--output")
+    text = json.dumps(json_ready(report), indent=2) + "\n"
+    path = write_output(out / "analysis.json", text, inputs=inputs, what="--output")
     cons, sty, fac = [], [], []
     for run, tasks in report["analyses"].items():
         for task, a in tasks.items():
@@ -101,5 +106,7 @@ def write_report(report: dict[str, Any], out: Path) -> Path:
         ("convergent_validity", report["convergent_validity"].get("rows", [])),
     ):
         if rows:  # a single run has no consistency/convergent rows: write no empty table
-            pd.DataFrame(rows).to_csv(out / f"{name}.csv", index=False)
+            frame = pd.DataFrame(rows).map(lambda v: csv_cell(v) if isinstance(v, str) else v)
+            csv_text = frame.to_csv(index=False)
+            write_output(out / f"{name}.csv", csv_text, inputs=inputs, what="--output")
     return path

@@ -12,10 +12,9 @@ line and the field, and adds nothing.
 from __future__ import annotations
 
 import gzip
+import io
 import json
 import math
-import os
-import tempfile
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,6 +27,7 @@ from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.models import Strict
 from psymetrics_core.base.reading import InputError, max_bytes, parse_json, read_lines
 from psymetrics_core.base.regular import require_regular_file
+from psymetrics_core.base.writing import check_target, write_output
 
 __all__ = ["export_cache", "import_cache"]
 
@@ -40,27 +40,36 @@ def _open(path: Path, mode: str, gz: bool) -> IO[str]:
     return path.open(mode, encoding="utf-8")
 
 
-def export_cache(cache: ResponseCache, path: Path, model: str | None = None) -> int:
-    """Write every response (of ``model``, a label from ``psym cache info``) to ``path``."""
+def _cache_files(cache: ResponseCache) -> list[Path]:
+    """The cache's database and its SQLite side files (write-ahead log, shared memory)."""
+    db = Path(cache.path)
+    return [db, *(db.with_name(db.name + s) for s in ("-wal", "-shm", "-journal"))]
+
+
+def export_cache(cache: ResponseCache, path: str | Path, model: str | None = None) -> int:
+    """Write every response (of ``model``, a label from ``psym cache info``) to ``path``.
+
+    Written by ``base.writing.write_output``: a regular file or a new path, never the cache's
+    own database; a unique temporary file next to ``path``, then one atomic rename, so a reader
+    (or `psym cache import`) sees the old file or the new one and concurrent exports never
+    write into each other's temporary file.
+    """
+    inputs = _cache_files(cache)
+    target = check_target(path, inputs=inputs, what="cache export")  # before reading the rows
     rows = cache.rows(model)
-    # a temporary file of this process's own next to ``path``, then one atomic rename: a reader
-    # (or `psym cache import`) sees the old file or the new one, never a half-written one, and
-    # two exports to the same path never write into each other's temporary file
-    try:
-        fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    except OSError as exc:
-        raise PsymError(f"{path}: cannot write there ({exc.strerror or exc})") from None
-    os.close(fd)
-    tmp = Path(name)
-    try:
-        with _open(tmp, "w", path.suffix == ".gz") as fh:
-            for row in rows:
-                line = json.dumps(dict(zip(_FIELDS, row, strict=True)), ensure_ascii=False)
-                fh.write(line + "\n")
-        tmp.replace(path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+
+    def write(raw: IO[bytes]) -> None:
+        sink = gzip.GzipFile(fileobj=raw, mode="wb") if target.suffix == ".gz" else raw
+        fh = io.TextIOWrapper(cast(IO[bytes], sink), encoding="utf-8", newline="\n")
+        for row in rows:
+            line = json.dumps(dict(zip(_FIELDS, row, strict=True)), ensure_ascii=False)
+            fh.write(line + "\n")
+        fh.flush()
+        fh.detach()  # leaves ``raw`` open for the writer's fsync
+        if sink is not raw:
+            sink.close()  # the gzip trailer, into ``raw``
+
+    write_output(path, write, inputs=inputs, what="cache export")
     return len(rows)
 
 

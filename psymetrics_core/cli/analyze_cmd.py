@@ -10,9 +10,11 @@ import click
 from psymetrics_core.analysis.outputs import analyze_runs, write_report
 from psymetrics_core.analysis.responses import analyze_responses
 from psymetrics_core.base.errors import PsymError
+from psymetrics_core.base.writing import check_output_dir
 from psymetrics_core.cli import session_of
 from psymetrics_core.cli.analyze_tables import print_report, print_responses_report
 from psymetrics_core.cli.console import print_json, stderr
+from psymetrics_core.records.inputs import run_inputs
 
 __all__ = ["analyze_cmd"]
 
@@ -49,7 +51,7 @@ def _fence_k(value: float) -> float:
 @click.option(
     "--output",
     "-o",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=click.Path(),  # checked by base.writing: one line, '' named as given
     default=None,
     help="Write analysis.json (and the tables' CSVs) into this directory.",
 )
@@ -114,7 +116,7 @@ def analyze_cmd(
     form: str,
     deletion: str,
     as_json: bool,
-    output: Path | None,
+    output: str | None,
     reference: str,
     nan_policy: str,
     baseline: Path | None,
@@ -151,6 +153,9 @@ def analyze_cmd(
         return
     if not run_dirs:
         raise PsymError("give run directories of `psym eval`, or --task TASK --responses FILE")
+    inputs = [*run_inputs(run_dirs), *(p for p in (baseline, labels) if p is not None)]
+    if output is not None:
+        check_output_dir(output, inputs=inputs)  # before the analysis
     result = analyze_runs(
         list(run_dirs),
         session_of(ctx),
@@ -165,7 +170,7 @@ def analyze_cmd(
         warn=lambda line: stderr.print(f"warning: {line}", markup=False),
     )
     if output is not None:
-        stderr.print(f"analysis: {write_report(result.report, output)}")
+        stderr.print(f"analysis: {write_report(result.report, output, inputs)}")
     if as_json:
         print_json(result.report)
         return

@@ -28,13 +28,13 @@ def export_cmd() -> None:
 @click.option(
     "--output",
     "-o",
-    type=click.Path(path_type=Path, file_okay=False),
-    default=Path("tasks"),
+    type=click.Path(),  # checked by base.writing: one line, '' named as given
+    default="tasks",
     show_default=True,
     help="Folder to write the task folders into (given to lm_eval as --include_path).",
 )
 @click.pass_context
-def lm_eval_cmd(ctx: click.Context, tasks: tuple[str, ...], output: Path) -> None:
+def lm_eval_cmd(ctx: click.Context, tasks: tuple[str, ...], output: str) -> None:
     """Write psym_<task> (logprob) and psym_<task>_gen (generate) lm-eval tasks."""
 
     ids = [t.strip() for chunk in tasks for t in chunk.split(",") if t.strip()]
@@ -51,7 +51,12 @@ def lm_eval_cmd(ctx: click.Context, tasks: tuple[str, ...], output: Path) -> Non
 
 
 def _tidy_command(table: str, what: str) -> click.Command:
-    @click.command(table, help=f"{what} of RUN_DIRS as a tidy CSV or parquet table (polars).")
+    @click.command(
+        table,
+        help=f"{what} of RUN_DIRS as a tidy CSV or parquet table (polars). In CSV, a text cell "
+        "starting with =, +, -, @, a tab or a carriage return (and not a number) gets a leading "
+        "' so that a spreadsheet shows it as text instead of running it as a formula.",
+    )
     @click.argument("run_dirs", nargs=-1, required=True, type=click.Path(path_type=Path))
     @click.option(
         "--format",
@@ -63,13 +68,13 @@ def _tidy_command(table: str, what: str) -> click.Command:
     @click.option(
         "--output",
         "-o",
-        type=click.Path(dir_okay=False, path_type=Path),
+        type=click.Path(),  # checked by base.writing: one line, '' named as given
         required=True,
-        help="File to write.",
+        help="File to write (never one of the runs' own record files).",
     )
-    def cmd(run_dirs: tuple[Path, ...], fmt: str | None, output: Path) -> None:
+    def cmd(run_dirs: tuple[Path, ...], fmt: str | None, output: str) -> None:
 
-        chosen = fmt or ("parquet" if output.suffix == ".parquet" else "csv")
+        chosen = fmt or ("parquet" if output.endswith(".parquet") else "csv")
         out, n = export_table(table, list(run_dirs), chosen, output)
         stdout.print(f"wrote {n} rows of {table} to {out} ({chosen})", markup=False)
 

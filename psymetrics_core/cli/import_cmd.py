@@ -21,11 +21,11 @@ def import_cmd() -> None:
     "--output",
     "-o",
     required=True,
-    type=click.Path(file_okay=False, path_type=Path),
+    type=click.Path(),  # checked by base.writing: one line, '' named as given
     help="Folder to write one <task>/instrument.yaml + items.csv per scale into.",
 )
 @click.option("--prefix", default="pbi-", show_default=True, help="Prefix of the task ids.")
-def psychobench_cmd(path: Path, output: Path, prefix: str) -> None:
+def psychobench_cmd(path: Path, output: str, prefix: str) -> None:
     """Convert a PsychoBench questionnaires.json (items, keys, norms) and report the fixes."""
 
     report = import_psychobench(path, output, prefix)

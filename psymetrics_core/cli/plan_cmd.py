@@ -38,13 +38,13 @@ def _eval_params() -> list[click.Parameter]:
     "-o",
     "plan_path",
     required=True,
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=click.Path(),  # checked by base.writing: one line, '' named as given
     help="Plan file to write (JSON lines).",
 )
 @click.pass_context
 def plan_cmd(
     ctx: click.Context,
-    plan_path: Path,
+    plan_path: str,
     tasks: str,
     model: str,
     model_args: str,
@@ -93,7 +93,8 @@ def plan_cmd(
         judge_max_new_tokens=judge_max_new_tokens,
     )
     plan = build_plan(settings, session)
-    write_plan(plan, plan_path)
+    data_files = [part for d in data for part in {d, d.partition("=")[2]} if part]
+    write_plan(plan, plan_path, inputs=[*settings.item_files.values(), *data_files])
     click.echo(f"{plan_path}: {len(plan.units)} units, plan {plan.hash[:12]}")
 
 

@@ -21,8 +21,8 @@ from psymetrics_core.cli.console import fmt, print_json, stderr, stdout, table
 @click.option(
     "--output",
     "-o",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=Path("psym-validity"),
+    type=click.Path(),  # checked by base.writing: one line, '' named as given
+    default="psym-validity",
     show_default=True,
     help="Folder for validity.json, validity.csv, validity.png and validity.svg.",
 )
@@ -31,7 +31,7 @@ from psymetrics_core.cli.console import fmt, print_json, stderr, stdout, table
 def validity_cmd(
     run_dirs: tuple[Path, ...],
     pairs: Path | None,
-    output: Path,
+    output: str,
     exclude: tuple[str, ...],
     as_json: bool,
 ) -> None:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.types import Instrument
+from psymetrics_core.base.writing import output_dir, write_output
 from psymetrics_core.export.lm_eval_runtime import decomposable, item_docs
 from psymetrics_core.pluginsys.failures import PluginHookError, plugin_error
 
@@ -200,9 +201,7 @@ def _generated(path: Path) -> bool:
 
 
 def _write(path: Path, text: str, report: ExportReport) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8", newline="\n")
-    report.files.append(path)
+    report.files.append(write_output(path, text, what="--output", make_parents=True))
 
 
 def export_lm_eval(
@@ -218,13 +217,11 @@ def export_lm_eval(
     Without ``tasks``, folders of previously exported instruments that are no longer
     installed are removed (only folders this exporter wrote).
     """
-    out = Path(output)
-    if out.exists() and not out.is_dir():
-        raise PsymError(f"--output {out} exists and is not a folder")
     if tasks:
         chosen = [session.get_instrument(t) for t in dict.fromkeys(tasks)]
     else:
         chosen = list(session.instruments().values())
+    out = output_dir(output, what="--output")  # a folder or a new path (not /proc, not a file)
     chosen.sort(key=lambda i: i.id)
     report = ExportReport(out)
     written: set[str] = set()

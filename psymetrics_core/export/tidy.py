@@ -16,11 +16,14 @@ judge (one row per judge-model call):
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from psymetrics_core.base.errors import PsymError
+from psymetrics_core.base.writing import FORMULA_START, NUMBER_PATTERN, check_target, write_output
+from psymetrics_core.records.inputs import run_inputs
 from psymetrics_core.records.read import load_run_data
 
 __all__ = ["TABLES", "FORMATS", "scores_table", "samples_table", "judge_table", "export_table"]
@@ -175,21 +178,46 @@ def judge_table(paths: Sequence[str | Path]) -> Any:
 TABLES = {"scores": scores_table, "samples": samples_table, "judge": judge_table}
 
 
+def _formula_safe(frame: Any) -> Any:
+    """``frame`` with every text cell a spreadsheet would run as a formula neutralised
+    (``base.writing.csv_cell``: a leading apostrophe; plain numbers such as ``-1.5`` stay)."""
+    import polars as pl  # on demand: the [analysis] extra
+
+    risky = "^[" + re.escape("".join(FORMULA_START)) + "]"
+    number = f"^(?:{NUMBER_PATTERN})$"
+    return frame.with_columns(
+        pl.when(pl.col(c).str.contains(risky) & ~pl.col(c).str.contains(number))
+        .then(pl.lit("'") + pl.col(c))
+        .otherwise(pl.col(c))
+        .alias(c)
+        for c, dtype in frame.schema.items()
+        if dtype == pl.Utf8
+    )
+
+
 def export_table(
     table: str, paths: Sequence[str | Path], fmt: str, output: str | Path
 ) -> tuple[Path, int]:
-    """Write ``table`` of ``paths`` as CSV or parquet; returns the path and the row count."""
+    """Write ``table`` of ``paths`` as CSV or parquet; returns the path and the row count.
+
+    The output is written by ``base.writing.write_output`` (never onto the runs' own record
+    files); in CSV a text cell starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage
+    return gets a leading apostrophe (unless it is a number), so a spreadsheet shows it as text.
+    """
     if table not in TABLES:
         raise PsymError(f"unknown table {table!r} (one of {', '.join(TABLES)})")
     if fmt not in FORMATS:
         raise PsymError(f"--format must be one of {', '.join(FORMATS)}, got {fmt!r}")
+    inputs = run_inputs(paths)
+    check_target(output, inputs=inputs, what="--output", make_parents=True)  # before the work
     frame = TABLES[table](paths)
-    out = Path(output)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(out.name + ".tmp")
     if fmt == "csv":
-        frame.write_csv(tmp)
+        safe = _formula_safe(frame)
+        out = write_output(
+            output, safe.write_csv, inputs=inputs, what="--output", make_parents=True
+        )
     else:
-        frame.write_parquet(tmp)
-    tmp.replace(out)
+        out = write_output(
+            output, frame.write_parquet, inputs=inputs, what="--output", make_parents=True
+        )
     return out, frame.height

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import csv
 import difflib
+import io
 import math
 import re
 from dataclasses import dataclass, field
@@ -24,6 +25,7 @@ import yaml
 
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.reading import load_json
+from psymetrics_core.base.writing import check_output_dir, write_output
 
 __all__ = ["ImportReport", "import_psychobench", "convert_scale"]
 
@@ -62,7 +64,7 @@ def import_psychobench(path: str | Path, output: str | Path, prefix: str = "pbi-
     if not isinstance(data, list) or not data:
         raise PsymError(f"{src}: expected a JSON list of questionnaire objects")
     report = ImportReport()
-    out_root = Path(output)
+    out_root = check_output_dir(output, inputs=[src])  # created with the first scale
     for i, obj in enumerate(data):
         if not isinstance(obj, dict):
             raise PsymError(f"{src}: entry {i} is not an object")
@@ -71,14 +73,14 @@ def import_psychobench(path: str | Path, output: str | Path, prefix: str = "pbi-
             continue
         task_id, spec, rows = converted
         folder = out_root / task_id
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / "instrument.yaml").write_text(
-            yaml.safe_dump(spec, sort_keys=False, allow_unicode=True, width=100), encoding="utf-8"
-        )
-        with (folder / "items.csv").open("w", newline="", encoding="utf-8") as fh:
-            writer = csv.writer(fh, lineterminator="\n")
-            writer.writerow(["id", "text", "scale", "reverse", "flag"])
-            writer.writerows(rows)
+        text = yaml.safe_dump(spec, sort_keys=False, allow_unicode=True, width=100)
+        write_output(folder / "instrument.yaml", text, inputs=[src], what="--output",
+                     make_parents=True)  # fmt: skip
+        buf = io.StringIO()
+        writer = csv.writer(buf, lineterminator="\n")
+        writer.writerow(["id", "text", "scale", "reverse", "flag"])
+        writer.writerows(rows)
+        write_output(folder / "items.csv", buf.getvalue(), inputs=[src], what="--output")
         report.tasks.append(task_id)
         report.written.append(folder)
     if not report.tasks:

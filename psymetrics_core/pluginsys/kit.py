@@ -7,6 +7,7 @@ from pathlib import Path
 
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.versions import __version__
+from psymetrics_core.base.writing import write_output
 
 __all__ = ["new_plugin", "placeholders", "plugin_names"]
 
@@ -203,8 +204,7 @@ def new_plugin(name: str, directory: str | Path = ".") -> Path:
         root / "tests" / f"test_{names['pkg'][len('psymetrics_plugin_') :]}.py": TEST,
     }
     for path, template in files.items():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(template.format(**names), encoding="utf-8")
+        write_output(path, template.format(**names), what="plugin file", make_parents=True)
     return root
 
 

@@ -12,6 +12,7 @@ import math
 import os
 import platform
 import sys
+import tempfile
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
@@ -22,6 +23,7 @@ from pydantic import BaseModel, ValidationError
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.redaction import redact
 from psymetrics_core.base.versions import RECORD_SCHEMA_VERSION, __version__
+from psymetrics_core.base.writing import NEW_FILE_MODE, check_target
 from psymetrics_core.records import record_model
 
 __all__ = ["SampleWriter", "write_results", "provenance", "redact", "checked", "RecordError"]
@@ -76,6 +78,7 @@ class SampleWriter:
         self.model = model
         self._fh: IO[str] | None = None
         if path is not None:
+            check_target(path, what="samples file", make_parents=True)  # no FIFO, no device
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 self._fh = path.open("w", encoding="utf-8")
@@ -115,16 +118,22 @@ def write_results(path: Path, results: dict[str, Any], validate: bool = True) ->
     if validate:
         record = checked(record, "results", path.name)
     text = json.dumps(record, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    check_target(path, what="results file", make_parents=True)  # a regular file or a new path
+    tmp: Path | None = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        with tmp.open("w", encoding="utf-8") as fh:
+        # a unique name of this writer's own (two writers never share a temporary file)
+        fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        tmp = Path(name)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
+        os.chmod(tmp, NEW_FILE_MODE)
         tmp.replace(path)
     except OSError as exc:
-        tmp.unlink(missing_ok=True)
+        if tmp is not None:
+            tmp.unlink(missing_ok=True)
         raise PsymError(f"{path}: cannot write results ({exc.strerror or exc})") from None
 
 

@@ -17,7 +17,9 @@ from markupsafe import Markup, escape
 
 from psymetrics_core import __version__
 from psymetrics_core.base.errors import PsymError
+from psymetrics_core.base.writing import check_target, write_output
 from psymetrics_core.instruments.indicators import THRESHOLDS
+from psymetrics_core.records.inputs import run_inputs
 from psymetrics_core.records.read import RunData, load_run_data
 from psymetrics_core.report.figures import Figure
 from psymetrics_core.report.sections import build_context
@@ -81,11 +83,9 @@ def _markup(text: str) -> str:
 def write_report(
     paths: Sequence[str | Path], output: str | Path, labels: Sequence[str] = ()
 ) -> Path:
-    """Write the report of ``paths`` to ``output`` (atomically) and return its path."""
-    out = Path(output)
+    """Write the report of ``paths`` to ``output`` (atomically, never onto a run's own record
+    files: ``base.writing``) and return its path."""
+    inputs = run_inputs(paths)
+    check_target(output, inputs=inputs, what="--output", make_parents=True)  # before the work
     html = build_report(load_runs_for_report(paths, labels))
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(out.name + ".tmp")
-    tmp.write_text(html, encoding="utf-8")
-    tmp.replace(out)
-    return out
+    return write_output(output, html, inputs=inputs, what="--output", make_parents=True)

@@ -35,6 +35,7 @@ from psymetrics_core.base.models import Open
 from psymetrics_core.base.reading import load_json
 from psymetrics_core.base.regular import require_regular_file
 from psymetrics_core.base.types import Completion, Prompt
+from psymetrics_core.base.writing import output_dir, write_output
 from psymetrics_core.study.plan import Plan
 
 if TYPE_CHECKING:
@@ -62,10 +63,8 @@ class BatchState:
 
     def save(self, directory: Path) -> None:
         """Write ``batch.json`` atomically."""
-        path = directory / STATE_FILE
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(json.dumps(asdict(self), indent=2) + "\n", encoding="utf-8")
-        tmp.replace(path)
+        text = json.dumps(asdict(self), indent=2) + "\n"
+        write_output(directory / STATE_FILE, text, what="batch record")
 
     @classmethod
     def load(cls, directory: Path) -> BatchState:
@@ -297,7 +296,7 @@ def submit(plan: Plan, directory: Path, session: Session) -> BatchState:
     if not todo:
         raise PsymError("every request of this plan is already in the response cache")
     modes = {s.mode for _, _, s in todo}
-    directory.mkdir(parents=True, exist_ok=True)
+    directory = output_dir(directory, what="batch folder")
     lines = [
         json.dumps(
             {"custom_id": k, "method": "POST", "url": _ENDPOINT, "body": body_for(be, p, s)},
@@ -306,7 +305,7 @@ def submit(plan: Plan, directory: Path, session: Session) -> BatchState:
         for k, p, s in todo
     ]
     blob = ("\n".join(lines) + "\n").encode("utf-8")
-    (directory / "requests.jsonl").write_bytes(blob)
+    write_output(directory / "requests.jsonl", blob, what="batch requests")
     boundary = uuid.uuid4().hex
     form = (
         (
@@ -378,7 +377,7 @@ def collect(plan: Plan, directory: Path, session: Session) -> tuple[int, int]:
     path = f"files/{out_id}/content"
     text = api_call(be, "GET", path).decode("utf-8", errors="replace")
     text = be._redact(text)  # a key echoed by the server is not kept
-    (Path(directory) / "output.jsonl").write_text(text, encoding="utf-8")
+    write_output(Path(directory) / "output.jsonl", text, what="batch output")
     wanted = {k: (p, s) for k, p, s in requests}
     stored = failed = 0
     cache = ResponseCache()

@@ -16,7 +16,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from psymetrics_core.base.errors import PsymError
+from psymetrics_core.base.writing import write_output
 from psymetrics_core.instruments.indicators import add_run_indicators
+from psymetrics_core.records.inputs import run_inputs
 from psymetrics_core.records.read import check_samples, iter_lines, read_results_record
 from psymetrics_core.records.rundir import ensure_run_dir
 from psymetrics_core.records.samples import JudgeRecord, SampleRecord
@@ -235,10 +237,13 @@ def merge_runs(
     judge_lines = [x for s in shards for x in s.judge]
     # the output is claimed like `psym eval`'s: an existing run is refused unless overwrite, and
     # a second writer (another merge, eval or run into the same directory) stops at once
+    inputs = run_inputs(s.directory for s in shards)
     with ensure_run_dir(output, overwrite=overwrite):
-        write_plan(plan, output / "plan.jsonl")
-        (output / "samples.jsonl").write_text("".join(x + "\n" for x in lines), encoding="utf-8")
+        write_plan(plan, output / "plan.jsonl", inputs=inputs)
+        text = "".join(x + "\n" for x in lines)
+        write_output(output / "samples.jsonl", text, inputs=inputs, what="merged samples")
         if judge_lines:
-            (output / "judge.jsonl").write_text("".join(x + "\n" for x in judge_lines), "utf-8")
+            text = "".join(x + "\n" for x in judge_lines)
+            write_output(output / "judge.jsonl", text, inputs=inputs, what="merged judge calls")
         write_results(output / "results.json", merged)
     return MergeReport(output, len(shards), len(plan.units), len(lines))

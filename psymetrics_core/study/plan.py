@@ -23,6 +23,7 @@ from psymetrics_core.backends.cache import _VOLATILE
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.reading import read_text
 from psymetrics_core.base.regular import require_regular_file
+from psymetrics_core.base.writing import write_output
 from psymetrics_core.study.plan_records import (
     PLAN_FORMAT,
     PlanHeader,
@@ -220,8 +221,9 @@ def unit_hash(
     )
 
 
-def write_plan(plan: Plan, path: Path) -> None:
-    """Write the plan as JSON lines (header first), atomically."""
+def write_plan(plan: Plan, path: str | Path, inputs: Sequence[str | Path] = ()) -> None:
+    """Write the plan as JSON lines (header first), atomically (``base.writing``: a regular
+    file or a new path, never one of ``inputs``, the files the command read)."""
     header = {
         "psym_plan": PLAN_FORMAT,
         "hash": plan.hash,
@@ -230,10 +232,8 @@ def write_plan(plan: Plan, path: Path) -> None:
     }
     lines = [json.dumps(header, ensure_ascii=False)]
     lines += [json.dumps(asdict(u), ensure_ascii=False) for u in plan.units]
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    tmp.replace(path)
+    text = "\n".join(lines) + "\n"
+    write_output(path, text, inputs=inputs, what="plan", make_parents=True)
 
 
 def read_plan(path: Path) -> Plan:

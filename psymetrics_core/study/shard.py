@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from psymetrics_core.administer.runner import evaluate
 from psymetrics_core.backends.base import Reporter
 from psymetrics_core.base.errors import PsymError
+from psymetrics_core.base.writing import write_output
 from psymetrics_core.records.rundir import LOCK_NAME, ensure_run_dir
 from psymetrics_core.study.plan import Plan, build_plan, write_plan
 from psymetrics_core.study.plan_records import ShardRecord, read_shard_file
@@ -39,10 +40,8 @@ def read_shard_record(directory: Path) -> ShardRecord | None:
 
 
 def _write_record(directory: Path, record: dict[str, Any]) -> None:
-    path = directory / SHARD_FILE
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
-    tmp.replace(path)
+    text = json.dumps(record, indent=2) + "\n"
+    write_output(directory / SHARD_FILE, text, what="shard record")
 
 
 def check_plan_here(plan: Plan, session: Session) -> None:
@@ -114,7 +113,7 @@ def run_plan(
                 session=session,
             )  # fmt: skip
         else:  # more shards than units
-            (output / "samples.jsonl").write_text("", encoding="utf-8")
+            write_output(output / "samples.jsonl", "", what="samples file")
         record["complete"] = True
         _write_record(output, record)
         return record

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from psymetrics_core.base.errors import PsymError, SpecError
 from psymetrics_core.base.reading import read_text
+from psymetrics_core.base.writing import write_output
 
 __all__ = [
     "RULE",
@@ -213,7 +214,7 @@ def write_keyword_file(path: Path, task: str, texts: Mapping[str, str]) -> None:
     for item, text in texts.items():
         kw = rule_keyword(text)
         lines.append(f"{item},{kw}")
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    write_output(path, "\n".join(lines) + "\n", what="keyword file")
 
 
 def write_shipped_keywords(folder: Path | None = None) -> list[str]:

@@ -11,6 +11,8 @@ import click
 from psymetrics_core.analysis.drift import Stat
 from psymetrics_core.analysis.sections import AnalysisSection
 from psymetrics_core.base.errors import PsymError
+from psymetrics_core.base.writing import check_target, write_output
+from psymetrics_core.records.inputs import run_inputs
 
 from .analysis import MAX_BOOT, NEUTRAL, UNPARSED, Report, analyse, load_predictions
 from .labels import read_labels
@@ -167,7 +169,10 @@ def projective_analyze(
 ) -> None:
     """κ, DCR and |μΔ| against the neutral cell, accuracy and the authors' extra metrics
     against labels, judge agreement; every repeat, with the spread across repeats."""
+    inputs = [*run_inputs(run_dirs), *([labels_file] if labels_file else [])]
     try:
+        if json_out is not None:
+            check_target(json_out, inputs=inputs, what="--json")  # before the analysis
         preds = load_predictions(run_dirs)
         if not preds:
             raise PsymError(
@@ -178,10 +183,12 @@ def projective_analyze(
     except PsymError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(format_report(report, labels_file, baseline))
-    if json_out:
-        Path(json_out).write_text(
-            json.dumps(asdict(report), indent=2, default=str), encoding="utf-8"
-        )
+    if json_out is not None:
+        text = json.dumps(asdict(report), indent=2, default=str)
+        try:
+            write_output(json_out, text, inputs=inputs, what="--json")
+        except PsymError as exc:
+            raise click.ClickException(str(exc)) from None
 
 
 def analyze_section(
