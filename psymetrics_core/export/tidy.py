@@ -48,8 +48,15 @@ JUDGE_SCHEMA: dict[str, str] = {
 }  # fmt: skip
 
 
+def _polars() -> Any:
+    """polars, imported on first use (the [analysis] extra; `psym export` alone needs it)."""
+    import polars  # on demand: the [analysis] extra
+
+    return polars
+
+
 def _polars_schema(schema: dict[str, str]) -> dict[str, Any]:
-    import polars as pl  # on demand: the [analysis] extra
+    pl = _polars()
 
     types = {"str": pl.Utf8, "int": pl.Int64, "float": pl.Float64, "bool": pl.Boolean}
     return {k: types[v] for k, v in schema.items()}
@@ -78,7 +85,7 @@ def _label(run: Any) -> str:
 
 def scores_table(paths: Sequence[str | Path]) -> Any:
     """Scale scores of every (condition, repeat) administration of every task."""
-    import polars as pl  # on demand: the [analysis] extra
+    pl = _polars()
 
     rows = []
     for r in _runs(paths):
@@ -116,7 +123,7 @@ def scores_table(paths: Sequence[str | Path]) -> Any:
 
 def samples_table(paths: Sequence[str | Path]) -> Any:
     """One row per administered prompt (samples.jsonl, flattened)."""
-    import polars as pl  # on demand: the [analysis] extra
+    pl = _polars()
 
     rows = []
     for r in _runs(paths):
@@ -149,7 +156,7 @@ def samples_table(paths: Sequence[str | Path]) -> Any:
 
 def judge_table(paths: Sequence[str | Path]) -> Any:
     """One row per judge-model call (judge.jsonl, flattened)."""
-    import polars as pl  # on demand: the [analysis] extra
+    pl = _polars()
 
     rows = []
     for r in _runs(paths):
@@ -181,7 +188,7 @@ TABLES = {"scores": scores_table, "samples": samples_table, "judge": judge_table
 def _formula_safe(frame: Any) -> Any:
     """``frame`` with every text cell a spreadsheet would run as a formula neutralised
     (``base.writing.csv_cell``: a leading apostrophe; plain numbers such as ``-1.5`` stay)."""
-    import polars as pl  # on demand: the [analysis] extra
+    pl = _polars()
 
     risky = "^[" + re.escape("".join(FORMULA_START)) + "]"
     number = f"^(?:{NUMBER_PATTERN})$"
