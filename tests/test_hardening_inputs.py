@@ -237,10 +237,10 @@ def test_items_for_a_task_not_in_the_run() -> None:
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["--temperature", "-1"], "--temperature must be >= 0"),
-        (["--temperature", "nan"], "--temperature must be a finite number"),
-        (["--max-new-tokens", "0"], "--max-new-tokens must be at least 1"),
-        (["--max-new-tokens", "-5"], "--max-new-tokens must be at least 1"),
+        (["--temperature", "-1"], "--temperature must be a number in 0-100"),
+        (["--temperature", "nan"], "--temperature must be a number in 0-100"),
+        (["--max-new-tokens", "0"], "--max-new-tokens must be an integer in 1-131,072"),
+        (["--max-new-tokens", "-5"], "--max-new-tokens must be an integer in 1-131,072"),
         (["--condition", "reversed-options+"], "empty condition name"),
         (["--items", "bfii=x.csv"], "'bfii' is not among --tasks"),
         (["--task-arg", "bfii.data=x"], "'bfii' is not among --tasks"),

@@ -23,10 +23,11 @@ import threading
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
 from psymetrics_core.backends.base import Backend, GenerationSettings, OnResult, Reporter
+from psymetrics_core.base.bounds import bound
 from psymetrics_core.base.errors import BackendError
 from psymetrics_core.base.redaction import redact_text, redact_url, secret_forms, url_secrets
 from psymetrics_core.base.types import Completion, Prompt
@@ -466,6 +467,9 @@ def _capture(coro: Any) -> Any:
         return exc
 
 
+_N = TypeVar("_N", int, float)
+
+
 def _int(args: dict[str, str], key: str, default: int, low: int) -> int:
     raw = args.pop(key, None)
     if raw is None:
@@ -476,6 +480,14 @@ def _int(args: dict[str, str], key: str, default: int, low: int) -> int:
         raise BackendError(f"--model-args {key} must be an integer, got {raw!r}") from None
     if value < low:
         raise BackendError(f"--model-args {key} must be at least {low}, got {value}")
+    return _bounded(key, value)
+
+
+def _bounded(key: str, value: _N) -> _N:
+    """``value`` within the bound ``base/bounds.py`` declares for ``--model-args KEY``."""
+    b = bound(f"--model-args {key}")
+    if not b.holds(value):
+        raise BackendError(b.message(value))
     return value
 
 
@@ -490,4 +502,4 @@ def _float(args: dict[str, str], key: str, default: float, positive: bool = Fals
     if not math.isfinite(value) or value < 0 or (positive and value == 0):
         want = "a positive number" if positive else "a number >= 0"
         raise BackendError(f"--model-args {key} must be {want}, got {raw!r}")
-    return value
+    return _bounded(key, value)

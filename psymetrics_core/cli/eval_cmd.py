@@ -13,6 +13,7 @@ from psymetrics_core.administer.options import parse_task_args
 from psymetrics_core.administer.preflight import check_label
 from psymetrics_core.administer.runner import evaluate
 from psymetrics_core.cli import session_of
+from psymetrics_core.cli.bounded import bounded
 from psymetrics_core.cli.console import fmt, print_json, progress_bar, stderr, stdout, table
 from psymetrics_core.instruments.indicators import warnings_of
 from psymetrics_core.instruments.item_texts import parse_items_option
@@ -40,22 +41,26 @@ if TYPE_CHECKING:
     show_default=True,
     help="Generate text and parse it, or score options' likelihood.",
 )
-@click.option("--seed", type=int, default=1234, show_default=True)
+@click.option("--seed", type=bounded("--seed"), default=1234, show_default=True)
 @click.option(
     "--limit",
-    type=click.IntRange(min=1),
+    type=bounded("--limit"),
     default=None,
     help="Administer only the first N items per task.",
 )
 @click.option("--form", default="original", show_default=True, help="Instrument form.")
 @click.option(
     "--max-new-tokens",
-    type=click.IntRange(min=1),
+    type=bounded("--max-new-tokens"),
     default=None,
     help="Generation length [default: 24; behaviour tasks use their own].",
 )
 @click.option(
-    "--temperature", type=float, default=0.0, show_default=True, help="0 = greedy decoding."
+    "--temperature",
+    type=bounded("--temperature"),
+    default=0.0,
+    show_default=True,
+    help="0 = greedy decoding.",
 )
 @click.option(
     "--output",
@@ -87,7 +92,7 @@ if TYPE_CHECKING:
 )
 @click.option(
     "--repeats",
-    type=click.IntRange(min=1),
+    type=bounded("--repeats"),
     default=1,
     show_default=True,
     help="Seeded repetitions per condition (seeds SEED, SEED+1, ...).",
@@ -114,7 +119,7 @@ if TYPE_CHECKING:
 )
 @click.option(
     "--concurrency",
-    type=click.IntRange(min=1),
+    type=bounded("--concurrency"),
     default=None,
     help="Requests in flight at once for API backends [default: the backend's, 8].",
 )
@@ -138,7 +143,7 @@ if TYPE_CHECKING:
 @click.option("--judge-model-args", default="", help="Judge backend arguments, k=v,k=v.")
 @click.option(
     "--judge-max-new-tokens",
-    type=click.IntRange(min=1),
+    type=bounded("--judge-max-new-tokens"),
     default=None,
     help="Judge generation length [default: 128].",
 )

@@ -11,6 +11,7 @@ import click
 from psymetrics_core.analysis.drift import Stat
 from psymetrics_core.analysis.sections import AnalysisSection
 from psymetrics_core.base.errors import PsymError
+from psymetrics_core.cli.bounded import bounded
 
 from .analysis import NEUTRAL, Report, analyse, load_predictions
 from .labels import read_labels
@@ -83,7 +84,13 @@ def format_report(report: Report, labels_file: str | None, baseline: str) -> str
     "--labels", "labels_file", default=None, help="ground-truth labels (JSON) per persona"
 )
 @click.option("--baseline", default=NEUTRAL, show_default=True, help="the reference condition")
-@click.option("--n-boot", default=2000, show_default=True, help="bootstrap resamples for |μΔ|")
+@click.option(
+    "--n-boot",
+    type=bounded("--n-boot"),
+    default=2000,
+    show_default=True,
+    help="bootstrap resamples for |μΔ|",
+)
 @click.option(
     "--json", "json_out", default=None, type=click.Path(), help="also write the report as JSON"
 )
