@@ -10,13 +10,12 @@ only when an image is checked: the plugins that show images depend on it, the co
 from __future__ import annotations
 
 import io
-import os
-import stat
 import struct
 from pathlib import Path
 from typing import IO
 
 from psymetrics_core.base.errors import PsymError
+from psymetrics_core.base.reading import InputError, regular_file
 
 __all__ = [
     "MAX_IMAGE_BYTES",
@@ -66,11 +65,11 @@ def check_image_file(path: str | Path, where: str = "") -> str:
     p = Path(path)
     where = where or str(p)
     try:
-        st = os.stat(p)
+        st = regular_file(p, "PNG or JPEG image")
+    except InputError as exc:
+        raise PsymError(f"{where}: {str(exc).removeprefix(f'{p}: ')}") from None
     except OSError as exc:
         raise PsymError(f"{where}: cannot read the image ({exc.strerror or exc})") from None
-    if not stat.S_ISREG(st.st_mode) or p.resolve().parts[1:2] in (("proc",), ("sys",)):
-        raise PsymError(f"{where}: not a regular file (a device, FIFO, directory or /proc entry)")
     if st.st_size > MAX_IMAGE_BYTES:
         raise PsymError(
             f"{where}: the image is {st.st_size:,} bytes, over the {MAX_IMAGE_BYTES:,}-byte "

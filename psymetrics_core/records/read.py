@@ -156,8 +156,9 @@ class RunData:
 
 
 def _jsonl(path: Path, model: type[BaseModel], schema: str) -> list[dict[str, Any]]:
-    """The objects of a JSONL run file, each validated against its record (none if absent)."""
-    if not path.is_file():
+    """The objects of a JSONL run file, each validated against its record (none if absent;
+    a directory or other non-regular file in its place is an error naming it)."""
+    if not path.exists() and not path.is_symlink():
         return []
     return [row for _, row, _ in iter_records(path, model, what=f"{schema} file", schema=schema)]
 
