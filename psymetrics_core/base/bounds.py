@@ -102,7 +102,7 @@ BOUNDS: dict[str, Bound] = {
         _b("housing.n_lists", 1, 1000, "housing: lists sampled per city (the paper: 5)"),
         _b("housing.list_size", 1, 1000, "housing: neighbourhoods per list (the paper: 20)"),
         _b("housing.sample_seed", 0, SEED_MAX, "housing: seed of the stratified sampling"),
-        _b("*.stimulus_seed", 0, SEED_MAX, "projective: seed of the generated inkblots"),
+        _b("*.stimulus_seed", 0, SEED_MAX, "projective: seed of the stimulus sample and inkblots"),
         _b("*.*_tokens", 1, TOKENS_MAX, "projective: generation length per stage"),
         _b("refletter.min_count", 0, 1_000_000, "refletter: minimum letter count"),
         _b("moral-advice.per_foundation", 1, 100_000, "moral-advice: dilemmas per foundation"),
