@@ -192,14 +192,13 @@ def test_psychobench_misspelt_categories_is_an_error(tmp_path: Path) -> None:
         _import(tmp_path, nothing)
 
 
-def test_psychobench_nan_norm_dropped_not_written(tmp_path: Path) -> None:
-    from psymetrics_core.instruments.spec import load_instrument
-
-    crowd = [{"mean": "n/a", "std": 1}, {"crowd_name": "B", "mean": 3, "std": "n/a"}]
+def test_psychobench_non_numeric_norm_refused(tmp_path: Path) -> None:
+    # issue 24: a crowd mean or SD that is not a number is refused (naming the crowd and field),
+    # no longer dropped quietly
+    crowd = [{"crowd_name": "A", "mean": 3, "std": 1}, {"crowd_name": "B", "mean": "n/a", "std": 1}]
     obj = {**PB, "categories": [{**PB["categories"][0], "crowd": crowd}]}
-    _import(tmp_path, obj)
-    inst = load_instrument(tmp_path / "out" / "pbi-toy")  # the written spec is valid
-    assert inst.scales["all"].norms == ()
+    with pytest.raises(PsymError, match=r"q.json, .*crowd 2, field 'mean': expected a number"):
+        _import(tmp_path, obj)
     with pytest.raises(PsymError, match=r"q.json: invalid JSON \(Infinity is not a JSON number"):
         (tmp_path / "q.json").write_text('{"a": Infinity}')
         from psymetrics_core.instruments.psychobench import import_psychobench
@@ -237,10 +236,10 @@ def test_items_for_a_task_not_in_the_run() -> None:
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["--temperature", "-1"], "--temperature must be >= 0"),
-        (["--temperature", "nan"], "--temperature must be a finite number"),
-        (["--max-new-tokens", "0"], "--max-new-tokens must be at least 1"),
-        (["--max-new-tokens", "-5"], "--max-new-tokens must be at least 1"),
+        (["--temperature", "-1"], "--temperature must be a number in 0-100"),
+        (["--temperature", "nan"], "--temperature must be a number in 0-100"),
+        (["--max-new-tokens", "0"], "--max-new-tokens must be an integer in 1-131,072"),
+        (["--max-new-tokens", "-5"], "--max-new-tokens must be an integer in 1-131,072"),
         (["--condition", "reversed-options+"], "empty condition name"),
         (["--items", "bfii=x.csv"], "'bfii' is not among --tasks"),
         (["--task-arg", "bfii.data=x"], "'bfii' is not among --tasks"),

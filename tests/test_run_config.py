@@ -35,9 +35,9 @@ def test_the_config_is_frozen() -> None:
     "changes, expect",
     [
         ({"mode": "sample"}, "--mode must be one of"),
-        ({"limit": 0}, "--limit must be at least 1"),
-        ({"limit": -5}, "--limit must be at least 1"),
-        ({"repeats": 0}, "--repeats must be at least 1"),
+        ({"limit": 0}, "--limit must be an integer in 1-1,000,000"),
+        ({"limit": -5}, "--limit must be an integer in 1-1,000,000"),
+        ({"repeats": 0}, "--repeats must be an integer in 1-1000"),
         ({"temperature": -1.0}, "temperature"),
         ({"max_new_tokens": 0}, "max-new-tokens"),
     ],

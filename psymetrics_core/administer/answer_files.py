@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from psymetrics_core.base.errors import ResponsesError
-from psymetrics_core.base.reading import CsvTable, read_csv, read_lines
+from psymetrics_core.base.errors import PsymError, ResponsesError
+from psymetrics_core.base.reading import CsvTable, read_csv, read_lines, regular_file
 from psymetrics_core.base.types import Instrument, Item
 from psymetrics_core.instruments.item_texts import check_form
 
@@ -49,9 +49,18 @@ class Rating:
 
 
 def _existing(path: str | Path) -> Path:
+    """``path`` when it is a regular file (no directory, device, FIFO or /proc entry)."""
     p = Path(path)
-    if not p.is_file():
-        raise ResponsesError(f"{p}: no such file")
+    try:
+        regular_file(p, "responses file (CSV, --responses)")
+    except FileNotFoundError:
+        raise ResponsesError(f"{p}: no such file (expected a responses file)") from None
+    except OSError as exc:
+        raise ResponsesError(
+            f"{p}: cannot read the responses file ({exc.strerror or exc})"
+        ) from None
+    except PsymError as exc:
+        raise ResponsesError(str(exc)) from None
     return p
 
 

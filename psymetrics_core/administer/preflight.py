@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import difflib
-import math
 import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from psymetrics_core.base.bounds import bound
 from psymetrics_core.base.errors import PsymError, SpecError
 from psymetrics_core.base.types import Instrument
 
@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 __all__ = [
     "check_label",
     "check_generation_options",
+    "check_run_numbers",
     "check_parser",
     "check_task_options",
 ]
@@ -25,17 +26,30 @@ __all__ = [
 def check_generation_options(
     temperature: float, max_new_tokens: int | None, judge_max_new_tokens: int | None = None
 ) -> None:
-    """``temperature`` finite and >= 0; token limits (when given) at least 1."""
-    if not isinstance(temperature, int | float) or not math.isfinite(temperature):
-        raise PsymError(f"--temperature must be a finite number >= 0, got {temperature!r}")
-    if temperature < 0:
-        raise PsymError(f"--temperature must be >= 0 (0 = greedy), got {temperature!r}")
+    """``temperature`` and the token limits (when given) within their bounds
+    (``psymetrics_core.base.bounds``)."""
+    bound("--temperature").check(temperature)
     for name, value in (
         ("--max-new-tokens", max_new_tokens),
         ("--judge-max-new-tokens", judge_max_new_tokens),
     ):
-        if value is not None and value < 1:
-            raise PsymError(f"{name} must be at least 1, got {value}")
+        if value is not None:
+            bound(name).check(value)
+
+
+def check_run_numbers(
+    limit: int | None, repeats: int, seed: int, concurrency: int | None = None
+) -> None:
+    """The numbers of a run (``evaluate``'s and a plan's) within their bounds, before any work:
+    one line naming the option, the value and the bound."""
+    for name, value in (
+        ("--limit", limit),
+        ("--repeats", repeats),
+        ("--seed", seed),
+        ("--concurrency", concurrency),
+    ):
+        if value is not None:
+            bound(name).check(value)
 
 
 MAX_LABEL = 200

@@ -22,6 +22,7 @@ from psymetrics_core.administer.population import cross_with_population, respond
 from psymetrics_core.administer.preflight import (
     check_generation_options,
     check_parser,
+    check_run_numbers,
     check_task_options,
 )
 from psymetrics_core.administer.scheduler import Stream, StreamedBackend, start_stream
@@ -168,10 +169,7 @@ def check_run(tasks: Sequence[str | Instrument], config: RunConfig) -> None:
     """One-line errors for a run that cannot start (before anything is loaded)."""
     if config.mode not in MODES:
         raise PsymError(f"--mode must be one of {', '.join(MODES)}, got {config.mode!r}")
-    if config.limit is not None and config.limit < 1:
-        raise PsymError("--limit must be at least 1")
-    if config.repeats < 1:
-        raise PsymError("--repeats must be at least 1")
+    check_run_numbers(config.limit, config.repeats, config.seed, config.concurrency)
     if not tasks:
         raise PsymError("no tasks given")
     check_generation_options(config.temperature, config.max_new_tokens, config.judge_max_new_tokens)

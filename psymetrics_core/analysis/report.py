@@ -17,6 +17,7 @@ from psymetrics_core.analysis import facets as fac
 from psymetrics_core.analysis import mbti, norms, reliability, styles, validity
 from psymetrics_core.analysis.records import DEFAULT_FACET, Run, load_runs, unit_scores
 from psymetrics_core.base.errors import PsymError
+from psymetrics_core.base.reading import regular_file
 
 if TYPE_CHECKING:
     from psymetrics_core.pluginsys.session import Session
@@ -40,8 +41,10 @@ def read_baseline(path: str | Path) -> pd.DataFrame:
     """Human consistency values: CSV with a ``consistency`` column (optional ``task``,
     ``condition``), one row per participant (Jung et al., 2026)."""
     p = Path(path)
-    if not p.is_file():
-        raise PsymError(f"{p}: no such file")
+    try:
+        regular_file(p, "human baseline CSV")  # no directory, device, FIFO or /proc entry
+    except OSError:
+        raise PsymError(f"{p}: no such file") from None
     rows = []
     with p.open(newline="", encoding="utf-8-sig") as fh:
         reader = csv.DictReader(fh)

@@ -5,8 +5,10 @@ and the default key variable (``OPENAI_API_KEY`` for OpenAI's own API)."""
 from __future__ import annotations
 
 import math
+from typing import TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
+from psymetrics_core.base.bounds import bound
 from psymetrics_core.base.errors import BackendError
 
 __all__ = ["MODEL_ARGS", "check_url", "strip_endpoint", "join_url", "default_key_env", "int_arg",
@@ -92,6 +94,17 @@ def int_arg(args: dict[str, str], key: str, default: int, low: int) -> int:
         raise BackendError(f"--model-args {key} must be an integer, got {raw!r}") from None
     if value < low:
         raise BackendError(f"--model-args {key} must be at least {low}, got {value}")
+    return _bounded(key, value)
+
+
+_N = TypeVar("_N", int, float)
+
+
+def _bounded(key: str, value: _N) -> _N:
+    """``value`` within the bound ``base/bounds.py`` declares for ``--model-args KEY``."""
+    b = bound(f"--model-args {key}")
+    if not b.holds(value):
+        raise BackendError(b.message(value))
     return value
 
 
@@ -106,4 +119,4 @@ def float_arg(args: dict[str, str], key: str, default: float, positive: bool = F
     if not math.isfinite(value) or value < 0 or (positive and value == 0):
         want = "a positive number" if positive else "a number >= 0"
         raise BackendError(f"--model-args {key} must be {want}, got {raw!r}")
-    return value
+    return _bounded(key, value)

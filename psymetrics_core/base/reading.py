@@ -20,6 +20,7 @@ import csv
 import io
 import json
 import os
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +36,7 @@ __all__ = [
     "MAX_YAML_ALIASES",
     "MAX_DEPTH",
     "read_text",
+    "regular_file",
     "read_lines",
     "load_yaml",
     "parse_yaml",
@@ -197,14 +199,31 @@ def max_bytes() -> int:
         return MAX_BYTES
 
 
+_PSEUDO = (("proc",), ("sys",))  # kernel interfaces, whose entries stat as regular files
+
+
+def regular_file(p: Path, what: str) -> os.stat_result:
+    """The ``stat`` of ``p`` when it is a regular file outside /proc and /sys; else one
+    ``InputError`` (a directory, device, FIFO or socket is refused before it is opened, so a
+    FIFO cannot block and ``/proc/self/environ`` is never read)."""
+    st = p.stat()  # an OSError is the caller's (no such file, permission denied)
+    if stat.S_ISDIR(st.st_mode):
+        raise InputError(f"{p}: is a directory, expected a {what}")
+    if not stat.S_ISREG(st.st_mode):
+        raise InputError(f"{p}: not a regular file (a device, FIFO or socket), expected a {what}")
+    if p.resolve().parts[1:2] in _PSEUDO:
+        top = p.resolve().parts[1]
+        raise InputError(f"{p}: a file of /{top} (a kernel interface), expected a {what}")
+    return st
+
+
 def read_text(path: str | Path, *, what: str = "file", limit: int | None = None) -> str:
-    """The UTF-8 text of ``path`` (BOM dropped), refusing missing, huge or non-UTF-8 files."""
+    """The UTF-8 text of ``path`` (BOM dropped), refusing missing, huge or non-UTF-8 files and
+    anything but a regular file (``regular_file``)."""
     p = Path(path)
     cap = max_bytes() if limit is None else limit
     try:
-        if p.is_dir():
-            raise InputError(f"{p}: is a directory, expected a {what}")
-        size = p.stat().st_size
+        size = regular_file(p, what).st_size
         if size > cap:
             raise InputError(
                 f"{p}: {what} is {size:,} bytes, over the {cap:,}-byte limit for input files "
@@ -243,8 +262,7 @@ def read_lines(path: str | Path, *, what: str = "file") -> Iterator[tuple[int, s
     p = Path(path)
     cap = max_bytes()
     try:
-        if p.is_dir():
-            raise InputError(f"{p}: is a directory, expected a {what}")
+        regular_file(p, what)
         fh = p.open("rb")
     except OSError as exc:
         raise _unreadable(p, what, exc) from None

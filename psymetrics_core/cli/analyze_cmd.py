@@ -13,6 +13,7 @@ from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.writing import check_output_dir
 from psymetrics_core.cli import session_of
 from psymetrics_core.cli.analyze_tables import print_report, print_responses_report
+from psymetrics_core.cli.bounded import bounded
 from psymetrics_core.cli.console import print_json, stderr
 from psymetrics_core.records.inputs import run_inputs
 
@@ -92,7 +93,7 @@ def _fence_k(value: float) -> float:
 )
 @click.option(
     "--fence-k",
-    type=float,
+    type=bounded("--fence-k"),
     default=1.5,
     show_default=True,
     callback=lambda _c, _p, v: _fence_k(v),

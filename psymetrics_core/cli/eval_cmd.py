@@ -14,6 +14,7 @@ from psymetrics_core.administer.preflight import check_label
 from psymetrics_core.administer.runner import evaluate
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.cli import session_of
+from psymetrics_core.cli.bounded import bounded
 from psymetrics_core.cli.console import (
     fmt,
     print_json,
@@ -56,22 +57,26 @@ if TYPE_CHECKING:
     show_default=True,
     help="Generate text and parse it, or score options' likelihood.",
 )
-@click.option("--seed", type=int, default=1234, show_default=True)
+@click.option("--seed", type=bounded("--seed"), default=1234, show_default=True)
 @click.option(
     "--limit",
-    type=click.IntRange(min=1),
+    type=bounded("--limit"),
     default=None,
     help="Administer only the first N items per task.",
 )
 @click.option("--form", default="original", show_default=True, help="Instrument form.")
 @click.option(
     "--max-new-tokens",
-    type=click.IntRange(min=1),
+    type=bounded("--max-new-tokens"),
     default=None,
     help="Generation length [default: 24; behaviour tasks use their own].",
 )
 @click.option(
-    "--temperature", type=float, default=0.0, show_default=True, help="0 = greedy decoding."
+    "--temperature",
+    type=bounded("--temperature"),
+    default=0.0,
+    show_default=True,
+    help="0 = greedy decoding.",
 )
 @click.option(
     "--output",
@@ -104,7 +109,7 @@ if TYPE_CHECKING:
 )
 @click.option(
     "--repeats",
-    type=click.IntRange(min=1),
+    type=bounded("--repeats"),
     default=1,
     show_default=True,
     help="Seeded repetitions per condition (seeds SEED, SEED+1, ...).",
@@ -151,7 +156,7 @@ if TYPE_CHECKING:
 )
 @click.option(
     "--concurrency",
-    type=click.IntRange(min=1),
+    type=bounded("--concurrency"),
     default=None,
     help="Requests in flight at once for API backends [default: the backend's, 8].",
 )
@@ -175,7 +180,7 @@ if TYPE_CHECKING:
 @click.option("--judge-model-args", default="", help="Judge backend arguments, k=v,k=v.")
 @click.option(
     "--judge-max-new-tokens",
-    type=click.IntRange(min=1),
+    type=bounded("--judge-max-new-tokens"),
     default=None,
     help="Judge generation length [default: 128].",
 )

@@ -10,6 +10,7 @@ from psymetrics_core.administer.options import parse_task_args
 from psymetrics_core.backends.base import parse_model_args
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.cli import session_of
+from psymetrics_core.cli.bounded import bounded
 from psymetrics_core.cli.console import progress_bar, stderr
 from psymetrics_core.cli.eval_cmd import eval_cmd
 from psymetrics_core.instruments.item_texts import parse_items_option
@@ -103,7 +104,7 @@ def plan_cmd(
 @click.option("--shard", default=None, metavar="i/N", help="Run only shard i of N (1-based).")
 @click.option(
     "--shards",
-    type=click.IntRange(min=1),
+    type=bounded("--shards"),
     default=None,
     help="With --executor: split the plan into this many shards and merge them.",
 )
@@ -125,7 +126,7 @@ def plan_cmd(
     type=click.Path(file_okay=False, path_type=Path),
     help="Run directory (a shard directory with --shard).",
 )
-@click.option("--concurrency", type=click.IntRange(min=1), default=None,
+@click.option("--concurrency", type=bounded("--concurrency"), default=None,
               help="Requests in flight at once for API backends.")  # fmt: skip
 @click.option("--no-cache", is_flag=True, help="Neither read nor write the response cache.")
 @click.pass_context

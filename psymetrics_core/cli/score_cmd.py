@@ -10,6 +10,7 @@ import click
 from psymetrics_core.administer.answers import score_answers
 from psymetrics_core.administer.options import parse_task_args
 from psymetrics_core.cli import session_of
+from psymetrics_core.cli.bounded import bounded
 from psymetrics_core.cli.console import fmt, print_json, stdout, table
 
 if TYPE_CHECKING:
@@ -32,7 +33,10 @@ if TYPE_CHECKING:
 @click.option("--judge-model", default=None, help="Judge backend for judged tasks.")
 @click.option("--judge-model-args", default="", help="k=v,k=v arguments of the judge.")
 @click.option(
-    "--judge-max-new-tokens", type=click.IntRange(min=1), default=None, help="Judge reply length."
+    "--judge-max-new-tokens",
+    type=bounded("--judge-max-new-tokens"),
+    default=None,
+    help="Judge reply length.",
 )
 @click.option(
     "--json",

@@ -12,7 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from psymetrics_core.base.errors import PsymError, SpecError
-from psymetrics_core.base.reading import read_csv
+from psymetrics_core.base.reading import read_csv, regular_file
 from psymetrics_core.base.types import Instrument
 
 __all__ = [
@@ -45,8 +45,13 @@ def apply_item_texts(inst: Instrument, path: str | Path, form: str = "original")
     Every item of the form must get a non-empty text; unknown ids are errors naming the line.
     """
     p = Path(path)
-    if not p.is_file():
-        raise SpecError(p, "item text file not found")
+    what = f"CSV file of item texts (--items {inst.id}=FILE)"
+    try:
+        regular_file(p, what)  # no directory, device, FIFO or /proc entry
+    except FileNotFoundError:
+        raise SpecError(p, f"item text file not found (--items {inst.id}=FILE)") from None
+    except OSError as exc:
+        raise SpecError(p, f"cannot read the {what} ({exc.strerror or exc})") from None
     if form not in inst.forms:
         raise PsymError(f"task '{inst.id}' has no form '{form}' (forms: {', '.join(inst.forms)})")
     known = {it.id for it in inst.forms[form]}

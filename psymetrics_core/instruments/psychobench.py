@@ -58,6 +58,7 @@ def slug(text: str) -> str:
 def import_psychobench(path: str | Path, output: str | Path, prefix: str = "pbi-") -> ImportReport:
     """Convert every scale of the PsychoBench-format file at ``path`` into ``output/<id>/``."""
     src = Path(path)
+    _check_prefix(prefix)
     data = load_json(src, what="PsychoBench file")
     if isinstance(data, dict):
         data = [data]
@@ -89,6 +90,28 @@ def import_psychobench(path: str | Path, output: str | Path, prefix: str = "pbi-
     return report
 
 
+MAX_PREFIX = 64
+
+
+def _check_prefix(prefix: str) -> None:
+    """``--prefix``: task ids may hold only letters, digits, '-' and '_' (and name folders)."""
+    if len(prefix) > MAX_PREFIX or not all(c.isalnum() or c in "-_" for c in prefix):
+        raise PsymError(
+            f"--prefix {prefix[:MAX_PREFIX]!r}: a task id prefix may hold only letters, digits, "
+            f"'-' and '_' (at most {MAX_PREFIX} characters)"
+        )
+
+
+def _question_texts(questions: dict[str, Any], src: Path, where: str) -> None:
+    """Every question text a non-empty string (a null or empty text is no item)."""
+    for key, text in questions.items():
+        if not isinstance(text, str) or not text.strip():
+            raise PsymError(
+                f"{src}, {where}: field 'questions', question '{key}': expected a non-empty "
+                f"text, got {text!r}"[:300]
+            )
+
+
 def _need(obj: dict[str, Any], key: str, kind: type, src: Path, where: str) -> Any:
     if key not in obj:
         raise PsymError(f"{src}, {where}: missing field '{key}'")
@@ -105,6 +128,7 @@ def convert_scale(
     where = f"scale '{name}'"
     _check_fields(obj, src, where)
     questions = _need(obj, "questions", dict, src, where)
+    _question_texts(questions, src, where)
     categories = obj.get("categories") or []
     if not isinstance(categories, list):
         raise PsymError(f"{src}, {where}: field 'categories' should be a list")
@@ -264,18 +288,10 @@ def _categories(
         while key in scales:
             key += "_2"
         norms = []
-        crowds = cat.get("crowd") or []
-        for crowd in crowds if isinstance(crowds, list) else [crowds]:
-            if not isinstance(crowd, dict):
-                raise PsymError(f"{src}, {where}: category '{label}': each crowd must be an object")
+        for crowd in _crowds(cat.get("crowd"), src, f"{where}: category '{label}'"):
             group = str(crowd.get("crowd_name", "Crowd"))
-            std, n, mean = crowd.get("std"), crowd.get("n"), crowd.get("mean")
-            if not _finite(mean):
-                report.fixes.append(
-                    f"{name}/{label}: crowd '{group}' has mean {mean!r}: norm dropped"
-                )
-                continue
-            if not _finite(std) or std <= 0:
+            std, n = crowd["std"], crowd.get("n")
+            if std <= 0:
                 report.fixes.append(f"{name}/{label}: crowd '{group}' has SD {std!r}: norm dropped")
                 continue
             norm: dict[str, Any] = {
@@ -291,6 +307,28 @@ def _categories(
         for q in items:
             member.setdefault(q, []).append(key)
     return scales, member
+
+
+def _crowds(raw: Any, src: Path, where: str) -> list[dict[str, Any]]:
+    """A category's ``crowd`` norms: a list of objects, each with a numeric ``mean`` and
+    ``std`` (absent or null: no norms); anything else is one error naming the crowd field."""
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        raise PsymError(
+            f"{src}, {where}: field 'crowd' should be a list of norm objects, got "
+            f"{type(raw).__name__}"
+        )
+    for j, crowd in enumerate(raw, start=1):
+        if not isinstance(crowd, dict):
+            raise PsymError(f"{src}, {where}: crowd {j}: each crowd must be an object")
+        for key in ("mean", "std"):
+            if not _finite(crowd.get(key)):
+                got = f"{crowd[key]!r}" if key in crowd else "nothing"
+                raise PsymError(
+                    f"{src}, {where}: crowd {j}, field '{key}': expected a number, got {got}"[:300]
+                )
+    return raw
 
 
 _FIELDS = (

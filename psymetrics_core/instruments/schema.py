@@ -256,6 +256,12 @@ class InstrumentSpec(Open):
         _expect(dict, v)
         if "original" not in v:
             raise ValueError("must define an 'original' form")
+        for k, x in v.items():
+            if not isinstance(x, str) or not x.strip():
+                raise ValueError(
+                    f"form '{k}' must name its item CSV file (a relative path), got "
+                    f"{type(x).__name__} {x!r}"[:200]
+                )
         return {str(k): str(x) for k, x in v.items()}
 
     @field_validator("response_scales", mode="before")

@@ -14,7 +14,7 @@ from typing import Any
 import jinja2
 
 from psymetrics_core.base.errors import SpecError
-from psymetrics_core.base.reading import load_yaml, read_csv
+from psymetrics_core.base.reading import InputError, load_yaml, read_csv, regular_file
 from psymetrics_core.base.types import Instrument, Item, Option, ResponseScale, ScaleDef
 from psymetrics_core.base.versions import SPEC_SCHEMA_VERSION
 from psymetrics_core.instruments.norms import parse_norms
@@ -106,7 +106,8 @@ def _build(path: Path, raw: dict[str, Any]) -> Instrument:
     _check_template(path, template)
     forms: dict[str, list[Item]] = {}
     for form, rel in spec.forms.items():
-        forms[form] = _items(path.parent / rel, rscales, scales, spec.item_texts == "shipped")
+        csv_path = _form_file(path, form, rel)
+        forms[form] = _items(csv_path, rscales, scales, spec.item_texts == "shipped")
     _check_forms_agree(path, forms)
     scales = check_scale_rescales(path, scales, forms["original"], rscales)
     for sname, sdef in scales.items():
@@ -140,6 +141,23 @@ def _build(path: Path, raw: dict[str, Any]) -> Instrument:
         form_files={form: str(rel) for form, rel in spec.forms.items()},
         extra={k: v for k, v in raw.items() if k not in _REQUIRED_TOP},
     )
+
+
+def _form_file(path: Path, form: str, rel: str) -> Path:
+    """The item CSV of ``form``: a regular file (not a directory, device, FIFO or /proc
+    entry); otherwise one error naming the spec and its ``forms.FORM`` field."""
+    csv_path = path.parent / rel
+    try:
+        regular_file(csv_path, "CSV file of items")
+    except FileNotFoundError:
+        raise SpecError(path, f"item file {rel!r} not found", field=f"forms.{form}") from None
+    except OSError as exc:
+        why = f"cannot read {rel!r} ({exc.strerror or exc})"
+        raise SpecError(path, why, field=f"forms.{form}") from None
+    except InputError as exc:
+        why = str(exc).removeprefix(f"{csv_path}: ")
+        raise SpecError(path, f"{rel!r}: {why}", field=f"forms.{form}") from None
+    return csv_path
 
 
 def _items(

@@ -238,8 +238,9 @@ class RunData:
 
 
 def _judge(path: Path) -> RecordStream:
-    """``judge.jsonl`` validated line by line (none if absent)."""
-    if not path.is_file():
+    """``judge.jsonl`` validated line by line (none if absent; a directory or other
+    non-regular file in its place is an error naming it)."""
+    if not path.exists() and not path.is_symlink():
         return RecordStream(None, JudgeRecord, "judge", 0)
     n = sum(1 for _ in iter_records(path, JudgeRecord, what="judge file", schema="judge"))
     return RecordStream(path, JudgeRecord, "judge", n)

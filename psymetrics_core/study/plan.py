@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from psymetrics_core import __version__
 from psymetrics_core.administer.conditions import cells_for
 from psymetrics_core.administer.config import RunConfig
+from psymetrics_core.administer.preflight import check_generation_options, check_run_numbers
 from psymetrics_core.backends.cache import _VOLATILE
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.reading import read_text
@@ -171,10 +172,10 @@ def build_plan(settings: PlanSettings, session: Session) -> Plan:
 
     if not settings.tasks:
         raise PsymError("no tasks given")
-    if settings.repeats < 1:
-        raise PsymError("--repeats must be at least 1")
-    if settings.limit is not None and settings.limit < 1:
-        raise PsymError("--limit must be at least 1")
+    check_run_numbers(settings.limit, settings.repeats, settings.seed)
+    check_generation_options(
+        settings.temperature, settings.max_new_tokens, settings.judge_max_new_tokens
+    )
     for what, args in (
         ("--model-args", settings.model_args),
         ("--judge-model-args", settings.judge_model_args),

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import copy
 import json
+import struct
+import zlib
 from collections.abc import Callable
 from typing import Any
 
@@ -467,7 +469,20 @@ LABELS_RAW: list[tuple[str, bytes, str]] = [
     ("deep", DEEP_JSON.encode(), "labels.json"),
 ]
 
-PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 32
+
+def png_bytes(width: int = 1, height: int = 1) -> bytes:
+    """A PNG of a ``width`` x ``height`` header (one IDAT chunk; the pixels are not checked)."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    idat = zlib.compress(b"\x00" + b"\x00\x00\x00" * min(width, 16))
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", idat) + chunk(b"IEND", b"")
+
+
+PNG = png_bytes()  # the header is read (base/images.py): a signature alone is not an image
 MH = b"file,category\n"
 MANIFEST_RAW: list[tuple[str, bytes, str]] = [
     ("no-category", b"file\na.png\n", "expected the columns"),

@@ -7,6 +7,8 @@ from typing import Any
 
 import click
 
+from psymetrics_core.cli.bounded import bounded
+
 from .options import PROBES
 
 __all__ = ["contamination_cmd"]
@@ -21,7 +23,7 @@ __all__ = ["contamination_cmd"]
     help="Comma-separated probes to run.",
 )
 @click.option(
-    "--permutations", type=int, default=50, show_default=True,
+    "--permutations", type=bounded("--permutations"), default=50, show_default=True,
     help="Seeded permutations of the order test.",
 )  # fmt: skip
 @click.option("--model", default="smollm2", show_default=True, help="Model backend.")
@@ -39,7 +41,10 @@ __all__ = ["contamination_cmd"]
     help="A recorded parsing/rendering decision (see the plugin README), e.g. "
     "target_mid_rule=floor.",
 )  # fmt: skip
-@click.option("--limit", type=int, default=None, help="Probe only the first N items per task.")
+@click.option(
+    "--limit", type=bounded("contamination --limit"), default=None,
+    help="Probe only the first N items per task.",
+)  # fmt: skip
 @click.option("--no-cache", is_flag=True, help="Do not read or write the response cache.")
 @click.option(
     "-o", "--output", type=click.Path(path_type=Path), default=None,

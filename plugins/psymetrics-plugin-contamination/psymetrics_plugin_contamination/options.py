@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
+from psymetrics_core.base.bounds import bound
 from psymetrics_core.base.errors import PsymError
 
 __all__ = ["ProbeOptions", "PROBES", "parse_probe_options", "parse_probes"]
@@ -119,13 +120,8 @@ def parse_probe_options(
             if value.lower() not in ("true", "false", "1", "0", "yes", "no"):
                 raise PsymError(f"--option {key}: expected true or false, got {value!r}")
             changes[key] = value.lower() in ("true", "1", "yes")
-        elif isinstance(default, int):
-            try:
-                changes[key] = int(value)
-            except ValueError:
-                raise PsymError(f"--option {key}: expected an integer, got {value!r}") from None
-            if changes[key] < (0 if key == "seed" else 1):
-                raise PsymError(f"--option {key}: expected a positive integer, got {value!r}")
+        elif isinstance(default, int):  # seed, bootstrap, max_new_tokens_*: base/bounds.py
+            changes[key] = bound(f"--option {key}").parse(value, f"--option {key}")
         else:
             if not value:
                 raise PsymError(f"--option {key}: empty value")

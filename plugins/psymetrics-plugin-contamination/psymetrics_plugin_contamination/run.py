@@ -19,6 +19,7 @@ from typing import Any
 from psymetrics_core import evaluate
 from psymetrics_core.administer.runner import instrument_record
 from psymetrics_core.backends.base import Reporter, as_backend, parse_model_args
+from psymetrics_core.base.bounds import bound
 from psymetrics_core.base.errors import BackendError, PsymError
 from psymetrics_core.instruments.item_texts import require_item_texts
 from psymetrics_core.pluginsys.loader import plugin_versions
@@ -93,10 +94,9 @@ def contamination(
     opts = options or ProbeOptions()
     if not tasks:
         raise PsymError("no tasks given")
-    if permutations < 1:
-        raise PsymError("--permutations must be at least 1")
-    if limit is not None and limit < 2:
-        raise PsymError("--limit must be at least 2")
+    bound("--permutations").check(permutations)
+    if limit is not None:
+        bound("contamination --limit").check(limit, "--limit")
     claim = (
         ensure_run_dir(Path(output), overwrite=overwrite, resume=resume)
         if output is not None

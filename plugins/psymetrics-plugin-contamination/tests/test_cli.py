@@ -37,7 +37,7 @@ def test_register_commands_hook_adds_the_command() -> None:
         (["--probes", "verbatim,telepathy"], "--probes: unknown probe telepathy"),
         (["--option", "target_mid_rule=median"], "--option target_mid_rule: expected one of"),
         (["--option", "nonsense=1"], "--option expects KEY=VALUE with KEY one of"),
-        (["--permutations", "0"], "--permutations must be at least 1"),
+        (["--permutations", "0"], "--permutations must be an integer in 1-10,000"),
     ],
 )
 def test_bad_options_are_one_line_errors(args: list[str], message: str, tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from psymetrics_core.backends.base import Backend, GenerationSettings, OnResult, Reporter
+from psymetrics_core.base.bounds import bound
 from psymetrics_core.base.errors import BackendError
 from psymetrics_core.base.paths import cache_dir, remove_stale_conversions
 from psymetrics_core.base.types import Completion, Prompt
@@ -474,6 +475,10 @@ def _check_hf_args(device: str, batch_size: int, threads: int) -> None:
         raise BackendError(f"--model-args batch_size must be at least 1, got {batch_size}")
     if threads < 1:
         raise BackendError(f"--model-args threads must be at least 1, got {threads}")
+    for key, value in (("batch_size", batch_size), ("threads", threads)):
+        b = bound(f"--model-args {key}")  # upper bounds: psymetrics_core/base/bounds.py
+        if not b.holds(value):
+            raise BackendError(b.message(value))
 
 
 def _cpu_threads() -> int:

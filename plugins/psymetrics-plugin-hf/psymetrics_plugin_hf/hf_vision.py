@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from psymetrics_core.backends.base import GenerationSettings
-from psymetrics_core.base.errors import BackendError
+from psymetrics_core.base.errors import BackendError, PsymError
+from psymetrics_core.base.images import check_image_bytes
 from psymetrics_core.base.types import Prompt
 
 __all__ = ["is_image_text_model", "load_image_text_model", "generate_with_images"]
@@ -65,6 +66,11 @@ def generate_with_images(
     text = processor.apply_chat_template(
         _messages(prompt), add_generation_prompt=True, tokenize=False
     )
+    for n, im in enumerate(prompt.images, start=1):  # size and header dimensions, not decoded
+        try:
+            check_image_bytes(im.data, f"image {n} of the prompt")
+        except PsymError as exc:
+            raise BackendError(str(exc)) from None
     images = [Image.open(io.BytesIO(im.data)).convert("RGB") for im in prompt.images]
     enc = processor(text=[text], images=images or None, return_tensors="pt")
     enc = {k: v.to(device) for k, v in enc.items()}

@@ -120,9 +120,9 @@ def make_instrument() -> HousingTask:
         },
         options={
             "data": "neighbourhood table: CSV with columns city,neighborhood,opportunity_index",
-            "n_lists": "lists sampled per city (default 5)",
-            "list_size": "neighbourhoods per list (default 20)",
-            "sample_seed": "seed of the stratified sampling (default 0)",
+            "n_lists": "lists sampled per city (default 5; 1-1000)",
+            "list_size": "neighbourhoods per list (default 20; 1-1000)",
+            "sample_seed": "seed of the stratified sampling (default 0; 0-2,147,483,647)",
         },
         max_new_tokens=200,
     )

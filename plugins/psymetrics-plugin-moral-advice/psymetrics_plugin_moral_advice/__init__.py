@@ -25,6 +25,7 @@ from psymetrics_core.administer.kinds import (
     Verdict,
     share_score,
 )
+from psymetrics_core.base.bounds import task_option_bound
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.types import Instrument, Item
 
@@ -100,7 +101,7 @@ def make_instrument() -> MoralAdviceTask:
         options={
             "data": "dilemma file (CSV/JSON/JSONL) or a folder with the DailyDilemmas CSVs",
             "source": f"one of {', '.join(SOURCES)} (default: file when data is given)",
-            "per_foundation": "keep at most N dilemmas per foundation (default: all)",
+            "per_foundation": "keep at most N dilemmas per foundation (default: all; 1-100,000)",
         },
         max_new_tokens=256,
         notes=(
@@ -135,15 +136,14 @@ def dilemmas_for(inst: Instrument) -> list[Dilemma]:
             found = read_dilemma_file(path)
     per = inst.options.get("per_foundation")
     if per is not None:
-        if not per.isdigit() or int(per) < 1:
-            raise PsymError(
-                f"task '{TASK}': per_foundation must be a positive integer, got {per!r}"
-            )
+        limit = task_option_bound(TASK, "per_foundation").parse(
+            per, f"task '{TASK}': per_foundation"
+        )
         counts: dict[str, int] = {}
         kept = []
         for d in found:
             counts[d.foundation] = counts.get(d.foundation, 0) + 1
-            if counts[d.foundation] <= int(per):
+            if counts[d.foundation] <= limit:
                 kept.append(d)
         found = kept
     return interleave(found)

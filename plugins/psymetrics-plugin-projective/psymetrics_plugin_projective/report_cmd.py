@@ -12,9 +12,10 @@ from psymetrics_core.analysis.drift import Stat
 from psymetrics_core.analysis.sections import AnalysisSection
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.writing import check_target, write_output
+from psymetrics_core.cli.bounded import bounded
 from psymetrics_core.records.inputs import run_inputs
 
-from .analysis import MAX_BOOT, NEUTRAL, UNPARSED, Report, analyse, load_predictions
+from .analysis import NEUTRAL, UNPARSED, Report, analyse, load_predictions
 from .labels import read_labels
 
 __all__ = ["projective_analyze", "format_report", "analyze_section"]
@@ -143,10 +144,10 @@ class _UnparsedChoice(click.Choice):  # type: ignore[type-arg]
 @click.option("--baseline", default=NEUTRAL, show_default=True, help="the reference condition")
 @click.option(
     "--n-boot",
+    type=bounded("--n-boot"),
     default=2000,
     show_default=True,
-    type=click.IntRange(1, MAX_BOOT),
-    help=f"bootstrap resamples for |μΔ| (at most {MAX_BOOT:,})",
+    help="bootstrap resamples for |μΔ|",
 )
 @click.option(
     "--unparsed",

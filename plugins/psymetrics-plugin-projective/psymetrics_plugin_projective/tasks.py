@@ -17,6 +17,7 @@ from typing import Any
 from psymetrics_core.administer.kinds import JudgedTask
 from psymetrics_core.administer.kinds.task import TaskResults, TaskScores
 from psymetrics_core.base.errors import PsymError
+from psymetrics_core.base.images import check_image_file
 from psymetrics_core.base.types import Generation, ImagePart, Item, Prompt
 
 from .diagnosis import BIG_FIVE, MBTI_AXES
@@ -24,7 +25,7 @@ from .interpret import Interpretation
 from .prompts import fill, prompt
 from .scoring import session_scores
 from .sct import builtin_stems, is_chinese, read_stem_file, sample_stems
-from .tat import builtin_scenes, image_mime, read_image_folder, sample_scenes
+from .tat import builtin_scenes, read_image_folder, sample_scenes
 
 __all__ = ["ProjectiveTask", "SctTask", "TatTask", "RorschachTask", "make_tasks", "CITATION"]
 
@@ -137,8 +138,9 @@ class ProjectiveTask(JudgedTask):
 def _item_images(item: Item) -> tuple[ImagePart, ...]:
     meta = item.meta or {}
     if meta.get("image"):
-        data = Path(str(meta["image"])).read_bytes()
-        return (ImagePart(data, image_mime(data) or "image/png"),)
+        path = Path(str(meta["image"]))
+        mime = check_image_file(path)  # the file may have changed since the manifest was read
+        return (ImagePart(path.read_bytes(), mime),)
     return ()
 
 

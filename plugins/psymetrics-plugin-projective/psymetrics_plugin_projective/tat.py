@@ -3,7 +3,8 @@
 A user image folder (task option ``images=DIR``) holds PNG or JPEG files and a
 ``manifest.csv`` with the columns ``file`` and ``category`` (interpersonal, solitary or
 environmental) and optionally ``id``. Every row is checked: the file exists inside the folder,
-is a PNG or JPEG by its content, and no id repeats; errors name the manifest line.
+is a PNG or JPEG by its content within the image bounds (``psymetrics_core.base.images``: 20 MB,
+10,000 pixels a side, read from the header), and no id repeats; errors name the manifest line.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from pathlib import Path
 import yaml
 
 from psymetrics_core.base.errors import PsymError
+from psymetrics_core.base.images import check_image_file, image_mime
 from psymetrics_core.base.reading import read_csv, read_text
 
 __all__ = [
@@ -57,15 +59,6 @@ def builtin_scenes() -> tuple[Scene, ...]:
     )
 
 
-def image_mime(data: bytes) -> str | None:
-    """``image/png`` or ``image/jpeg`` from the file's magic bytes, else None."""
-    if data.startswith(b"\x89PNG\r\n\x1a\n"):
-        return "image/png"
-    if data.startswith(b"\xff\xd8\xff"):
-        return "image/jpeg"
-    return None
-
-
 def read_image_folder(folder: str | Path) -> list[Scene]:
     """Image stimuli listed in ``folder/manifest.csv`` (see the module docstring)."""
     root = Path(folder)
@@ -97,10 +90,7 @@ def read_image_folder(folder: str | Path) -> list[Scene]:
         path = (root / name).resolve()
         if not name or root.resolve() not in path.parents or not path.is_file():
             raise PsymError(f"{manifest}, line {line}: no image file {name!r} in {root}")
-        with path.open("rb") as fh:
-            head = fh.read(16)
-        if image_mime(head) is None:
-            raise PsymError(f"{manifest}, line {line}: {name} is not a PNG or JPEG image")
+        check_image_file(path, f"{manifest}, line {line}: {name}")  # size, type, dimensions
         counts[cat] += 1
         sid = (row.get("id") or "").strip() or f"{_PREFIX[cat]}_{counts[cat]:02d}"
         if sid in seen:

@@ -171,9 +171,9 @@ def _system_prefix(text: str) -> Callable[[list[dict[str, str]]], list[dict[str,
 def _persona(arg: str | None) -> Condition:
     assert arg is not None
     path = Path(arg)
-    if not path.is_file():
+    if not path.exists():
         raise PsymError(f"persona={arg}: no such file (a text file or a YAML/JSON profile)")
-    raw = read_text(path, what="persona file")
+    raw = read_text(path, what="persona file")  # a regular file only: no /proc, device, FIFO
     text = raw.strip()
     if path.suffix.lower() in (".yaml", ".yml", ".json"):
         text = _profile_text(path, raw)

@@ -20,6 +20,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from psymetrics_core.base.bounds import task_option_bound
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.types import (
     Completion,
@@ -201,16 +202,16 @@ class Task(Instrument):
         return value
 
     def option_int(self, key: str, default: int, minimum: int = 1) -> int:
-        """Task option ``key`` as an integer >= ``minimum`` (one-line error otherwise)."""
+        """Task option ``key`` as an integer within its bound: the one ``base/bounds.py``
+        declares for this task and key, else ``minimum``..1,000,000 (one-line error otherwise)."""
         raw = self.options.get(key)
         if raw is None:
             return default
+        b = task_option_bound(self.id, key, minimum)
         text = raw.strip()
         value = int(text) if re.fullmatch(r"-?[0-9]{1,18}", text) else None
-        if value is None or value < minimum:
-            raise PsymError(
-                f"task '{self.id}': option {key} must be an integer >= {minimum}, got {raw[:40]!r}"
-            )
+        if value is None or not b.lo <= value <= b.hi:
+            raise PsymError(f"task '{self.id}': " + b.message(raw, f"option {key}"))
         return value
 
 
