@@ -160,7 +160,9 @@ def test_every_numeric_option_is_bounded_and_documented() -> None:
 
     walk(cli, "psym")
     assert not unbounded, unbounded
-    doc = (Path(__file__).parents[2] / "docs" / "reference" / "bounds.md").read_text(encoding="utf-8")
+    doc = (Path(__file__).parents[2] / "docs" / "reference" / "bounds.md").read_text(
+        encoding="utf-8"
+    )
     for name, b in BOUNDS.items():
         assert f"| `{name}` | {b.span} |" in doc, f"docs/reference/bounds.md lacks {name} {b.span}"
 
