@@ -41,7 +41,7 @@ def image_mime(data: bytes) -> str | None:
 def _dimensions(fh: IO[bytes], mime: str, where: str) -> tuple[int, int]:
     """(width, height) from the header only (Pillow's format plugin, no decoding and no
     decompression-bomb check: the bound below is ours)."""
-    from PIL import JpegImagePlugin, PngImagePlugin
+    from PIL import JpegImagePlugin, PngImagePlugin  # on demand: images only (Pillow)
 
     cls = PngImagePlugin.PngImageFile if mime == "image/png" else JpegImagePlugin.JpegImageFile
     try:

@@ -251,7 +251,7 @@ def check_samples(run_dir: Path, record: ResultsRecord, *, required: bool = Fals
     (``records.scan``), scores against their scales' ranges; absent: none, or with
     ``required`` a one-line error."""
     path = run_dir / "samples.jsonl"
-    if not path.is_file():
+    if not path.exists() and not path.is_symlink():  # a folder or FIFO there: the reader says
         if required:
             raise PsymError(
                 f"{path}: no such file (run `psym eval --output DIR` to record samples)"

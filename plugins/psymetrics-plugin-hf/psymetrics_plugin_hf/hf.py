@@ -30,8 +30,7 @@ from psymetrics_plugin_hf.hf_vision import (
 )
 from psymetrics_plugin_hf.local_model import converted_copy
 
-# one-line status messages for the user (``psym eval`` prints them above its progress bars)
-STATUS = logging.getLogger("psymetrics.status")
+STATUS = logging.getLogger("psymetrics.status")  # user status lines, above psym's progress bars
 __all__ = ["HFBackend", "ENGINE_DIST", "require_modules"]
 
 ENGINE_DIST = "psymetrics-plugin-llama-engine"  # the optional native Llama forward pass
