@@ -112,7 +112,7 @@ def test_no_install_hint_names_the_bare_distribution() -> None:
     bad = [
         f"{p.relative_to(REPO)}:{n}"
         for p in _text_files()
-        if p.name != "test_docs.py"
+        if p.name not in ("test_docs.py", "test_fuzz_hints.py")  # their own bad examples
         for n, line in enumerate(p.read_text(errors="replace").splitlines(), 1)
         if _BARE.search(line)
     ]
@@ -175,12 +175,12 @@ def test_site_search_in_chromium(site: Path) -> None:
     try:
         with sync_api.sync_playwright() as p:
             browser = p.chromium.launch(executable_path=exe, args=["--no-sandbox"])
-            page = browser.new_page()
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
             errors: list[str] = []
             page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
             page.goto(url)
             assert "psymetrics" in page.title()
-            page.locator("label[for='__search']").first.click()
+            page.locator("input.md-search__input").click()  # the header's search field
             page.locator("input.md-search__input").fill("ambivalent sexism")
             hit = page.locator(".md-search-result__item a").first
             hit.wait_for(timeout=20000)

@@ -30,9 +30,12 @@ class _Scripted:
 
 
 def _table(capsys, tasks, answers, **kw) -> str:
-    res = evaluate(tasks, backend=_Scripted(answers), **kw)
+    from psymetrics_core.pluginsys.session import Session
+
+    session = Session()
+    res = evaluate(tasks, backend=_Scripted(answers), session=session, **kw)
     capsys.readouterr()
-    _print_table(res)
+    _print_table(res, session)
     return capsys.readouterr().out
 
 

@@ -90,10 +90,10 @@ def test_every_hook_has_a_test():
 
 
 def test_every_hook_is_documented_with_its_signature():
-    doc = (REPO / "docs/plugin-hooks.md").read_text()
+    doc = (REPO / "docs/plugins/hooks.md").read_text()
     for name in HOOKS:
         params = list(inspect.signature(getattr(hookspecs, name)).parameters)
-        assert f"{name}({', '.join(params)})" in doc, f"docs/plugin-hooks.md lacks {name}"
+        assert f"{name}({', '.join(params)})" in doc, f"docs/plugins/hooks.md lacks {name}"
         assert getattr(hookspecs, name).__doc__, f"hookspec {name} has no docstring"
 
 

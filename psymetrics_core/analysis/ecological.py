@@ -267,7 +267,8 @@ def validity_section(
 ) -> AnalysisSection | None:
     """``psym analyze``'s ecological-validity section (what ``psym validity`` prints, with the
     shipped pairing table): None unless some model's runs hold both sides of a pair."""
-    results = validity(read_runs(run_dirs), load_pairs(None))
+    runs = [d for d in run_dirs if (Path(d) / "results.json").is_file()]
+    results = validity(read_runs(runs), load_pairs(None)) if runs else []
     if not results:
         return None
     lines = [f"{'construct':<24} {'questionnaire':<28} {'behaviour':<28} {'n':>3} {'rho':>6}"]

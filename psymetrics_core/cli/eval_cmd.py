@@ -318,6 +318,7 @@ def _print_table(results: dict[str, Any], session: Session) -> None:
         + (["z vs human norm"] if has_z else [])
         + (["95% CI"] if has_ci else []),
     )
+    t.columns[1].min_width = max((len(name) for _, name, _ in scales), default=5)  # whole names
     notes: list[str] = []
     for task, entry in tasks.items():
         normed = any("norm" in s for s in entry["scales"].values())

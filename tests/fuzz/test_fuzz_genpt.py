@@ -58,13 +58,13 @@ CLI_OPTIONS = [
     ("unparsed-number", ["--unparsed", "0"], "Invalid value for '--unparsed'"),
     ("unparsed-long", ["--unparsed", "x" * 10_000], "Invalid value for '--unparsed'"),
     ("unparsed-newline", ["--unparsed", "authors\nmissing"], "Invalid value for '--unparsed'"),
-    ("n-boot-zero", ["--n-boot", "0"], "Invalid value for '--n-boot'"),
-    ("n-boot-negative", ["--n-boot", "-5"], "Invalid value for '--n-boot'"),
-    ("n-boot-above-bound", ["--n-boot", str(MAX_BOOT + 1)], "Invalid value for '--n-boot'"),
-    ("n-boot-huge", ["--n-boot", "1" + "0" * 40], "Invalid value for '--n-boot'"),
-    ("n-boot-text", ["--n-boot", "many"], "Invalid value for '--n-boot'"),
-    ("n-boot-float", ["--n-boot", "2.5"], "Invalid value for '--n-boot'"),
-    ("n-boot-nan", ["--n-boot", "nan"], "Invalid value for '--n-boot'"),
+    ("n-boot-zero", ["--n-boot", "0"], "--n-boot must be an integer in 1-100,000"),
+    ("n-boot-negative", ["--n-boot", "-5"], "--n-boot must be an integer in 1-100,000"),
+    ("n-boot-above-bound", ["--n-boot", str(MAX_BOOT + 1)], "--n-boot must be an integer in 1-100,000"),
+    ("n-boot-huge", ["--n-boot", "1" + "0" * 40], "--n-boot must be an integer in 1-100,000"),
+    ("n-boot-text", ["--n-boot", "many"], "--n-boot must be an integer in 1-100,000"),
+    ("n-boot-float", ["--n-boot", "2.5"], "--n-boot must be an integer in 1-100,000"),
+    ("n-boot-nan", ["--n-boot", "nan"], "--n-boot must be an integer in 1-100,000"),
 ]
 
 

@@ -337,7 +337,7 @@ SHARD_CASES: list[tuple[str, Callable[[Path], None], str]] = [
     ("shard-units-stray", _record("units", ["e" * 64]), "not in the plan"),
     ("shards-of-different-plans", _other_plan, "different plans"),
     ("results-missing", lambda d: (d / "results.json").unlink(), "no results.json"),
-    ("results-task-missing", _drop_task, "field 'tasks"),
+    ("results-task-missing", _drop_task, "field 'task"),
     ("results-runs-missing", _drop_runs, "runs"),
     ("results-nested-100k", _write("results.json", DEEP_ARRAY.encode()), "results.json"),
     ("results-huge-int", _write("results.json", f'{{"tasks": {BIG_INT}}}'.encode()), "results"),
