@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import subprocess
 import sys
 import time
@@ -107,10 +106,10 @@ def write_instrument(
     while sum(sizes) < n_items:
         sizes.append(int(rng.integers(10, 21)))
     sizes[-1] -= sum(sizes) - n_items
-    if sizes[-1] < 10:  # fold a short tail into the scales before it
+    if sizes[-1] < 10:  # fold a short tail into the scales before it (at most 20 items each)
         tail = sizes.pop()
-        for i in range(tail):
-            sizes[i % len(sizes)] += 1
+        for _ in range(tail):
+            sizes[min(range(len(sizes)), key=sizes.__getitem__)] += 1
     scales: dict[str, list[tuple[str, bool]]] = {}
     n = 0
     for s, size in enumerate(sizes):
@@ -160,3 +159,34 @@ def simulate_long(
         "label_s00": np.repeat(np.round(trait[persona, 0], 3), len(items)),
     })  # fmt: skip
     frame.to_csv(path, index=False)
+
+
+def analysis_at_scale(
+    work: Path, respondents: int = 1250, n_items: int = 419, personas: int = 50
+) -> dict[str, Any]:
+    """``psym analyze --task synth419 --responses long.csv`` in a subprocess on a simulated
+    population (``respondents`` = ``personas`` x prompt variants, ``n_items`` items): wall time
+    and the peak resident memory of that process (``wait4``'s ``ru_maxrss``)."""
+    work.mkdir(parents=True, exist_ok=True)
+    scales = write_instrument(work / "instruments", n_items=n_items)
+    long = work / "long.csv"
+    simulate_long(long, scales, respondents=respondents, personas=personas)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PSYM_INSTRUMENTS_PATH"] = str(work / "instruments")
+    cmd = [sys.executable, "-m", "psymetrics_core", "analyze", "--task", "synth419",
+           "--responses", str(long), "--criterion", "s00=label_s00", "--json"]  # fmt: skip
+    out = work / "analysis.json"
+    start = time.perf_counter()
+    with out.open("w") as fh, (work / "analysis.log").open("w") as err:
+        proc = subprocess.Popen(cmd, env=env, stdout=fh, stderr=err)
+        _, status, usage = os.wait4(proc.pid, 0)  # this child's own peak, not earlier ones'
+    wall = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        log = (work / "analysis.log").read_text()[-3000:]
+        sys.exit(f"failed ({os.waitstatus_to_exitcode(status)}): {' '.join(cmd)}\n{log}")
+    peak_kb = usage.ru_maxrss  # KiB on Linux
+    pop = json.loads(out.read_text())["population"]["all"]
+    fitted = sum(1 for c in pop["cfa"].values() if c["fit"] is not None)
+    return {"rows": respondents * n_items, "respondents": respondents, "items": n_items,
+            "scales": len(scales), "cfa_fitted": fitted, "wall_s": wall,
+            "peak_gb": peak_kb * 1024 / 1e9, "command": " ".join(cmd[1:])}  # fmt: skip
