@@ -8,7 +8,6 @@ from typing import Any
 import click
 
 from psymetrics_core.analysis.population.runs import task_text
-
 from psymetrics_core.cli.console import stdout, table
 
 __all__ = ["print_report", "print_responses_report"]
