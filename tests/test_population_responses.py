@@ -143,4 +143,20 @@ def test_cluster_column_must_exist_and_name_one_persona(instrument: Path, psym) 
     frame.to_csv(path, index=False)
     res = psym("analyze", "--task", "onefac", "--responses", str(path))
     assert isinstance(res.exception, PsymError)
-    assert "--cluster persona: a respondent has more than one 'persona' value" in str(res.exception)
+    assert str(res.exception).startswith(
+        "--cluster persona: respondent 'r0' has more than one 'persona' value"
+    )
+
+
+def test_groups_reuse_respondent_ids_with_their_own_personas(instrument: Path, psym) -> None:
+    """Respondent ids need only be unique within a group: r0 of model m1 and r0 of model m2
+    are different people, with different personas."""
+    one = pd.read_csv(_long(instrument / "long.csv", n=300, personas=30))
+    two = one.assign(persona="q" + one["persona"], model="m2")
+    path = instrument / "grouped.csv"
+    pd.concat([one.assign(model="m1"), two]).to_csv(path, index=False)
+    rep = _analyze(psym, "--responses", str(path), "--group", "model")
+    assert set(rep["population"]) == {"m1", "m2"}
+    for g in ("m1", "m2"):
+        assert rep["population"][g]["n_respondents"] == 300
+        assert rep["population"][g]["n_personas"] == 30

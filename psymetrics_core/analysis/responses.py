@@ -188,11 +188,16 @@ def analyze_responses(
         raise PsymError(f"--cluster {cluster}: {path} has no column {cluster!r}")
     if cluster is None and CLUSTER_DEFAULT in table.columns and CLUSTER_DEFAULT != group:
         cluster = CLUSTER_DEFAULT
-    frame = _long_frame(ratings)
-    labels = respondent_columns(
-        table.columns, table.rows, {*RATING_COLUMNS, group or ""}, frame["respondent"].tolist()
-    )
+    frame = _long_frame(ratings)  # row i of the frame is row i of the table
     groups = dict(tuple(frame.groupby("group", sort=False)))
+    skip = {*RATING_COLUMNS, group or ""}
+
+    def population(sub: pd.DataFrame) -> dict[str, Any]:
+        rows = [table.rows[i] for i in sub.index]
+        who = sub["respondent"].tolist()
+        labels = respondent_columns(table.columns, rows, skip, who, cluster)
+        return population_report(inst, form, sub, labels, cluster, criterion, n_boot)
+
     return {
         "task": task,
         "form": form,
@@ -204,9 +209,6 @@ def analyze_responses(
             str(g): _group_report(inst, form, sub, deletion, session.hook)
             for g, sub in groups.items()
         },
-        "population": {
-            str(g): population_report(inst, form, sub, labels, cluster, criterion, n_boot)
-            for g, sub in groups.items()
-        },
+        "population": {str(g): population(sub) for g, sub in groups.items()},
         "cluster": cluster,
     }

@@ -32,10 +32,11 @@ CLUSTER_DEFAULT = "persona"
 
 def respondent_columns(
     columns: Sequence[str], rows: Sequence[tuple[int, Mapping[str, str]]], skip: set[str],
-    respondents: Sequence[str],
+    respondents: Sequence[str], cluster: str | None = None,
 ) -> pd.DataFrame:  # fmt: skip
     """The columns of a long file (other than ``skip``) that hold one value per respondent
-    (index: ``respondents``, the rows' respondent ids in order); empty cells are NaN."""
+    (index: ``respondents``, the rows' respondent ids in order); empty cells are NaN. The
+    ``cluster`` column must hold one value per respondent (else an error naming one)."""
     keep = [c for c in columns if c not in skip]
     if not keep:
         return pd.DataFrame(index=pd.Index(list(dict.fromkeys(respondents))))
@@ -44,7 +45,14 @@ def respondent_columns(
     )
     frame.index = pd.Index(respondents)
     first = frame.groupby(level=0, sort=False).first()
-    constant = frame.groupby(level=0, sort=False).nunique(dropna=False).max() <= 1
+    counts = frame.groupby(level=0, sort=False).nunique(dropna=False)
+    if cluster is not None and cluster in counts.columns and (counts[cluster] > 1).any():
+        who = counts.index[(counts[cluster] > 1).to_numpy()][0]
+        raise PsymError(
+            f"--cluster {cluster}: respondent {who!r} has more than one {cluster!r} value (the "
+            "cluster column names the one persona each respondent is a variant of)"
+        )
+    constant = counts.max() <= 1
     return first.loc[:, [c for c in keep if bool(constant[c])]]
 
 
@@ -52,11 +60,6 @@ def _cluster(labels: pd.DataFrame, cluster: str | None) -> pd.Series:
     """The persona of each respondent: the cluster column, or the respondent itself."""
     if cluster is None:
         return pd.Series(labels.index, index=labels.index)
-    if cluster not in labels.columns:
-        raise PsymError(
-            f"--cluster {cluster}: a respondent has more than one {cluster!r} value (a persona "
-            "column names one persona per respondent)"
-        )
     return labels[cluster].fillna("").astype(str)
 
 
