@@ -32,7 +32,7 @@ REPO = HERE.parent
 TASKS = ("bfi", "mfq")
 
 sys.path.insert(0, str(REPO))
-from benchmarks import scale  # noqa: E402
+from benchmarks import population, scale  # noqa: E402
 
 _UTILS = '''"""Items of psymetrics instruments as lm-eval docs (written by benchmarks/run.py)."""
 import datasets
@@ -282,6 +282,32 @@ def bench_grid(latency: float, work: Path) -> None:
         )
 
 
+def bench_population(latency: float, work: Path) -> None:
+    """``psym eval --population`` of 190 respondents x bfi (8,360 requests) at concurrency 32
+    against the latency bound, in one request stream."""
+    p = population.population_throughput(latency, 32, work / "population")
+    ceiling = p["requests"] / (-(-p["requests"] // 32) * latency) / p["bound"]
+    print(
+        f"[population] bfi x {p['respondents']} respondents (psym eval --population) at "
+        f"concurrency 32, fresh cache: {p['requests']} requests in {p['wall_s']:.2f} s = "
+        f"{p['throughput']:.1f} req/s = {100 * p['of_bound']:.1f}% of the bound "
+        f"{p['bound']:.0f} req/s (target >= 90%; at most {100 * ceiling:.1f}% in whole rounds "
+        f"of 32); peak in flight {p['server_peak']}; results.json {p['results_mb']:.2f} MB"
+    )
+
+
+def bench_population_analysis(work: Path) -> None:
+    """``psym analyze --responses`` of 1,250 respondents x 419 items against 2 min and 4 GB."""
+    a = population.analysis_at_scale(work / "population-analysis")
+    print(
+        f"[population-analysis] psym analyze --responses of {a['rows']:,} rows "
+        f"({a['respondents']:,} respondents x {a['items']} items, {a['scales']} scales; "
+        f"diagnostics, reliability with naive and persona-clustered bootstraps, "
+        f"{a['cfa_fitted']} CFAs, criterion): {a['wall_s']:.1f} s (target <= 120 s), peak "
+        f"memory {a['peak_gb']:.2f} GB (target <= 4 GB)"
+    )
+
+
 def main() -> None:
     """Run every comparison and print the ratios with their targets."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -292,10 +318,11 @@ def main() -> None:
     ap.add_argument("--keep", action="store_true", help="keep the work directory")
     ap.add_argument(
         "--only",
-        choices=("grid",),
+        choices=("grid", "population", "population-analysis"),
         default=None,
-        help="run only this benchmark (grid: the "
-        "grid against the latency bound, with a fresh cache and with --no-cache)",
+        help="run only this benchmark (grid: the grid against the latency bound, with a fresh "
+        "cache and with --no-cache; population: psym eval --population against the bound; "
+        "population-analysis: psym analyze --responses of 1,250 x 419 in time and memory)",
     )
     a = ap.parse_args()
     from psymetrics_core.base.paths import cache_dir
@@ -311,6 +338,12 @@ def main() -> None:
         if a.only == "grid":
             bench_grid(a.latency, work)
             return
+        if a.only == "population":
+            bench_population(a.latency, work)
+            return
+        if a.only == "population-analysis":
+            bench_population_analysis(work)
+            return
         print(f"[api] openai-chat vs a server adding {a.latency * 1000:.0f} ms per request")
         for r in bench_api(a.latency, (1, 8, 32), a.waves):
             print(
@@ -320,6 +353,8 @@ def main() -> None:
                 f"({r['sequential']:.2f} req/s)"
             )
         bench_grid(a.latency, work)
+        bench_population(a.latency, work)
+        bench_population_analysis(work)
         sh = scale.shard_speedup(a.latency, work, env)
         print(
             f"[shards] {sh['requests']} requests at concurrency 2: one process "

@@ -31,7 +31,8 @@ from psymetrics_core.instruments.item_texts import check_form
 if TYPE_CHECKING:
     from psymetrics_core.administer.kinds.task import Task
 
-__all__ = ["ALL", "RATING_COLUMNS", "Rating", "read_ratings", "read_responses", "read_generations"]
+__all__ = ["ALL", "RATING_COLUMNS", "Rating", "read_ratings", "read_ratings_table",
+           "read_responses", "read_generations"]  # fmt: skip
 
 RATING_COLUMNS = ("respondent", "item", "response")
 ALL = "all"  # the group of every row when the file is not grouped
@@ -84,6 +85,13 @@ def read_ratings(
     twice (within a group, when ``group`` names a column), empty respondents or groups and
     missing columns are errors naming the CSV line; a file without rows is an error too.
     """
+    return read_ratings_table(path, inst, form, group=group)[0]
+
+
+def read_ratings_table(
+    path: str | Path, inst: Instrument, form: str = "original", *, group: str | None = None
+) -> tuple[list[Rating], CsvTable]:
+    """:func:`read_ratings`, with the CSV table it read (its other columns: labels)."""
     p = _existing(path)
     check_form(inst, form)
     items = {it.id: it for it in inst.forms[form]}
@@ -114,7 +122,7 @@ def read_ratings(
         out.append(Rating(line, grp, who, item_id, value))
     if not out:
         raise ResponsesError(f"{p}: no response rows")
-    return out
+    return out, table
 
 
 def read_responses(

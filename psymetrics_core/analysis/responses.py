@@ -12,13 +12,24 @@ respondent's mean rating over their answered scored items.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from psymetrics_core.administer.answer_files import read_ratings
+from psymetrics_core.administer.answer_files import (
+    RATING_COLUMNS,
+    Rating,
+    read_ratings,
+    read_ratings_table,
+)
 from psymetrics_core.analysis import reliability
+from psymetrics_core.analysis.population.long import (
+    CLUSTER_DEFAULT,
+    population_report,
+    respondent_columns,
+)
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.types import Answer, Instrument
 from psymetrics_core.instruments.scoring import keyed_values, mrat_term
@@ -34,11 +45,18 @@ def read_long(
 ) -> pd.DataFrame:
     """Rows ``group, respondent, item, response`` (response None when empty), as read and
     checked by ``answer_files.read_ratings`` (errors name the CSV line)."""
-    rows = [
-        {"group": r.group, "respondent": r.respondent, "item": r.item, "response": r.response}
-        for r in read_ratings(path, inst, form, group=group)
-    ]
-    return pd.DataFrame(rows)
+    return _long_frame(read_ratings(path, inst, form, group=group))
+
+
+def _long_frame(ratings: list[Rating]) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "group": [r.group for r in ratings],
+            "respondent": [r.respondent for r in ratings],
+            "item": [r.item for r in ratings],
+            "response": pd.array([r.response for r in ratings], dtype="Float64"),
+        }
+    ).astype({"response": float})
 
 
 def describe(values: pd.Series) -> dict[str, Any]:
@@ -70,18 +88,20 @@ def describe(values: pd.Series) -> dict[str, Any]:
 
 
 def _keyed(inst: Instrument, form: str, frame: pd.DataFrame) -> pd.DataFrame:
-    """One row per (respondent, item, scale): the keyed value, MRAT-centred where the scale is."""
+    """One row per (respondent, item, scale): the keyed value, MRAT-centred where the scale is.
+    The keying depends on the item and the answer only: computed once per distinct pair."""
 
     by_id = {it.id: it for it in inst.forms[form]}
-    rows = []
-    for r in frame.itertuples(index=False):
-        value = None if pd.isna(r.response) else int(r.response)
-        it = by_id[str(r.item)]
+    pairs = frame.loc[frame["response"].notna(), ["item", "response"]].drop_duplicates()
+    table = []
+    for item, response in zip(pairs["item"], pairs["response"], strict=True):
+        it, value = by_id[str(item)], int(response)
         term = mrat_term(inst, it, value)
-        for scale, v in keyed_values(inst, form, it, value).items():
-            rows.append({"respondent": r.respondent, "item": r.item, "scale": scale,
-                         "value": v, "mrat_term": term})  # fmt: skip
-    keyed = pd.DataFrame(rows, columns=["respondent", "item", "scale", "value", "mrat_term"])
+        table += [(item, response, scale, v, term)
+                  for scale, v in keyed_values(inst, form, it, value).items()]  # fmt: skip
+    lookup = pd.DataFrame(table, columns=["item", "response", "scale", "value", "mrat_term"])
+    keyed = frame[["respondent", "item", "response"]].merge(lookup, on=["item", "response"])
+    keyed = keyed.drop(columns="response")
     centred = {n for n, s in inst.scales.items() if s.centre == "mrat"}
     if centred and not keyed.empty:
         mrat = keyed.drop_duplicates(["respondent", "item"]).groupby("respondent")["mrat_term"]
@@ -96,8 +116,7 @@ def _group_report(
 
     respondents = list(dict.fromkeys(frame["respondent"]))
     score_rows = []
-    for who in respondents:
-        sub = frame[frame["respondent"] == who]
+    for who, sub in frame.groupby("respondent", sort=False):
         answers = {
             str(i): (None if pd.isna(v) else int(v))
             for i, v in zip(sub["item"], sub["response"], strict=True)
@@ -107,16 +126,15 @@ def _group_report(
         score_rows += [{"respondent": who, "scale": s, "score": sc.score}
                        for s, sc in scores.items()]  # fmt: skip
     scores_frame = pd.DataFrame(score_rows)
-    keyed = _keyed(inst, form, frame)
+    keyed = dict(tuple(_keyed(inst, form, frame).groupby("scale", sort=False)))
+    scores_by = dict(tuple(scores_frame.groupby("scale", sort=False)))
     out: dict[str, Any] = {"n_respondents": len(respondents), "scales": {}}
     for scale in inst.scales:
-        vals = pd.to_numeric(
-            scores_frame.loc[scores_frame["scale"] == scale, "score"], errors="coerce"
-        )
+        vals = pd.to_numeric(scores_by[scale]["score"], errors="coerce")
         members = [it.id for it in inst.scale_items(scale, form)]
+        sub = keyed.get(scale, pd.DataFrame(columns=["respondent", "item", "value"]))
         mat = (
-            keyed[keyed["scale"] == scale]
-            .pivot_table(index="respondent", columns="item", values="value", aggfunc="first")
+            sub.pivot(index="respondent", columns="item", values="value")
             .reindex(index=respondents, columns=members)
             .astype(float)
         )
@@ -148,9 +166,15 @@ def analyze_responses(
     form: str = "original",
     group: str | None = None,
     deletion: str = "listwise",
+    cluster: str | None = None,
+    criterion: Mapping[str, str] | None = None,
+    n_boot: int = 200,
 ) -> dict[str, Any]:
     """The report for a long-format response file, one section per ``group`` value (``task``
-    and its scoring hooks from ``session``)."""
+    and its scoring hooks from ``session``), and per group the population analyses
+    (``population``: diagnostics, reliability with naive and ``cluster``-clustered bootstrap
+    intervals of ``n_boot`` draws, one CFA per scale, criterion validity against label
+    columns)."""
 
     if deletion not in reliability.DELETION:
         raise PsymError(f"--deletion must be one of {', '.join(reliability.DELETION)}")
@@ -159,7 +183,21 @@ def analyze_responses(
         raise PsymError(f"task '{task}' is not a questionnaire (kind {inst.kind})")
     if form not in inst.forms:
         raise PsymError(f"task '{task}' has no form '{form}' (forms: {', '.join(inst.forms)})")
-    frame = read_long(path, inst, form, group)
+    ratings, table = read_ratings_table(path, inst, form, group=group)
+    if cluster is not None and cluster not in table.columns:
+        raise PsymError(f"--cluster {cluster}: {path} has no column {cluster!r}")
+    if cluster is None and CLUSTER_DEFAULT in table.columns and CLUSTER_DEFAULT != group:
+        cluster = CLUSTER_DEFAULT
+    frame = _long_frame(ratings)  # row i of the frame is row i of the table
+    groups = dict(tuple(frame.groupby("group", sort=False)))
+    skip = {*RATING_COLUMNS, group or ""}
+
+    def population(sub: pd.DataFrame) -> dict[str, Any]:
+        rows = [table.rows[i] for i in sub.index]
+        who = sub["respondent"].tolist()
+        labels = respondent_columns(table.columns, rows, skip, who, cluster)
+        return population_report(inst, form, sub, labels, cluster, criterion, n_boot)
+
     return {
         "task": task,
         "form": form,
@@ -169,6 +207,8 @@ def analyze_responses(
         "respondents": "rows are the file's respondents (within each group)",
         "groups": {
             str(g): _group_report(inst, form, sub, deletion, session.hook)
-            for g, sub in frame.groupby("group", sort=False)
+            for g, sub in groups.items()
         },
+        "population": {str(g): population(sub) for g, sub in groups.items()},
+        "cluster": cluster,
     }

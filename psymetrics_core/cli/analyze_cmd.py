@@ -42,6 +42,12 @@ def _fence_k(value: float) -> float:
 @click.option("--group", default=None, help="With --responses: column to analyse by group.")
 @click.option("--form", default="original", show_default=True, help="With --responses.")
 @click.option(
+    "--cluster",
+    default=None,
+    help="With --responses: the column naming each respondent's persona, for clustered "
+    "bootstrap intervals [default: persona, where the file has it].",
+)
+@click.option(
     "--deletion",
     type=click.Choice(["listwise", "pairwise"]),
     default="listwise",
@@ -89,7 +95,8 @@ def _fence_k(value: float) -> float:
     multiple=True,
     metavar="SCALE=FIELD",
     help="Population runs: criterion validity of SCALE against the respondents' label FIELD "
-    "(Spearman's rho, AUC for a two-valued label) [default: every scale named like a label].",
+    "(Spearman's rho, AUC for a two-valued label) [default: every scale named like a label]; "
+    "with --responses, the labels are the file's columns constant within each respondent.",
 )
 @click.option(
     "--fence-k",
@@ -125,6 +132,7 @@ def analyze_cmd(
     fence_k: float,
     hypotheses: tuple[str, ...],
     criteria: tuple[str, ...],
+    cluster: str | None,
 ) -> None:
     """Analyse run directories of `psym eval`, or a long CSV of responses (no model calls).
 
@@ -145,8 +153,9 @@ def analyze_cmd(
         if run_dirs or responses is None or task is None:
             raise PsymError("give run directories, or --task TASK --responses FILE (not both)")
         rep = analyze_responses(
-            task, responses, session_of(ctx), form=form, group=group, deletion=deletion
-        )
+            task, responses, session_of(ctx), form=form, group=group, deletion=deletion,
+            cluster=cluster, criterion=_criteria(criteria),
+        )  # fmt: skip
         if as_json:
             print_json(rep)
             return

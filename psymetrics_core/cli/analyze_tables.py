@@ -5,6 +5,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import click
+
+from psymetrics_core.analysis.population.runs import task_text
 from psymetrics_core.cli.console import stdout, table
 
 __all__ = ["print_report", "print_responses_report"]
@@ -245,3 +248,7 @@ def print_responses_report(rep: dict[str, Any]) -> None:
         f"[dim]kurt: excess kurtosis; rows: rows used by alpha ({rep['alpha_deletion']} "
         "deletion) of rows given; item means and variances: --json[/dim]"
     )
+    for grp, entry in rep.get("population", {}).items():
+        title = f"Population psychometrics ({rep['group_by']} = {grp})" if rep["group_by"] else (
+            "Population psychometrics")  # fmt: skip
+        click.echo(f"\n{title}\n" + "\n".join(task_text(rep["task"], entry)))

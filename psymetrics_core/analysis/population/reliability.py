@@ -16,10 +16,11 @@ from functools import partial
 
 import numpy as np
 import pandas as pd
+from scipy.optimize import minimize
 
 from psymetrics_core.analysis.population.data import Responses, ScaleStructure
 from psymetrics_core.analysis.population.fitstats import constant_items, dependent_items
-from psymetrics_core.analysis.population.mlfit import GroupMoments, Pattern, fit_ml, one_blas_thread
+from psymetrics_core.analysis.population.mlfit import one_blas_thread
 
 __all__ = ["Undefined", "Coefficient", "ScaleReliability", "alpha", "lambda6", "omega_total",
            "scale_reliability"]  # fmt: skip
@@ -86,20 +87,48 @@ def lambda6(x: np.ndarray, names: list[str] | None = None) -> float:
     return 1.0 - float(np.sum(1.0 / np.diag(np.linalg.inv(r)))) / float(r.sum())
 
 
-def omega_total(x: np.ndarray, names: list[str] | None = None) -> float:
+def omega_total(
+    x: np.ndarray, names: list[str] | None = None, start: np.ndarray | None = None
+) -> float:
     """omega total from one ML factor with signed loadings, oriented to sum >= 0; uniquenesses
-    bounded below at .005 as R psych's ``fa`` (no Heywood case)."""
+    bounded to [.005, 1] as R psych's ``fa`` and ``factanal`` (no Heywood case). ``start``:
+    uniquenesses to start from (a bootstrap starts from the full sample's)."""
     r = _corr(x, names)
     if x.shape[1] < 3:
         raise Undefined("omega needs 3+ items (a one-factor model of 2 items is not identified)")
-    k = x.shape[1]
-    res = fit_ml(Pattern(k, (tuple(range(k)),)), [GroupMoments(r, np.zeros(k), len(x))],
-                 std_lv=True, min_unique=0.005)  # fmt: skip
-    if not res.converged:
-        raise Undefined(f"the one-factor model did not converge ({res.message})")
-    lam = res.lam[0][:, 0] / np.sqrt(np.diag(res.sigma[0]))
-    psi = 1.0 - lam**2
+    psi = one_factor_uniquenesses(r, start)
     return 1.0 - float(psi.sum()) / float(r.sum())
+
+
+def one_factor_uniquenesses(r: np.ndarray, start: np.ndarray | None = None) -> np.ndarray:
+    """The standardized uniquenesses of the one-factor ML fit to the correlations ``r``:
+    ``factanal``'s concentrated likelihood over the uniquenesses psi (the loadings of a given
+    psi are the leading eigenvector of psi^-1/2 R psi^-1/2; Joreskog 1967), L-BFGS-B on
+    [.005, 1] with the analytic gradient."""
+    k = len(r)
+    if start is None:  # factanal's start: (1 - 0.5 / k) / diag(R^-1)
+        start = (1.0 - 0.5 / k) / np.diag(np.linalg.inv(r))
+    start = np.clip(start, 0.005, 1.0)
+
+    def loadings(psi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        sc = 1.0 / np.sqrt(psi)
+        e, v = np.linalg.eigh(r * np.outer(sc, sc))
+        return e, np.sqrt(psi) * v[:, -1] * np.sqrt(max(e[-1] - 1.0, 0.0))
+
+    def fun(psi: np.ndarray) -> tuple[float, np.ndarray]:
+        e, lam = loadings(psi)
+        rest = e[:-1]
+        if rest.min() <= 0:
+            return np.inf, np.zeros(k)
+        grad = (lam**2 + psi - np.diag(r)) / psi**2
+        return float(np.sum(rest - np.log(rest))), grad
+
+    res = minimize(fun, start, jac=True, method="L-BFGS-B", bounds=[(0.005, 1.0)] * k)
+    if not res.success:
+        raise Undefined(f"the one-factor model did not converge ({res.message})")
+    _, lam = loadings(res.x)
+    lam = lam / np.sqrt(lam**2 + res.x)
+    return 1.0 - lam**2
 
 
 def _stat(fn: Callable[[np.ndarray], float], x: np.ndarray) -> float | None:
@@ -168,12 +197,20 @@ def scale_reliability(
         fns: dict[str, Callable[[np.ndarray], float]] = {
             "alpha": alpha,
             "lambda6": partial(lambda6, names=names),
-            "omega_total": partial(omega_total, names=names),
+            "omega_total": partial(omega_total, names=names, start=_psi(x)),
         }
         for cname, fn in fns.items():
             rel.coefficients.append(_coefficient(cname, fn, x, clusters, n_boot, seed))
         out.append(rel)
     return out
+
+
+def _psi(x: np.ndarray) -> np.ndarray | None:
+    """The full sample's uniquenesses, where defined (the bootstrap fits start from them)."""
+    try:
+        return one_factor_uniquenesses(np.corrcoef(x.T))
+    except (Undefined, np.linalg.LinAlgError, ValueError):
+        return None
 
 
 def _coefficient(

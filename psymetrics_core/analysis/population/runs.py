@@ -32,7 +32,8 @@ from psymetrics_core.base.types import Instrument
 from psymetrics_core.records.read import iter_records
 from psymetrics_core.records.samples import SampleRecord
 
-__all__ = ["PopulationData", "read_population_runs", "criterion_table", "population_section"]
+__all__ = ["PopulationData", "read_population_runs", "criterion_table", "population_section",
+           "present_structure", "task_analysis", "task_text"]  # fmt: skip
 
 
 @dataclass
@@ -148,16 +149,18 @@ def population_section(
         inst = instruments.get(task)
         if inst is None:
             continue
-        structure = _present(ScaleStructure.from_instrument(inst, sorted(pop.forms)[0]), pop)
-        entry = _task_analysis(pop, structure, criterion, n_boot)
+        structure = present_structure(
+            ScaleStructure.from_instrument(inst, sorted(pop.forms)[0]), pop
+        )
+        entry = task_analysis(pop, structure, criterion, n_boot)
         data[task] = entry
-        lines += _task_text(task, entry)
+        lines += task_text(task, entry)
     if not data:
         return None
     return AnalysisSection("population", "Population psychometrics", "\n".join(lines), data)
 
 
-def _present(structure: ScaleStructure, pop: PopulationData) -> ScaleStructure:
+def present_structure(structure: ScaleStructure, pop: PopulationData) -> ScaleStructure:
     """``structure`` restricted to the items the run administered (``--limit``)."""
     cols = set(pop.values.columns)
     scales = {s: tuple(i for i in its if i in cols) for s, its in structure.scales.items()}
@@ -167,7 +170,7 @@ def _present(structure: ScaleStructure, pop: PopulationData) -> ScaleStructure:
     )
 
 
-def _task_analysis(
+def task_analysis(
     pop: PopulationData, structure: ScaleStructure, criterion: Mapping[str, str] | None,
     n_boot: int,
 ) -> dict[str, Any]:  # fmt: skip
@@ -206,7 +209,7 @@ def _num(x: float | None, d: int = 2) -> str:
     return "—" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{d}f}"
 
 
-def _task_text(task: str, e: dict[str, Any]) -> list[str]:
+def task_text(task: str, e: dict[str, Any]) -> list[str]:
     out = [
         f"{task}: {e['n_respondents']} respondents ({e['n_personas']} personas), parse rate "
         f"{_num(e['parse_rate'])}, straight-lining {_num(e['straightlining_share'])}"

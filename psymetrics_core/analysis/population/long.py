@@ -1,0 +1,83 @@
+"""Population analyses of a long response file (``psym analyze --task T --responses FILE``).
+
+The file's rows (``respondent,item,response`` plus any columns) become a respondent x item
+matrix; a persona column (``--cluster COLUMN``, default ``persona`` where the file has one)
+names the persona each respondent is a prompt variant of, for clustered bootstrap intervals;
+every other column whose value is constant within each respondent is a label (criterion
+validity with ``--criterion SCALE=FIELD``, or against the labels named like a scale). Per group
+(``--group``) the analyses are those of population runs: diagnostics, reliability, one CFA per
+scale, criterion validity (``runs.task_analysis``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pandas as pd
+
+from psymetrics_core.analysis.population.data import ScaleStructure
+from psymetrics_core.analysis.population.runs import (
+    PopulationData,
+    present_structure,
+    task_analysis,
+)
+from psymetrics_core.base.errors import PsymError
+from psymetrics_core.base.types import Instrument
+
+__all__ = ["CLUSTER_DEFAULT", "respondent_columns", "population_report"]
+
+CLUSTER_DEFAULT = "persona"
+
+
+def respondent_columns(
+    columns: Sequence[str], rows: Sequence[tuple[int, Mapping[str, str]]], skip: set[str],
+    respondents: Sequence[str], cluster: str | None = None,
+) -> pd.DataFrame:  # fmt: skip
+    """The columns of a long file (other than ``skip``) that hold one value per respondent
+    (index: ``respondents``, the rows' respondent ids in order); empty cells are NaN. The
+    ``cluster`` column must hold one value per respondent (else an error naming one)."""
+    keep = [c for c in columns if c not in skip]
+    if not keep:
+        return pd.DataFrame(index=pd.Index(list(dict.fromkeys(respondents))))
+    frame = pd.DataFrame({c: [r.get(c, "") for _, r in rows] for c in keep}, dtype=object).replace(
+        "", None
+    )
+    frame.index = pd.Index(respondents)
+    first = frame.groupby(level=0, sort=False).first()
+    counts = frame.groupby(level=0, sort=False).nunique(dropna=False)
+    if cluster is not None and cluster in counts.columns and (counts[cluster] > 1).any():
+        who = counts.index[(counts[cluster] > 1).to_numpy()][0]
+        raise PsymError(
+            f"--cluster {cluster}: respondent {who!r} has more than one {cluster!r} value (the "
+            "cluster column names the one persona each respondent is a variant of)"
+        )
+    constant = counts.max() <= 1
+    return first.loc[:, [c for c in keep if bool(constant[c])]]
+
+
+def _cluster(labels: pd.DataFrame, cluster: str | None) -> pd.Series:
+    """The persona of each respondent: the cluster column, or the respondent itself."""
+    if cluster is None:
+        return pd.Series(labels.index, index=labels.index)
+    return labels[cluster].fillna("").astype(str)
+
+
+def population_report(
+    inst: Instrument, form: str, frame: pd.DataFrame, labels: pd.DataFrame,
+    cluster: str | None, criterion: Mapping[str, str] | None, n_boot: int,
+) -> dict[str, Any]:  # fmt: skip
+    """The population analyses of one group of a long file: ``frame`` has ``respondent, item,
+    response`` rows, ``labels`` one row per respondent (``respondent_columns``)."""
+    values = frame.pivot(index="respondent", columns="item", values="response").astype(float)
+    order = list(dict.fromkeys(frame["respondent"]))
+    items = [it.id for it in inst.forms[form] if it.id in set(values.columns)]
+    values = values.reindex(index=order, columns=items)
+    persona = _cluster(labels, cluster)
+    lab = labels.drop(columns=[c for c in (cluster,) if c in labels.columns]).reindex(order)
+    pop = PopulationData(
+        inst.id, values, persona.reindex(order), lab, int(len(frame)),
+        int(frame["response"].notna().sum()), {form},
+    )  # fmt: skip
+    structure = present_structure(ScaleStructure.from_instrument(inst, form), pop)
+    return task_analysis(pop, structure, criterion, n_boot)
