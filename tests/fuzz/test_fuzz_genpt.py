@@ -51,6 +51,8 @@ def run_dir(tmp_path: Path) -> Path:
 
 # -- command-line options ------------------------------------------------------------------------
 
+NBOOT = "--n-boot must be an integer in 1-100,000"  # the bounds table (base/bounds.py)
+
 CLI_OPTIONS = [
     ("unparsed-empty", ["--unparsed", ""], "Invalid value for '--unparsed'"),
     ("unparsed-upper-case", ["--unparsed", "AUTHORS"], "Invalid value for '--unparsed'"),
@@ -58,13 +60,13 @@ CLI_OPTIONS = [
     ("unparsed-number", ["--unparsed", "0"], "Invalid value for '--unparsed'"),
     ("unparsed-long", ["--unparsed", "x" * 10_000], "Invalid value for '--unparsed'"),
     ("unparsed-newline", ["--unparsed", "authors\nmissing"], "Invalid value for '--unparsed'"),
-    ("n-boot-zero", ["--n-boot", "0"], "--n-boot must be an integer in 1-100,000"),
-    ("n-boot-negative", ["--n-boot", "-5"], "--n-boot must be an integer in 1-100,000"),
-    ("n-boot-above-bound", ["--n-boot", str(MAX_BOOT + 1)], "--n-boot must be an integer in 1-100,000"),
-    ("n-boot-huge", ["--n-boot", "1" + "0" * 40], "--n-boot must be an integer in 1-100,000"),
-    ("n-boot-text", ["--n-boot", "many"], "--n-boot must be an integer in 1-100,000"),
-    ("n-boot-float", ["--n-boot", "2.5"], "--n-boot must be an integer in 1-100,000"),
-    ("n-boot-nan", ["--n-boot", "nan"], "--n-boot must be an integer in 1-100,000"),
+    ("n-boot-zero", ["--n-boot", "0"], NBOOT),
+    ("n-boot-negative", ["--n-boot", "-5"], NBOOT),
+    ("n-boot-above-bound", ["--n-boot", str(MAX_BOOT + 1)], NBOOT),
+    ("n-boot-huge", ["--n-boot", "1" + "0" * 40], NBOOT),
+    ("n-boot-text", ["--n-boot", "many"], NBOOT),
+    ("n-boot-float", ["--n-boot", "2.5"], NBOOT),
+    ("n-boot-nan", ["--n-boot", "nan"], NBOOT),
 ]
 
 
