@@ -78,3 +78,19 @@ def test_401_names_the_variable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         assert "sk-wrong-but-sent" not in said
     else:
         assert "psym sent no key" in said and "api_key_env=VAR" in said
+
+
+def test_default_label_is_the_served_model_and_typos_are_named(tmp_path: Path) -> None:
+    """Found by a newcomer trial: two API models in one report were both "openai-chat", and a
+    mistyped key (`modle=`) was reported as a missing `model`."""
+    with LatencyServer(latency=0.0) as srv:
+        for name in ("qwen-7b", "llama-8b"):
+            args = ["eval", "--tasks", "bfi", "--limit", "2", "--model", "openai-chat",
+                    "--model-args", f"base_url={srv.base_url},model={name}",
+                    "-o", str(tmp_path / name)]  # fmt: skip
+            assert CliRunner().invoke(cli, args).exit_code == 0
+        labels = [json.loads((tmp_path / n / "results.json").read_text())["label"]
+                  for n in ("qwen-7b", "llama-8b")]  # fmt: skip
+        assert labels == ["qwen-7b", "llama-8b"]
+    with pytest.raises(BackendError, match="unknown --model-args for openai-chat: modle"):
+        OpenAIChatBackend({"base_url": "http://127.0.0.1:9/v1", "modle": "x"})

@@ -77,9 +77,9 @@ class LMEvalBackend(Backend):
         progress: Reporter | None = None,
     ) -> list[Completion]:
         """One lm-eval ``loglikelihood`` request per (prompt, option); sums as lm-eval does."""
+        lm = self._load()  # first: a missing lm-eval is its one-line error
         from lm_eval.api.instance import Instance  # on demand: the [lm-eval] extra
 
-        lm = self._load()
         reqs: list[Any] = []
         spans: list[tuple[int, int]] = []
         for p in prompts:
@@ -105,9 +105,9 @@ class LMEvalBackend(Backend):
         progress: Reporter | None = None,
     ) -> list[Completion]:
         """lm-eval ``generate_until`` with greedy or sampled decoding."""
+        lm = self._load()  # first: a missing lm-eval is its one-line error
         from lm_eval.api.instance import Instance  # on demand: the [lm-eval] extra
 
-        lm = self._load()
         kwargs: dict[str, Any] = {"until": [], "max_gen_toks": settings.max_new_tokens}
         if settings.temperature > 0:
             kwargs.update(do_sample=True, temperature=settings.temperature)

@@ -28,6 +28,7 @@ from urllib.parse import urlsplit
 
 from psymetrics_core.backends.base import Backend, GenerationSettings, OnResult, Reporter
 from psymetrics_core.backends.openai_args import (
+    MODEL_ARGS,
     check_url,
     default_key_env,
     float_arg,
@@ -67,6 +68,12 @@ class OpenAIBackend(Backend):
                 "do not put the key in --model-args; name its environment variable: "
                 "api_key_env=NAME"
             )
+        unknown = sorted(set(args) - {k for k, _ in MODEL_ARGS})
+        if unknown:  # first: a mistyped key is named, not reported as a missing one
+            raise BackendError(
+                f"unknown --model-args for {self.name}: {', '.join(unknown)} (known: "
+                f"{', '.join(k for k, _ in MODEL_ARGS)})"
+            )
         self.base_url = args.pop("base_url", "").rstrip("/")
         self.model = args.pop("model", "")
         if not self.base_url or not self.model:
@@ -83,12 +90,6 @@ class OpenAIBackend(Backend):
         self.top_logprobs = int_arg(args, "top_logprobs", 20, 1)
         self.backoff = float_arg(args, "backoff", 0.5)
         self.max_response_bytes = int_arg(args, "max_response_bytes", 64 * 1024 * 1024, 1024)
-        if args:
-            raise BackendError(
-                f"unknown --model-args for {self.name}: {', '.join(sorted(args))} (known: "
-                "base_url, model, api_key_env, concurrency, max_retries, timeout, deadline, "
-                "top_logprobs, backoff, max_response_bytes)"
-            )
         self._connected = False  # a first connection failure is reported at once, not retried
         self._usage = {"requests": 0, "retries": 0, "prompt_tokens": 0, "completion_tokens": 0}
         self._usage_lock = threading.Lock()

@@ -58,6 +58,26 @@ CORE_COMMANDS = {
 }
 
 
+# a missing module -> the extra of psymetrics-core that installs it
+_EXTRA_OF = {"dask": "dask", "distributed": "dask", "lm_eval": "lm-eval"}
+
+
+def _needs_extra(name: str, exc: ImportError) -> click.Command:
+    """A stand-in for a command whose imports need an extra that is not installed: its help
+    and its use say, in one line, what to install."""
+    missing = (exc.name or "a module").split(".")[0]
+    extra = _EXTRA_OF.get(missing, "analysis")
+    hint = f"psym {name} needs {missing} (pip install 'psymetrics-core[{extra}]')"
+
+    def run(**_: object) -> None:
+        raise PsymError(hint)
+
+    return click.Command(
+        name, callback=run, help=f"{hint}.", context_settings={"ignore_unknown_options": True},
+        params=[click.Argument(["args"], nargs=-1, type=click.UNPROCESSED)],
+    )  # fmt: skip
+
+
 def _with_examples(cmd: click.Command, name: str) -> click.Command:
     """``cmd`` (and, for a group, each subcommand) with its example epilog."""
     add_example(cmd, name)
@@ -91,7 +111,10 @@ class LazyGroup(click.Group):
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name in CORE_COMMANDS:
             modname, attr = CORE_COMMANDS[cmd_name].split(":")
-            cmd = getattr(importlib.import_module(modname), attr)
+            try:
+                cmd = getattr(importlib.import_module(modname), attr)
+            except ImportError as exc:  # an extra that is not installed: one line, no traceback
+                return _needs_extra(cmd_name, exc)
             assert isinstance(cmd, click.Command)
             return _with_examples(cmd, cmd_name)
         self._plugin_commands(ctx)

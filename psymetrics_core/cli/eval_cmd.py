@@ -12,6 +12,7 @@ from psymetrics_core.administer.config import RunConfig
 from psymetrics_core.administer.options import parse_task_args
 from psymetrics_core.administer.preflight import check_label
 from psymetrics_core.administer.runner import evaluate
+from psymetrics_core.backends.base import parse_model_args
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.cli import session_of
 from psymetrics_core.cli.bounded import bounded
@@ -188,7 +189,8 @@ if TYPE_CHECKING:
     "--label",
     default=None,
     callback=lambda _c, _p, v: _label(v),
-    help="Name of the model in results, tables, exports and reports [default: --model]; "
+    help="Name of the model in results, tables, exports and reports [default: the model= of "
+    "--model-args (an API's model name), else --model]; "
     "no path separators or control characters.",
 )
 @click.option(
@@ -251,10 +253,21 @@ def run_config(task_list: list[str], session: Session, **opts: Any) -> RunConfig
         item_files=parse_items_option(opts.pop("items")),
         norm_group=parse_norm_group_option(opts.pop("norm_groups")),
         cache=not opts.pop("no_cache"),
-        label=opts.pop("label") or opts["model"],
+        label=opts.pop("label") or _default_label(opts["model"], opts["model_args"]),
         provenance=True,
         **opts,
     )
+
+
+def _default_label(model: str, model_args: str) -> str:
+    """The run's label when ``--label`` is not given: the served model's name (``model=`` of
+    ``--model-args``, e.g. openai-chat's) so that two API models in one report differ, else
+    ``--model``; a name that is not a valid label falls back to ``--model``."""
+    try:
+        name = parse_model_args(model_args).get("model", "")
+        return check_label(name) if name else model
+    except PsymError:
+        return model
 
 
 def _label(value: str | None) -> str | None:
@@ -314,8 +327,8 @@ def _print_table(results: dict[str, Any], session: Session) -> None:
     t = table(
         f"model: {_model_name(results)}  mode: {results['settings']['mode']}  "
         f"seed: {results['seed']}",
-        ["task", "scale", "score (range)", "items answered"]
-        + (["z vs human norm"] if has_z else [])
+        ["task", "scale", "score (range)", "answered"]
+        + (["z vs norm"] if has_z else [])
         + (["95% CI"] if has_ci else []),
     )
     t.columns[1].min_width = max((len(name) for _, name, _ in scales), default=5)  # whole names

@@ -244,3 +244,19 @@ def test_a_backend_error_is_what_the_hint_raises() -> None:
 
     with pytest.raises(BackendError, match=re.escape(PLUGIN_BACKENDS["smollm2"])):
         Session(autoload=False).make_backend("smollm2")
+
+
+def test_help_and_report_without_the_analysis_extra(tmp_path: Path) -> None:
+    """Found by a newcomer trial: with `psymetrics-core[hf]` alone (no pandas), `psym --help`
+    listed the commands by importing them and ended in a traceback, as did `psym report`. Help
+    now works and a command whose extra is missing says what to install, in one line."""
+    pytest.importorskip("psymetrics_plugin_bfi")
+    paths = core_only(tmp_path, ["psymetrics-plugin-bfi"])
+    res = run_psym(paths, ["--help"], tmp_path)
+    assert res.returncode == 0 and "Traceback" not in res.stderr, res.stderr[-3000:]
+    assert "report" in res.stdout and "psymetrics-core[analysis]" in res.stdout
+    res = run_psym(paths, ["report", str(tmp_path), "-o", str(tmp_path / "r.html")], tmp_path)
+    assert res.returncode == 1 and "Traceback" not in res.stderr, res.stderr[-3000:]
+    errors = [line for line in res.stderr.splitlines() if line.startswith("psym:")]
+    assert len(errors) == 1 and "pip install 'psymetrics-core[analysis]'" in errors[0], res.stderr
+    assert "psymetrics-core[analysis]" in check_hint(errors[0])
