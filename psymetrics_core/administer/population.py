@@ -21,6 +21,7 @@ import jinja2
 import jinja2.sandbox
 
 from psymetrics_core.administer.conditions.base import Cell, Condition
+from psymetrics_core.administer.conditions.builtin import system_prefix
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.reading import read_text
 from psymetrics_core.records.population import Respondent, read_population
@@ -97,18 +98,12 @@ def _condition(
         raise PsymError(f"--persona-template {template}: respondent {r.id!r}: {exc}") from None
     persona_hash = hashlib.sha256(r.persona.encode("utf-8")).hexdigest()[:16]
 
-    def prefix(messages: list[dict[str, str]]) -> list[dict[str, str]]:
-        msgs = [dict(m) for m in messages]
-        if msgs and msgs[0]["role"] == "system":
-            msgs[0]["content"] = text + "\n\n" + msgs[0]["content"]
-        else:
-            msgs.insert(0, {"role": "system", "content": text})
-        return msgs
-
     info = {"respondent": r.id, "persona_sha256": persona_hash, "labels": r.labels,
             "template": template, "template_source": origin,
             "population_sha256": file_digest[:16]}  # fmt: skip
-    return Condition(f"respondent={r.id}", facet="respondent", messages=prefix, info=info)
+    return Condition(
+        f"respondent={r.id}", facet="respondent", messages=system_prefix(text), info=info
+    )
 
 
 def cross_with_population(cells: list[Cell], people: list[Condition]) -> list[Cell]:

@@ -21,7 +21,7 @@ from psymetrics_core.base.reading import parse_json, parse_yaml, read_text
 from psymetrics_core.base.types import Instrument, Item, Option
 from psymetrics_core.pluginsys.hookspecs import hookimpl
 
-__all__ = ["register_conditions", "FRAMINGS", "correctness_label"]
+__all__ = ["register_conditions", "FRAMINGS", "correctness_label", "system_prefix"]
 
 # Wang et al. (2026, GenPT): (a) genpt/config.py SOCIAL_DESIRABILITY_PROMPTS, the texts the paper
 # quotes (literal "..." kept); (b) genpt/pipeline/validity.py, the texts its pipeline used.
@@ -156,7 +156,9 @@ def _subject(arg: str | None) -> Condition:
     )
 
 
-def _system_prefix(text: str) -> Callable[[list[dict[str, str]]], list[dict[str, str]]]:
+def system_prefix(text: str) -> Callable[[list[dict[str, str]]], list[dict[str, str]]]:
+    """A message transform putting ``text`` first in the system prompt (a persona)."""
+
     def apply(messages: list[dict[str, str]]) -> list[dict[str, str]]:
         msgs = [dict(m) for m in messages]
         if msgs and msgs[0]["role"] == "system":
@@ -183,7 +185,7 @@ def _persona(arg: str | None) -> Condition:
     return Condition(
         f"persona={path.stem}",
         facet="persona",
-        messages=_system_prefix(text),
+        messages=system_prefix(text),
         info={"file": str(path), "sha256": digest, "placement": "system prompt (prefixed)"},
     )
 
