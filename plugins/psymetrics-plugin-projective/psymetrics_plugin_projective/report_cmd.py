@@ -158,7 +158,12 @@ class _UnparsedChoice(click.Choice):  # type: ignore[type-arg]
     "'authors' (the authors' code's defaults: Big Five 3, MBTI E/S/T/J, risks 0)",
 )
 @click.option(
-    "--json", "json_out", default=None, type=click.Path(), help="also write the report as JSON"
+    "-o",
+    "--json",
+    "json_out",
+    default=None,
+    type=click.Path(),
+    help="also write the report as JSON to this file",
 )
 def projective_analyze(
     run_dirs: tuple[str, ...],
@@ -169,7 +174,11 @@ def projective_analyze(
     json_out: str | None,
 ) -> None:
     """κ, DCR and |μΔ| against the neutral cell, accuracy and the authors' extra metrics
-    against labels, judge agreement; every repeat, with the spread across repeats."""
+    against labels, judge agreement; every repeat, with the spread across repeats.
+
+    The same report is the projective section of `psym analyze RUN... [--labels FILE]`; this
+    command adds --unparsed, --n-boot and the JSON file.
+    """
     inputs = [*run_inputs(run_dirs), *([labels_file] if labels_file else [])]
     try:
         if json_out is not None:
@@ -184,6 +193,7 @@ def projective_analyze(
     except PsymError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(format_report(report, labels_file, baseline))
+    click.echo("(the same report is a section of `psym analyze RUN...`)", err=True)
     if json_out is not None:
         text = json.dumps(asdict(report), indent=2, default=str)
         try:
