@@ -10,7 +10,6 @@ import os
 import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -39,42 +38,16 @@ def population_throughput(
     latency: float, concurrency: int, work: Path, respondents: int = 190
 ) -> dict[str, Any]:
     """``evaluate`` of bfi for every respondent of a population (``psym eval --population``) at
-    ``concurrency`` against the loopback server, with a fresh response cache; the plugins are
-    loaded before the clock starts. The requests are counted by the server."""
-    from benchmarks.scale import server_process
-    from psymetrics_core.administer.runner import evaluate
-    from psymetrics_core.pluginsys.session import Session
+    ``concurrency`` against the loopback server, with a fresh response cache
+    (``scale.timed_stream``)."""
+    from benchmarks.scale import timed_stream
 
     work.mkdir(parents=True, exist_ok=True)
     pop = _personas(work, respondents)
-    session = Session()
-    session.instruments()
-    proc, base = server_process(latency)
-    old = os.environ.get("PSYM_CACHE_DIR")
-    os.environ["PSYM_CACHE_DIR"] = str(work / "cache")
-    try:
-        start = time.perf_counter()
-        evaluate(
-            ["bfi"], model="openai-chat", model_args=f"base_url={base},model=stub",
-            population=pop, persona_template="serapio-garcia", concurrency=concurrency,
-            session=session, output=work / "run",
-        )  # fmt: skip
-        wall = time.perf_counter() - start
-        with urllib.request.urlopen(f"{base}/stats", timeout=10) as resp:
-            stats = json.loads(resp.read())
-    finally:
-        proc.terminate()
-        proc.wait()
-        if old is None:
-            os.environ.pop("PSYM_CACHE_DIR", None)
-        else:
-            os.environ["PSYM_CACHE_DIR"] = old
-    n = int(stats["requests"])
-    bound = concurrency / latency
+    out = timed_stream(latency, concurrency, work / "cache", ["bfi"], population=pop,
+                       persona_template="serapio-garcia", output=work / "run")  # fmt: skip
     size = (work / "run" / "results.json").stat().st_size
-    return {"respondents": respondents, "requests": n, "wall_s": wall, "throughput": n / wall,
-            "bound": bound, "of_bound": n / wall / bound, "server_peak": stats["peak"],
-            "results_mb": size / 1e6}  # fmt: skip
+    return {"respondents": respondents, **out, "results_mb": size / 1e6}
 
 
 _SPEC = """\

@@ -235,13 +235,13 @@ def server_process(latency: float) -> tuple[subprocess.Popen[bytes], str]:
     return proc, f"http://127.0.0.1:{port}/v1"
 
 
-def grid_throughput(
-    latency: float, concurrency: int, env_cache: Path, *, cache: bool = True
+def timed_stream(
+    latency: float, concurrency: int, env_cache: Path, tasks: list[str], **options: Any
 ) -> dict[str, Any]:
-    """``evaluate`` of a bfi,mfq,asi x 2 conditions x 3 repeats grid at ``concurrency``, with a
-    fresh response cache or with none (``cache=False``, as ``--no-cache``); the plugins are
-    loaded before the clock starts (a process-wide one-off, not the grid's). The requests are
-    counted by the server."""
+    """``evaluate`` of ``tasks`` (with ``options``) against the loopback server adding
+    ``latency`` per request, at ``concurrency``, with the response cache in ``env_cache``; the
+    plugins are loaded before the clock starts (a process-wide one-off). The requests are
+    counted by the server; returns them with the wall time and the share of the bound."""
     import urllib.request
 
     from psymetrics_core.administer.runner import evaluate
@@ -254,11 +254,8 @@ def grid_throughput(
     os.environ["PSYM_CACHE_DIR"] = str(env_cache)
     try:
         start = time.perf_counter()
-        evaluate(
-            ["bfi", "mfq", "asi"], model="openai-chat",
-            model_args=f"base_url={base},model=stub", conditions=["original", "reversed-options"],
-            repeats=3, temperature=0.7, concurrency=concurrency, session=session, cache=cache,
-        )  # fmt: skip
+        evaluate(tasks, model="openai-chat", model_args=f"base_url={base},model=stub",
+                 concurrency=concurrency, session=session, **options)  # fmt: skip
         wall = time.perf_counter() - start
         with urllib.request.urlopen(f"{base}/stats", timeout=10) as resp:
             stats = json.loads(resp.read())
@@ -273,6 +270,17 @@ def grid_throughput(
     bound = concurrency / latency
     return {"requests": n, "wall_s": wall, "throughput": n / wall, "bound": bound,
             "of_bound": n / wall / bound, "server_peak": stats["peak"]}  # fmt: skip
+
+
+def grid_throughput(
+    latency: float, concurrency: int, env_cache: Path, *, cache: bool = True
+) -> dict[str, Any]:
+    """A bfi,mfq,asi x 2 conditions x 3 repeats grid (``timed_stream``), with a fresh response
+    cache or with none (``cache=False``, as ``--no-cache``)."""
+    return timed_stream(
+        latency, concurrency, env_cache, ["bfi", "mfq", "asi"],
+        conditions=["original", "reversed-options"], repeats=3, temperature=0.7, cache=cache,
+    )  # fmt: skip
 
 
 def shard_speedup(latency: float, work: Path, env: dict[str, str]) -> dict[str, Any]:

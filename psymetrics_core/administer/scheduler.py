@@ -38,13 +38,12 @@ from psymetrics_core.backends.base import (
     Backend,
     GenerationSettings,
     Reporter,
-    as_backend,
     check_requests,
 )
 from psymetrics_core.backends.cache import (
     CachedBackend,
     ResponseCache,
-    model_identity,
+    WrappedBackend,
     request_key,
 )
 from psymetrics_core.base.types import Completion, Prompt
@@ -187,41 +186,14 @@ class _MemoryStore:
         pass
 
 
-class StreamedBackend(Backend):
+class StreamedBackend(WrappedBackend):
     """What the tasks of a run without a response cache call: the requests the run's stream
     fetched are read from the stream (:meth:`Stream.take`), the rest asked of the model. The
     wrapped backend's declared capabilities are this object's."""
 
-    accepts_on_result = False
-
     def __init__(self, backend: Any) -> None:
-        self.backend = as_backend(backend)
-        self.identity_for_key = model_identity(self.backend)
-        self.name = self.backend.name
-        self.chunk_size = self.backend.chunk_size
-        self.supports_concurrency = self.backend.supports_concurrency
-        self.concurrency = self.backend.concurrency
-        self.supports_logprobs = self.backend.supports_logprobs
-        self.supports_images = self.backend.supports_images
-        self.supports_continuations = self.backend.supports_continuations
+        super().__init__(backend)
         self.stream: Stream | None = None  # set while the run's stream is open
-
-    def set_concurrency(self, n: int) -> None:
-        """Bound the wrapped backend's requests in flight."""
-        self.backend.set_concurrency(n)
-        self.concurrency = self.backend.concurrency
-
-    def usage(self) -> dict[str, int] | None:
-        """The wrapped backend's token usage."""
-        return self.backend.usage()
-
-    def identity(self) -> dict[str, Any]:
-        """The wrapped backend's identity."""
-        return dict(self.backend.identity())
-
-    def cache_identity(self) -> dict[str, Any]:
-        """The wrapped backend's cache identity."""
-        return self.backend.cache_identity()
 
     def generate(
         self,

@@ -29,6 +29,7 @@ from psymetrics_core.base.paths import cache_dir
 from psymetrics_core.base.types import Completion, Prompt
 
 __all__ = [
+    "WrappedBackend",
     "ResponseCache",
     "CachedBackend",
     "CacheStats",
@@ -314,22 +315,15 @@ class ResponseCache:
         self._db.close()
 
 
-class CachedBackend(Backend):
-    """Wraps a backend: answers from the cache, asks the model only for what is missing.
-
-    Each new response is committed as soon as the backend hands it over (per prompt where the
-    backend accepts ``on_result``, else per call), before the pipeline uses it. The wrapped
-    backend's declared capabilities (``chunk_size``, ``concurrency``, ``usage()``, ...) are
-    this object's.
-    """
+class WrappedBackend(Backend):
+    """A backend in front of another (the cache's, the run stream's): the wrapped backend's
+    name, declared capabilities, concurrency, usage and identities are this object's."""
 
     accepts_on_result = False
 
-    def __init__(self, backend: Any, cache: ResponseCache) -> None:
+    def __init__(self, backend: Any) -> None:
         self.backend = as_backend(backend)
-        self.cache = cache
         self.identity_for_key = model_identity(self.backend)
-        self.label = str(self.identity_for_key.get("model") or self.backend.name)
         self.name = self.backend.name
         self.chunk_size = self.backend.chunk_size
         self.supports_concurrency = self.backend.supports_concurrency
@@ -337,10 +331,6 @@ class CachedBackend(Backend):
         self.supports_logprobs = self.backend.supports_logprobs
         self.supports_images = self.backend.supports_images
         self.supports_continuations = self.backend.supports_continuations
-        self.hits = 0
-        self.misses = 0
-        # a scheduler.Stream fetching requests of this run in the background (None: none)
-        self.stream: Any = None
 
     def set_concurrency(self, n: int) -> None:
         """Bound the wrapped backend's requests in flight."""
@@ -351,17 +341,36 @@ class CachedBackend(Backend):
         """The wrapped backend's token usage."""
         return self.backend.usage()
 
+    def identity(self) -> dict[str, Any]:
+        """The wrapped backend's identity."""
+        return dict(self.backend.identity())
+
     def cache_identity(self) -> dict[str, Any]:
         """The wrapped backend's cache identity."""
         return self.backend.cache_identity()
 
+
+class CachedBackend(WrappedBackend):
+    """Wraps a backend: answers from the cache, asks the model only for what is missing.
+
+    Each new response is committed as soon as the backend hands it over (per prompt where the
+    backend accepts ``on_result``, else per call), before the pipeline uses it. The wrapped
+    backend's declared capabilities (``chunk_size``, ``concurrency``, ``usage()``, ...) are
+    this object's.
+    """
+
+    def __init__(self, backend: Any, cache: ResponseCache) -> None:
+        super().__init__(backend)
+        self.cache = cache
+        self.label = str(self.identity_for_key.get("model") or self.backend.name)
+        self.hits = 0
+        self.misses = 0
+        # a scheduler.Stream fetching requests of this run in the background (None: none)
+        self.stream: Any = None
+
     def summary(self) -> dict[str, Any]:
         """Hits and misses of this run, for ``results.json`` (misses = model calls made)."""
         return {"path": str(self.cache.path), "hits": self.hits, "misses": self.misses}
-
-    def identity(self) -> dict[str, Any]:
-        """The wrapped backend's identity."""
-        return dict(self.backend.identity())
 
     def generate(
         self,

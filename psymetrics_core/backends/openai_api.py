@@ -217,17 +217,7 @@ class OpenAIBackend(Backend):
             return []
         per = [settings] * len(prompts) if isinstance(settings, GenerationSettings) else settings
         coro = self._run_async(prompts, per, progress, on_result, one)
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
-            return asyncio.run(coro)
-        box: list[Any] = []  # called from inside an event loop (e.g. Jupyter): use a thread
-        thread = threading.Thread(target=lambda: box.append(_capture(coro)))
-        thread.start()
-        thread.join()
-        if isinstance(box[0], BaseException):
-            raise box[0]
-        return list(box[0])
+        return list(run_sync(coro))
 
     async def _run_async(
         self,
@@ -441,6 +431,22 @@ def _error_text(body: str) -> str:
     except ValueError:
         text = body
     return " ".join(text.split())[:300]
+
+
+def run_sync(coro: Any) -> Any:
+    """Run ``coro`` to completion from synchronous code; from inside a running event loop
+    (e.g. Jupyter) in a thread of its own. Its exception is raised here."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    box: list[Any] = []
+    thread = threading.Thread(target=lambda: box.append(_capture(coro)))
+    thread.start()
+    thread.join()
+    if isinstance(box[0], BaseException):
+        raise box[0]
+    return box[0]
 
 
 def _capture(coro: Any) -> Any:

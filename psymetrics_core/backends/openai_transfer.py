@@ -5,15 +5,11 @@ at most ``max_response_bytes``, credentials masked and server text redacted in e
 
 from __future__ import annotations
 
-import asyncio
-import threading
-from typing import Any
-
 from psymetrics_core.backends.openai_api import (
     OpenAIBackend,
-    _capture,
     _error_text,
     _read_capped,
+    run_sync,
 )
 from psymetrics_core.backends.openai_args import join_url
 from psymetrics_core.base.errors import BackendError
@@ -31,18 +27,7 @@ def api_call(
     all (connecting, uploading ``data``, the reply) and a reply of at most
     ``max_response_bytes``; no retries. Any failure is one ``BackendError`` naming the
     method and the endpoint (credentials masked, server text redacted)."""
-    coro = _api_async(be, method, path, data, content_type)
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coro)
-    box: list[Any] = []  # called from inside an event loop (e.g. Jupyter): use a thread
-    thread = threading.Thread(target=lambda: box.append(_capture(coro)))
-    thread.start()
-    thread.join()
-    if isinstance(box[0], BaseException):
-        raise box[0]
-    return bytes(box[0])
+    return bytes(run_sync(_api_async(be, method, path, data, content_type)))
 
 
 async def _api_async(
