@@ -72,7 +72,7 @@ def build_population(spec: BuildSpec) -> list[Respondent]:
     else:
         assert spec.source is not None
         pool = _from_source(spec)
-    pool = _dedupe(pool)
+    pool = _dedupe(pool, str(spec.source or f"--generate {spec.generate}"))
     if spec.n is None or spec.n == len(pool):
         return pool
     if spec.n > len(pool):
@@ -108,21 +108,23 @@ def _write(path: Path, text: str) -> None:
         raise PsymError(f"{path}: cannot write the population file ({exc.strerror})") from None
 
 
-def _dedupe(pool: list[Respondent]) -> list[Respondent]:
+def _dedupe(pool: list[Respondent], where: str) -> list[Respondent]:
     """Each persona once (first occurrence; compared without case and extra spaces); ids
     unique."""
     seen: set[str] = set()
-    ids: set[str] = set()
+    ids: dict[str, Any] = {}
     out = []
     for r in pool:
         key = " ".join(r.persona.split()).casefold()
         if key in seen:
             continue
         if r.id in ids:
-            raise PsymError(f"{r.source.get('file', 'source')}: respondent id {r.id!r} is used "
-                            "by two different personas")  # fmt: skip
+            raise PsymError(
+                f"{where}, row {r.source.get('row', '?')}: respondent id {r.id!r} is used by two "
+                f"different personas (first at row {ids[r.id]}); ids must be unique"
+            )
         seen.add(key)
-        ids.add(r.id)
+        ids[r.id] = r.source.get("row", "?")
         out.append(r)
     return out
 
