@@ -239,7 +239,13 @@ def build_backends(
                 _warn(message)
                 if not swap:
                     return
-            found[name] = BackendEntry(name, factory, str(description), _info, _arg_help(args))
+            helps = _arg_help(args)
+            if args and not helps:
+                _warn(
+                    f"plugin '{_info.name}': register_backends args of {name!r:.40} should be "
+                    "(key, help) pairs or a mapping; its --model-args are not listed"
+                )
+            found[name] = BackendEntry(name, factory, str(description), _info, helps)
 
         _call_hook(impl, "register_backends", register, _warn)
     return found
@@ -250,7 +256,7 @@ def _arg_help(args: Any) -> tuple[tuple[str, str], ...]:
     anything malformed is dropped rather than failing the registration."""
     try:
         pairs = args.items() if isinstance(args, dict) else args
-        return tuple((str(k), str(v)) for k, v in pairs)
+        return tuple((str(k)[:100], str(v)[:300]) for k, v in pairs)
     except (TypeError, ValueError):
         return ()
 

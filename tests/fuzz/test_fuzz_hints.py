@@ -260,3 +260,30 @@ def test_help_and_report_without_the_analysis_extra(tmp_path: Path) -> None:
     errors = [line for line in res.stderr.splitlines() if line.startswith("psym:")]
     assert len(errors) == 1 and "pip install 'psymetrics-core[analysis]'" in errors[0], res.stderr
     assert "psymetrics-core[analysis]" in check_hint(errors[0])
+
+
+@pytest.mark.parametrize(
+    ("name", "args"),
+    [("number", 5), ("string-pairs", ["ab", "c"]), ("triples", [("a", "b", "c")]),
+     ("none-key-list", [None])],
+)  # fmt: skip
+def test_malformed_backend_args_are_one_warning(
+    name: str, args: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A plugin's malformed ``register_backends(..., args=)``: one warning line naming the
+    plugin, the backend still registered (and usable), no traceback."""
+    from psymetrics_core.pluginsys.hookspecs import hookimpl
+    from psymetrics_core.pluginsys.loader import make_plugin_manager
+    from psymetrics_core.pluginsys.session import Session
+
+    class Plugin:
+        @hookimpl
+        def register_backends(self, register):  # type: ignore[no-untyped-def]
+            register("odd", lambda a: None, "a backend", args=args)
+
+    session = Session(*make_plugin_manager(autoload=False))
+    session.register(Plugin(), name="oddplugin")
+    backends = session.backends()
+    assert "odd" in backends and backends["odd"].args == ()
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "oddplugin" in err[0] and "not listed" in err[0], err
