@@ -75,7 +75,9 @@ def respondent_conditions(
     people = read_population(path)
     if sample is not None:
         if not 1 <= sample <= len(people):
-            raise PsymError(f"--sample {sample}: the population has {len(people):,} respondents")
+            raise PsymError(
+                f"--sample {sample}: expected 1 to the population's {len(people):,} respondent(s)"
+            )
         keep = sorted(random.Random(seed).sample(range(len(people)), sample))
         people = [people[i] for i in keep]
     source, origin = template_text(template)
