@@ -26,7 +26,14 @@ from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.reading import read_text
 from psymetrics_core.records.population import Respondent, read_population
 
-__all__ = ["TEMPLATES", "respondent_conditions", "cross_with_population", "template_text"]
+__all__ = [
+    "TEMPLATES",
+    "respondent_conditions",
+    "cross_with_population",
+    "template_text",
+    "input_digests",
+    "check_population_options",
+]
 
 # name -> (Jinja2 template, source)
 TEMPLATES: dict[str, tuple[str, str]] = {
@@ -65,6 +72,34 @@ def template_text(name_or_file: str) -> tuple[str, str]:
         raise PsymError(f"--persona-template {name_or_file!r}: not a built-in template "
                         f"({', '.join(TEMPLATES)}) or a file")  # fmt: skip
     return read_text(path, what="persona template", limit=64 * 1024), str(path)
+
+
+def input_digests(path: str | Path, template: str = "jung") -> dict[str, str]:
+    """sha256 of the population file and of the persona template's text (a built-in's or a
+    file's): what a plan records so a run refuses a changed population or template."""
+    read_population(path)  # a missing or malformed file is one line naming it
+    try:
+        blob = Path(path).read_bytes()
+    except OSError as exc:
+        raise PsymError(f"{path}: cannot read the population file ({exc.strerror})") from None
+    source, _ = template_text(template)
+    return {
+        "population": hashlib.sha256(blob).hexdigest(),
+        "persona_template": hashlib.sha256(source.encode("utf-8")).hexdigest(),
+    }
+
+
+def check_population_options(
+    population: str | Path | None, template: str = "jung", sample: int | None = None
+) -> None:
+    """--sample and --persona-template mean something only with --population: one line
+    otherwise (never silently ignored)."""
+    if population is not None:
+        return
+    if sample is not None:
+        raise PsymError(f"--sample {sample}: needs --population FILE (a population to sample)")
+    if template != "jung":
+        raise PsymError(f"--persona-template {template}: needs --population FILE")
 
 
 def respondent_conditions(

@@ -18,7 +18,11 @@ from psymetrics_core.administer.config import RunConfig
 from psymetrics_core.administer.judge import DEFAULT_JUDGE_MAX_NEW_TOKENS, Judge
 from psymetrics_core.administer.kinds.base import CellRun, TaskKind, instrument_record
 from psymetrics_core.administer.options import DEFAULT_MAX_NEW_TOKENS, with_options
-from psymetrics_core.administer.population import cross_with_population, respondent_conditions
+from psymetrics_core.administer.population import (
+    check_population_options,
+    cross_with_population,
+    respondent_conditions,
+)
 from psymetrics_core.administer.preflight import (
     check_generation_options,
     check_parser,
@@ -176,6 +180,7 @@ def check_run(tasks: Sequence[str | Instrument], config: RunConfig) -> None:
     ids = [t.id if isinstance(t, Instrument) else t for t in tasks]
     check_item_files(ids, config.item_files)
     check_task_options(ids, config.task_options)
+    check_population_options(config.population, config.persona_template, config.sample)
 
 
 @dataclass

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from psymetrics_core.administer.options import parse_task_args
+from psymetrics_core.administer.population import TEMPLATES
 from psymetrics_core.backends.base import parse_model_args
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.cli import session_of
@@ -24,7 +25,8 @@ from psymetrics_core.study.shard import run_plan
 _PLAN_OPTIONS = (
     "tasks", "model", "model_args", "mode", "seed", "limit", "form", "max_new_tokens",
     "temperature", "items", "conditions", "design", "repeats", "norm_groups", "task_args",
-    "data", "judge_model", "judge_model_args", "judge_max_new_tokens",
+    "data", "judge_model", "judge_model_args", "judge_max_new_tokens", "population",
+    "persona_template", "sample",
 )  # fmt: skip
 
 
@@ -65,10 +67,14 @@ def plan_cmd(
     judge_model: str | None,
     judge_model_args: str,
     judge_max_new_tokens: int | None,
+    population: Path | None,
+    persona_template: str,
+    sample: int | None,
 ) -> None:
     """Write the run plan of a study: one line per unit (model, task, cell, repeat, seed).
 
     Takes the options of `psym eval`; run the plan with `psym run PLAN [--shard i/N]`.
+    With --population every respondent is a cell: shards split the respondents.
     """
 
     session = session_of(ctx)
@@ -92,11 +98,20 @@ def plan_cmd(
         judge_model=judge_model,
         judge_model_args=parse_model_args(judge_model_args),
         judge_max_new_tokens=judge_max_new_tokens,
+        population=str(population.resolve()) if population is not None else None,
+        persona_template=_template_ref(persona_template),
+        sample=sample,
     )
     plan = build_plan(settings, session)
     data_files = [part for d in data for part in {d, d.partition("=")[2]} if part]
-    write_plan(plan, plan_path, inputs=[*settings.item_files.values(), *data_files])
+    pop_files = [f for f in (settings.population, persona_template) if f and Path(f).is_file()]
+    write_plan(plan, plan_path, inputs=[*settings.item_files.values(), *data_files, *pop_files])
     click.echo(f"{plan_path}: {len(plan.units)} units, plan {plan.hash[:12]}")
+
+
+def _template_ref(template: str) -> str:
+    """A built-in template's name, or a template file's absolute path (shards run elsewhere)."""
+    return template if template in TEMPLATES else str(Path(template).resolve())
 
 
 @click.command("run")

@@ -36,7 +36,7 @@ from psymetrics_core.base.reading import load_json
 from psymetrics_core.base.regular import require_regular_file
 from psymetrics_core.base.types import Completion, Prompt
 from psymetrics_core.base.writing import output_dir, write_output
-from psymetrics_core.study.plan import Plan
+from psymetrics_core.study.plan import Plan, check_plan_inputs
 
 if TYPE_CHECKING:
     from psymetrics_core.pluginsys.session import Session
@@ -170,6 +170,7 @@ def plan_requests(
     """The backend and every (cache key, prompt, settings) of ``plan``, each key once (run
     with the plugins of ``session``)."""
 
+    check_plan_inputs(plan)  # a population plan's population file and template as planned
     be = _backend(plan, session)
     for task in plan.settings.tasks:
         if isinstance(session.kind_of(session.get_instrument(task)), JudgedKind):

@@ -19,6 +19,12 @@ from typing import TYPE_CHECKING, Any
 from psymetrics_core import __version__
 from psymetrics_core.administer.conditions import cells_for
 from psymetrics_core.administer.config import RunConfig
+from psymetrics_core.administer.population import (
+    check_population_options,
+    cross_with_population,
+    input_digests,
+    respondent_conditions,
+)
 from psymetrics_core.administer.preflight import check_generation_options, check_run_numbers
 from psymetrics_core.backends.cache import _VOLATILE
 from psymetrics_core.base.errors import PsymError
@@ -38,7 +44,16 @@ from psymetrics_core.study.plan_records import (
 if TYPE_CHECKING:
     from psymetrics_core.pluginsys.session import Session
 
-__all__ = ["PlanSettings", "Unit", "Plan", "build_plan", "read_plan", "write_plan", "parse_shard"]
+__all__ = [
+    "PlanSettings",
+    "Unit",
+    "Plan",
+    "build_plan",
+    "read_plan",
+    "write_plan",
+    "parse_shard",
+    "check_plan_inputs",
+]
 
 # a secret in a plan would be copied into every shard directory and batch record
 _NO_SECRETS = (
@@ -48,6 +63,8 @@ _NO_SECRETS = (
 )
 # evaluate() arguments that change no response and no score (left out of the content hash)
 _SPEED_KNOBS = ("concurrency",)
+# the settings of a population plan (left out of other plans, whose hashes stay as they were)
+_POPULATION_KEYS = ("population", "persona_template", "sample")
 
 
 @dataclass(frozen=True)
@@ -72,6 +89,9 @@ class PlanSettings:
     judge_model: str | None = None
     judge_model_args: dict[str, str] = field(default_factory=dict)
     judge_max_new_tokens: int | None = None
+    population: str | None = None
+    persona_template: str = "jung"
+    sample: int | None = None
 
     def run_config(self, **changes: Any) -> RunConfig:
         """The ``RunConfig`` of a run of this plan, with ``changes`` (output, units, ...)."""
@@ -88,6 +108,9 @@ class PlanSettings:
         d = asdict(self)
         d["tasks"] = list(self.tasks)
         d["conditions"] = list(self.conditions)
+        if self.population is None:
+            for key in _POPULATION_KEYS:
+                del d[key]
         return d
 
     @classmethod
@@ -183,6 +206,7 @@ def build_plan(settings: PlanSettings, session: Session) -> Plan:
         secret = secret_args(args)
         if secret:
             raise PsymError(f"{what} {', '.join(secret)}: {_NO_SECRETS}")
+    check_population_options(settings.population, settings.persona_template, settings.sample)
     instruments = {t: session.get_instrument(t) for t in settings.tasks}
     cells = cells_for(list(settings.conditions), session, settings.design)
     versions: dict[str, Any] = {
@@ -190,6 +214,12 @@ def build_plan(settings: PlanSettings, session: Session) -> Plan:
         "instruments": {t: inst.version for t, inst in instruments.items()},
         "item_files": {k: _file_digest(v) for k, v in sorted(settings.item_files.items())},
     }
+    if settings.population is not None:  # every cell once per respondent, as `psym eval` runs
+        versions.update(input_digests(settings.population, settings.persona_template))
+        people = respondent_conditions(
+            settings.population, settings.persona_template, settings.sample, settings.seed
+        )
+        cells = cross_with_population(cells, people)
     units: list[Unit] = []
     for task in settings.tasks:
         for cell in cells:
@@ -261,7 +291,7 @@ def read_plan(path: Path) -> Plan:
         secret = secret_args(getattr(settings, key))
         if secret:
             raise PsymError(f"{where0}, field 'settings.{key}.{secret[0]}': {_NO_SECRETS}")
-    versions = header.versions.model_dump()
+    versions = header.versions.model_dump(exclude_none=True)  # as build_plan wrote them
     units = tuple(_read_unit(path, n, line, settings, versions, i) for i, (n, line)
                   in enumerate(lines[1:]))  # fmt: skip
     plan = Plan(settings, versions, units)
@@ -284,6 +314,24 @@ def _read_unit(
     if unit.hash != unit_hash(settings, versions, unit.task, unit.cell, unit.repeat, unit.seed):
         raise PsymError(f"{where}, field 'hash': does not match the unit (edited plan?)")
     return unit
+
+
+def check_plan_inputs(plan: Plan) -> None:
+    """One line when the population file or persona template of a population plan is not the
+    one the plan was written with (a changed file would give other respondents or prompts)."""
+    settings = plan.settings
+    if settings.population is None:
+        return
+    now = input_digests(settings.population, settings.persona_template)
+    for key, what in (("population", "population file"), ("persona_template", "persona template")):
+        was = str(plan.versions.get(key) or "")
+        if now[key] != was:
+            name = settings.population if key == "population" else settings.persona_template
+            raise PsymError(
+                f"{name}: the {what} has changed since the plan was written (sha256 "
+                f"{was[:12] or 'none'} in the plan, {now[key][:12]} now); restore it or write "
+                "a new plan with `psym plan`"
+            )
 
 
 def plan_units_by_key(units: Sequence[Unit]) -> dict[tuple[str, str, int], Unit]:

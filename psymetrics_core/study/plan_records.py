@@ -71,6 +71,10 @@ class SettingsRecord(_StrictTyped):
     judge_model: Name | None
     judge_model_args: Args
     judge_max_new_tokens: Positive | None
+    # a population plan's (absent from the plans of other studies: their hashes are unchanged)
+    population: Name | None = None
+    persona_template: Name = "jung"
+    sample: Positive | None = None
 
 
 class VersionsRecord(_StrictTyped):
@@ -79,6 +83,8 @@ class VersionsRecord(_StrictTyped):
     psymetrics: Name
     instruments: dict[Name, Name]
     item_files: dict[Name, Hash]
+    population: Hash | None = None  # sha256 of the population file (population plans only)
+    persona_template: Hash | None = None  # sha256 of the persona template's text
 
 
 class PlanHeader(_StrictTyped):

@@ -19,7 +19,7 @@ from psymetrics_core.backends.base import Reporter
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.writing import write_output
 from psymetrics_core.records.rundir import LOCK_NAME, ensure_run_dir
-from psymetrics_core.study.plan import Plan, build_plan, write_plan
+from psymetrics_core.study.plan import Plan, build_plan, check_plan_inputs, write_plan
 from psymetrics_core.study.plan_records import ShardRecord, read_shard_file
 
 if TYPE_CHECKING:
@@ -46,7 +46,8 @@ def _write_record(directory: Path, record: dict[str, Any]) -> None:
 
 def check_plan_here(plan: Plan, session: Session) -> None:
     """Stop with one line when this installation (the plugins of ``session``) would run a
-    different plan (versions)."""
+    different plan (versions, or a population file or persona template changed since)."""
+    check_plan_inputs(plan)
     here = build_plan(plan.settings, session)
     if here.hash != plan.hash:
         diff = [k for k in ("psymetrics", "instruments", "item_files")
