@@ -29,9 +29,11 @@ from psymetrics_core.study.plan import (  # noqa: E402
 PSYM = [sys.executable, "-m", "psymetrics_core"]
 
 
-def _psym(args: list[str], cache: Path) -> subprocess.CompletedProcess[str]:
+def _psym(
+    args: list[str], cache: Path, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PSYM_CACHE_DIR": str(cache)}
-    return subprocess.run(PSYM + args, env=env, capture_output=True, text=True)
+    return subprocess.run(PSYM + args, env=env, capture_output=True, text=True, cwd=cwd)
 
 
 def _population(tmp_path: Path) -> Path:
@@ -96,12 +98,15 @@ def test_plans_without_a_population_keep_their_format_and_hash(tmp_path: Path) -
     assert read_plan(path).hash == header["hash"]
 
 
-def test_population_shards_merge_into_the_single_eval_run(tmp_path: Path) -> None:
+@pytest.mark.parametrize("template", ["serapio-garcia", "persona.j2"])
+def test_population_shards_merge_into_the_single_eval_run(tmp_path: Path, template: str) -> None:
     pop = _population(tmp_path)
+    (tmp_path / "persona.j2").write_text("You are {{ persona }}; your id is {{ id }}.")
     with LatencyServer(latency=0.0, answer=_by_persona) as srv:
-        args = _eval_args(pop, srv.base_url)
+        args = [*_eval_args(pop, srv.base_url), "--persona-template", template]
         plan = tmp_path / "plan.jsonl"
-        r = _psym(["plan", *args, "-o", str(plan)], tmp_path / "c")
+        # a template file named relative to where each command runs
+        r = _psym(["plan", *args, "-o", str(plan)], tmp_path / "c", cwd=tmp_path)
         assert r.returncode == 0, r.stderr
         for i, cache in ((1, "ca"), (2, "cb")):  # two "machines", two caches
             r = _psym(["run", str(plan), "--shard", f"{i}/2", "-o", str(tmp_path / f"s{i}")],
@@ -112,7 +117,8 @@ def test_population_shards_merge_into_the_single_eval_run(tmp_path: Path) -> Non
         assert r.returncode == 0, r.stderr
         assert "48 samples" in r.stderr  # 6 respondents x 2 conditions x 4 items
         before = srv.requests
-        r = _psym(["eval", *args, "-o", str(tmp_path / "single")], tmp_path / "c-single")
+        r = _psym(["eval", *args, "-o", str(tmp_path / "single")], tmp_path / "c-single",
+                  cwd=tmp_path)  # fmt: skip
         assert r.returncode == 0, r.stderr
         assert srv.requests - before == 48  # the single run really asked
     ours, theirs = _samples(tmp_path / "merged"), _samples(tmp_path / "single")

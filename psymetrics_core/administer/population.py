@@ -33,6 +33,7 @@ __all__ = [
     "template_text",
     "input_digests",
     "check_population_options",
+    "template_ref",
 ]
 
 # name -> (Jinja2 template, source)
@@ -61,6 +62,14 @@ TEMPLATES: dict[str, tuple[str, str]] = {
     "plain": ("{{ persona }}", "the persona text as it is"),
 }
 _ENV = jinja2.sandbox.SandboxedEnvironment(undefined=jinja2.StrictUndefined, autoescape=False)
+
+
+def template_ref(name_or_file: str) -> str:
+    """How runs record a template: a built-in's name, or a file's absolute path (the same
+    wherever ``psym eval`` or a plan's shard was started)."""
+    if name_or_file in TEMPLATES or not Path(name_or_file).is_file():
+        return name_or_file  # (not a file: template_text says so, naming it as given)
+    return str(Path(name_or_file).resolve())
 
 
 def template_text(name_or_file: str) -> tuple[str, str]:
@@ -115,6 +124,7 @@ def respondent_conditions(
             )
         keep = sorted(random.Random(seed).sample(range(len(people)), sample))
         people = [people[i] for i in keep]
+    template = template_ref(template)
     source, origin = template_text(template)
     try:
         compiled = _ENV.from_string(source)

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from psymetrics_core.administer.options import parse_task_args
-from psymetrics_core.administer.population import TEMPLATES
+from psymetrics_core.administer.population import template_ref
 from psymetrics_core.backends.base import parse_model_args
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.cli import session_of
@@ -99,7 +99,7 @@ def plan_cmd(
         judge_model_args=parse_model_args(judge_model_args),
         judge_max_new_tokens=judge_max_new_tokens,
         population=str(population.resolve()) if population is not None else None,
-        persona_template=_template_ref(persona_template),
+        persona_template=template_ref(persona_template),
         sample=sample,
     )
     plan = build_plan(settings, session)
@@ -107,11 +107,6 @@ def plan_cmd(
     pop_files = [f for f in (settings.population, persona_template) if f and Path(f).is_file()]
     write_plan(plan, plan_path, inputs=[*settings.item_files.values(), *data_files, *pop_files])
     click.echo(f"{plan_path}: {len(plan.units)} units, plan {plan.hash[:12]}")
-
-
-def _template_ref(template: str) -> str:
-    """A built-in template's name, or a template file's absolute path (shards run elsewhere)."""
-    return template if template in TEMPLATES else str(Path(template).resolve())
 
 
 @click.command("run")
