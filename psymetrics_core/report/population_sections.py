@@ -16,6 +16,7 @@ from typing import Any
 
 from psymetrics_core.analysis.population.humans import FLAT_RATIO
 from psymetrics_core.analysis.population.runs import population_section
+from psymetrics_core.base.errors import PsymError
 from psymetrics_core.pluginsys.session import Session
 from psymetrics_core.records.read import RunData
 from psymetrics_core.report import figures as F
@@ -102,6 +103,8 @@ def population_context(
     out: dict[str, Any] = {"tasks": [], "mtmm": [], "notes": [], "cutoffs": _cutoff_rows()}
     dirs = [r.path for r in runs if _is_population(r)]
     if not dirs:
+        if criterion:
+            raise PsymError("--criterion: no run here was given to a population (--population)")
         return out
     if session is None:
         out["notes"].append("population analyses not computed: no plugin session given (the "

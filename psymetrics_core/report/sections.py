@@ -45,6 +45,8 @@ def build_context(
 ) -> dict[str, Any]:
     """Everything the template renders (``session``: the installed instruments, which the
     population section needs; ``criterion``: its ``--criterion SCALE=FIELD`` pairs)."""
+    # first: a bad --criterion fails before the other sections are computed
+    population = population_context(runs, session, criterion)
     samples, left_out = sample_rows(runs)
     return {
         "runs": [
@@ -63,7 +65,7 @@ def build_context(
         "profile": profile_figures(runs),
         "analysis": analysis_tables(runs),
         "respondents": RESPONDENTS,
-        "population": population_context(runs, session, criterion),
+        "population": population,
         "distributions": distribution_figures(runs),
         "forest": forest_figures(runs),
         "behaviour": behaviour_rows(runs),
