@@ -194,17 +194,26 @@ def population_figure(
     bins = np.linspace(lo, hi, 21)
     grid = np.linspace(lo, hi, 200)
     for ax, (scale, scores, norm) in zip(axes.flat, panels, strict=False):
+        top = 0.0
         if len(scores):
-            ax.hist(scores, bins=bins, density=True, color=PALETTE[0], alpha=0.75, lw=0)
+            dens, _, _ = ax.hist(scores, bins=bins, density=True, color=PALETTE[0], alpha=0.75,
+                                 lw=0)  # fmt: skip
+            top = float(np.max(dens))
         if norm is not None:
             m, sd, _ = norm
             ax.axvspan(m - sd, m + sd, color="#bbbbbb", alpha=0.35, lw=0)
             pdf = np.exp(-0.5 * ((grid - m) / sd) ** 2) / (sd * math.sqrt(2 * math.pi))
             ax.plot(grid, pdf, color="#555555", lw=1.2, ls="--")
+            peak = float(np.max(pdf))
+            if top > 4 * peak:  # a spike (no spread) would flatten the norm curve: clip it
+                ax.set_ylim(0, 4 * peak)
+                ax.text(0.98, 0.95, "bar clipped", transform=ax.transAxes, ha="right",
+                        va="top", fontsize=6, color="#b2182b")  # fmt: skip
         ax.set_xlim(lo, hi)
         ax.set_yticks([])
         ax.tick_params(labelsize=7)
         ax.set_title(f"{scale} (n {len(scores)})", loc="left", fontsize=8, fontweight="bold")
+        ax.set_xlabel("scale score", fontsize=7)
     for ax in list(axes.flat)[len(panels) :]:
         ax.set_visible(False)
     fig.tight_layout()

@@ -202,7 +202,8 @@ def _figure(task: str, e: Mapping[str, Any]) -> F.Figure | None:
                       if d.get("norm")})  # fmt: skip
     caption = f"{task}: histogram (density) of the respondents' scale scores per scale. " + (
         f"Dashed curve and grey band: the human norm's normal density and mean ± 1 SD (group "
-        f"{', '.join(groups)}; {'; '.join(sources)})."
+        f"{', '.join(groups)}; {'; '.join(sources)}); a bar over 4 times the curve's peak is "
+        "clipped (marked)."
         if groups
         else "This instrument has no human norms: no norm curve."
     )
