@@ -267,13 +267,15 @@ def _invariance(inv: Mapping[str, Any] | None) -> dict[str, Any] | None:
     steps = []
     for s in inv.get("steps") or []:
         holds = s.get("holds")
+        first = s.get("level") == "configural"
+        why = "the first step of the ladder" if first else (s.get("decision") or "undefined")
         steps.append({
             "level": s.get("level"), **_fit_cells(s.get("fit"), inv.get("reason")),
-            "delta_chisq": _cell(s.get("delta_chisq"), 2, "the first step of the ladder"),
-            "delta_df": _cell(s.get("delta_df"), 0, "the first step of the ladder"),
-            "delta_p": _cell(s.get("delta_pvalue"), 3, "the first step of the ladder"),
-            "delta_cfi": _cell(s.get("delta_cfi"), 3, "the first step of the ladder"),
-            "delta_rmsea": _cell(s.get("delta_rmsea"), 3, "the first step of the ladder"),
+            "delta_chisq": _cell(s.get("delta_chisq"), 2, why),
+            "delta_df": _cell(s.get("delta_df"), 0, why),
+            "delta_p": _cell(s.get("delta_pvalue"), 3, why),
+            "delta_cfi": _cell(s.get("delta_cfi"), 3, why),
+            "delta_rmsea": _cell(s.get("delta_rmsea"), 3, why),
             "holds": "—" if holds is None else ("holds" if holds else "does not hold"),
             "decision": s.get("decision") or "",
         })  # fmt: skip
@@ -327,6 +329,7 @@ def _efa(efa: Mapping[str, Any] | None) -> dict[str, Any] | None:
         "method": efa.get("method") or "", "factors": factors, "rows": rows,
         "congruence": [{"factor": f, "phi": _cell(cong.get(f), 2, "no human loadings")}
                        for f in factors] if cong else [],
+        "congruence_reason": "" if cong else (efa.get("congruence_reason") or ""),
         "factor_corr": [[fmt(v) for v in row] for row in efa.get("factor_corr") or []],
         "reason": efa.get("reason") or "",
     }  # fmt: skip
