@@ -6,8 +6,10 @@ The norm group is the instrument's default (the first group its spec lists, as `
 and ``psym analyze`` use by default); its source goes with every number. A variance ratio far
 below 1 (``FLAT_RATIO``) is the straight-lining signature of LLM populations: the personas
 barely move the answers. Acquiescence is the mean over respondents of each respondent's mean
-raw (not reverse-keyed) answer, minus the response scale's midpoint ((min + max) / 2):
-positive = agreeing whatever the keying.
+raw (not reverse-keyed) answer to the scored items of the scales, minus the response scale's
+midpoint ((min + max) / 2): positive = agreeing whatever the keying. A scale scored as a mean
+but administered in part (``--limit``) keeps its ratio: a mean over fewer items spreads more,
+so read such a ratio as an upper bound.
 
 Scale scores are item means of the keyed items (``diagnostics.scale_scores``); a scale the
 instrument scores as a sum is put on the sum metric (x number of items) when every item of it
