@@ -9,7 +9,7 @@ barely move the answers. Acquiescence is the mean over respondents of each respo
 raw (not reverse-keyed) answer to the scored items of the scales, minus the response scale's
 midpoint ((min + max) / 2): positive = agreeing whatever the keying. A scale scored as a mean
 but administered in part (``--limit``) keeps its ratio: a mean over fewer items spreads more,
-so read such a ratio as an upper bound.
+so such a ratio tends to exceed the full scale's.
 
 Scale scores are item means of the keyed items (``diagnostics.scale_scores``); a scale the
 instrument scores as a sum is put on the sum metric (x number of items) when every item of it
