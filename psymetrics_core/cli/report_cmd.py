@@ -7,6 +7,8 @@ from pathlib import Path
 import click
 
 from psymetrics_core.administer.preflight import check_label
+from psymetrics_core.cli import session_of
+from psymetrics_core.cli.analyze_cmd import _criteria
 from psymetrics_core.cli.console import stderr
 from psymetrics_core.report import write_report
 
@@ -34,8 +36,23 @@ def _check_label(value: str) -> str:
     help="Name of each run in the report, in the order of RUN_DIRS [default: the run's "
     "--label, else its directory name].",
 )
-def report_cmd(run_dirs: tuple[Path, ...], output: str, labels: tuple[str, ...]) -> None:
+@click.option(
+    "--criterion",
+    "criteria",
+    multiple=True,
+    metavar="SCALE=FIELD",
+    help="Population runs: criterion validity of SCALE against the respondents' label FIELD, "
+    "as in psym analyze [default: every scale named like a label].",
+)
+@click.pass_context
+def report_cmd(
+    ctx: click.Context,
+    run_dirs: tuple[Path, ...],
+    output: str,
+    labels: tuple[str, ...],
+    criteria: tuple[str, ...],
+) -> None:
     """Write one HTML file (no network requests, same runs = same bytes) comparing RUN_DIRS."""
 
-    out = write_report(list(run_dirs), output, labels)
+    out = write_report(list(run_dirs), output, labels, session_of(ctx), _criteria(criteria))
     stderr.print(f"report: {out} ({out.stat().st_size // 1024} KiB)", markup=False)

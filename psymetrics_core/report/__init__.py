@@ -8,7 +8,7 @@ May import: base, instruments, records, backends, pluginsys, administer, study, 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from importlib import resources
 from pathlib import Path
 
@@ -19,6 +19,7 @@ from psymetrics_core import __version__
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.writing import check_target, write_output
 from psymetrics_core.instruments.indicators import THRESHOLDS
+from psymetrics_core.pluginsys.session import Session
 from psymetrics_core.records.inputs import run_inputs
 from psymetrics_core.records.read import RunData, load_run_data
 from psymetrics_core.report.figures import Figure
@@ -54,8 +55,13 @@ def load_runs_for_report(paths: Sequence[str | Path], labels: Sequence[str] = ()
     return runs
 
 
-def build_report(runs: Sequence[RunData]) -> str:
-    """The report page for ``runs`` as a string."""
+def build_report(
+    runs: Sequence[RunData],
+    session: Session | None = None,
+    criterion: Mapping[str, str] | None = None,
+) -> str:
+    """The report page for ``runs`` as a string (``session``: the installed instruments, for
+    the population section of population runs; ``criterion``: its SCALE=FIELD pairs)."""
 
     env = jinja2.Environment(
         loader=jinja2.FunctionLoader(lambda name: _read(name)),
@@ -65,7 +71,7 @@ def build_report(runs: Sequence[RunData]) -> str:
     )
     template = env.get_template("report.html.j2")
     html = template.render(
-        **build_context(runs),
+        **build_context(runs, session, criterion),
         version=__version__,
         thresholds=THRESHOLDS,
         css=_markup(_read("report.css")),
@@ -81,11 +87,15 @@ def _markup(text: str) -> str:
 
 
 def write_report(
-    paths: Sequence[str | Path], output: str | Path, labels: Sequence[str] = ()
+    paths: Sequence[str | Path],
+    output: str | Path,
+    labels: Sequence[str] = (),
+    session: Session | None = None,
+    criterion: Mapping[str, str] | None = None,
 ) -> Path:
     """Write the report of ``paths`` to ``output`` (atomically, never onto a run's own record
     files: ``base.writing``) and return its path."""
     inputs = run_inputs(paths)
     check_target(output, inputs=inputs, what="--output", make_parents=True)  # before the work
-    html = build_report(load_runs_for_report(paths, labels))
+    html = build_report(load_runs_for_report(paths, labels), session, criterion)
     return write_output(output, html, inputs=inputs, what="--output", make_parents=True)

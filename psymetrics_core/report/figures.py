@@ -14,7 +14,10 @@ from dataclasses import dataclass
 from html import escape
 from typing import Any
 
-__all__ = ["Figure", "svg_of", "profile_figure", "distribution_figure", "forest_figure"]
+__all__ = [
+    "Figure", "svg_of", "profile_figure", "distribution_figure", "forest_figure",
+    "population_figure",
+]  # fmt: skip
 
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2")
 
@@ -168,5 +171,50 @@ def forest_figure(
     ax.tick_params(axis="y", labelsize=7)
     ax.invert_yaxis()
     ax.set_xlabel(xlabel)
+    fig.tight_layout()
+    return fig
+
+
+def population_figure(
+    panels: Sequence[tuple[str, Sequence[float], tuple[float, float, str] | None]],
+    lo: float,
+    hi: float,
+) -> Any:
+    """One small panel per scale: a histogram (density) of the respondents' scale scores and,
+    where the scale has a human norm (mean, sd, group), its normal curve and mean ± 1 SD band.
+
+    ``panels`` = (scale, scores, norm); ``lo``..``hi`` is the common score axis.
+    """
+    plt = _plt()
+    import numpy as np  # on demand: the [analysis] extra
+
+    cols = min(len(panels), 3)
+    rows = -(-len(panels) // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(2.4 * cols, 1.9 * rows), squeeze=False)
+    bins = np.linspace(lo, hi, 21)
+    grid = np.linspace(lo, hi, 200)
+    for ax, (scale, scores, norm) in zip(axes.flat, panels, strict=False):
+        top = 0.0
+        if len(scores):
+            dens, _, _ = ax.hist(scores, bins=bins, density=True, color=PALETTE[0], alpha=0.75,
+                                 lw=0)  # fmt: skip
+            top = float(np.max(dens))
+        if norm is not None:
+            m, sd, _ = norm
+            ax.axvspan(m - sd, m + sd, color="#bbbbbb", alpha=0.35, lw=0)
+            pdf = np.exp(-0.5 * ((grid - m) / sd) ** 2) / (sd * math.sqrt(2 * math.pi))
+            ax.plot(grid, pdf, color="#555555", lw=1.2, ls="--")
+            peak = float(np.max(pdf))
+            if top > 4 * peak:  # a spike (no spread) would flatten the norm curve: clip it
+                ax.set_ylim(0, 4 * peak)
+                ax.text(0.98, 0.95, "bar clipped", transform=ax.transAxes, ha="right",
+                        va="top", fontsize=6, color="#b2182b")  # fmt: skip
+        ax.set_xlim(lo, hi)
+        ax.set_yticks([])
+        ax.tick_params(labelsize=7)
+        ax.set_title(f"{scale} (n {len(scores)})", loc="left", fontsize=8, fontweight="bold")
+        ax.set_xlabel("scale score", fontsize=7)
+    for ax in list(axes.flat)[len(panels) :]:
+        ax.set_visible(False)
     fig.tight_layout()
     return fig

@@ -6,15 +6,17 @@ them into the template's context.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from psymetrics_core.pluginsys.session import Session
 from psymetrics_core.records.read import PANEL_FILES, RunData
 from psymetrics_core.report.figure_sections import (
     distribution_figures,
     forest_figures,
     profile_figures,
 )
+from psymetrics_core.report.population_sections import population_context
 from psymetrics_core.report.table_sections import (
     MAX_SAMPLES,
     analysis_tables,
@@ -36,8 +38,15 @@ RESPONDENTS = (
 )
 
 
-def build_context(runs: Sequence[RunData]) -> dict[str, Any]:
-    """Everything the template renders."""
+def build_context(
+    runs: Sequence[RunData],
+    session: Session | None = None,
+    criterion: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
+    """Everything the template renders (``session``: the installed instruments, which the
+    population section needs; ``criterion``: its ``--criterion SCALE=FIELD`` pairs)."""
+    # first: a bad --criterion fails before the other sections are computed
+    population = population_context(runs, session, criterion)
     samples, left_out = sample_rows(runs)
     return {
         "runs": [
@@ -56,6 +65,7 @@ def build_context(runs: Sequence[RunData]) -> dict[str, Any]:
         "profile": profile_figures(runs),
         "analysis": analysis_tables(runs),
         "respondents": RESPONDENTS,
+        "population": population,
         "distributions": distribution_figures(runs),
         "forest": forest_figures(runs),
         "behaviour": behaviour_rows(runs),

@@ -80,7 +80,13 @@ def _refusal(frame: pd.DataFrame, n_free: int) -> str | None:
     n, p = frame.shape
     if n <= p or n < n_free:
         return f"{n} complete respondents for {p} items and {n_free} free parameters"
-    dep = dependent_items(np.cov(frame.to_numpy().T, ddof=0), list(frame.columns))
+    if n_free > p * (p + 1) // 2:  # e.g. a scale of 1 or 2 items (--limit)
+        return (
+            f"model not identified: {n_free} free parameters for {p * (p + 1) // 2} "
+            f"(co)variances of {p} item{'s' if p != 1 else ''} ({', '.join(frame.columns)})"
+        )
+    cov = np.atleast_2d(np.cov(frame.to_numpy().T, ddof=0))
+    dep = dependent_items(cov, list(frame.columns))
     if dep is not None:
         return f"covariance matrix not positive definite; dependent items: {', '.join(dep)}"
     return None

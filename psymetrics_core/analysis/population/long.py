@@ -80,4 +80,4 @@ def population_report(
         int(frame["response"].notna().sum()), {form},
     )  # fmt: skip
     structure = present_structure(ScaleStructure.from_instrument(inst, form), pop)
-    return task_analysis(pop, structure, criterion, n_boot)
+    return task_analysis(pop, structure, criterion, n_boot, instrument=inst)

@@ -25,6 +25,7 @@ from psymetrics_core.analysis.population.cfa import cfa_by_scale
 from psymetrics_core.analysis.population.criterion import Criterion, auc, spearman
 from psymetrics_core.analysis.population.data import Responses, ScaleStructure
 from psymetrics_core.analysis.population.diagnostics import diagnose, scale_scores
+from psymetrics_core.analysis.population.humans import human_diagnostics, human_text
 from psymetrics_core.analysis.population.reliability import scale_reliability
 from psymetrics_core.analysis.section import AnalysisSection
 from psymetrics_core.base.errors import PsymError
@@ -152,7 +153,7 @@ def population_section(
         structure = present_structure(
             ScaleStructure.from_instrument(inst, sorted(pop.forms)[0]), pop
         )
-        entry = task_analysis(pop, structure, criterion, n_boot)
+        entry = task_analysis(pop, structure, criterion, n_boot, instrument=inst)
         data[task] = entry
         lines += task_text(task, entry)
     if not data:
@@ -172,7 +173,7 @@ def present_structure(structure: ScaleStructure, pop: PopulationData) -> ScaleSt
 
 def task_analysis(
     pop: PopulationData, structure: ScaleStructure, criterion: Mapping[str, str] | None,
-    n_boot: int,
+    n_boot: int, instrument: Instrument | None = None,
 ) -> dict[str, Any]:  # fmt: skip
     resp = Responses(pop.values, pop.persona)
     diag = diagnose(resp, structure)
@@ -191,6 +192,8 @@ def task_analysis(
         "reliability": [_rel_json(r) for r in rel],
         "cfa": {s: _cfa_json(c) for s, c in cfas.items()},
         "criterion": crit,
+        # against people: variance ratio vs the human norms, acquiescence, score distributions
+        **human_diagnostics(resp, structure, instrument, sorted(pop.forms or {"original"})[0]),
     }
 
 
@@ -216,6 +219,7 @@ def task_text(task: str, e: dict[str, Any]) -> list[str]:
     ]
     if e["constant_items"]:
         out.append(f"  items that never vary: {', '.join(e['constant_items'])}")
+    out += human_text(e)
     for r in e["reliability"]:
         co = {c["name"]: c for c in r["coefficients"]}
         if r["reason"]:

@@ -1,0 +1,173 @@
+"""The population against people: variance ratio per scale against the instrument's human
+norms, acquiescence against the response scale's midpoint, and the score distributions the
+report draws against the norm.
+
+The norm group is the instrument's default (the first group its spec lists, as ``psym eval``
+and ``psym analyze`` use by default); its source goes with every number. A variance ratio far
+below 1 (``FLAT_RATIO``) is the straight-lining signature of LLM populations: the personas
+barely move the answers. Acquiescence is the mean over respondents of each respondent's mean
+raw (not reverse-keyed) answer to the scored items of the scales, minus the response scale's
+midpoint ((min + max) / 2): positive = agreeing whatever the keying. A scale scored as a mean
+but administered in part (``--limit``) keeps its ratio: a mean over fewer items spreads more,
+so such a ratio tends to exceed the full scale's.
+
+Scale scores are item means of the keyed items (``diagnostics.scale_scores``); a scale the
+instrument scores as a sum is put on the sum metric (x number of items) when every item of it
+was administered, otherwise its norm is not comparable and the ratio is None with the reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from psymetrics_core.analysis.population.data import Responses, ScaleStructure
+from psymetrics_core.analysis.population.diagnostics import diagnose, scale_scores
+from psymetrics_core.base.types import Instrument
+
+__all__ = ["FLAT_RATIO", "NO_NORMS", "ScaleNorm", "human_diagnostics", "scale_norms", "midpoint"]
+
+FLAT_RATIO = 0.25  # variance ratio below this (SD under half the human SD) is flagged
+NO_NORMS = "no human norms for this instrument"
+
+
+@dataclass(frozen=True)
+class ScaleNorm:
+    """A scale's norm in the default group, and the factor from item means to its metric."""
+
+    mean: float
+    sd: float
+    source: str
+    group: str
+    factor: float | None  # None: the population's scores are not on the norm's metric
+    reason: str | None = None
+
+
+def scale_norms(
+    inst: Instrument | None, structure: ScaleStructure, form: str
+) -> dict[str, ScaleNorm | str]:
+    """Per scale of ``structure``: its norm in the instrument's default group, or the reason
+    there is none."""
+    if inst is None:
+        return {s: "no instrument for this task" for s in structure.scales}
+    groups = inst.norm_groups()
+    if not groups:
+        return {s: NO_NORMS for s in structure.scales}
+    group = groups[0]
+    out: dict[str, ScaleNorm | str] = {}
+    for scale, items in structure.scales.items():
+        sdef = inst.scales.get(scale)
+        norm = None if sdef is None else next((g for g in sdef.norms if g.group == group), None)
+        if sdef is None or norm is None:
+            out[scale] = f"no norm for this scale in the group {group!r}"
+            continue
+        factor: float | None = 1.0
+        why = None
+        if (
+            sdef.centre
+            or sdef.invert
+            or sdef.rescale
+            or any(it.rescale for it in inst.forms[form] if it.id in items)
+        ):
+            factor, why = None, "the scale's scoring (centring or rescaling) is not an item mean"
+        elif sdef.method == "sum":
+            full = len(inst.scale_items(scale, form))
+            if len(items) < full:
+                factor = None
+                why = f"scored as a sum of {full} items; {len(items)} administered"
+            else:
+                factor = float(full)
+        out[scale] = ScaleNorm(norm.mean, norm.sd, norm.source, group, factor, why)
+    return out
+
+
+def midpoint(inst: Instrument | None, items: Sequence[str], form: str) -> tuple[float | None, str]:
+    """The midpoint (min + max) / 2 of the response scale the ``items`` are answered on, or
+    None with the reason (no instrument, or scales with different midpoints)."""
+    if inst is None:
+        return None, "no instrument for this task"
+    wanted = set(items)
+    mids: dict[float, list[str]] = {}
+    for it in inst.forms[form]:
+        if it.id in wanted:
+            rs = inst.response_scale_for(it)
+            mids.setdefault((rs.min + rs.max) / 2, []).append(rs.name)
+    if not mids:
+        return None, "no scored item"
+    if len(mids) > 1:
+        shown = ", ".join(f"{sorted(set(n))[0]} {m:g}" for m, n in sorted(mids.items()))
+        return None, f"items are answered on response scales with different midpoints ({shown})"
+    return next(iter(mids)), ""
+
+
+def human_diagnostics(
+    resp: Responses, structure: ScaleStructure, inst: Instrument | None, form: str
+) -> dict[str, Any]:
+    """The task-entry keys ``variance_ratio``, ``acquiescence`` (+ ``acquiescence_reason``)
+    and ``distributions`` (see the module docstring)."""
+    norms = scale_norms(inst, structure, form)
+    usable = {s: n for s, n in norms.items() if isinstance(n, ScaleNorm) and n.factor}
+    mid, mid_why = midpoint(inst, structure.items(), form)
+    scored = Responses(resp.values.loc[:, structure.items()], resp.cluster)
+    diag = diagnose(
+        scored, structure, midpoint=mid,
+        human_sd={s: n.sd / (n.factor or 1.0) for s, n in usable.items()},
+    )  # fmt: skip
+    ratios = {v.scale: v for v in diag.variance_ratios}
+    scores = scale_scores(scored, structure)
+    out_ratio, dists = [], {}
+    for scale, norm in norms.items():
+        s = np.sort(scores[scale][~np.isnan(scores[scale])])
+        factor = norm.factor if isinstance(norm, ScaleNorm) else None
+        psd = float(np.std(s * (factor or 1.0), ddof=1)) if len(s) > 1 else None
+        row = {"scale": scale, "ratio": None, "population_sd": psd,
+               "human_sd": norm.sd if isinstance(norm, ScaleNorm) else None,
+               "reason": norm if isinstance(norm, str) else norm.reason}  # fmt: skip
+        if scale in ratios:
+            v = ratios[scale]
+            row["ratio"], row["reason"] = v.ratio, v.reason
+        out_ratio.append(row)
+        dists[scale] = {
+            "scores": [float(x) for x in s * (factor or 1.0)],
+            "norm": None
+            if not isinstance(norm, ScaleNorm) or factor is None
+            else {"mean": norm.mean, "sd": norm.sd, "source": norm.source, "group": norm.group},
+        }
+    why = mid_why or diag.reasons.get("acquiescence")
+    return {
+        "variance_ratio": out_ratio,
+        "acquiescence": diag.acquiescence,
+        "acquiescence_reason": None if diag.acquiescence is not None else why,
+        "distributions": dists,
+    }
+
+
+def human_text(e: dict[str, Any]) -> list[str]:
+    """The lines of ``task_text`` for the variance ratios and acquiescence."""
+    rows = e.get("variance_ratio") or []
+    used = [d["norm"] for d in (e.get("distributions") or {}).values() if d["norm"]]
+    sources = sorted({n["source"] for n in used})
+    groups = sorted({n["group"] for n in used})
+    out = []
+    if rows and all(r["reason"] == NO_NORMS for r in rows):
+        out.append(f"  variance ratio vs human norms: undefined ({NO_NORMS})")
+    elif rows:
+        parts = []
+        for r in rows:
+            if r["ratio"] is None:
+                parts.append(f"{r['scale']} — ({r['reason']})")
+            else:
+                flag = " [FLAT: far below 1, straight-lining signature]" if (
+                    r["ratio"] < FLAT_RATIO) else ""  # fmt: skip
+                parts.append(f"{r['scale']} {r['ratio']:.2f}{flag}")
+        head = f"group {', '.join(groups)}: {'; '.join(sources)}" if groups else "no norm used"
+        out.append(f"  variance ratio vs human norms ({head}): " + ", ".join(parts))
+    a = e.get("acquiescence")
+    out.append(
+        "  acquiescence (mean raw answer - scale midpoint): "
+        + (f"{a:+.2f}" if a is not None else f"— ({e.get('acquiescence_reason')})")
+    )
+    return out

@@ -1,0 +1,348 @@
+"""The report's population section (runs of ``psym eval --population``): score distributions
+against the human norm, CFA loadings and fit with the conventional cut-offs labelled, the
+invariance ladder, criterion validity, and (when the analysis gives them) parallel analysis,
+EFA, graded response models and the multitrait-multimethod matrix.
+
+The numbers come from ``analysis.population.runs.population_section`` (what ``psym analyze``
+prints); every part is read defensively, since a part may be absent. A number that is None
+shows "—" with its reason as the cell's title.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from psymetrics_core.analysis.population.humans import FLAT_RATIO
+from psymetrics_core.analysis.population.runs import population_section
+from psymetrics_core.base.errors import PsymError
+from psymetrics_core.pluginsys.session import Session
+from psymetrics_core.records.read import RunData
+from psymetrics_core.report import figures as F
+from psymetrics_core.report.table_sections import _tables
+from psymetrics_core.report.values import fmt, num
+
+__all__ = ["FitCutoff", "FIT_CUTOFFS", "population_context", "fit_verdict"]
+
+
+@dataclass(frozen=True)
+class FitCutoff:
+    """A conventional cut-off of one fit index: ``good`` and ``acceptable`` bounds."""
+
+    key: str  # the FitIndices field
+    name: str
+    higher_is_better: bool
+    good: float
+    acceptable: float | None
+    source: str
+    labels: tuple[str, str, str] = ("good", "acceptable", "poor")
+
+    def rule(self) -> str:
+        op = "≥" if self.higher_is_better else "≤"
+        acc = "" if self.acceptable is None else f"; {op} {self.acceptable:g} {self.labels[1]}"
+        return f"{op} {self.good:g} {self.labels[0]}{acc}; else {self.labels[2]}"
+
+
+HU_BENTLER = "Hu & Bentler (1999)"
+# The one table of the conventional cut-offs the report labels fit indices with.
+FIT_CUTOFFS: tuple[FitCutoff, ...] = (
+    FitCutoff("cfi", "CFI", True, 0.95, 0.90, HU_BENTLER),
+    FitCutoff("tli", "TLI", True, 0.95, 0.90, HU_BENTLER),
+    FitCutoff("rmsea", "RMSEA", False, 0.06, 0.08, f"{HU_BENTLER}; .08: Browne & Cudeck (1993)"),
+    FitCutoff("srmr", "SRMR", False, 0.08, None, HU_BENTLER),
+    FitCutoff(
+        "pvalue",
+        "χ² p",
+        True,
+        0.05,
+        None,
+        "exact-fit test at α = .05 (rejects almost any model at large n)",
+        ("not rejected", "", "rejected"),
+    ),  # fmt: skip
+)
+_CUT = {c.key: c for c in FIT_CUTOFFS}
+
+
+def fit_verdict(key: str, value: float | None) -> str:
+    """The cut-off label of ``value`` of the fit index ``key`` ("" when undefined)."""
+    c = _CUT[key]
+    if value is None:
+        return ""
+    sign = 1 if c.higher_is_better else -1
+    if sign * value >= sign * c.good:
+        return c.labels[0]
+    if c.acceptable is not None and sign * value >= sign * c.acceptable:
+        return c.labels[1]
+    return c.labels[2]
+
+
+def _cell(value: Any, digits: int = 2, reason: str | None = None, cls: str = "") -> dict[str, str]:
+    """A table cell: the number, or "—" with the reason as its title."""
+    v = num(value)
+    text = "—" if v is None else f"{v:.{digits}f}"
+    title = (reason or "undefined") if v is None else ""
+    return {"text": text, "title": title, "cls": cls}
+
+
+def _is_population(run: RunData) -> bool:
+    for s in run.samples:
+        for v in (s.get("condition_info") or {}).values():
+            if isinstance(v, Mapping) and isinstance(v.get("respondent"), str):
+                return True
+    return False
+
+
+def population_context(
+    runs: Sequence[RunData],
+    session: Session | None,
+    criterion: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
+    """The template's population data: {"tasks": [...], "mtmm": tables, "notes": [...],
+    "cutoffs": [...]}; no tasks when no run is a population run."""
+    out: dict[str, Any] = {"tasks": [], "mtmm": [], "notes": [], "cutoffs": _cutoff_rows()}
+    dirs = [r.path for r in runs if _is_population(r)]
+    if not dirs:
+        if criterion:
+            raise PsymError("--criterion: no run here was given to a population (--population)")
+        return out
+    if session is None:
+        out["notes"].append("population analyses not computed: no plugin session given (the "
+                            "instruments' scale structures and norms are needed)")  # fmt: skip
+        return out
+    sec = population_section(dirs, session.instruments(), criterion)
+    if sec is None:
+        out["notes"].append("no population task of these runs is an installed questionnaire")
+        return out
+    for task, entry in sec.data.items():
+        if task == "mtmm":
+            out["mtmm"] = _tables(entry)
+        elif isinstance(entry, Mapping) and "n_respondents" in entry:
+            out["tasks"].append(_task_block(task, entry))
+    return out
+
+
+def _cutoff_rows() -> list[dict[str, str]]:
+    return [{"name": c.name, "rule": c.rule(), "source": c.source} for c in FIT_CUTOFFS]
+
+
+def _task_block(task: str, e: Mapping[str, Any]) -> dict[str, Any]:
+    reasons = e.get("reasons") or {}
+    return {
+        "task": task,
+        "summary": [
+            ("respondents", str(e.get("n_respondents")), ""),
+            ("personas", str(e.get("n_personas")), ""),
+            ("parse rate", fmt(e.get("parse_rate")), ""),
+            (
+                "straight-lining share",
+                fmt(e.get("straightlining_share")),
+                reasons.get("straightlining_share", ""),
+            ),
+            (
+                "acquiescence (mean raw answer − scale midpoint)",
+                fmt(e.get("acquiescence")),
+                e.get("acquiescence_reason") or "",
+            ),
+            ("items that never vary", ", ".join(e.get("constant_items") or []) or "none", ""),
+        ],  # fmt: skip
+        "ratios": _ratios(e),
+        "figure": _figure(task, e),
+        "loadings": _loadings(e),
+        "fit": _fit_rows(e),
+        "invariance": _invariance(e.get("invariance")),
+        "criterion": _criterion(e.get("criterion") or []),
+        "parallel": _parallel(e.get("parallel_analysis")),
+        "efa": _efa(e.get("efa")),
+        "irt": _irt(e.get("irt")),
+    }
+
+
+def _ratios(e: Mapping[str, Any]) -> list[dict[str, Any]]:
+    out = []
+    for r in e.get("variance_ratio") or []:
+        ratio = num(r.get("ratio"))
+        flat = ratio is not None and ratio < FLAT_RATIO
+        out.append({
+            "scale": r.get("scale"),
+            "ratio": _cell(ratio, 2, r.get("reason"), "fired" if flat else ""),
+            "flat": flat,
+            "population_sd": _cell(r.get("population_sd"), 2, r.get("reason")),
+            "human_sd": _cell(r.get("human_sd"), 2, r.get("reason")),
+            "reason": r.get("reason") or "",
+        })  # fmt: skip
+    return out
+
+
+def _figure(task: str, e: Mapping[str, Any]) -> F.Figure | None:
+    dists = e.get("distributions") or {}
+    panels: list[tuple[str, Sequence[float], tuple[float, float, str] | None]] = []
+    for scale, d in dists.items():
+        scores = [float(x) for x in d.get("scores") or [] if num(x) is not None]
+        n = d.get("norm")
+        norm = None if not n else (float(n["mean"]), float(n["sd"]), str(n.get("group", "")))
+        panels.append((str(scale), scores, norm))
+    if not panels:
+        return None
+    xs = [x for _, s, _ in panels for x in s] + [
+        v for _, _, n in panels if n for v in (n[0] - 2 * n[1], n[0] + 2 * n[1])
+    ]
+    if not xs:
+        return None
+    lo, hi = min(xs), max(xs)
+    if hi <= lo:
+        lo, hi = lo - 0.5, hi + 0.5
+    fig = F.population_figure(panels, lo, hi)
+    alt = f"{task}: respondents' scale scores against the human norm: " + "; ".join(
+        f"{s} n {len(v)}" + (f", norm {n[0]:g} ± {n[1]:g}" if n else ", no norm")
+        for s, v, n in panels
+    )
+    groups = sorted({n[2] for _, _, n in panels if n})
+    sources = sorted({str((d.get("norm") or {}).get("source")) for d in dists.values()
+                      if d.get("norm")})  # fmt: skip
+    caption = f"{task}: histogram (density) of the respondents' scale scores per scale. " + (
+        f"Dashed curve and grey band: the human norm's normal density and mean ± 1 SD (group "
+        f"{', '.join(groups)}; {'; '.join(sources)}); a bar over 4 times the curve's peak is "
+        "clipped (marked)."
+        if groups
+        else "This instrument has no human norms: no norm curve."
+    )
+    return F.Figure(F.svg_of(fig, alt), caption, alt)
+
+
+def _loadings(e: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Standardized loadings per scale's one-factor CFA (and the --cfa-model, if any)."""
+    models = dict(e.get("cfa") or {})
+    if e.get("cfa_model"):
+        models["model (--cfa-model)"] = e["cfa_model"]
+    out = []
+    for name, c in models.items():
+        heywood = [str(h) for h in c.get("heywood") or []]
+        rows = []
+        for ld in c.get("loadings") or []:
+            item = str(ld.get("item"))
+            flags = [h for h in heywood if h.startswith(f"{item}:")]
+            rows.append({
+                "factor": ld.get("factor"), "item": item,
+                "std": _cell(ld.get("std"), 3, cls="fired" if flags else ""),
+                "estimate": _cell(ld.get("estimate"), 3), "heywood": "; ".join(flags),
+            })  # fmt: skip
+        out.append({"model": name, "rows": rows, "reason": c.get("reason") or "",
+                    "heywood": heywood})  # fmt: skip
+    return out
+
+
+def _fit_cells(fit: Mapping[str, Any] | None, reason: str | None) -> dict[str, Any]:
+    f = fit or {}
+    ci = f.get("rmsea_ci90")
+    cells = {"n": _cell(f.get("n"), 0, reason), "chisq": _cell(f.get("chisq"), 2, reason),
+             "df": _cell(f.get("df"), 0, reason)}  # fmt: skip
+    for c in FIT_CUTOFFS:
+        v = num(f.get(c.key))
+        verdict = fit_verdict(c.key, v)
+        cell = _cell(v, 3, reason, f"fit-{verdict.replace(' ', '-')}" if verdict else "")
+        cell["verdict"] = verdict
+        cells[c.key] = cell
+    cells["rmsea"]["ci"] = (
+        f"[{fmt(ci[0], 3)}, {fmt(ci[1], 3)}]" if isinstance(ci, list | tuple) and len(ci) == 2
+        else ""
+    )  # fmt: skip
+    return cells
+
+
+def _fit_rows(e: Mapping[str, Any]) -> list[dict[str, Any]]:
+    models = dict(e.get("cfa") or {})
+    if e.get("cfa_model"):
+        models["model (--cfa-model)"] = e["cfa_model"]
+    return [
+        {"model": name, "reason": c.get("reason") or "undefined", "undefined": not c.get("fit"),
+         "n_rows": c.get("n"), **_fit_cells(c.get("fit"), c.get("reason"))}
+        for name, c in models.items()
+    ]  # fmt: skip
+
+
+def _invariance(inv: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    if not inv:
+        return None
+    steps = []
+    for s in inv.get("steps") or []:
+        holds = s.get("holds")
+        first = s.get("level") == "configural"
+        why = "the first step of the ladder" if first else (s.get("decision") or "undefined")
+        steps.append({
+            "level": s.get("level"), **_fit_cells(s.get("fit"), inv.get("reason")),
+            "delta_chisq": _cell(s.get("delta_chisq"), 2, why),
+            "delta_df": _cell(s.get("delta_df"), 0, why),
+            "delta_p": _cell(s.get("delta_pvalue"), 3, why),
+            "delta_cfi": _cell(s.get("delta_cfi"), 3, why),
+            "delta_rmsea": _cell(s.get("delta_rmsea"), 3, why),
+            "holds": "—" if holds is None else ("holds" if holds else "does not hold"),
+            "decision": s.get("decision") or "",
+        })  # fmt: skip
+    groups = ", ".join(f"{g} (n {n})" for g, n in (inv.get("groups") or {}).items())
+    return {"group": inv.get("group"), "groups": groups, "steps": steps,
+            "reason": inv.get("reason") or ""}  # fmt: skip
+
+
+def _criterion(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    out = []
+    for r in rows:
+        ci = r.get("ci95")
+        ok = isinstance(ci, list | tuple) and len(ci) == 2
+        ci_text = f"[{fmt(ci[0])}, {fmt(ci[1])}]" if ok and ci is not None else "—"
+        out.append({
+            "scale": r.get("scale"), "label": r.get("label"),
+            "statistic": "AUC" if r.get("statistic") == "auc" else "Spearman's ρ",
+            "value": _cell(r.get("value"), 2, r.get("reason")),
+            "ci": ci_text,
+            "n": r.get("n"), "reason": r.get("reason") or "",
+        })  # fmt: skip
+    return out
+
+
+def _parallel(pa: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    if not pa:
+        return None
+    obs, rnd = list(pa.get("observed") or []), list(pa.get("random_quantile") or [])
+    rows = [
+        {"k": i + 1, "observed": _cell(o, 3),
+         "random": _cell(rnd[i] if i < len(rnd) else None, 3, "not simulated"),
+         "kept": num(o) is not None and i < len(rnd) and num(rnd[i]) is not None
+         and float(o) > float(rnd[i])}
+        for i, o in enumerate(obs)
+    ]  # fmt: skip
+    return {"n_factors": pa.get("n_factors"), "quantile": fmt(pa.get("quantile")),
+            "rows": rows, "reason": pa.get("reason") or ""}  # fmt: skip
+
+
+def _efa(efa: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    if not efa:
+        return None
+    factors = [str(f) for f in efa.get("factors") or []]
+    cong = efa.get("congruence") or {}
+    rows = [
+        {"item": item, "cells": [_cell(v, 2) for v in vals]}
+        for item, vals in (efa.get("loadings") or {}).items()
+    ]
+    return {
+        "n_factors": efa.get("n_factors"), "rotation": efa.get("rotation") or "",
+        "method": efa.get("method") or "", "factors": factors, "rows": rows,
+        "congruence": [{"factor": f, "phi": _cell(cong.get(f), 2, "no human loadings")}
+                       for f in factors] if cong else [],
+        "congruence_reason": "" if cong else (efa.get("congruence_reason") or ""),
+        "factor_corr": [[fmt(v) for v in row] for row in efa.get("factor_corr") or []],
+        "reason": efa.get("reason") or "",
+    }  # fmt: skip
+
+
+def _irt(irt: Mapping[str, Any] | None) -> list[dict[str, Any]]:
+    out = []
+    for scale, m in (irt or {}).items():
+        items = []
+        for it in m.get("items") or []:
+            th = [fmt(t) for t in it.get("thresholds") or []]
+            items.append({"item": it.get("item"), "a": _cell(it.get("discrimination"), 2),
+                          "thresholds": ", ".join(th) or "—"})  # fmt: skip
+        out.append({"scale": scale, "n": m.get("n"), "model": m.get("model") or "",
+                    "item_rows": items, "reason": m.get("reason") or ""})  # fmt: skip
+    return out

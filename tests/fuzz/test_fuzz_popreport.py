@@ -1,0 +1,64 @@
+"""Fuzz: ``psym report --criterion`` (the population section's options): each bad value ends
+in one clear line naming the option, the scale or the label, never a traceback and never a
+report that silently ignores the option."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from harness import expect_clean_error
+
+from psymetrics_core.base.errors import PsymError
+
+
+def _cli(argv: list[str]) -> None:
+    """``psym ARGV`` in process: a non-zero exit becomes the PsymError it printed."""
+    from psymetrics_core.cli import cli
+
+    res = CliRunner().invoke(cli, argv)
+    if res.exit_code == 0:
+        return
+    if isinstance(res.exception, PsymError):
+        raise res.exception
+    raise PsymError(" ".join(res.output.strip().splitlines()[-1:]) or repr(res.exception))
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """bfi items 1-10 given to 6 binary profiles, and to the model without a population."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+    from benchmarks.latency_server import LatencyServer
+
+    base = tmp_path_factory.mktemp("popreport")
+    pop = base / "big5.jsonl"
+    _cli(["population", "build", "--generate", "binary", "--n", "6", "-o", str(pop)])
+    with LatencyServer(latency=0.0) as srv:
+        model = ["--model", "openai-chat", "--model-args", f"base_url={srv.base_url},model=m"]
+        _cli(["eval", "--tasks", "bfi", "--limit", "10", "--population", str(pop), *model,
+              "-o", str(base / "pop")])  # fmt: skip
+        _cli(["eval", "--tasks", "bfi", "--limit", "3", *model, "-o", str(base / "plain")])
+    _cli(["report", str(base / "pop"), "-o", str(base / "warm.html")])  # imports, not inputs
+    return {"pop": base / "pop", "plain": base / "plain"}
+
+
+@pytest.mark.parametrize(
+    ("name", "run", "value", "expect"),
+    [
+        ("criterion-no-equals", "pop", "extraversion", "expected SCALE=FIELD"),
+        ("criterion-empty-scale", "pop", "=extraversion", "expected SCALE=FIELD"),
+        ("criterion-unknown-scale", "pop", "grit=age", "no scale 'grit'"),
+        ("criterion-unknown-label", "pop", "extraversion=nope", "no label 'nope'"),
+        ("criterion-not-a-population-run", "plain", "extraversion=extraversion",
+         "no run here was given to a population"),
+    ],
+)  # fmt: skip
+def test_fuzz_report_criterion(
+    runs: dict[str, Path], tmp_path: Path, name: str, run: str, value: str, expect: str
+) -> None:
+    argv = ["report", str(runs[run]), "-o", str(tmp_path / "r.html"), "--criterion", value]
+    out = expect_clean_error(lambda: _cli(argv), [expect], label=name)
+    assert expect in out.message and "--criterion" in out.message, out.message
+    assert not (tmp_path / "r.html").exists()  # no page written on bad input
