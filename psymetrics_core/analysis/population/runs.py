@@ -25,6 +25,7 @@ from psymetrics_core.analysis.population.cfa import cfa_by_scale
 from psymetrics_core.analysis.population.criterion import Criterion, auc, spearman
 from psymetrics_core.analysis.population.data import Responses, ScaleStructure
 from psymetrics_core.analysis.population.diagnostics import diagnose, scale_scores
+from psymetrics_core.analysis.population.irt import graded_response, irt_json, irt_text
 from psymetrics_core.analysis.population.reliability import scale_reliability
 from psymetrics_core.analysis.section import AnalysisSection
 from psymetrics_core.base.errors import PsymError
@@ -136,12 +137,15 @@ def population_section(
     instruments: Mapping[str, Instrument],
     criterion: Mapping[str, str] | None = None,
     n_boot: int = 200,
+    irt: bool = False,
 ) -> AnalysisSection | None:
     """The ``psym analyze`` section of population runs (None when no run is one)."""
     found = read_population_runs(run_dirs)
     if not found:
         if criterion:
             raise PsymError("--criterion: no run here was given to a population (--population)")
+        if irt:
+            raise PsymError("--irt: no run here was given to a population (--population)")
         return None
     data: dict[str, Any] = {}
     lines: list[str] = []
@@ -152,7 +156,7 @@ def population_section(
         structure = present_structure(
             ScaleStructure.from_instrument(inst, sorted(pop.forms)[0]), pop
         )
-        entry = task_analysis(pop, structure, criterion, n_boot)
+        entry = task_analysis(pop, structure, criterion, n_boot, irt=irt)
         data[task] = entry
         lines += task_text(task, entry)
     if not data:
@@ -172,7 +176,7 @@ def present_structure(structure: ScaleStructure, pop: PopulationData) -> ScaleSt
 
 def task_analysis(
     pop: PopulationData, structure: ScaleStructure, criterion: Mapping[str, str] | None,
-    n_boot: int,
+    n_boot: int, irt: bool = False,
 ) -> dict[str, Any]:  # fmt: skip
     resp = Responses(pop.values, pop.persona)
     diag = diagnose(resp, structure)
@@ -191,7 +195,7 @@ def task_analysis(
         "reliability": [_rel_json(r) for r in rel],
         "cfa": {s: _cfa_json(c) for s, c in cfas.items()},
         "criterion": crit,
-    }
+    } | ({"irt": irt_json(graded_response(resp, structure))} if irt else {})
 
 
 def _rel_json(r: Any) -> dict[str, Any]:
@@ -239,4 +243,4 @@ def task_text(task: str, e: dict[str, Any]) -> list[str]:
         why = f" ({r['reason']})" if r["reason"] else ""
         out.append(f"  criterion {r['scale']} ~ {r['label']}: {r['statistic']} "
                    f"{_num(r['value'])}{ci}, n {r['n']}{why}")  # fmt: skip
-    return out
+    return out + (irt_text(e["irt"]) if "irt" in e else [])
