@@ -170,10 +170,12 @@ def _fit(
     try:
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")
-            res = mirt.fit_mirt(
-                codes, model="GRM", n_categories=ncat, n_quadpts=61, max_iter=2000,
-                compute_standard_errors=False,
-            )  # fmt: skip
+            # the estimator itself, with use_gpu=False: fit_mirt would import torch where it
+            # is installed (seconds and ~200 MB) to look for a GPU
+            estimator = mirt.EMEstimator(
+                n_quadpts=61, max_iter=2000, use_gpu=False, compute_standard_errors=False
+            )
+            res = estimator.fit(mirt.GradedResponseModel(len(items), n_categories=ncat), codes)
             model = res.model
             a = np.asarray(model.discrimination, dtype=float).reshape(-1)
             b = np.asarray(model.thresholds, dtype=float).reshape(len(items), -1)
