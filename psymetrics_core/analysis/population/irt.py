@@ -9,8 +9,11 @@ I_j(theta) = sum_k (P*'_k-1 - P*'_k)^2 / P_k (P*' = a P* (1 - P*)).
 
 Engine: the ``mirt`` package for Python (MIT; 1.2.0, 2026; a Rust backend with wheels for
 Linux, macOS and Windows; Python >= 3.11), the optional ``[irt]`` extra. Chosen over ``girth``
-0.8.0 (MIT, alpha, no release since 2021), which gives the same estimates to two decimals on
-the simulated data of the tests but is dormant; writing our own EM was not needed. mirt fits
+0.8.0 (MIT, alpha, no release since 2021), whose estimates agreed with mirt's within 0.01 on
+the simulated data of the tests when we compared them, but which is dormant; writing our own
+EM was not needed. We call mirt's EM estimator (61 Gauss-Hermite points) with
+``use_gpu=False`` (its ``fit_mirt`` imports torch, where installed, to look for a GPU);
+1,250 respondents x BFI-44 take about 0.4 s. mirt fits
 within a box (discrimination 0.1..5, thresholds -6..6) and reports convergence; a fit whose
 estimates sit on that box is no maximum-likelihood fit, so it gives no numbers (see below).
 
@@ -18,9 +21,11 @@ Answers must be whole numbers (ordered categories). Per item the categories are 
 actually used, in order: a value nobody chose is collapsed (``GRMItem.categories`` lists the
 values the thresholds separate). Missing answers are left out of the likelihood (MAR);
 respondents with no answer on the scale are dropped. Degenerate data give ``items = []``,
-``information = None`` and a ``reason`` naming the items: fewer than 3 items, items that never
-vary, answers that are not whole numbers, fewer respondents than parameters, a fit that fails
-or does not converge, estimates on the box.
+``information = None`` and a ``reason`` naming the items: fewer than 3 items, items never
+answered or never varying, answers that are not whole numbers, fewer respondents than
+parameters, items negatively related to the rest of the scale (item-rest r < 0: the GRM's
+discriminations are positive on the keyed direction; a missing reverse key or acquiescence), a
+fit that fails or does not converge, estimates on the box, thresholds out of order.
 """
 
 from __future__ import annotations
@@ -111,7 +116,10 @@ def _refusal(frame: pd.DataFrame, codes: np.ndarray, cats: list[tuple[float, ...
     items = [str(c) for c in frame.columns]
     if len(items) < MIN_ITEMS:
         return f"{len(items)} item(s) ({_names(items)}); the model needs at least {MIN_ITEMS}"
-    const = [i for i, v in zip(items, cats, strict=True) if len(v) < 2]
+    never = [i for i, v in zip(items, cats, strict=True) if not v]
+    if never:
+        return f"items never answered: {_names(never)}"
+    const = [i for i, v in zip(items, cats, strict=True) if len(v) == 1]
     if const:
         return f"items that never vary: {_names(const)}"
     n_par = sum(len(v) for v in cats)  # one discrimination and K-1 thresholds per item
