@@ -179,6 +179,7 @@ def task_analysis(
     n_boot: int, irt: bool = False,
 ) -> dict[str, Any]:  # fmt: skip
     resp = Responses(pop.values, pop.persona)
+    grm = irt_json(graded_response(resp, structure)) if irt else None  # a missing extra: at once
     diag = diagnose(resp, structure)
     rel = scale_reliability(resp, structure, n_boot=n_boot)
     cfas = cfa_by_scale(resp, structure)
@@ -195,7 +196,7 @@ def task_analysis(
         "reliability": [_rel_json(r) for r in rel],
         "cfa": {s: _cfa_json(c) for s, c in cfas.items()},
         "criterion": crit,
-    } | ({"irt": irt_json(graded_response(resp, structure))} if irt else {})
+    } | ({"irt": grm} if grm is not None else {})
 
 
 def _rel_json(r: Any) -> dict[str, Any]:
