@@ -153,6 +153,12 @@ def test_degenerate_data_give_a_reason_and_no_numbers(change, reason: str) -> No
     assert res.items == [] and res.information is None
 
 
+def test_a_fit_stopped_before_convergence_gives_no_numbers() -> None:
+    res = grm_scale("S", STRUCTURE.keyed(simulate(2000, 1)), max_iter=3)
+    assert res.reason == "the fit did not converge in 3 EM iterations"
+    assert res.items == [] and res.information is None
+
+
 def test_missing_answers_are_left_out_not_filled() -> None:
     data = simulate(2000, 4)
     data = data.mask(np.random.default_rng(0).random(data.shape) < 0.15)

@@ -46,6 +46,7 @@ __all__ = ["GRMItem", "GRMResult", "graded_response", "irt_json", "irt_text", "T
 THETA = tuple(float(t) for t in np.linspace(-4.0, 4.0, 33))  # the information grid, step 0.25
 MIN_ITEMS = 3
 MAX_CATEGORIES = 20
+MAX_ITER = 2000  # EM iterations (mirt's tolerance 1e-4); the 1,250 x BFI-44 fits need < 60
 _A_BOX = (0.1, 5.0)  # mirt's box for GRM discriminations and thresholds
 _B_BOX = 6.0
 _EDGE = 1e-3
@@ -170,8 +171,9 @@ def _on_box(items: list[GRMItem]) -> str | None:
 
 
 def _fit(
-    codes: np.ndarray, cats: list[tuple[float, ...]], items: list[str], out: GRMResult
-) -> None:
+    codes: np.ndarray, cats: list[tuple[float, ...]], items: list[str], out: GRMResult,
+    max_iter: int,
+) -> None:  # fmt: skip
     """Fit the GRM to ``codes`` with mirt; fills ``out`` (or its reason)."""
     mirt = _mirt()
     ncat = [len(v) for v in cats]
@@ -181,7 +183,7 @@ def _fit(
             # the estimator itself, with use_gpu=False: fit_mirt would import torch where it
             # is installed (seconds and ~200 MB) to look for a GPU
             estimator = mirt.EMEstimator(
-                n_quadpts=61, max_iter=2000, use_gpu=False, compute_standard_errors=False
+                n_quadpts=61, max_iter=max_iter, use_gpu=False, compute_standard_errors=False
             )
             res = estimator.fit(mirt.GradedResponseModel(len(items), n_categories=ncat), codes)
             model = res.model
@@ -209,25 +211,28 @@ def _fit(
         out.items, out.information = fitted, [float(v) for v in info.reshape(-1)]
 
 
-def grm_scale(scale: str, frame: pd.DataFrame) -> GRMResult:
-    """The GRM of one scale's keyed answers (respondents x items; NaN = no answer)."""
+def grm_scale(scale: str, frame: pd.DataFrame, max_iter: int = MAX_ITER) -> GRMResult:
+    """The GRM of one scale's keyed answers (respondents x items; NaN = no answer), with at
+    most ``max_iter`` EM iterations."""
     start = time.perf_counter()
     frame = frame.dropna(axis=0, how="all")
     out = GRMResult(scale, int(len(frame)))
     codes, cats, why = _codes(frame)
     out.reason = why or _refusal(frame, codes, cats)
     if out.reason is None:
-        _fit(codes, cats, [str(c) for c in frame.columns], out)
+        _fit(codes, cats, [str(c) for c in frame.columns], out, max_iter)
     out.seconds = time.perf_counter() - start
     return out
 
 
-def graded_response(resp: Responses, structure: ScaleStructure) -> dict[str, GRMResult]:
+def graded_response(
+    resp: Responses, structure: ScaleStructure, max_iter: int = MAX_ITER
+) -> dict[str, GRMResult]:
     """One graded response model per scale of ``structure`` (reverse-keyed items reversed)."""
     structure.check(resp.values)
     _mirt()  # the missing extra is one line before any work
     keyed = structure.keyed(resp.values)
-    return {name: grm_scale(name, keyed.loc[:, list(items)])
+    return {name: grm_scale(name, keyed.loc[:, list(items)], max_iter)
             for name, items in structure.scales.items()}  # fmt: skip
 
 
