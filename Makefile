@@ -24,7 +24,7 @@ $(VENV)/.setup-done: setup.cfg setup.py pyproject.toml requirements-dev.txt $(wi
 	# plugins/, psymetrics-plugin-hf and its optional psymetrics-plugin-llama-engine) and every
 	# plugin in one pip run (one resolution, and no isolated build environment per project:
 	# they need only setuptools, installed above)
-	$(PIP) install -q --no-build-isolation -e '.[dev,analysis,dask]' $(foreach p,$(PLUGINS),-e $(p))
+	$(PIP) install -q --no-build-isolation -e '.[dev,analysis,irt,dask]' $(foreach p,$(PLUGINS),-e $(p))
 	$(MAKE) browser
 	touch $@
 

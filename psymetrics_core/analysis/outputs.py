@@ -42,6 +42,7 @@ def analyze_runs(
     hypotheses: Sequence[str] = (),
     deletion: str = "listwise",
     criterion: Mapping[str, str] | None = None,
+    irt: bool = False,
     warn: Callable[[str], None] | None = None,
 ) -> RunsAnalysis:
     """The report of ``report.analyze`` for ``run_dirs`` plus every plugin's section.
@@ -67,7 +68,7 @@ def analyze_runs(
         reference=None if reference == "original" else reference,
         warn=warn,
     )
-    pop = population_section(dirs, session.instruments(), criterion)
+    pop = population_section(dirs, session.instruments(), criterion, irt=irt)
     if pop is not None:
         sections.append(pop)
     if labels is not None and not [s for s in sections if s.key != "population"]:

@@ -169,12 +169,13 @@ def analyze_responses(
     cluster: str | None = None,
     criterion: Mapping[str, str] | None = None,
     n_boot: int = 200,
+    irt: bool = False,
 ) -> dict[str, Any]:
     """The report for a long-format response file, one section per ``group`` value (``task``
     and its scoring hooks from ``session``), and per group the population analyses
     (``population``: diagnostics, reliability with naive and ``cluster``-clustered bootstrap
     intervals of ``n_boot`` draws, one CFA per scale, criterion validity against label
-    columns)."""
+    columns; with ``irt``, a graded response model per scale)."""
 
     if deletion not in reliability.DELETION:
         raise PsymError(f"--deletion must be one of {', '.join(reliability.DELETION)}")
@@ -196,7 +197,7 @@ def analyze_responses(
         rows = [table.rows[i] for i in sub.index]
         who = sub["respondent"].tolist()
         labels = respondent_columns(table.columns, rows, skip, who, cluster)
-        return population_report(inst, form, sub, labels, cluster, criterion, n_boot)
+        return population_report(inst, form, sub, labels, cluster, criterion, n_boot, irt)
 
     return {
         "task": task,

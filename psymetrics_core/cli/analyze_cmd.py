@@ -99,6 +99,12 @@ def _fence_k(value: float) -> float:
     "with --responses, the labels are the file's columns constant within each respondent.",
 )
 @click.option(
+    "--irt",
+    is_flag=True,
+    help="Population runs and --responses: a graded response model per scale (discrimination, "
+    "thresholds, test information); needs the irt extra.",
+)
+@click.option(
     "--fence-k",
     type=bounded("--fence-k"),
     default=1.5,
@@ -133,6 +139,7 @@ def analyze_cmd(
     hypotheses: tuple[str, ...],
     criteria: tuple[str, ...],
     cluster: str | None,
+    irt: bool,
 ) -> None:
     """Analyse run directories of `psym eval`, or a long CSV of responses (no model calls).
 
@@ -154,7 +161,7 @@ def analyze_cmd(
             raise PsymError("give run directories, or --task TASK --responses FILE (not both)")
         rep = analyze_responses(
             task, responses, session_of(ctx), form=form, group=group, deletion=deletion,
-            cluster=cluster, criterion=_criteria(criteria),
+            cluster=cluster, criterion=_criteria(criteria), irt=irt,
         )  # fmt: skip
         if as_json:
             print_json(rep)
@@ -177,6 +184,7 @@ def analyze_cmd(
         hypotheses=hypotheses,
         deletion=deletion,
         criterion=_criteria(criteria),
+        irt=irt,
         warn=lambda line: stderr.print(f"warning: {line}", markup=False),
     )
     if output is not None:

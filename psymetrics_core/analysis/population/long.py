@@ -66,6 +66,7 @@ def _cluster(labels: pd.DataFrame, cluster: str | None) -> pd.Series:
 def population_report(
     inst: Instrument, form: str, frame: pd.DataFrame, labels: pd.DataFrame,
     cluster: str | None, criterion: Mapping[str, str] | None, n_boot: int,
+    irt: bool = False,
 ) -> dict[str, Any]:  # fmt: skip
     """The population analyses of one group of a long file: ``frame`` has ``respondent, item,
     response`` rows, ``labels`` one row per respondent (``respondent_columns``)."""
@@ -80,4 +81,4 @@ def population_report(
         int(frame["response"].notna().sum()), {form},
     )  # fmt: skip
     structure = present_structure(ScaleStructure.from_instrument(inst, form), pop)
-    return task_analysis(pop, structure, criterion, n_boot, instrument=inst)
+    return task_analysis(pop, structure, criterion, n_boot, instrument=inst, irt=irt)

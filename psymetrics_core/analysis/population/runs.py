@@ -26,6 +26,7 @@ from psymetrics_core.analysis.population.criterion import Criterion, auc, spearm
 from psymetrics_core.analysis.population.data import Responses, ScaleStructure
 from psymetrics_core.analysis.population.diagnostics import diagnose, scale_scores
 from psymetrics_core.analysis.population.humans import human_diagnostics, human_text
+from psymetrics_core.analysis.population.irt import graded_response, irt_json, irt_text
 from psymetrics_core.analysis.population.reliability import scale_reliability
 from psymetrics_core.analysis.section import AnalysisSection
 from psymetrics_core.base.errors import PsymError
@@ -137,12 +138,15 @@ def population_section(
     instruments: Mapping[str, Instrument],
     criterion: Mapping[str, str] | None = None,
     n_boot: int = 200,
+    irt: bool = False,
 ) -> AnalysisSection | None:
     """The ``psym analyze`` section of population runs (None when no run is one)."""
     found = read_population_runs(run_dirs)
     if not found:
         if criterion:
             raise PsymError("--criterion: no run here was given to a population (--population)")
+        if irt:
+            raise PsymError("--irt: no run here was given to a population (--population)")
         return None
     data: dict[str, Any] = {}
     lines: list[str] = []
@@ -153,7 +157,7 @@ def population_section(
         structure = present_structure(
             ScaleStructure.from_instrument(inst, sorted(pop.forms)[0]), pop
         )
-        entry = task_analysis(pop, structure, criterion, n_boot, instrument=inst)
+        entry = task_analysis(pop, structure, criterion, n_boot, instrument=inst, irt=irt)
         data[task] = entry
         lines += task_text(task, entry)
     if not data:
@@ -173,9 +177,10 @@ def present_structure(structure: ScaleStructure, pop: PopulationData) -> ScaleSt
 
 def task_analysis(
     pop: PopulationData, structure: ScaleStructure, criterion: Mapping[str, str] | None,
-    n_boot: int, instrument: Instrument | None = None,
+    n_boot: int, instrument: Instrument | None = None, irt: bool = False,
 ) -> dict[str, Any]:  # fmt: skip
     resp = Responses(pop.values, pop.persona)
+    grm = irt_json(graded_response(resp, structure)) if irt else None  # a missing extra: at once
     diag = diagnose(resp, structure)
     rel = scale_reliability(resp, structure, n_boot=n_boot)
     cfas = cfa_by_scale(resp, structure)
@@ -194,7 +199,7 @@ def task_analysis(
         "criterion": crit,
         # against people: variance ratio vs the human norms, acquiescence, score distributions
         **human_diagnostics(resp, structure, instrument, sorted(pop.forms or {"original"})[0]),
-    }
+    } | ({"irt": grm} if grm is not None else {})
 
 
 def _rel_json(r: Any) -> dict[str, Any]:
@@ -243,4 +248,4 @@ def task_text(task: str, e: dict[str, Any]) -> list[str]:
         why = f" ({r['reason']})" if r["reason"] else ""
         out.append(f"  criterion {r['scale']} ~ {r['label']}: {r['statistic']} "
                    f"{_num(r['value'])}{ci}, n {r['n']}{why}")  # fmt: skip
-    return out
+    return out + (irt_text(e["irt"]) if "irt" in e else [])
