@@ -13,7 +13,7 @@ respondent's mean rating over their answered scored items.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,9 +30,9 @@ from psymetrics_core.analysis.population.long import (
     CLUSTER_DEFAULT,
     invariance_across,
     population_data,
+    population_report,
     respondent_columns,
 )
-from psymetrics_core.analysis.population.runs import task_analysis
 from psymetrics_core.analysis.population.structure import StructureOptions, check_model_items
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.reading import CsvTable
@@ -202,9 +202,7 @@ def analyze_responses(
     if human is not None:
         parts.append(_part(human, inst, form, None, cluster, "human"))
     cluster = parts[0].cluster
-    pops = {g: population_data(inst, form, sub, p.labels(sub, group), p.cluster)
-            for p in parts for g, sub in p.groups().items()}  # fmt: skip
-    opts = None if structure is None else replace(structure, group=None)
+    groups = {g: (p, sub, p.labels(sub, group)) for p in parts for g, sub in p.groups().items()}
     by = "source" if human is not None else group
     rep = {
         "task": task,
@@ -215,15 +213,20 @@ def analyze_responses(
         "respondents": "rows are the file's respondents (within each group)",
         "groups": {
             g: _group_report(inst, form, sub, deletion, session.hook)
-            for p in parts for g, sub in p.groups().items()
+            for g, (_, sub, _) in groups.items()
         },
-        "population": {g: task_analysis(pop, st, criterion, n_boot, opts)
-                       for g, (pop, st) in pops.items()},
+        "population": {
+            g: population_report(inst, form, sub, labels, p.cluster, criterion, n_boot,
+                                 structure_options=structure)
+            for g, (p, sub, labels) in groups.items()
+        },
         "cluster": cluster,
     }  # fmt: skip
     if human is not None:
         rep["human"] = str(human)
     if by is not None:
+        pops = {g: population_data(inst, form, sub, labels, p.cluster)
+                for g, (p, sub, labels) in groups.items()}  # fmt: skip
         rep["invariance"] = invariance_across(by, pops)
     return rep
 

@@ -13,6 +13,7 @@ scale, criterion validity (``runs.task_analysis``), parallel analysis, EFA and a
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import pandas as pd
@@ -21,12 +22,14 @@ from psymetrics_core.analysis.population.data import Responses, ScaleStructure
 from psymetrics_core.analysis.population.runs import (
     PopulationData,
     present_structure,
+    task_analysis,
 )
-from psymetrics_core.analysis.population.structure import invariance_json
+from psymetrics_core.analysis.population.structure import StructureOptions, invariance_json
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.types import Instrument
 
-__all__ = ["CLUSTER_DEFAULT", "respondent_columns", "population_data", "invariance_across"]
+__all__ = ["CLUSTER_DEFAULT", "respondent_columns", "population_data", "population_report",
+           "invariance_across"]  # fmt: skip
 
 CLUSTER_DEFAULT = "persona"
 
@@ -81,6 +84,18 @@ def population_data(
         int(frame["response"].notna().sum()), {form},
     )  # fmt: skip
     return pop, present_structure(ScaleStructure.from_instrument(inst, form), pop)
+
+
+def population_report(
+    inst: Instrument, form: str, frame: pd.DataFrame, labels: pd.DataFrame,
+    cluster: str | None, criterion: Mapping[str, str] | None, n_boot: int,
+    structure_options: StructureOptions | None = None,
+) -> dict[str, Any]:  # fmt: skip
+    """The population analyses of one group of a long file (``population_data``); the
+    grouping of ``structure_options`` is left to ``invariance_across`` (one group here)."""
+    pop, structure = population_data(inst, form, frame, labels, cluster)
+    opts = None if structure_options is None else replace(structure_options, group=None)
+    return task_analysis(pop, structure, criterion, n_boot, structure_options=opts)
 
 
 def invariance_across(

@@ -177,7 +177,7 @@ def population_section(
         structure = present_structure(
             ScaleStructure.from_instrument(inst, sorted(pop.forms)[0]), pop
         )
-        entry = task_analysis(pop, structure, criterion, n_boot, opts)
+        entry = task_analysis(pop, structure, criterion, n_boot, structure_options=opts)
         data[task] = entry
         lines += task_text(task, entry)
     if not data:
