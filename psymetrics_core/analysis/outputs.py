@@ -12,6 +12,7 @@ from typing import Any
 import pandas as pd
 
 from psymetrics_core.analysis.population.runs import population_section
+from psymetrics_core.analysis.population.structure import StructureOptions
 from psymetrics_core.analysis.report import analyze
 from psymetrics_core.analysis.sections import AnalysisSection, collect_sections
 from psymetrics_core.base.errors import PsymError
@@ -43,6 +44,7 @@ def analyze_runs(
     deletion: str = "listwise",
     criterion: Mapping[str, str] | None = None,
     irt: bool = False,
+    structure: StructureOptions | None = None,
     warn: Callable[[str], None] | None = None,
 ) -> RunsAnalysis:
     """The report of ``report.analyze`` for ``run_dirs`` plus every plugin's section.
@@ -68,7 +70,9 @@ def analyze_runs(
         reference=None if reference == "original" else reference,
         warn=warn,
     )
-    pop = population_section(dirs, session.instruments(), criterion, irt=irt)
+    pop = population_section(
+        dirs, session.instruments(), criterion, irt=irt, structure_options=structure
+    )
     if pop is not None:
         sections.append(pop)
     if labels is not None and not [s for s in sections if s.key != "population"]:

@@ -13,6 +13,7 @@ respondent's mean rating over their answered scored items.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,10 +28,14 @@ from psymetrics_core.administer.answer_files import (
 from psymetrics_core.analysis import reliability
 from psymetrics_core.analysis.population.long import (
     CLUSTER_DEFAULT,
+    invariance_across,
+    population_data,
     population_report,
     respondent_columns,
 )
+from psymetrics_core.analysis.population.structure import StructureOptions, check_model_items
 from psymetrics_core.base.errors import PsymError
+from psymetrics_core.base.reading import CsvTable
 from psymetrics_core.base.types import Answer, Instrument
 from psymetrics_core.instruments.scoring import keyed_values, mrat_term
 
@@ -170,12 +175,17 @@ def analyze_responses(
     criterion: Mapping[str, str] | None = None,
     n_boot: int = 200,
     irt: bool = False,
+    structure: StructureOptions | None = None,
+    human: str | Path | None = None,
 ) -> dict[str, Any]:
     """The report for a long-format response file, one section per ``group`` value (``task``
     and its scoring hooks from ``session``), and per group the population analyses
     (``population``: diagnostics, reliability with naive and ``cluster``-clustered bootstrap
     intervals of ``n_boot`` draws, one CFA per scale, criterion validity against label
-    columns; with ``irt``, a graded response model per scale)."""
+    columns, parallel analysis, the EFA / CFA model of ``structure``; with ``irt``, a graded
+    response model per scale). ``human``: a second
+    file of human answers in the same layout; the groups are then the source (llm, human).
+    With groups, ``invariance`` is the ladder across them (one factor per scale)."""
 
     if deletion not in reliability.DELETION:
         raise PsymError(f"--deletion must be one of {', '.join(reliability.DELETION)}")
@@ -184,32 +194,77 @@ def analyze_responses(
         raise PsymError(f"task '{task}' is not a questionnaire (kind {inst.kind})")
     if form not in inst.forms:
         raise PsymError(f"task '{task}' has no form '{form}' (forms: {', '.join(inst.forms)})")
-    ratings, table = read_ratings_table(path, inst, form, group=group)
-    if cluster is not None and cluster not in table.columns:
-        raise PsymError(f"--cluster {cluster}: {path} has no column {cluster!r}")
-    if cluster is None and CLUSTER_DEFAULT in table.columns and CLUSTER_DEFAULT != group:
-        cluster = CLUSTER_DEFAULT
-    frame = _long_frame(ratings)  # row i of the frame is row i of the table
-    groups = dict(tuple(frame.groupby("group", sort=False)))
-    skip = {*RATING_COLUMNS, group or ""}
-
-    def population(sub: pd.DataFrame) -> dict[str, Any]:
-        rows = [table.rows[i] for i in sub.index]
-        who = sub["respondent"].tolist()
-        labels = respondent_columns(table.columns, rows, skip, who, cluster)
-        return population_report(inst, form, sub, labels, cluster, criterion, n_boot, irt)
-
-    return {
+    if human is not None and group is not None:
+        raise PsymError(
+            f"--human: the groups are the source (llm, human); not with --group {group}"
+        )
+    if structure is not None and structure.cfa_model is not None:
+        check_model_items(structure.cfa_model, task, [it.id for it in inst.forms[form]])
+    parts = [_part(path, inst, form, group, cluster, None if human is None else "llm")]
+    if human is not None:
+        parts.append(_part(human, inst, form, None, cluster, "human"))
+    cluster = parts[0].cluster
+    groups = {g: (p, sub, p.labels(sub, group)) for p in parts for g, sub in p.groups().items()}
+    by = "source" if human is not None else group
+    rep = {
         "task": task,
         "form": form,
         "responses": str(path),
-        "group_by": group,
+        "group_by": by,
         "alpha_deletion": deletion,
         "respondents": "rows are the file's respondents (within each group)",
         "groups": {
-            str(g): _group_report(inst, form, sub, deletion, session.hook)
-            for g, sub in groups.items()
+            g: _group_report(inst, form, sub, deletion, session.hook)
+            for g, (_, sub, _) in groups.items()
         },
-        "population": {str(g): population(sub) for g, sub in groups.items()},
+        "population": {
+            g: population_report(inst, form, sub, labels, p.cluster, criterion, n_boot,
+                                 structure_options=structure, irt=irt)
+            for g, (p, sub, labels) in groups.items()
+        },
         "cluster": cluster,
-    }
+    }  # fmt: skip
+    if human is not None:
+        rep["human"] = str(human)
+    if by is not None:
+        pops = {g: population_data(inst, form, sub, labels, p.cluster)
+                for g, (p, sub, labels) in groups.items()}  # fmt: skip
+        rep["invariance"] = invariance_across(by, pops)
+    return rep
+
+
+@dataclass
+class _Part:
+    """One response file read: its long frame (row i = table row i) and the CSV table."""
+
+    frame: pd.DataFrame
+    table: CsvTable
+    cluster: str | None
+
+    def groups(self) -> dict[str, pd.DataFrame]:
+        return {str(g): sub for g, sub in self.frame.groupby("group", sort=False)}
+
+    def labels(self, sub: pd.DataFrame, group: str | None) -> pd.DataFrame:
+        rows = [self.table.rows[i] for i in sub.index]
+        who = sub["respondent"].tolist()
+        skip = {*RATING_COLUMNS, group or ""}
+        return respondent_columns(self.table.columns, rows, skip, who, self.cluster)
+
+
+def _part(
+    path: str | Path, inst: Instrument, form: str, group: str | None, cluster: str | None,
+    source: str | None,
+) -> _Part:  # fmt: skip
+    """Read ``path``; ``source`` (llm, human) replaces the group when comparing with humans
+    (a file without the ``--cluster`` column is then clustered by respondent)."""
+    ratings, table = read_ratings_table(path, inst, form, group=group)
+    if cluster is not None and cluster not in table.columns:
+        if source != "human":
+            raise PsymError(f"--cluster {cluster}: {path} has no column {cluster!r}")
+        cluster = None
+    if cluster is None and CLUSTER_DEFAULT in table.columns and CLUSTER_DEFAULT != group:
+        cluster = CLUSTER_DEFAULT
+    frame = _long_frame(ratings)  # row i of the frame is row i of the table
+    if source is not None:
+        frame["group"] = source
+    return _Part(frame, table, cluster)

@@ -8,6 +8,8 @@ from pathlib import Path
 import click
 
 from psymetrics_core.analysis.outputs import analyze_runs, write_report
+from psymetrics_core.analysis.population.dimensionality import ROTATIONS
+from psymetrics_core.analysis.population.structure import StructureOptions, read_cfa_model
 from psymetrics_core.analysis.responses import analyze_responses
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.writing import check_output_dir
@@ -39,7 +41,40 @@ def _fence_k(value: float) -> float:
     default=None,
     help="Analyse a long CSV (respondent,item,response[,...]) instead of run directories.",
 )
-@click.option("--group", default=None, help="With --responses: column to analyse by group.")
+@click.option(
+    "--group",
+    default=None,
+    help="With --responses: column to analyse by group (and the invariance ladder across its "
+    "groups). Population runs: the invariance ladder across model, condition or a respondent "
+    "label.",
+)
+@click.option(
+    "--human",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="With --responses: human answers in the same layout; LLM vs human invariance ladder "
+    "(groups: llm, human).",
+)
+@click.option(
+    "--efa",
+    default=None,
+    metavar="N|auto",
+    callback=lambda _c, _p, v: _efa(v),
+    help="Population analyses: EFA with N factors (auto: parallel analysis's count).",
+)
+@click.option(
+    "--rotation",
+    type=click.Choice([*ROTATIONS, "none"]),
+    default=None,
+    help="With --efa: the rotation [default: oblimin].",
+)
+@click.option(
+    "--cfa-model",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Population analyses: a CFA model in lavaan syntax (F =~ item + item, a ~~ b) over "
+    "the task's item ids.",
+)
 @click.option("--form", default="original", show_default=True, help="With --responses.")
 @click.option(
     "--cluster",
@@ -140,28 +175,26 @@ def analyze_cmd(
     criteria: tuple[str, ...],
     cluster: str | None,
     irt: bool,
+    human: Path | None,
+    efa: int | str | None,
+    rotation: str | None,
+    cfa_model: Path | None,
 ) -> None:
     """Analyse run directories of `psym eval`, or a long CSV of responses (no model calls).
 
     Plugins add sections for their own tasks (the projective tests: κ, DCR with direction and
     |μΔ| against the neutral cell, accuracy against --labels, two-judge agreement).
     """
-
-    try:
-        pass
-        pass
-    except ImportError as exc:
-        raise PsymError(
-            f"psym analyze needs the analysis extra ({exc.name} is missing): "
-            "pip install 'psymetrics-core[analysis]'"
-        ) from exc
-
+    structure = _structure(group, efa, rotation, cfa_model)
+    if human is not None and responses is None:
+        raise PsymError("--human: give --task TASK --responses FILE (the LLM answers) too")
     if responses is not None or task is not None:
         if run_dirs or responses is None or task is None:
             raise PsymError("give run directories, or --task TASK --responses FILE (not both)")
         rep = analyze_responses(
             task, responses, session_of(ctx), form=form, group=group, deletion=deletion,
-            cluster=cluster, criterion=_criteria(criteria), irt=irt,
+            cluster=cluster, criterion=_criteria(criteria), irt=irt, structure=structure,
+            human=human,
         )  # fmt: skip
         if as_json:
             print_json(rep)
@@ -185,6 +218,7 @@ def analyze_cmd(
         deletion=deletion,
         criterion=_criteria(criteria),
         irt=irt,
+        structure=structure,
         warn=lambda line: stderr.print(f"warning: {line}", markup=False),
     )
     if output is not None:
@@ -206,3 +240,31 @@ def _criteria(values: tuple[str, ...]) -> dict[str, str] | None:
             raise PsymError(f"--criterion {v[:80]!r}: expected SCALE=FIELD")
         out[scale.strip()] = fld.strip()
     return out or None
+
+
+def _efa(value: str | None) -> int | str | None:
+    """``--efa``: a number of factors >= 1, or auto."""
+    if value is None or value == "auto":
+        return value
+    try:
+        n = int(value)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise click.BadParameter(f"expected a number of factors >= 1 or auto, got {value[:40]!r}")
+    return n
+
+
+def _structure(
+    group: str | None, efa: int | str | None, rotation: str | None, cfa_model: Path | None
+) -> StructureOptions:
+    """The structural analyses asked for (``--group``, ``--efa``, ``--rotation``,
+    ``--cfa-model``, read here so a bad model line fails before any analysis)."""
+    if rotation is not None and efa is None:
+        raise PsymError(f"--rotation {rotation}: give --efa N|auto too")
+    return StructureOptions(
+        group=group,
+        efa=efa,
+        rotation=None if rotation == "none" else rotation or "oblimin",
+        cfa_model=None if cfa_model is None else read_cfa_model(cfa_model),
+    )

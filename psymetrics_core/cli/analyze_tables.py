@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from psymetrics_core.analysis.population.runs import task_text
+from psymetrics_core.analysis.population.structure import invariance_text
 from psymetrics_core.cli.console import stdout, table
 
 __all__ = ["print_report", "print_responses_report"]
@@ -252,3 +253,6 @@ def print_responses_report(rep: dict[str, Any]) -> None:
         title = f"Population psychometrics ({rep['group_by']} = {grp})" if rep["group_by"] else (
             "Population psychometrics")  # fmt: skip
         click.echo(f"\n{title}\n" + "\n".join(task_text(rep["task"], entry)))
+    if "invariance" in rep:
+        title = f"Measurement invariance ({rep['task']}, one factor per scale)"
+        click.echo(f"\n{title}\n" + "\n".join(invariance_text(rep["invariance"])))

@@ -118,7 +118,10 @@ def efa(
     if not np.all(np.isfinite(lam)):
         return EFAResult(None, rotation, method, reason="EFA gave non-finite loadings")
     cols = [f"F{j + 1}" for j in range(n_factors)]
-    phi = getattr(res, "fa_cov", None)
+    # factor correlations Phi = T'T (GPArotation's convention: L = A (T')^-1; identity for an
+    # orthogonal T); statsmodels' results have no attribute for them
+    rot = getattr(res, "rotation_matrix", None)
+    phi = None if rot is None else np.asarray(rot).T @ np.asarray(rot)
     return EFAResult(pd.DataFrame(lam, index=frame.columns, columns=cols), rotation, method,
                      None if phi is None else np.asarray(phi))  # fmt: skip
 

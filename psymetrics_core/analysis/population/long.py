@@ -6,26 +6,30 @@ names the persona each respondent is a prompt variant of, for clustered bootstra
 every other column whose value is constant within each respondent is a label (criterion
 validity with ``--criterion SCALE=FIELD``, or against the labels named like a scale). Per group
 (``--group``) the analyses are those of population runs: diagnostics, reliability, one CFA per
-scale, criterion validity (``runs.task_analysis``).
+scale, criterion validity (``runs.task_analysis``), parallel analysis, EFA and a CFA model
+(``structure``); the invariance ladder runs across the groups (``invariance_across``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import pandas as pd
 
-from psymetrics_core.analysis.population.data import ScaleStructure
+from psymetrics_core.analysis.population.data import Responses, ScaleStructure
 from psymetrics_core.analysis.population.runs import (
     PopulationData,
     present_structure,
     task_analysis,
 )
+from psymetrics_core.analysis.population.structure import StructureOptions, invariance_json
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.types import Instrument
 
-__all__ = ["CLUSTER_DEFAULT", "respondent_columns", "population_report"]
+__all__ = ["CLUSTER_DEFAULT", "respondent_columns", "population_data", "population_report",
+           "invariance_across"]  # fmt: skip
 
 CLUSTER_DEFAULT = "persona"
 
@@ -63,13 +67,12 @@ def _cluster(labels: pd.DataFrame, cluster: str | None) -> pd.Series:
     return labels[cluster].fillna("").astype(str)
 
 
-def population_report(
-    inst: Instrument, form: str, frame: pd.DataFrame, labels: pd.DataFrame,
-    cluster: str | None, criterion: Mapping[str, str] | None, n_boot: int,
-    irt: bool = False,
-) -> dict[str, Any]:  # fmt: skip
-    """The population analyses of one group of a long file: ``frame`` has ``respondent, item,
-    response`` rows, ``labels`` one row per respondent (``respondent_columns``)."""
+def population_data(
+    inst: Instrument, form: str, frame: pd.DataFrame, labels: pd.DataFrame, cluster: str | None
+) -> tuple[PopulationData, ScaleStructure]:
+    """One group of a long file as population data with its scale structure: ``frame`` has
+    ``respondent, item, response`` rows, ``labels`` one row per respondent
+    (``respondent_columns``)."""
     values = frame.pivot(index="respondent", columns="item", values="response").astype(float)
     order = list(dict.fromkeys(frame["respondent"]))
     items = [it.id for it in inst.forms[form] if it.id in set(values.columns)]
@@ -80,5 +83,37 @@ def population_report(
         inst.id, values, persona.reindex(order), lab, int(len(frame)),
         int(frame["response"].notna().sum()), {form},
     )  # fmt: skip
-    structure = present_structure(ScaleStructure.from_instrument(inst, form), pop)
-    return task_analysis(pop, structure, criterion, n_boot, instrument=inst, irt=irt)
+    return pop, present_structure(ScaleStructure.from_instrument(inst, form), pop)
+
+
+def population_report(
+    inst: Instrument, form: str, frame: pd.DataFrame, labels: pd.DataFrame,
+    cluster: str | None, criterion: Mapping[str, str] | None, n_boot: int,
+    structure_options: StructureOptions | None = None, irt: bool = False,
+) -> dict[str, Any]:  # fmt: skip
+    """The population analyses of one group of a long file (``population_data``); the
+    grouping of ``structure_options`` is left to ``invariance_across`` (one group here)."""
+    pop, structure = population_data(inst, form, frame, labels, cluster)
+    opts = None if structure_options is None else replace(structure_options, group=None)
+    return task_analysis(
+        pop, structure, criterion, n_boot, instrument=inst, irt=irt, structure_options=opts
+    )
+
+
+def invariance_across(
+    name: str, groups: Mapping[str, tuple[PopulationData, ScaleStructure]]
+) -> dict[str, Any]:
+    """The invariance ladder across the groups of a long file (the items every group has)."""
+    pops = [p for p, _ in groups.values()]
+    common = set.intersection(*(set(p.values.columns) for p in pops))
+    cols = [c for c in pops[0].values.columns if c in common]
+    values = pd.concat([p.values.loc[:, cols] for p in pops], ignore_index=True)
+    group = pd.Series([g for g, (p, _) in groups.items() for _ in range(len(p.values))],
+                      name=name, dtype=object)  # fmt: skip
+    first = next(iter(groups.values()))[1]
+    scales = {s: tuple(i for i in its if i in common) for s, its in first.scales.items()}
+    structure = ScaleStructure(
+        {s: its for s, its in scales.items() if its},
+        {i: r for i, r in first.reverse.items() if i in common},
+    )
+    return invariance_json(name, Responses(values, group=group), structure)

@@ -28,6 +28,12 @@ from psymetrics_core.analysis.population.diagnostics import diagnose, scale_scor
 from psymetrics_core.analysis.population.humans import human_diagnostics, human_text
 from psymetrics_core.analysis.population.irt import graded_response, irt_json, irt_text
 from psymetrics_core.analysis.population.reliability import scale_reliability
+from psymetrics_core.analysis.population.structure import (
+    StructureOptions,
+    check_options,
+    structure_analysis,
+    structure_text,
+)
 from psymetrics_core.analysis.section import AnalysisSection
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.types import Instrument
@@ -49,6 +55,7 @@ class PopulationData:
     n_lines: int = 0
     n_parsed: int = 0
     forms: set[str] = field(default_factory=set)
+    cells: pd.DataFrame | None = None  # respondent key -> run, condition (cell less respondent)
 
 
 def read_population_runs(run_dirs: Sequence[Path]) -> dict[str, PopulationData]:
@@ -58,6 +65,7 @@ def read_population_runs(run_dirs: Sequence[Path]) -> dict[str, PopulationData]:
     labels: dict[str, dict[str, dict[str, Any]]] = {}
     counts: dict[str, list[int]] = {}
     forms: dict[str, set[str]] = {}
+    cells: dict[str, dict[str, dict[str, str]]] = {}
     for run in run_dirs:
         path = Path(run) / "samples.jsonl"
         if not path.is_file():
@@ -71,13 +79,22 @@ def read_population_runs(run_dirs: Sequence[Path]) -> dict[str, PopulationData]:
             value = float(rec.answer) if rec.answer is not None else math.nan
             rows.setdefault(rec.task, []).append((key, who["respondent"], rec.item, value))
             labels.setdefault(rec.task, {})[key] = dict(who.get("labels") or {})
+            cells.setdefault(rec.task, {})[key] = {"run": str(run), "condition": _cell(rec)}
             c = counts.setdefault(rec.task, [0, 0])
             c[0] += 1
             c[1] += rec.answer is not None
             forms.setdefault(rec.task, set()).add(rec.form)
     return {
-        task: _data(task, r, labels[task], counts[task], forms[task]) for task, r in rows.items()
+        task: _data(task, r, labels[task], counts[task], forms[task], cells[task])
+        for task, r in rows.items()
     }
+
+
+def _cell(rec: SampleRecord) -> str:
+    """The sample's condition cell without its respondent ("original" when nothing else)."""
+    info = rec.condition_info
+    mine = {n for n, v in info.items() if isinstance(v, Mapping) and "respondent" in v}
+    return "+".join(c for c in rec.conditions if c not in mine) or "original"
 
 
 def _respondent(info: Mapping[str, Any]) -> Mapping[str, Any] | None:
@@ -89,7 +106,7 @@ def _respondent(info: Mapping[str, Any]) -> Mapping[str, Any] | None:
 
 def _data(
     task: str, rows: list[tuple[str, str, str, float]], labels: dict[str, dict[str, Any]],
-    counts: list[int], forms: set[str],
+    counts: list[int], forms: set[str], cells: dict[str, dict[str, str]] | None = None,
 ) -> PopulationData:  # fmt: skip
     df = pd.DataFrame(rows, columns=["key", "persona", "item", "value"])
     if df.duplicated(["key", "item"]).any():
@@ -98,7 +115,9 @@ def _data(
     values = df.pivot(index="key", columns="item", values="value")
     persona = df.drop_duplicates("key").set_index("key")["persona"].reindex(values.index)
     lab = pd.DataFrame.from_dict(labels, orient="index").reindex(values.index)
-    return PopulationData(task, values, persona, lab, counts[0], counts[1], forms)
+    cell = None if cells is None else pd.DataFrame.from_dict(cells, orient="index")
+    return PopulationData(task, values, persona, lab, counts[0], counts[1], forms,
+                          None if cell is None else cell.reindex(values.index))  # fmt: skip
 
 
 def criterion_table(
@@ -139,6 +158,7 @@ def population_section(
     criterion: Mapping[str, str] | None = None,
     n_boot: int = 200,
     irt: bool = False,
+    structure_options: StructureOptions | None = None,
 ) -> AnalysisSection | None:
     """The ``psym analyze`` section of population runs (None when no run is one)."""
     found = read_population_runs(run_dirs)
@@ -147,7 +167,12 @@ def population_section(
             raise PsymError("--criterion: no run here was given to a population (--population)")
         if irt:
             raise PsymError("--irt: no run here was given to a population (--population)")
+        if structure_options is not None and structure_options.asked():
+            raise PsymError(f"{structure_options.asked()}: no run here was given to a "
+                            "population (--population)")  # fmt: skip
         return None
+    check_options(found, structure_options)
+    opts = structure_options and structure_options.for_runs(run_dirs)
     data: dict[str, Any] = {}
     lines: list[str] = []
     for task, pop in sorted(found.items()):
@@ -157,7 +182,9 @@ def population_section(
         structure = present_structure(
             ScaleStructure.from_instrument(inst, sorted(pop.forms)[0]), pop
         )
-        entry = task_analysis(pop, structure, criterion, n_boot, instrument=inst, irt=irt)
+        entry = task_analysis(
+            pop, structure, criterion, n_boot, instrument=inst, irt=irt, structure_options=opts
+        )
         data[task] = entry
         lines += task_text(task, entry)
     if not data:
@@ -178,6 +205,7 @@ def present_structure(structure: ScaleStructure, pop: PopulationData) -> ScaleSt
 def task_analysis(
     pop: PopulationData, structure: ScaleStructure, criterion: Mapping[str, str] | None,
     n_boot: int, instrument: Instrument | None = None, irt: bool = False,
+    structure_options: StructureOptions | None = None,
 ) -> dict[str, Any]:  # fmt: skip
     resp = Responses(pop.values, pop.persona)
     grm = irt_json(graded_response(resp, structure)) if irt else None  # a missing extra: at once
@@ -199,6 +227,7 @@ def task_analysis(
         "criterion": crit,
         # against people: variance ratio vs the human norms, acquiescence, score distributions
         **human_diagnostics(resp, structure, instrument, sorted(pop.forms or {"original"})[0]),
+        **structure_analysis(pop, structure, structure_options),
     } | ({"irt": grm} if grm is not None else {})
 
 
@@ -243,6 +272,7 @@ def task_text(task: str, e: dict[str, Any]) -> list[str]:
                 f"{_num(f['tli'], 3)} RMSEA {_num(f['rmsea'], 3)} SRMR {_num(f['srmr'], 3)}"
             )
         )
+    out += structure_text(e)
     for r in e["criterion"]:
         ci = "" if not r["ci95"] else f" [{_num(r['ci95'][0])}, {_num(r['ci95'][1])}]"
         why = f" ({r['reason']})" if r["reason"] else ""

@@ -1,0 +1,359 @@
+"""Structural analyses of a population task for ``psym analyze``: parallel analysis (always),
+EFA with a named rotation (``--efa N|auto``, ``--rotation``), a CFA of a model in lavaan syntax
+(``--cfa-model FILE``) and measurement invariance across a grouping (``--group``).
+
+The data are the task's respondent x item answers with the reverse-keyed items reversed (the
+keying of the one-factor-per-scale CFAs). The invariance model is the instrument's scale
+structure, one factor per scale (``invariance.measurement_invariance``); groups are a run's
+model (its label; the run directories when runs share a label), the condition cell (the
+conditions crossed with the respondents), a respondent label, or the data's source (LLM vs
+human with ``--responses ... --human FILE``). Tucker's congruence needs human loadings, which
+no instrument spec ships today: it is None with that reason.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from psymetrics_core.analysis.population.cfa import cfa
+from psymetrics_core.analysis.population.data import Responses, ScaleStructure
+from psymetrics_core.analysis.population.dimensionality import efa, parallel_analysis
+from psymetrics_core.analysis.population.invariance import measurement_invariance
+from psymetrics_core.analysis.records import unit_label
+from psymetrics_core.base.errors import PsymError
+from psymetrics_core.base.reading import read_text
+from psymetrics_core.records.read import read_results
+
+if TYPE_CHECKING:
+    from psymetrics_core.analysis.population.runs import PopulationData
+
+__all__ = ["CFAModel", "StructureOptions", "read_cfa_model", "structure_analysis",
+           "invariance_json", "group_series", "check_options", "check_model_items",
+           "structure_text", "invariance_text"]  # fmt: skip
+
+NO_HUMAN_LOADINGS = "the instrument ships no human loadings"
+RUN_GROUPS = ("model", "condition")
+_NAME = re.compile(r"[A-Za-z0-9_.]+")
+_TERM = re.compile(r"(?:[-+]?(?:\d+\.?\d*|\.\d+|NA)\*)?([A-Za-z0-9_.]+)")
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One model statement: ``lhs =~ a + b`` or ``lhs ~~ a``, with its line in the file."""
+
+    line: int
+    lhs: str
+    op: str
+    terms: tuple[str, ...]  # as written (with modifiers such as 0*)
+    names: tuple[str, ...]  # the variable names of ``terms``
+
+
+@dataclass(frozen=True)
+class CFAModel:
+    """A CFA model read from a file in lavaan syntax (``=~`` and ``~~`` statements)."""
+
+    path: str
+    statements: tuple[Statement, ...]
+
+    @property
+    def syntax(self) -> str:
+        return "\n".join(f"{s.lhs} {s.op} {' + '.join(s.terms)}" for s in self.statements)
+
+    @property
+    def factors(self) -> set[str]:
+        return {s.lhs for s in self.statements if s.op == "=~"}
+
+    def unknown(self, columns: Sequence[str]) -> tuple[int, str] | None:
+        """(line, name) of the first name that is neither a factor nor a column."""
+        known = self.factors | {str(c) for c in columns}
+        for s in self.statements:
+            for name in (s.lhs, *s.names):
+                if name not in known:
+                    return s.line, name
+        return None
+
+
+def read_cfa_model(path: str | Path) -> CFAModel:
+    """Parse ``path``; a line that is not ``F =~ item + item`` or ``a ~~ b`` is one error
+    naming the file and line (``#`` starts a comment; ``;`` separates statements)."""
+    text = read_text(path, what="CFA model (lavaan syntax)", limit=1024 * 1024)
+    out: list[Statement] = []
+    for n, raw in enumerate(text.splitlines(), 1):
+        for part in raw.split("#", 1)[0].split(";"):
+            if part.strip():
+                out.append(_statement(str(path), n, part.strip()))
+    if not any(s.op == "=~" for s in out):
+        raise PsymError(f"--cfa-model {path}: no 'factor =~ item + item' line")
+    return CFAModel(str(path), tuple(out))
+
+
+def _statement(path: str, n: int, text: str) -> Statement:
+    where = f"--cfa-model {path}, line {n}"
+    op = "=~" if "=~" in text else "~~" if "~~" in text else None
+    if op is None:
+        raise PsymError(f"{where}: expected 'factor =~ item + item' or 'a ~~ b', got {text[:60]!r}")
+    lhs, rhs = (t.strip() for t in text.split(op, 1))
+    if not _NAME.fullmatch(lhs):
+        raise PsymError(f"{where}: {lhs[:40]!r} is not a factor or item name")
+    terms = tuple(t.strip() for t in rhs.split("+"))
+    names = []
+    for t in terms:
+        m = _TERM.fullmatch(t)
+        if m is None:
+            raise PsymError(f"{where}: {t[:40]!r} is not an item or factor name")
+        names.append(m.group(1))
+    return Statement(n, lhs, op, terms, tuple(names))
+
+
+@dataclass(frozen=True)
+class StructureOptions:
+    """What to compute beyond parallel analysis: ``group`` (model, condition or a label),
+    ``efa`` (a number of factors or ``"auto"``), its ``rotation`` (None: unrotated) and a CFA
+    ``cfa_model``; ``run_labels`` maps run directories to model labels (``for_runs``)."""
+
+    group: str | None = None
+    efa: int | str | None = None
+    rotation: str | None = "oblimin"
+    cfa_model: CFAModel | None = None
+    run_labels: Mapping[str, str] = field(default_factory=dict)
+
+    def asked(self) -> str:
+        """The options given, as written on the command line ('' when none)."""
+        given = (("--group", self.group), ("--efa", self.efa), ("--cfa-model", self.cfa_model))
+        return ", ".join(name for name, v in given if v is not None)
+
+    def for_runs(self, run_dirs: Sequence[Path]) -> StructureOptions:
+        """With each run's model label (its directory name when runs share a label)."""
+        if self.group != "model":
+            return self
+        labels = {str(r): unit_label(read_results(Path(r) / "results.json")) for r in run_dirs}
+        if len(set(labels.values())) < len(labels):
+            labels = {str(r): _unique_name(Path(r), run_dirs) for r in run_dirs}
+        return replace(self, run_labels=labels)
+
+
+def _unique_name(run: Path, run_dirs: Sequence[Path]) -> str:
+    same = [r for r in run_dirs if Path(r).name == run.name]
+    return run.name if len(same) == 1 else f"{run.name}#{same.index(run) + 1}"
+
+
+def group_series(pop: PopulationData, opts: StructureOptions) -> pd.Series | None:
+    """The group of each respondent (None when no label of ``pop`` is ``opts.group``)."""
+    g = opts.group
+    cells = pop.cells
+    if g in RUN_GROUPS and cells is not None:
+        col = cells["run"].map(dict(opts.run_labels)) if g == "model" else cells["condition"]
+        return col.reindex(pop.values.index)
+    if g is not None and g in pop.labels.columns:
+        return pop.labels[g].reindex(pop.values.index).astype(object)
+    return None
+
+
+def check_options(found: Mapping[str, PopulationData], opts: StructureOptions | None) -> None:
+    """Before the analyses of population runs: ``--group`` must name model, condition or a
+    label of some task, and every name of ``--cfa-model`` must be an item of some task."""
+    if opts is None or not found:
+        return
+    if opts.group is not None and opts.group not in RUN_GROUPS:
+        if not any(opts.group in p.labels.columns for p in found.values()):
+            labels = sorted({str(c) for p in found.values() for c in p.labels.columns})
+            raise PsymError(f"--group {opts.group}: not model, condition or a respondent label "
+                            f"(labels: {', '.join(labels) or 'none'})")  # fmt: skip
+    model = opts.cfa_model
+    if model is not None and all(model.unknown(list(p.values.columns)) for p in found.values()):
+        first = min(found.values(), key=lambda p: p.task)
+        check_model_items(model, first.task, list(first.values.columns))
+
+
+def check_model_items(model: CFAModel, task: str, columns: Sequence[str]) -> None:
+    """One error naming the file and line of the first name that is not a factor of the model
+    or an item of ``task`` (``columns``)."""
+    miss = model.unknown(columns)
+    if miss is not None:
+        cols = [str(c) for c in columns]
+        shown = ", ".join(cols[:12]) + (" ..." if len(cols) > 12 else "")
+        raise PsymError(f"--cfa-model {model.path}, line {miss[0]}: {miss[1]!r} is not a factor "
+                        f"of the model or an item of task {task} (items: {shown})")  # fmt: skip
+
+
+def structure_analysis(
+    pop: PopulationData, structure: ScaleStructure, opts: StructureOptions | None,
+    group: pd.Series | None = None,
+) -> dict[str, Any]:  # fmt: skip
+    """The task entry's keys parallel_analysis, efa (with --efa), cfa_model (with --cfa-model)
+    and invariance (with a grouping: ``opts.group`` or the given ``group``)."""
+    opts = opts or StructureOptions()
+    keyed = structure.keyed(pop.values)
+    items = keyed.loc[:, structure.items()]
+    pa = parallel_analysis(items)
+    out: dict[str, Any] = {"parallel_analysis": {
+        "n_factors": pa.n_factors, "observed": list(pa.observed),
+        "random_quantile": list(pa.random_quantile), "quantile": pa.quantile, "reason": pa.reason,
+    }}  # fmt: skip
+    if opts.efa is not None:
+        out["efa"] = _efa_json(items, opts, pa.n_factors, pa.reason)
+    if opts.cfa_model is not None:
+        out["cfa_model"] = _cfa_model_json(keyed, opts.cfa_model, pop)
+    if group is None and opts.group is not None:
+        group = group_series(pop, opts)
+        if group is None:
+            why = f"the respondents have no label {opts.group!r}"
+            out["invariance"] = {"group": opts.group, "groups": {}, "steps": [], "reason": why}
+            return out
+    if group is not None:
+        name = opts.group or str(group.name)
+        out["invariance"] = invariance_json(name, Responses(pop.values, group=group), structure)
+    return out
+
+
+def _efa_json(
+    items: pd.DataFrame, opts: StructureOptions, n_pa: int | None, pa_reason: str | None
+) -> dict[str, Any]:
+    n = opts.efa if isinstance(opts.efa, int) else n_pa
+    out: dict[str, Any] = {"n_factors": n, "rotation": opts.rotation, "method": "ml",
+                           "loadings": None, "factors": None, "factor_corr": None,
+                           "congruence": None, "congruence_reason": NO_HUMAN_LOADINGS,
+                           "reason": None}  # fmt: skip
+    if n is None or n < 1:
+        why = pa_reason or "parallel analysis retains no factor"
+        out["reason"] = f"--efa auto: {why}"
+        return out
+    res = efa(items, n, opts.rotation if n > 1 else None)
+    out["method"] = res.method
+    if res.loadings is None:
+        out["reason"] = res.reason
+        return out
+    # each factor reflected so that its loadings sum to a positive number (as psych's fa)
+    sign = np.where(res.loadings.sum(axis=0).to_numpy() < 0, -1.0, 1.0)
+    lam = res.loadings * sign
+    out["factors"] = [str(c) for c in lam.columns]
+    out["loadings"] = {str(i): [float(v) for v in row] for i, row in lam.iterrows()}
+    if res.factor_corr is not None and n > 1:
+        phi = np.asarray(res.factor_corr) * np.outer(sign, sign)
+        out["factor_corr"] = [[float(v) for v in r] for r in phi]
+    return out
+
+
+def _cfa_model_json(keyed: pd.DataFrame, model: CFAModel, pop: PopulationData) -> dict[str, Any]:
+    miss = model.unknown(list(keyed.columns))
+    out: dict[str, Any] = {"model": model.syntax, "file": model.path, "n": 0, "fit": None,
+                           "loadings": [], "heywood": [], "reason": None}  # fmt: skip
+    if miss is not None:
+        out["reason"] = f"the model names {miss[1]!r} (line {miss[0]}), not an item of this task"
+        return out
+    try:
+        res = cfa(keyed, model.syntax)
+    except PsymError as exc:
+        raise PsymError(f"--cfa-model {model.path}: {exc}") from None
+    out.update(n=res.n, reason=res.reason, heywood=res.heywood,
+               loadings=[x.__dict__ for x in res.loadings],
+               fit=None if res.fit is None else dict(res.fit.__dict__))  # fmt: skip
+    return out
+
+
+def invariance_json(name: str, data: Responses, structure: ScaleStructure) -> dict[str, Any]:
+    """The configural -> metric -> scalar ladder of ``data`` across ``data.group``, with the
+    instrument's scales as factors, as the task entry's "invariance" value. Items are divided
+    by their pooled SD first: the same affine map in every group leaves each rung's chi-square
+    unchanged and keeps the optimiser well scaled (answer codes of 0-333 stop it early); when
+    that ladder does not converge, the one on the raw answers is tried."""
+    sd = data.values.std()
+    scaled = data.values / sd.where(sd > 0, 1.0)
+    res = measurement_invariance(Responses(scaled, group=data.group), structure)
+    if res.reason is not None and "did not converge" in res.reason:
+        raw = measurement_invariance(data, structure)
+        res = raw if raw.reason is None else res
+    return {
+        "group": name,
+        "groups": dict(res.groups),
+        "steps": [dict(s.__dict__, fit=dict(s.fit.__dict__)) for s in res.steps],
+        "reason": res.reason,
+    }
+
+
+def _n(x: Any, d: int = 2, sign: bool = False) -> str:
+    if x is None or x != x:
+        return "—"
+    return f"{x:+.{d}f}" if sign else f"{x:.{d}f}"
+
+
+def structure_text(e: Mapping[str, Any]) -> list[str]:
+    """Short lines of the structural keys of a task entry (those present)."""
+    out: list[str] = []
+    pa = e.get("parallel_analysis")
+    if pa is not None:
+        out.append(
+            f"  parallel analysis: undefined ({pa['reason']})" if pa["reason"] else
+            f"  parallel analysis: {pa['n_factors']} factor(s) (eigenvalues above the random "
+            f"{pa['quantile']:.0%} quantile)"
+        )  # fmt: skip
+    if "efa" in e:
+        out += _efa_text(e["efa"])
+    if "cfa_model" in e:
+        c, f = e["cfa_model"], e["cfa_model"]["fit"]
+        out.append(f"  CFA model {Path(c['file']).name}: " + (
+            f"undefined ({c['reason']})" if f is None else
+            f"chi2 {_n(f['chisq'])} df {f['df']} CFI {_n(f['cfi'], 3)} TLI {_n(f['tli'], 3)} "
+            f"RMSEA {_n(f['rmsea'], 3)} SRMR {_n(f['srmr'], 3)}, n {c['n']}"))  # fmt: skip
+        if c["heywood"]:
+            out.append(f"    Heywood: {'; '.join(c['heywood'])}")
+    if "invariance" in e:
+        out += invariance_text(e["invariance"])
+    return out
+
+
+def _efa_text(x: Mapping[str, Any]) -> list[str]:
+    head = f"  EFA ({x['method']}, {x['rotation'] or 'unrotated'}, {x['n_factors']} factor(s))"
+    if x["loadings"] is None:
+        return [f"{head}: undefined ({x['reason']})"]
+    out = [f"{head}: loadings >= .30 (largest first; all in --json)"]
+    for j, fac in enumerate(x["factors"]):
+        big = sorted(((abs(v[j]), i, v[j]) for i, v in x["loadings"].items() if abs(v[j]) >= 0.3),
+                     reverse=True)  # fmt: skip
+        shown = ", ".join(f"{i} {v:+.2f}" for _, i, v in big[:6])
+        more = f" (+{len(big) - 6} more)" if len(big) > 6 else ""
+        out.append(f"    {fac}: {shown or 'none'}{more}")
+    phi = x["congruence"]
+    out.append(f"    congruence: {x['congruence_reason']}" if phi is None else
+               "    congruence: " + ", ".join(f"{k} {v:.2f}" for k, v in phi.items()))  # fmt: skip
+    return out
+
+
+def invariance_text(inv: Mapping[str, Any]) -> list[str]:
+    """The ladder as a small table with the decisions."""
+    groups = ", ".join(f"{g} {n}" for g, n in inv["groups"].items())
+    out = [f"  invariance by {inv['group']} ({groups or 'no groups'})" + (
+        f": undefined ({inv['reason']})" if inv["reason"] else "")]  # fmt: skip
+    if not inv["steps"]:
+        return out
+    out.append(f"    {'level':<10} {'chi2':>8} {'df':>4} {'CFI':>6} {'RMSEA':>6} "
+               f"{'dchi2':>7} {'ddf':>3} {'p':>6} {'dCFI':>7} {'dRMSEA':>7}  decision")  # fmt: skip
+    for s in inv["steps"]:
+        f = s["fit"]
+        out.append(
+            f"    {s['level']:<10} {_n(f['chisq']):>8} {f['df']:>4} {_n(f['cfi'], 3):>6} "
+            f"{_n(f['rmsea'], 3):>6} {_n(s['delta_chisq']):>7} {s['delta_df'] or '':>3} "
+            f"{_n(s['delta_pvalue'], 3):>6} {_n(s['delta_cfi'], 3, True):>7} "
+            f"{_n(s['delta_rmsea'], 3, True):>7}  {_decision(s)}"
+        )
+    out.append(
+        "    rejected: CFI drop >= .01 (Cheung & Rensvold 2002), RMSEA rise >= .015 (Chen 2007)"
+    )
+    return out
+
+
+def _decision(s: Mapping[str, Any]) -> str:
+    if s["holds"] is None:
+        return "baseline" if s["level"] == "configural" else "undecided"
+    if s["holds"]:
+        return "holds"
+    why = [w for w, hit in (("CFI", "CFI drops" in s["decision"]),
+                            ("RMSEA", "RMSEA rises" in s["decision"])) if hit]  # fmt: skip
+    return f"rejected ({', '.join(why)})"
