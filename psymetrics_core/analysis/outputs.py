@@ -45,6 +45,7 @@ def analyze_runs(
     criterion: Mapping[str, str] | None = None,
     irt: bool = False,
     structure: StructureOptions | None = None,
+    mtmm: Path | None = None,
     warn: Callable[[str], None] | None = None,
 ) -> RunsAnalysis:
     """The report of ``report.analyze`` for ``run_dirs`` plus every plugin's section.
@@ -71,7 +72,7 @@ def analyze_runs(
         warn=warn,
     )
     pop = population_section(
-        dirs, session.instruments(), criterion, irt=irt, structure_options=structure
+        dirs, session.instruments(), criterion, irt=irt, structure_options=structure, mtmm=mtmm
     )
     if pop is not None:
         sections.append(pop)

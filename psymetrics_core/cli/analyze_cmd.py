@@ -140,6 +140,14 @@ def _fence_k(value: float) -> float:
     "thresholds, test information); needs the irt extra.",
 )
 @click.option(
+    "--mtmm",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Population runs: the multitrait-multimethod trait table (YAML, traits: {TRAIT: "
+    "{TASK: SCALE, ...}}) [default: the shipped Big Five/EPQ-R table, where 2+ of its tasks "
+    "share 2+ traits].",
+)
+@click.option(
     "--fence-k",
     type=bounded("--fence-k"),
     default=1.5,
@@ -179,6 +187,7 @@ def analyze_cmd(
     efa: int | str | None,
     rotation: str | None,
     cfa_model: Path | None,
+    mtmm: Path | None,
 ) -> None:
     """Analyse run directories of `psym eval`, or a long CSV of responses (no model calls).
 
@@ -191,6 +200,9 @@ def analyze_cmd(
     if responses is not None or task is not None:
         if run_dirs or responses is None or task is None:
             raise PsymError("give run directories, or --task TASK --responses FILE (not both)")
+        if mtmm is not None:
+            raise PsymError(f"--mtmm {mtmm}: applies to population run directories, not to "
+                            "--responses")  # fmt: skip
         rep = analyze_responses(
             task, responses, session_of(ctx), form=form, group=group, deletion=deletion,
             cluster=cluster, criterion=_criteria(criteria), irt=irt, structure=structure,
@@ -203,7 +215,7 @@ def analyze_cmd(
         return
     if not run_dirs:
         raise PsymError("give run directories of `psym eval`, or --task TASK --responses FILE")
-    inputs = [*run_inputs(run_dirs), *(p for p in (baseline, labels) if p is not None)]
+    inputs = [*run_inputs(run_dirs), *(p for p in (baseline, labels, mtmm) if p is not None)]
     if output is not None:
         check_output_dir(output, inputs=inputs)  # before the analysis
     result = analyze_runs(
@@ -219,6 +231,7 @@ def analyze_cmd(
         criterion=_criteria(criteria),
         irt=irt,
         structure=structure,
+        mtmm=mtmm,
         warn=lambda line: stderr.print(f"warning: {line}", markup=False),
     )
     if output is not None:

@@ -27,6 +27,7 @@ from psymetrics_core.analysis.population.data import Responses, ScaleStructure
 from psymetrics_core.analysis.population.diagnostics import diagnose, scale_scores
 from psymetrics_core.analysis.population.humans import human_diagnostics, human_text
 from psymetrics_core.analysis.population.irt import graded_response, irt_json, irt_text
+from psymetrics_core.analysis.population.mtmm import mtmm_part, mtmm_text, trait_table
 from psymetrics_core.analysis.population.reliability import scale_reliability
 from psymetrics_core.analysis.population.structure import (
     StructureOptions,
@@ -159,8 +160,10 @@ def population_section(
     n_boot: int = 200,
     irt: bool = False,
     structure_options: StructureOptions | None = None,
+    mtmm: Path | None = None,
 ) -> AnalysisSection | None:
-    """The ``psym analyze`` section of population runs (None when no run is one)."""
+    """The ``psym analyze`` section of population runs (None when no run is one); ``mtmm``:
+    the trait table of the multitrait-multimethod part (default: the shipped one)."""
     found = read_population_runs(run_dirs)
     if not found:
         if criterion:
@@ -170,11 +173,15 @@ def population_section(
         if structure_options is not None and structure_options.asked():
             raise PsymError(f"{structure_options.asked()}: no run here was given to a "
                             "population (--population)")  # fmt: skip
+        if mtmm is not None:
+            raise PsymError(f"--mtmm {mtmm}: no run here was given to a population (--population)")
         return None
     check_options(found, structure_options)
     opts = structure_options and structure_options.for_runs(run_dirs)
+    table = trait_table(mtmm, instruments)
     data: dict[str, Any] = {}
     lines: list[str] = []
+    structures: dict[str, ScaleStructure] = {}
     for task, pop in sorted(found.items()):
         inst = instruments.get(task)
         if inst is None:
@@ -182,6 +189,7 @@ def population_section(
         structure = present_structure(
             ScaleStructure.from_instrument(inst, sorted(pop.forms)[0]), pop
         )
+        structures[task] = structure
         entry = task_analysis(
             pop, structure, criterion, n_boot, instrument=inst, irt=irt, structure_options=opts
         )
@@ -189,6 +197,10 @@ def population_section(
         lines += task_text(task, entry)
     if not data:
         return None
+    part = mtmm_part(found, structures, table, given=mtmm is not None)
+    if part is not None:
+        data["mtmm"] = part
+        lines += mtmm_text(part)
     return AnalysisSection("population", "Population psychometrics", "\n".join(lines), data)
 
 
