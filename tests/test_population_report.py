@@ -17,6 +17,7 @@ from test_population import LatencyServer, _by_extraversion
 
 from psymetrics_core.analysis.population.data import ScaleStructure
 from psymetrics_core.analysis.population.humans import NO_NORMS, human_diagnostics
+from psymetrics_core.analysis.population.options import PopulationOptions
 from psymetrics_core.analysis.population.runs import (
     PopulationData,
     present_structure,
@@ -56,7 +57,7 @@ def test_variance_ratio_and_acquiescence_by_hand(session: Session) -> None:
     values = _one_factor(items, 60, seed=3)
     pop = _pop(values, "bfi")
     structure = present_structure(ScaleStructure.from_instrument(inst), pop)
-    e = task_analysis(pop, structure, None, 20, instrument=inst)
+    e = task_analysis(pop, structure, PopulationOptions(n_boot=20), inst)
     # by hand: extraversion = mean of items 1, 6R, 11, 16, 21R, 26, 31R, 36 (R: 6 - x)
     ext = ["1", "6", "11", "16", "21", "26", "31", "36"]
     keyed = values[ext].copy()
@@ -91,8 +92,8 @@ def test_flat_population_is_flagged_and_no_norms_give_the_reason(session: Sessio
     assert e["acquiescence"] == pytest.approx(1.0 + 1 / 44 / 40)
     ext = next(r for r in e["variance_ratio"] if r["scale"] == "extraversion")
     assert ext["ratio"] is not None and ext["ratio"] < 0.01
-    text = "\n".join(task_text("bfi", {**task_analysis(pop, structure, None, 5,
-                                                        instrument=inst)}))  # fmt: skip
+    text = "\n".join(task_text("bfi", {**task_analysis(pop, structure, PopulationOptions(n_boot=5),
+                                                        inst)}))  # fmt: skip
     assert "FLAT: far below 1, straight-lining signature" in text
     mfq = session.get_instrument("mfq")
     mitems = [it.id for it in mfq.forms["original"] if it.scored]
@@ -261,11 +262,16 @@ def test_report_renders_numbers_cutoffs_and_contract_parts(
     items = [it.id for it in inst.forms["original"]]
     pop = _pop(_one_factor(items, 300, seed=11), "bfi")
     structure = present_structure(ScaleStructure.from_instrument(inst), pop)
-    entry = task_analysis(pop, structure, None, 5, instrument=inst) | _contract_parts()
+    entry = task_analysis(pop, structure, PopulationOptions(n_boot=5), inst) | _contract_parts()
     ext = entry["cfa"]["extraversion"]
     assert ext["fit"] is not None, ext["reason"]
     ext["heywood"] = [f"{ext['loadings'][0]['item']}: standardized loading 1.020 on F_x"]
-    data = {"bfi": entry, "mtmm": {"rows": [{"trait": "extraversion", "convergent": 0.61}]}}
+    from test_population_mtmm import TABLE, _simulated
+
+    from psymetrics_core.analysis.population.mtmm import mtmm
+
+    part = mtmm(_simulated(), TABLE).to_json()
+    data = {"bfi": entry, "mtmm": part}
     monkeypatch.setattr(P, "population_section", lambda *a, **k: AnalysisSection(
         "population", "Population psychometrics", "", data))  # fmt: skip
     html = build_report(load_runs_for_report([runs["bfi"]]), session)
@@ -287,4 +293,11 @@ def test_report_renders_numbers_cutoffs_and_contract_parts(
     assert "<td>1.80</td><td>-1.20, -0.30, 0.40, 1.50</td>" in _table(html, "pop-irt")
     assert "undefined: items that never vary: 5" in html
     assert "<td>yes</td>" in _table(html, "pop-parallel")
-    assert "Multitrait-multimethod" in html and "<td>0.610</td>" in html
+    assert "Multitrait-multimethod" in html
+    grid, valid = _table(html, "pop-mtmm"), _table(html, "pop-mtmm-validity")
+    v = part["validity"][0]  # the engine's first validity value, its interval and n
+    assert f'<td class="validity">{v["r"]:.2f}</td>' in grid
+    assert f"<td>{v['r']:.2f}</td><td>[{v['ci95'][0]:.2f}, {v['ci95'][1]:.2f}]</td>" in valid
+    crit = _table(html, "pop-mtmm-criteria")
+    assert all(f"<td>{c['holds']}</td><td>{c['comparisons']}</td>" in crit
+               for c in part["criteria"])  # fmt: skip

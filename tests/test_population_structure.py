@@ -258,6 +258,16 @@ def test_group_on_population_runs(tmp_path: Path) -> None:
     assert inv["group"] == "model" and inv["groups"] == {"m1": 60, "m2": 60}
     assert inv["reason"] is None and [s["level"] for s in inv["steps"]] == [
         "configural", "metric", "scalar"]  # fmt: skip
+    # the report takes the same options: the ladder and the EFA appear in the HTML
+    html_path = tmp_path / "r.html"
+    res = CliRunner().invoke(cli, ["report", *runs, "--group", "model", "--efa", "auto", "-o",
+                                   str(html_path)])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    html = html_path.read_text()
+    ladder = html.split('<table class="pop-invariance">')[1].split("</table>")[0]
+    for step in inv["steps"]:
+        assert f"<td>{step['level']}</td>" in ladder and f"{step['fit']['chisq']:.2f}" in ladder
+    assert "Measurement invariance by model" in html and '<table class="pop-efa">' in html
     one = _json(CliRunner().invoke(cli, ["analyze", runs[0], "--group", "openness", "--json"]))
     inv = one["sections"]["population"]["bfi"]["invariance"]
     assert inv["groups"] == {"5": 20, "1": 20, "9": 20}  # the trait-marker levels of openness

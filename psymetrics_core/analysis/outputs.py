@@ -4,15 +4,15 @@ the plugins' sections (``sections``), and ``analysis.json`` with the flat CSV ta
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from psymetrics_core.analysis.population.options import PopulationOptions
 from psymetrics_core.analysis.population.runs import population_section
-from psymetrics_core.analysis.population.structure import StructureOptions
 from psymetrics_core.analysis.report import analyze
 from psymetrics_core.analysis.sections import AnalysisSection, collect_sections
 from psymetrics_core.base.errors import PsymError
@@ -42,10 +42,7 @@ def analyze_runs(
     fence_k: float = 1.5,
     hypotheses: Sequence[str] = (),
     deletion: str = "listwise",
-    criterion: Mapping[str, str] | None = None,
-    irt: bool = False,
-    structure: StructureOptions | None = None,
-    mtmm: Path | None = None,
+    population: PopulationOptions | None = None,
     warn: Callable[[str], None] | None = None,
 ) -> RunsAnalysis:
     """The report of ``report.analyze`` for ``run_dirs`` plus every plugin's section.
@@ -71,9 +68,7 @@ def analyze_runs(
         reference=None if reference == "original" else reference,
         warn=warn,
     )
-    pop = population_section(
-        dirs, session.instruments(), criterion, irt=irt, structure_options=structure, mtmm=mtmm
-    )
+    pop = population_section(dirs, session.instruments(), population)
     if pop is not None:
         sections.append(pop)
     if labels is not None and not [s for s in sections if s.key != "population"]:

@@ -12,7 +12,6 @@ respondent's mean rating over their answered scored items.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -33,7 +32,8 @@ from psymetrics_core.analysis.population.long import (
     population_report,
     respondent_columns,
 )
-from psymetrics_core.analysis.population.structure import StructureOptions, check_model_items
+from psymetrics_core.analysis.population.options import PopulationOptions
+from psymetrics_core.analysis.population.structure import check_model_items
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.reading import CsvTable
 from psymetrics_core.base.types import Answer, Instrument
@@ -172,19 +172,16 @@ def analyze_responses(
     group: str | None = None,
     deletion: str = "listwise",
     cluster: str | None = None,
-    criterion: Mapping[str, str] | None = None,
-    n_boot: int = 200,
-    irt: bool = False,
-    structure: StructureOptions | None = None,
+    population: PopulationOptions | None = None,
     human: str | Path | None = None,
 ) -> dict[str, Any]:
     """The report for a long-format response file, one section per ``group`` value (``task``
     and its scoring hooks from ``session``), and per group the population analyses
     (``population``: diagnostics, reliability with naive and ``cluster``-clustered bootstrap
-    intervals of ``n_boot`` draws, one CFA per scale, criterion validity against label
-    columns, parallel analysis, the EFA / CFA model of ``structure``; with ``irt``, a graded
-    response model per scale). ``human``: a second
-    file of human answers in the same layout; the groups are then the source (llm, human).
+    intervals, one CFA per scale, criterion validity against label columns, parallel analysis,
+    and what ``population`` asks for: EFA, a CFA model, a graded response model per scale).
+    ``human``: a second file of human answers in the same layout; the groups are then the
+    source (llm, human).
     With groups, ``invariance`` is the ladder across them (one factor per scale)."""
 
     if deletion not in reliability.DELETION:
@@ -198,6 +195,8 @@ def analyze_responses(
         raise PsymError(
             f"--human: the groups are the source (llm, human); not with --group {group}"
         )
+    population = population or PopulationOptions()
+    structure = population.structure
     if structure is not None and structure.cfa_model is not None:
         check_model_items(structure.cfa_model, task, [it.id for it in inst.forms[form]])
     parts = [_part(path, inst, form, group, cluster, None if human is None else "llm")]
@@ -218,8 +217,7 @@ def analyze_responses(
             for g, (_, sub, _) in groups.items()
         },
         "population": {
-            g: population_report(inst, form, sub, labels, p.cluster, criterion, n_boot,
-                                 structure_options=structure, irt=irt)
+            g: population_report(inst, form, sub, labels, p.cluster, population)
             for g, (p, sub, labels) in groups.items()
         },
         "cluster": cluster,

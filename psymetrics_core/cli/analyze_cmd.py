@@ -8,8 +8,7 @@ from pathlib import Path
 import click
 
 from psymetrics_core.analysis.outputs import analyze_runs, write_report
-from psymetrics_core.analysis.population.dimensionality import ROTATIONS
-from psymetrics_core.analysis.population.structure import StructureOptions, read_cfa_model
+from psymetrics_core.analysis.population.options import PopulationOptions
 from psymetrics_core.analysis.responses import analyze_responses
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.writing import check_output_dir
@@ -17,6 +16,7 @@ from psymetrics_core.cli import session_of
 from psymetrics_core.cli.analyze_tables import print_report, print_responses_report
 from psymetrics_core.cli.bounded import bounded
 from psymetrics_core.cli.console import print_json, stderr
+from psymetrics_core.cli.population_options import population_options
 from psymetrics_core.records.inputs import run_inputs
 
 __all__ = ["analyze_cmd"]
@@ -41,12 +41,10 @@ def _fence_k(value: float) -> float:
     default=None,
     help="Analyse a long CSV (respondent,item,response[,...]) instead of run directories.",
 )
-@click.option(
-    "--group",
-    default=None,
-    help="With --responses: column to analyse by group (and the invariance ladder across its "
-    "groups). Population runs: the invariance ladder across model, condition or a respondent "
-    "label.",
+@population_options(
+    group_help="With --responses: column to analyse by group (and the invariance ladder across "
+    "its groups). Population runs: the invariance ladder across model, condition or a "
+    "respondent label."
 )
 @click.option(
     "--human",
@@ -54,26 +52,6 @@ def _fence_k(value: float) -> float:
     default=None,
     help="With --responses: human answers in the same layout; LLM vs human invariance ladder "
     "(groups: llm, human).",
-)
-@click.option(
-    "--efa",
-    default=None,
-    metavar="N|auto",
-    callback=lambda _c, _p, v: _efa(v),
-    help="Population analyses: EFA with N factors (auto: parallel analysis's count).",
-)
-@click.option(
-    "--rotation",
-    type=click.Choice([*ROTATIONS, "none"]),
-    default=None,
-    help="With --efa: the rotation [default: oblimin].",
-)
-@click.option(
-    "--cfa-model",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Population analyses: a CFA model in lavaan syntax (F =~ item + item, a ~~ b) over "
-    "the task's item ids.",
 )
 @click.option("--form", default="original", show_default=True, help="With --responses.")
 @click.option(
@@ -125,29 +103,6 @@ def _fence_k(value: float) -> float:
     "projective diagnoses (accuracy, MBTI Hamming distance, majority baselines).",
 )
 @click.option(
-    "--criterion",
-    "criteria",
-    multiple=True,
-    metavar="SCALE=FIELD",
-    help="Population runs: criterion validity of SCALE against the respondents' label FIELD "
-    "(Spearman's rho, AUC for a two-valued label) [default: every scale named like a label]; "
-    "with --responses, the labels are the file's columns constant within each respondent.",
-)
-@click.option(
-    "--irt",
-    is_flag=True,
-    help="Population runs and --responses: a graded response model per scale (discrimination, "
-    "thresholds, test information); needs the irt extra.",
-)
-@click.option(
-    "--mtmm",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Population runs: the multitrait-multimethod trait table (YAML, traits: {TRAIT: "
-    "{TASK: SCALE, ...}}) [default: the shipped Big Five/EPQ-R table, where 2+ of its tasks "
-    "share 2+ traits].",
-)
-@click.option(
     "--fence-k",
     type=bounded("--fence-k"),
     default=1.5,
@@ -169,7 +124,6 @@ def analyze_cmd(
     run_dirs: tuple[Path, ...],
     task: str | None,
     responses: Path | None,
-    group: str | None,
     form: str,
     deletion: str,
     as_json: bool,
@@ -180,33 +134,27 @@ def analyze_cmd(
     labels: Path | None,
     fence_k: float,
     hypotheses: tuple[str, ...],
-    criteria: tuple[str, ...],
     cluster: str | None,
-    irt: bool,
     human: Path | None,
-    efa: int | str | None,
-    rotation: str | None,
-    cfa_model: Path | None,
-    mtmm: Path | None,
+    population: PopulationOptions,
 ) -> None:
     """Analyse run directories of `psym eval`, or a long CSV of responses (no model calls).
 
     Plugins add sections for their own tasks (the projective tests: κ, DCR with direction and
     |μΔ| against the neutral cell, accuracy against --labels, two-judge agreement).
     """
-    structure = _structure(group, efa, rotation, cfa_model)
+    group = population.structure.group if population.structure else None
     if human is not None and responses is None:
         raise PsymError("--human: give --task TASK --responses FILE (the LLM answers) too")
     if responses is not None or task is not None:
         if run_dirs or responses is None or task is None:
             raise PsymError("give run directories, or --task TASK --responses FILE (not both)")
-        if mtmm is not None:
-            raise PsymError(f"--mtmm {mtmm}: applies to population run directories, not to "
-                            "--responses")  # fmt: skip
+        if population.mtmm is not None:
+            raise PsymError(f"--mtmm {population.mtmm}: applies to population run directories, "
+                            "not to --responses")  # fmt: skip
         rep = analyze_responses(
             task, responses, session_of(ctx), form=form, group=group, deletion=deletion,
-            cluster=cluster, criterion=_criteria(criteria), irt=irt, structure=structure,
-            human=human,
+            cluster=cluster, population=population, human=human,
         )  # fmt: skip
         if as_json:
             print_json(rep)
@@ -215,7 +163,10 @@ def analyze_cmd(
         return
     if not run_dirs:
         raise PsymError("give run directories of `psym eval`, or --task TASK --responses FILE")
-    inputs = [*run_inputs(run_dirs), *(p for p in (baseline, labels, mtmm) if p is not None)]
+    inputs = [
+        *run_inputs(run_dirs),
+        *(p for p in (baseline, labels, population.mtmm) if p is not None),
+    ]
     if output is not None:
         check_output_dir(output, inputs=inputs)  # before the analysis
     result = analyze_runs(
@@ -228,10 +179,7 @@ def analyze_cmd(
         fence_k=fence_k,
         hypotheses=hypotheses,
         deletion=deletion,
-        criterion=_criteria(criteria),
-        irt=irt,
-        structure=structure,
-        mtmm=mtmm,
+        population=population,
         warn=lambda line: stderr.print(f"warning: {line}", markup=False),
     )
     if output is not None:
@@ -242,42 +190,3 @@ def analyze_cmd(
     print_report(result.report)
     for section in result.sections:
         click.echo(f"\n{section.title}\n{section.text}")
-
-
-def _criteria(values: tuple[str, ...]) -> dict[str, str] | None:
-    """``--criterion SCALE=FIELD`` values as {scale: field} (None when none was given)."""
-    out: dict[str, str] = {}
-    for v in values:
-        scale, sep, fld = v.partition("=")
-        if not sep or not scale.strip() or not fld.strip():
-            raise PsymError(f"--criterion {v[:80]!r}: expected SCALE=FIELD")
-        out[scale.strip()] = fld.strip()
-    return out or None
-
-
-def _efa(value: str | None) -> int | str | None:
-    """``--efa``: a number of factors >= 1, or auto."""
-    if value is None or value == "auto":
-        return value
-    try:
-        n = int(value)
-    except ValueError:
-        n = 0
-    if n < 1:
-        raise click.BadParameter(f"expected a number of factors >= 1 or auto, got {value[:40]!r}")
-    return n
-
-
-def _structure(
-    group: str | None, efa: int | str | None, rotation: str | None, cfa_model: Path | None
-) -> StructureOptions:
-    """The structural analyses asked for (``--group``, ``--efa``, ``--rotation``,
-    ``--cfa-model``, read here so a bad model line fails before any analysis)."""
-    if rotation is not None and efa is None:
-        raise PsymError(f"--rotation {rotation}: give --efa N|auto too")
-    return StructureOptions(
-        group=group,
-        efa=efa,
-        rotation=None if rotation == "none" else rotation or "oblimin",
-        cfa_model=None if cfa_model is None else read_cfa_model(cfa_model),
-    )

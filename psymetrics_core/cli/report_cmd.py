@@ -7,9 +7,10 @@ from pathlib import Path
 import click
 
 from psymetrics_core.administer.preflight import check_label
+from psymetrics_core.analysis.population.options import PopulationOptions
 from psymetrics_core.cli import session_of
-from psymetrics_core.cli.analyze_cmd import _criteria
 from psymetrics_core.cli.console import stderr
+from psymetrics_core.cli.population_options import population_options
 from psymetrics_core.report import write_report
 
 
@@ -36,13 +37,9 @@ def _check_label(value: str) -> str:
     help="Name of each run in the report, in the order of RUN_DIRS [default: the run's "
     "--label, else its directory name].",
 )
-@click.option(
-    "--criterion",
-    "criteria",
-    multiple=True,
-    metavar="SCALE=FIELD",
-    help="Population runs: criterion validity of SCALE against the respondents' label FIELD, "
-    "as in psym analyze [default: every scale named like a label].",
+@population_options(
+    group_help="Population runs: the invariance ladder across model, condition or a "
+    "respondent label."
 )
 @click.pass_context
 def report_cmd(
@@ -50,9 +47,9 @@ def report_cmd(
     run_dirs: tuple[Path, ...],
     output: str,
     labels: tuple[str, ...],
-    criteria: tuple[str, ...],
+    population: PopulationOptions,
 ) -> None:
     """Write one HTML file (no network requests, same runs = same bytes) comparing RUN_DIRS."""
 
-    out = write_report(list(run_dirs), output, labels, session_of(ctx), _criteria(criteria))
+    out = write_report(list(run_dirs), output, labels, session_of(ctx), population)
     stderr.print(f"report: {out} ({out.stat().st_size // 1024} KiB)", markup=False)

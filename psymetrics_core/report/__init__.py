@@ -8,7 +8,7 @@ May import: base, instruments, records, backends, pluginsys, administer, study, 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 
@@ -16,6 +16,7 @@ import jinja2
 from markupsafe import Markup, escape
 
 from psymetrics_core import __version__
+from psymetrics_core.analysis.population.options import PopulationOptions
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.writing import check_target, write_output
 from psymetrics_core.instruments.indicators import THRESHOLDS
@@ -58,10 +59,11 @@ def load_runs_for_report(paths: Sequence[str | Path], labels: Sequence[str] = ()
 def build_report(
     runs: Sequence[RunData],
     session: Session | None = None,
-    criterion: Mapping[str, str] | None = None,
+    population: PopulationOptions | None = None,
 ) -> str:
     """The report page for ``runs`` as a string (``session``: the installed instruments, for
-    the population section of population runs; ``criterion``: its SCALE=FIELD pairs)."""
+    the population section of population runs; ``population``: what it computes, as in
+    ``psym analyze``)."""
 
     env = jinja2.Environment(
         loader=jinja2.FunctionLoader(lambda name: _read(name)),
@@ -71,7 +73,7 @@ def build_report(
     )
     template = env.get_template("report.html.j2")
     html = template.render(
-        **build_context(runs, session, criterion),
+        **build_context(runs, session, population),
         version=__version__,
         thresholds=THRESHOLDS,
         css=_markup(_read("report.css")),
@@ -91,11 +93,11 @@ def write_report(
     output: str | Path,
     labels: Sequence[str] = (),
     session: Session | None = None,
-    criterion: Mapping[str, str] | None = None,
+    population: PopulationOptions | None = None,
 ) -> Path:
     """Write the report of ``paths`` to ``output`` (atomically, never onto a run's own record
     files: ``base.writing``) and return its path."""
     inputs = run_inputs(paths)
     check_target(output, inputs=inputs, what="--output", make_parents=True)  # before the work
-    html = build_report(load_runs_for_report(paths, labels), session, criterion)
+    html = build_report(load_runs_for_report(paths, labels), session, population)
     return write_output(output, html, inputs=inputs, what="--output", make_parents=True)

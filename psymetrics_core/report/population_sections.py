@@ -15,12 +15,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from psymetrics_core.analysis.population.humans import FLAT_RATIO
+from psymetrics_core.analysis.population.options import PopulationOptions
 from psymetrics_core.analysis.population.runs import population_section
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.pluginsys.session import Session
 from psymetrics_core.records.read import RunData
 from psymetrics_core.report import figures as F
-from psymetrics_core.report.table_sections import _tables
 from psymetrics_core.report.values import fmt, num
 
 __all__ = ["FitCutoff", "FIT_CUTOFFS", "population_context", "fit_verdict"]
@@ -96,27 +96,28 @@ def _is_population(run: RunData) -> bool:
 def population_context(
     runs: Sequence[RunData],
     session: Session | None,
-    criterion: Mapping[str, str] | None = None,
+    population: PopulationOptions | None = None,
 ) -> dict[str, Any]:
     """The template's population data: {"tasks": [...], "mtmm": tables, "notes": [...],
     "cutoffs": [...]}; no tasks when no run is a population run."""
-    out: dict[str, Any] = {"tasks": [], "mtmm": [], "notes": [], "cutoffs": _cutoff_rows()}
+    out: dict[str, Any] = {"tasks": [], "mtmm": None, "notes": [], "cutoffs": _cutoff_rows()}
     dirs = [r.path for r in runs if _is_population(r)]
     if not dirs:
-        if criterion:
-            raise PsymError("--criterion: no run here was given to a population (--population)")
+        if population is not None and population.asked():
+            raise PsymError(f"{population.asked()}: no run here was given to a population "
+                            "(--population)")  # fmt: skip
         return out
     if session is None:
         out["notes"].append("population analyses not computed: no plugin session given (the "
                             "instruments' scale structures and norms are needed)")  # fmt: skip
         return out
-    sec = population_section(dirs, session.instruments(), criterion)
+    sec = population_section(dirs, session.instruments(), population)
     if sec is None:
         out["notes"].append("no population task of these runs is an installed questionnaire")
         return out
     for task, entry in sec.data.items():
         if task == "mtmm":
-            out["mtmm"] = _tables(entry)
+            out["mtmm"] = _mtmm(entry)
         elif isinstance(entry, Mapping) and "n_respondents" in entry:
             out["tasks"].append(_task_block(task, entry))
     return out
@@ -346,3 +347,32 @@ def _irt(irt: Mapping[str, Any] | None) -> list[dict[str, Any]]:
         out.append({"scale": scale, "n": m.get("n"), "model": m.get("model") or "",
                     "item_rows": items, "reason": m.get("reason") or ""})  # fmt: skip
     return out
+
+
+def _mtmm(m: Mapping[str, Any]) -> dict[str, Any]:
+    """The MTMM part as a lower-triangle matrix (validity diagonal marked), the validity
+    values with their intervals and Campbell & Fiske's criteria counts."""
+    if m["reason"]:
+        return {"reason": m["reason"], "names": [], "rows": [], "validity": [], "criteria": []}
+    vs = m["variables"]
+    rows = []
+    for i, v in enumerate(vs):
+        cells = []
+        for j in range(i):
+            same = v["trait"] == vs[j]["trait"]
+            cls = "validity" if same else ("monomethod" if v["method"] == vs[j]["method"] else "")
+            cells.append(_cell(m["matrix"][i][j], reason="see the correlations' reasons", cls=cls))
+        rows.append({"name": f"{v['method']}.{v['scale']}", "trait": v["trait"], "cells": cells})
+    validity = [
+        {"trait": c["trait_a"], "methods": f"{c['method_a']} ~ {c['method_b']}",
+         "r": _cell(c["r"], reason=c["reason"]), "n": c["n"],
+         "ci": "" if not c["ci95"] else f"[{c['ci95'][0]:.2f}, {c['ci95'][1]:.2f}]"}
+        for c in m["validity"]
+    ]  # fmt: skip
+    criteria = [{"criterion": c["criterion"], "name": c["name"], "holds": c["holds"],
+                 "comparisons": c["comparisons"], "reason": c["reason"] or ""}
+                for c in m["criteria"]]  # fmt: skip
+    return {"reason": None, "table": m["table"], "matched_by": m["matched_by"],
+            "n_matched": m["n_matched"], "names": [r["name"] for r in rows], "rows": rows,
+            "validity": validity, "criteria": criteria,
+            "dropped": "; ".join(f"{t}: {why}" for t, why in m["dropped"].items())}  # fmt: skip

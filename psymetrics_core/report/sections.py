@@ -6,9 +6,10 @@ them into the template's context.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
+from psymetrics_core.analysis.population.options import PopulationOptions
 from psymetrics_core.pluginsys.session import Session
 from psymetrics_core.records.read import PANEL_FILES, RunData
 from psymetrics_core.report.figure_sections import (
@@ -41,12 +42,12 @@ RESPONDENTS = (
 def build_context(
     runs: Sequence[RunData],
     session: Session | None = None,
-    criterion: Mapping[str, str] | None = None,
+    population: PopulationOptions | None = None,
 ) -> dict[str, Any]:
     """Everything the template renders (``session``: the installed instruments, which the
-    population section needs; ``criterion``: its ``--criterion SCALE=FIELD`` pairs)."""
-    # first: a bad --criterion fails before the other sections are computed
-    population = population_context(runs, session, criterion)
+    population section needs; ``population``: its options, as in ``psym analyze``)."""
+    # first: a bad population option fails before the other sections are computed
+    pop = population_context(runs, session, population)
     samples, left_out = sample_rows(runs)
     return {
         "runs": [
@@ -65,7 +66,7 @@ def build_context(
         "profile": profile_figures(runs),
         "analysis": analysis_tables(runs),
         "respondents": RESPONDENTS,
-        "population": population,
+        "population": pop,
         "distributions": distribution_figures(runs),
         "forest": forest_figures(runs),
         "behaviour": behaviour_rows(runs),

@@ -16,11 +16,13 @@ from harness import expect_clean_error
 from test_fuzz_hints import check_hint
 
 from psymetrics_core.analysis.population import ScaleStructure
+from psymetrics_core.analysis.population.options import PopulationOptions
 from psymetrics_core.analysis.population.runs import population_section
 from psymetrics_core.analysis.responses import analyze_responses
 from psymetrics_core.pluginsys.session import Session
 
 N = 300
+IRT = PopulationOptions(n_boot=0, irt=True)
 
 
 @pytest.fixture(scope="module")
@@ -104,7 +106,7 @@ def test_fuzz_irt_degenerate_answers(
 ) -> None:
     path = tmp_path / "long.csv"
     change(_good(session)).to_csv(path, index=False)
-    rep = analyze_responses("bfi", path, session, n_boot=0, irt=True)
+    rep = analyze_responses("bfi", path, session, population=IRT)
     irt = rep["population"]["all"]["irt"]
     got = irt[scale]
     assert got["model"] == "graded" and got["items"] == [] and got["information"] is None, name
@@ -115,7 +117,7 @@ def test_fuzz_irt_good_data_has_numbers(tmp_path: Path, session: Session) -> Non
     """The control of the cases above: the undisturbed data give every scale its numbers."""
     path = tmp_path / "long.csv"
     _good(session).to_csv(path, index=False)
-    irt = analyze_responses("bfi", path, session, n_boot=0, irt=True)["population"]["all"]["irt"]
+    irt = analyze_responses("bfi", path, session, population=IRT)["population"]["all"]["irt"]
     assert all(r["reason"] is None and len(r["items"]) >= 8 for r in irt.values()), irt
 
 
@@ -131,14 +133,14 @@ def test_fuzz_irt_one_line(
     if name == "missing-extra":
         monkeypatch.setitem(sys.modules, "mirt", None)  # import mirt -> ImportError
         out = expect_clean_error(
-            lambda: analyze_responses("bfi", path, session, n_boot=0, irt=True), ["--irt"],
+            lambda: analyze_responses("bfi", path, session, population=IRT), ["--irt"],
             label=name,
         )  # fmt: skip
         assert "pip install 'psymetrics-core[analysis,irt]'" in out.message, out.message
         assert check_hint(out.message) == ["psymetrics-core[analysis,irt]"]
     else:
         out = expect_clean_error(
-            lambda: population_section([tmp_path], session.instruments(), irt=True), ["--irt"],
+            lambda: population_section([tmp_path], session.instruments(), IRT), ["--irt"],
             label=name,
         )  # fmt: skip
         assert out.message == "--irt: no run here was given to a population (--population)"

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from harness import expect_clean_error
 
+from psymetrics_core.analysis.population.options import PopulationOptions
 from psymetrics_core.analysis.responses import analyze_responses
 from psymetrics_core.pluginsys.session import Session
 
@@ -40,8 +41,15 @@ def test_fuzz_population_responses(
     path.write_text(text)
     session = Session()
     out = expect_clean_error(
-        lambda: analyze_responses("bfi", path, session, n_boot=0, **kwargs),
+        lambda: analyze_responses("bfi", path, session, **_split(kwargs)),
         [expect.split(":")[0]],
         label=name,
     )
     assert expect in out.message, (name, out.message)
+
+
+def _split(kwargs: dict) -> dict:
+    """The case's keywords: criterion (and the bootstrap draws) go into the options record."""
+    kw = dict(kwargs)
+    kw["population"] = PopulationOptions(criterion=kw.pop("criterion", None), n_boot=0)
+    return kw

@@ -12,6 +12,7 @@ import pytest
 from click.testing import CliRunner
 from harness import expect_clean_error
 
+from psymetrics_core.analysis.population.options import PopulationOptions
 from psymetrics_core.analysis.population.structure import StructureOptions, read_cfa_model
 from psymetrics_core.analysis.responses import analyze_responses
 from psymetrics_core.cli import cli
@@ -104,7 +105,12 @@ def test_fuzz_structure_on_responses(
     session = Session()
     out = expect_clean_error(
         lambda: analyze_responses(
-            "bfi", path, session, n_boot=0, structure=opts, human=human, **kw
+            "bfi",
+            path,
+            session,
+            population=PopulationOptions(n_boot=0, structure=opts),
+            human=human,
+            **kw,
         ),  # fmt: skip
         [],
         label=name,

@@ -19,12 +19,13 @@ from typing import Any
 import pandas as pd
 
 from psymetrics_core.analysis.population.data import Responses, ScaleStructure
+from psymetrics_core.analysis.population.options import PopulationOptions
 from psymetrics_core.analysis.population.runs import (
     PopulationData,
     present_structure,
     task_analysis,
 )
-from psymetrics_core.analysis.population.structure import StructureOptions, invariance_json
+from psymetrics_core.analysis.population.structure import invariance_json
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.types import Instrument
 
@@ -88,16 +89,13 @@ def population_data(
 
 def population_report(
     inst: Instrument, form: str, frame: pd.DataFrame, labels: pd.DataFrame,
-    cluster: str | None, criterion: Mapping[str, str] | None, n_boot: int,
-    structure_options: StructureOptions | None = None, irt: bool = False,
+    cluster: str | None, options: PopulationOptions,
 ) -> dict[str, Any]:  # fmt: skip
     """The population analyses of one group of a long file (``population_data``); the
-    grouping of ``structure_options`` is left to ``invariance_across`` (one group here)."""
+    grouping of ``options.structure`` is left to ``invariance_across`` (one group here)."""
     pop, structure = population_data(inst, form, frame, labels, cluster)
-    opts = None if structure_options is None else replace(structure_options, group=None)
-    return task_analysis(
-        pop, structure, criterion, n_boot, instrument=inst, irt=irt, structure_options=opts
-    )
+    opts = None if options.structure is None else replace(options.structure, group=None)
+    return task_analysis(pop, structure, replace(options, structure=opts), inst)
 
 
 def invariance_across(

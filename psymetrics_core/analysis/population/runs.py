@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -28,9 +28,9 @@ from psymetrics_core.analysis.population.diagnostics import diagnose, scale_scor
 from psymetrics_core.analysis.population.humans import human_diagnostics, human_text
 from psymetrics_core.analysis.population.irt import graded_response, irt_json, irt_text
 from psymetrics_core.analysis.population.mtmm import mtmm_part, mtmm_text, trait_table
+from psymetrics_core.analysis.population.options import PopulationOptions
 from psymetrics_core.analysis.population.reliability import scale_reliability
 from psymetrics_core.analysis.population.structure import (
-    StructureOptions,
     check_options,
     structure_analysis,
     structure_text,
@@ -156,26 +156,18 @@ def _binary(y: pd.Series) -> pd.Series:
 def population_section(
     run_dirs: Sequence[Path],
     instruments: Mapping[str, Instrument],
-    criterion: Mapping[str, str] | None = None,
-    n_boot: int = 200,
-    irt: bool = False,
-    structure_options: StructureOptions | None = None,
-    mtmm: Path | None = None,
+    options: PopulationOptions | None = None,
 ) -> AnalysisSection | None:
-    """The ``psym analyze`` section of population runs (None when no run is one); ``mtmm``:
-    the trait table of the multitrait-multimethod part (default: the shipped one)."""
+    """The ``psym analyze`` section of population runs (None when no run is one), computing
+    what ``options`` asks for (MTMM: the shipped trait table unless ``options.mtmm``)."""
+    options = options or PopulationOptions()
     found = read_population_runs(run_dirs)
     if not found:
-        if criterion:
-            raise PsymError("--criterion: no run here was given to a population (--population)")
-        if irt:
-            raise PsymError("--irt: no run here was given to a population (--population)")
-        if structure_options is not None and structure_options.asked():
-            raise PsymError(f"{structure_options.asked()}: no run here was given to a "
-                            "population (--population)")  # fmt: skip
-        if mtmm is not None:
-            raise PsymError(f"--mtmm {mtmm}: no run here was given to a population (--population)")
+        if options.asked():
+            raise PsymError(f"{options.asked()}: no run here was given to a population "
+                            "(--population)")  # fmt: skip
         return None
+    structure_options, mtmm = options.structure, options.mtmm
     check_options(found, structure_options)
     opts = structure_options and structure_options.for_runs(run_dirs)
     table = trait_table(mtmm, instruments)
@@ -190,9 +182,7 @@ def population_section(
             ScaleStructure.from_instrument(inst, sorted(pop.forms)[0]), pop
         )
         structures[task] = structure
-        entry = task_analysis(
-            pop, structure, criterion, n_boot, instrument=inst, irt=irt, structure_options=opts
-        )
+        entry = task_analysis(pop, structure, replace(options, structure=opts), inst)
         data[task] = entry
         lines += task_text(task, entry)
     if not data:
@@ -215,18 +205,21 @@ def present_structure(structure: ScaleStructure, pop: PopulationData) -> ScaleSt
 
 
 def task_analysis(
-    pop: PopulationData, structure: ScaleStructure, criterion: Mapping[str, str] | None,
-    n_boot: int, instrument: Instrument | None = None, irt: bool = False,
-    structure_options: StructureOptions | None = None,
+    pop: PopulationData, structure: ScaleStructure, options: PopulationOptions | None = None,
+    instrument: Instrument | None = None,
 ) -> dict[str, Any]:  # fmt: skip
+    """One task's entry of the section: diagnostics, reliability, one CFA per scale, criterion
+    validity, the diagnostics against people (``instrument``'s norms) and what ``options``
+    asks for beyond them."""
+    options = options or PopulationOptions()
     resp = Responses(pop.values, pop.persona)
-    grm = irt_json(graded_response(resp, structure)) if irt else None  # a missing extra: at once
+    grm = irt_json(graded_response(resp, structure)) if options.irt else None  # extra: at once
     diag = diagnose(resp, structure)
-    rel = scale_reliability(resp, structure, n_boot=n_boot)
+    rel = scale_reliability(resp, structure, n_boot=options.n_boot)
     cfas = cfa_by_scale(resp, structure)
     labels = pop.labels.apply(_binary) if len(pop.labels.columns) else pop.labels
     crit = criterion_table(PopulationData(pop.task, pop.values, pop.persona, labels), structure,
-                           criterion)  # fmt: skip
+                           options.criterion)  # fmt: skip
     return {
         "n_respondents": int(len(pop.values)),
         "n_personas": int(pop.persona.nunique()),
@@ -239,7 +232,7 @@ def task_analysis(
         "criterion": crit,
         # against people: variance ratio vs the human norms, acquiescence, score distributions
         **human_diagnostics(resp, structure, instrument, sorted(pop.forms or {"original"})[0]),
-        **structure_analysis(pop, structure, structure_options),
+        **structure_analysis(pop, structure, options.structure),
     } | ({"irt": grm} if grm is not None else {})
 
 

@@ -1,0 +1,107 @@
+"""The population-analysis options ``psym analyze`` and ``psym report`` share: parsed once
+here into one ``PopulationOptions`` record handed to the library (``population=``)."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+from psymetrics_core.analysis.population.dimensionality import ROTATIONS
+from psymetrics_core.analysis.population.options import PopulationOptions
+from psymetrics_core.analysis.population.structure import StructureOptions, read_cfa_model
+from psymetrics_core.base.errors import PsymError
+
+__all__ = ["population_options", "criteria_pairs"]
+
+
+def criteria_pairs(values: tuple[str, ...]) -> dict[str, str] | None:
+    """``--criterion SCALE=FIELD`` values as {scale: field} (None when none was given)."""
+    out: dict[str, str] = {}
+    for v in values:
+        scale, sep, fld = v.partition("=")
+        if not sep or not scale.strip() or not fld.strip():
+            raise PsymError(f"--criterion {v[:80]!r}: expected SCALE=FIELD")
+        out[scale.strip()] = fld.strip()
+    return out or None
+
+
+def _efa(value: str | None) -> int | str | None:
+    """``--efa``: a number of factors >= 1, or auto."""
+    if value is None or value == "auto":
+        return value
+    try:
+        n = int(value)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise click.BadParameter(f"expected a number of factors >= 1 or auto, got {value[:40]!r}")
+    return n
+
+
+_PATH = click.Path(dir_okay=False, path_type=Path)
+_OPTIONS = (
+    click.option("--criterion", "criteria", multiple=True, metavar="SCALE=FIELD",
+                 help="Population runs: criterion validity of SCALE against the respondents' "
+                 "label FIELD (Spearman's rho, AUC for a two-valued label) [default: every "
+                 "scale named like a label]; with --responses, the labels are the file's "
+                 "columns constant within each respondent."),
+    click.option("--efa", default=None, metavar="N|auto", callback=lambda _c, _p, v: _efa(v),
+                 help="Population analyses: EFA with N factors (auto: parallel analysis's "
+                 "count)."),
+    click.option("--rotation", type=click.Choice([*ROTATIONS, "none"]), default=None,
+                 help="With --efa: the rotation [default: oblimin]."),
+    click.option("--cfa-model", type=_PATH, default=None,
+                 help="Population analyses: a CFA model in lavaan syntax (F =~ item + item, "
+                 "a ~~ b) over the task's item ids."),
+    click.option("--irt", is_flag=True,
+                 help="Population analyses: a graded response model per scale "
+                 "(discrimination, thresholds, test information); needs the irt extra."),
+    click.option("--mtmm", type=_PATH, default=None,
+                 help="Population runs: the multitrait-multimethod trait table (YAML, traits: "
+                 "{TRAIT: {TASK: SCALE, ...}}) [default: the shipped Big Five/EPQ-R table, "
+                 "where 2+ of its tasks share 2+ traits]."),
+)  # fmt: skip
+
+
+def population_options(group_help: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Add ``--group`` (with ``group_help``) and the shared options to a command; the command
+    receives them as one ``population: PopulationOptions`` argument."""
+
+    def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(command)
+        def wrapper(*args: Any, **kw: Any) -> Any:
+            kw["population"] = _options(**{k: kw.pop(k) for k in _NAMES})
+            return command(*args, **kw)
+
+        out: Callable[..., Any] = wrapper
+        for option in reversed((click.option("--group", default=None, help=group_help),
+                                *_OPTIONS)):  # fmt: skip
+            out = option(out)
+        return out
+
+    return decorate
+
+
+_NAMES = ("group", "criteria", "efa", "rotation", "cfa_model", "irt", "mtmm")
+
+
+def _options(
+    group: str | None, criteria: tuple[str, ...], efa: int | str | None, rotation: str | None,
+    cfa_model: Path | None, irt: bool, mtmm: Path | None,
+) -> PopulationOptions:  # fmt: skip
+    """The options as one record (``--cfa-model`` read here, so a bad model line fails
+    before any analysis)."""
+    if rotation is not None and efa is None:
+        raise PsymError(f"--rotation {rotation}: give --efa N|auto too")
+    structure = StructureOptions(
+        group=group,
+        efa=efa,
+        rotation=None if rotation == "none" else rotation or "oblimin",
+        cfa_model=None if cfa_model is None else read_cfa_model(cfa_model),
+    )
+    return PopulationOptions(criterion=criteria_pairs(criteria), irt=irt, structure=structure,
+                             mtmm=mtmm)  # fmt: skip
