@@ -9,7 +9,7 @@ import click
 
 from psymetrics_core.analysis.population.runs import task_text
 from psymetrics_core.analysis.population.structure import invariance_text
-from psymetrics_core.cli.console import stdout, table
+from psymetrics_core.cli.console import add_rows, stdout, table
 
 __all__ = ["print_report", "print_responses_report"]
 
@@ -57,12 +57,18 @@ def _consistency(title: str, c: dict[str, Any]) -> None:
     if "human_fences" in c:
         cols.append("outside human fences")
     t = table(f"{title}: answer consistency (Jung et al., 2026)", cols)
-    for cond, mean in c["mean"].items():
-        seeds = [r for r in c["per_seed"] if r["condition"] == cond]
-        row = [cond, _f(mean), " ".join(f"{r['seed']}:{_f(r['consistency'])}" for r in seeds)]
+    by_cond: dict[str, list[dict[str, Any]]] = {}
+    for r in c["per_seed"]:
+        by_cond.setdefault(r["condition"], []).append(r)
+
+    def row(cond: str, mean: float | None) -> list[str]:
+        seeds = by_cond.get(cond, [])
+        out = [cond, _f(mean), " ".join(f"{r['seed']}:{_f(r['consistency'])}" for r in seeds)]
         if "human_fences" in c:
-            row.append(f"{sum(r.get('outside_fences', False) for r in seeds)}/{len(seeds)}")
-        t.add_row(*row)
+            out.append(f"{sum(r.get('outside_fences', False) for r in seeds)}/{len(seeds)}")
+        return out
+
+    add_rows(t, (row(cond, mean) for cond, mean in c["mean"].items()))
     stdout.print(t)
     if "human_fences" in c:
         h = c["human_fences"]
@@ -91,15 +97,8 @@ def _icc(title: str, icc: dict[str, Any]) -> None:
         f"{title}: test-retest across repeats (targets = items)",
         ["condition", "ICC(A,1)", "ICC(C,1)", "ICC(A,k)", "items", "repeats"],
     )
-    for cond, r in icc.items():
-        t.add_row(
-            cond,
-            _f(r.get("ICC(A,1)")),
-            _f(r.get("ICC(C,1)")),
-            _f(r.get("ICC(A,k)")),
-            str(r["n_targets"]),
-            str(r["k"]),
-        )
+    add_rows(t, ([cond, _f(r.get("ICC(A,1)")), _f(r.get("ICC(C,1)")), _f(r.get("ICC(A,k)")),
+                  str(r["n_targets"]), str(r["k"])] for cond, r in icc.items()))  # fmt: skip
     stdout.print(t)
 
 
@@ -115,8 +114,7 @@ _STYLES = {
 
 def _styles(title: str, styles: dict[str, Any]) -> None:
     t = table(f"{title}: response styles (mean over repeats)", ["condition", *_STYLES.values()])
-    for cond, r in styles["mean"].items():
-        t.add_row(cond, *(_f(r[k]) for k in _STYLES))
+    add_rows(t, ([cond, *(_f(r[k]) for k in _STYLES)] for cond, r in styles["mean"].items()))
     stdout.print(t)
     stdout.print(
         "[dim]acq: mean (x - mid)/half-range, -1..1; extreme/mid: share at the ends/middle; "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -14,7 +14,8 @@ from rich.table import Table
 
 from psymetrics_core.base.jsonable import json_ready
 
-__all__ = ["stderr", "stdout", "progress_bar", "status_lines", "print_json", "fmt"]
+__all__ = ["stderr", "stdout", "progress_bar", "status_lines", "print_json", "fmt", "table",
+           "add_rows", "ROW_CAP"]  # fmt: skip
 
 stderr = Console(stderr=True)
 stdout = Console(highlight=False)
@@ -71,3 +72,19 @@ def table(title: str, columns: list[str]) -> Table:
     for c in columns:
         t.add_column(c)
     return t
+
+
+ROW_CAP = 20  # rows of a per-cell table on screen (a population run has one cell per respondent)
+
+
+def add_rows(t: Table, rows: Iterable[Sequence[str]], where: str = "--json") -> None:
+    """Add ``rows`` to ``t``, the first ``ROW_CAP`` of them; the table's caption then says how
+    many more there are and ``where`` they all are."""
+    n = 0
+    for row in rows:
+        n += 1
+        if n <= ROW_CAP:
+            t.add_row(*row)
+    if n > ROW_CAP:
+        t.caption = f"... {n - ROW_CAP} more rows (all in {where})"
+        t.caption_justify = "left"

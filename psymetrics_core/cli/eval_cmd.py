@@ -17,6 +17,7 @@ from psymetrics_core.base.errors import PsymError
 from psymetrics_core.cli import session_of
 from psymetrics_core.cli.bounded import bounded
 from psymetrics_core.cli.console import (
+    add_rows,
     fmt,
     print_json,
     progress_bar,
@@ -301,10 +302,9 @@ def _print_runs(results: dict[str, Any]) -> None:
             continue
         scales = list(runs[0]["scales"])
         t = table(f"{task}: scores per condition and repeat", ["condition", "seed", *scales])
-        for r in runs:
-            t.add_row(
-                r["condition"], str(r["seed"]), *(fmt(r["scales"][s]["score"]) for s in scales)
-            )
+        add_rows(t, ([r["condition"], str(r["seed"]), *(fmt(r["scales"][s]["score"]) for s in
+                                                         scales)] for r in runs),
+                 "results.json, runs")  # fmt: skip
         stdout.print(t)
 
 
