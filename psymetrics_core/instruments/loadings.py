@@ -19,6 +19,7 @@ Every error is one ``SpecError`` line naming the file, the CSV line and the colu
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 from psymetrics_core.base.errors import SpecError
@@ -39,8 +40,11 @@ def parse_human_loadings(
     csv_path = _table_file(spec_path, spec.file)
     try:
         table = read_csv(csv_path, what="human loadings")
-    except InputError as exc:
-        raise SpecError(spec_path, str(exc), field=_FIELD) from None
+    except InputError as exc:  # "PATH, line N: why" or "PATH: why", as one SpecError
+        m = re.match(r", line (\d+): (.*)", str(exc).removeprefix(str(csv_path)), re.S)
+        if m is not None:
+            raise SpecError(csv_path, m.group(2), row=int(m.group(1))) from None
+        raise SpecError(csv_path, str(exc).removeprefix(f"{csv_path}: ")) from None
     factors = _factors(csv_path, table.columns)
     known = {it.id: it for it in items}
     rows: list[tuple[str, tuple[float, ...]]] = []

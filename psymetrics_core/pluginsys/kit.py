@@ -223,8 +223,8 @@ def placeholders(spec: dict[str, object]) -> list[str]:
     """Fields of an instrument spec that still hold the kit's ``REPLACE`` marker.
 
     Checked: ``citation``, ``license`` (any field), ``item_source``, each norm group's
-    ``source`` and ``human_loadings.source``, the fields a user needs to tell where the items come from and whether they
-    may use them.
+    ``source`` and ``human_loadings.source``, the fields a user needs to tell where the items
+    and numbers come from and whether they may use them.
     """
     found: list[tuple[str, str]] = []
     for field in ("citation", "license", "item_source"):
