@@ -152,3 +152,9 @@ def test_fuzz_psym_validate_checks_the_table(tmp_path: Path, name: str) -> None:
     d = _instrument(tmp_path, FIELD, case[1])
     out = expect_clean_error(lambda: _validate(d), ["loadings.csv"], label=name)
     assert case[2] in out.message, (name, out.message)
+
+
+def test_fuzz_psym_validate_refuses_the_kit_placeholder_source(tmp_path: Path) -> None:
+    d = _instrument(tmp_path, FIELD.replace("Author (2001), Table 3", "REPLACE: the paper's table"))
+    out = expect_clean_error(lambda: _validate(d), ["instrument.yaml"], label="placeholder")
+    assert "REPLACE placeholder in human_loadings.source" in out.message, out.message
