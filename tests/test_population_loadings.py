@@ -115,6 +115,15 @@ def test_same_data_gives_congruence_of_one(tmp_path, monkeypatch, hs, sk_loading
         assert item in big
     assert "Tucker's congruence with H&S by scikit-learn over 9 items" in text
     assert "(equal)" in text and "Lorenzo-Seva & ten Berge (2006)" in text
+    # the report's EFA block: human factors with their matched EFA factor and the reading
+    from psymetrics_core.report.population_sections import _efa
+
+    rep = _efa(e)
+    assert rep is not None and rep["congruence_source"] == "H&S by scikit-learn"
+    assert [x["factor"].split(" ~ ")[0] for x in rep["congruence"]] == ["visual", "verbal",
+                                                                          "speed"]  # fmt: skip
+    assert {x["reading"] for x in rep["congruence"]} == {"equal"}
+    assert {x["phi"]["text"] for x in rep["congruence"]} == {"1.00"}
 
 
 def test_oblimin_efa_still_congruent_and_the_rotations_are_named(
@@ -172,6 +181,13 @@ def test_fewer_efa_factors_leave_a_human_factor_unmatched(
     assert e["congruence_note"].startswith("EFA has 2 factor(s), the human loadings 3: matched "
                                            "over 2")  # fmt: skip
     assert "unmatched" in text and "note: EFA has 2 factor(s)" in text
+    from psymetrics_core.report.population_sections import _efa
+
+    rep = _efa(e)
+    assert (
+        rep is not None and [x["phi"]["title"] for x in rep["congruence"]].count("unmatched") == 1
+    )
+    assert rep["congruence_note"].startswith("EFA has 2 factor(s)")
 
 
 def test_partial_item_overlap_is_named(tmp_path, monkeypatch, hs, sk_loadings) -> None:
