@@ -60,7 +60,8 @@ def _fence_k(value: float) -> float:
     default=None,
     metavar="N|auto",
     callback=lambda _c, _p, v: _efa(v),
-    help="Population analyses: EFA with N factors (auto: parallel analysis's count).",
+    help="Population analyses: EFA with N factors (auto: parallel analysis's count), with "
+    "Tucker's congruence where the instrument ships human loadings.",
 )
 @click.option(
     "--rotation",

@@ -7,7 +7,8 @@ EFA is statsmodels' (ML or principal axis; its rotations, varimax, quartimax and
 verified by statsmodels against R/Stata). factor_analyzer 0.5.1 fails with scikit-learn >= 1.8
 (``check_array(force_all_finite=...)`` removed), so it is not used. Tucker's congruence
 phi = sum(x y) / sqrt(sum x^2 sum y^2) per factor, after matching the EFA factors to the
-human ones (best permutation and sign).
+human ones one to one (the assignment and signs maximising the summed |phi|, over min(k)
+factors), read as Lorenzo-Seva & ten Berge (2006) do.
 """
 
 from __future__ import annotations
