@@ -123,7 +123,7 @@ def test_same_data_gives_congruence_of_one(tmp_path, monkeypatch, hs, sk_loading
     assert [x["factor"].split(" ~ ")[0] for x in rep["congruence"]] == ["visual", "verbal",
                                                                           "speed"]  # fmt: skip
     assert {x["reading"] for x in rep["congruence"]} == {"equal"}
-    assert {x["phi"]["text"] for x in rep["congruence"]} == {"1.00"}
+    assert {x["phi"]["text"] for x in rep["congruence"]} == {"1.000"}
 
 
 def test_oblimin_efa_still_congruent_and_the_rotations_are_named(

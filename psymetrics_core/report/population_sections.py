@@ -330,7 +330,7 @@ def _efa(efa: Mapping[str, Any] | None) -> dict[str, Any] | None:
         "method": efa.get("method") or "", "factors": factors, "rows": rows,
         # keyed by the human factors, each with the EFA factor matched to it and the reading
         "congruence": [{"factor": f"{h} ~ {match[h]}" if match.get(h) else h,
-                        "phi": _cell(v, 2, "unmatched" if match else "no human loadings"),
+                        "phi": _cell(v, 3, "unmatched" if match else "no human loadings"),
                         "reading": reading.get(h) or ""} for h, v in cong.items()],
         "congruence_reason": "" if cong else (efa.get("congruence_reason") or ""),
         "congruence_source": efa.get("congruence_source") or "",

@@ -412,7 +412,7 @@ def congruence_text(x: Mapping[str, Any]) -> list[str]:
     if phi is None:
         return [f"    Tucker's congruence{src}: undefined ({x['congruence_reason']})"]
     shown = ", ".join(
-        f"{k} ~ {x['congruence_match'][k]} {v:.2f} ({x['congruence_reading'][k]})"
+        f"{k} ~ {x['congruence_match'][k]} {v:.3f} ({x['congruence_reading'][k]})"
         if v is not None else f"{k} unmatched" for k, v in phi.items()
     )  # fmt: skip
     out = [f"    Tucker's congruence{src} over {x['congruence_items']} items: {shown}",
