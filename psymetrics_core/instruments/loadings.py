@@ -18,12 +18,14 @@ Every error is one ``SpecError`` line naming the file, the CSV line and the colu
 
 from __future__ import annotations
 
+import csv
+import io
 import math
 import re
 from pathlib import Path
 
 from psymetrics_core.base.errors import SpecError
-from psymetrics_core.base.reading import InputError, read_csv, regular_file
+from psymetrics_core.base.reading import InputError, read_csv, read_text, regular_file
 from psymetrics_core.base.types import HumanLoadings, Item
 from psymetrics_core.instruments.schema import HumanLoadingsSpec
 
@@ -46,6 +48,7 @@ def parse_human_loadings(
             raise SpecError(csv_path, m.group(2), row=int(m.group(1))) from None
         raise SpecError(csv_path, str(exc).removeprefix(f"{csv_path}: ")) from None
     factors = _factors(csv_path, table.columns)
+    _check_widths(csv_path, len(table.columns))
     known = {it.id: it for it in items}
     rows: list[tuple[str, tuple[float, ...]]] = []
     for line, row in table.rows:
@@ -103,6 +106,16 @@ def _factors(csv_path: Path, columns: list[str]) -> tuple[str, ...]:
         if f == "item" or factors.count(f) > 1:
             raise SpecError(csv_path, f"factor {f!r} is named twice", row=1, field=f)
     return tuple(factors)
+
+
+def _check_widths(csv_path: Path, width: int) -> None:
+    """A row with more cells than the header has a loading without a factor (read_csv would
+    drop it): one error naming the line. (The table was read once already: it is valid CSV.)"""
+    reader = csv.reader(io.StringIO(read_text(csv_path, what="human loadings"), newline=""))
+    for record in reader:
+        if len(record) > width and any(c.strip() for c in record[width:]):
+            raise SpecError(csv_path, f"{len(record)} cells for {width} columns (a loading "
+                            "without a factor column)", row=reader.line_num)  # fmt: skip
 
 
 def _loading(csv_path: Path, line: int, factor: str, cell: str | None) -> float:

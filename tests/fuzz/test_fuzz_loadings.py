@@ -85,6 +85,8 @@ TABLES = [
     ("item-twice", GOOD + "1,.5,.5\n", "row 6, field 'item': item '1' is listed twice"),
     ("empty-cell", "item,F1,F2\n1,.7,\n", "row 2, field 'F2': empty loading (a blank is not 0"),
     ("short-row", "item,F1,F2\n1,.7\n", "row 2, field 'F2': empty loading"),
+    ("long-row", "item,F1,F2\n1,.7,.1\n2,.7,.1,.3\n",
+     "row 3: 4 cells for 3 columns (a loading without a factor column)"),
     ("not-a-number", "item,F1,F2\n1,.7,high\n", "row 2, field 'F2': expected a number, got 'high'"),
     ("decimal-comma", "item;F1\n1;0,7\n", "the first column must be 'item', got 'item;F1'"),
     ("percent", "item,F1,F2\n1,70%,.1\n", "row 2, field 'F1': expected a number, got '70%'"),
