@@ -71,7 +71,18 @@ class TaskDescription:
             },
             "notes": inst.notes,
             "norm_groups": self.norm_groups,
+            "human_loadings": _loadings_json(inst),
         }
+
+
+def _loadings_json(inst: Instrument) -> dict[str, Any] | None:
+    """The published human loadings (raw item direction), or None when none ship."""
+    h = inst.human_loadings
+    if h is None:
+        return None
+    return {"source": h.source, "file": h.file, "rotation": h.rotation, "method": h.method,
+            "n": h.n, "note": h.note, "direction": "raw", "factors": list(h.factors),
+            "loadings": {item: list(v) for item, v in h.loadings}}  # fmt: skip
 
 
 def describe_task(

@@ -14,6 +14,7 @@ __all__ = [
     "Item",
     "ScaleDef",
     "NormGroup",
+    "HumanLoadings",
     "Instrument",
     "ImagePart",
     "Prompt",
@@ -105,6 +106,32 @@ class NormGroup:
 
 
 @dataclass(frozen=True)
+class HumanLoadings:
+    """Published human factor loadings of an instrument (``human_loadings:`` in its spec).
+
+    ``loadings`` maps item id -> one loading per factor (``factors``), in the items' raw
+    direction as published: a reverse-keyed item keeps its negative loading (``psym analyze``
+    flips it to the keyed direction of its EFA). ``file`` is the CSV as the spec names it.
+    """
+
+    source: str
+    file: str
+    factors: tuple[str, ...]
+    loadings: tuple[tuple[str, tuple[float, ...]], ...]  # (item, (l1, l2, ...)), table order
+    rotation: str | None = None
+    method: str | None = None
+    n: int | None = None
+    note: str = ""
+
+    def describe(self) -> str:
+        """One line: source, factors, rotation, method and n as published."""
+        how = ", ".join(x for x in (self.method, self.rotation) if x)
+        n = f", n = {self.n}" if self.n else ""
+        return (f"{self.source}: {len(self.factors)} factor(s) over {len(self.loadings)} "
+                f"items ({', '.join(self.factors)}){f'; {how}' if how else ''}{n}")  # fmt: skip
+
+
+@dataclass(frozen=True)
 class ScaleDef:
     """A scale (or subscale) and how its score is computed."""
 
@@ -148,6 +175,8 @@ class Instrument:
     form_files: dict[str, str] = field(default_factory=dict)
     plugin: PluginInfo | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    # published human factor loadings (``human_loadings:`` in the spec), None when none ship
+    human_loadings: HumanLoadings | None = None
     # per-run task options (``psym eval --task-arg TASK.KEY=VALUE``), set by ``evaluate()``
     options: dict[str, str] = field(default_factory=dict)
 

@@ -51,7 +51,7 @@ _OPTIONS = (
                  "columns constant within each respondent."),
     click.option("--efa", default=None, metavar="N|auto", callback=lambda _c, _p, v: _efa(v),
                  help="Population analyses: EFA with N factors (auto: parallel analysis's "
-                 "count)."),
+                 "count), with Tucker's congruence where the instrument ships human loadings."),
     click.option("--rotation", type=click.Choice([*ROTATIONS, "none"]), default=None,
                  help="With --efa: the rotation [default: oblimin]."),
     click.option("--cfa-model", type=_PATH, default=None,

@@ -73,6 +73,10 @@ def _print_description(desc: TaskDescription) -> None:
         if s.higher_is:
             stdout.print(f"{name}: higher = {s.higher_is}", markup=False)
     _print_norms(desc)
+    if inst.human_loadings is not None:
+        h = inst.human_loadings
+        stdout.print(f"human loadings: {h.describe()} [{h.file}, raw item direction; "
+                     "compared by `psym analyze --efa`]", markup=False)  # fmt: skip
     stdout.print(f"scoring: {inst.scoring_rule}", markup=False)
     if inst.notes:
         stdout.print(f"notes: {inst.notes}", markup=False)

@@ -40,6 +40,11 @@ def validate_cmd(ctx: click.Context, path: Path) -> None:
     stdout.print(
         f"ok: task '{inst.id}' ({inst.name}): "
         + ", ".join(f"{f} form {k} items" for f, k in n.items())
-        + f"; scales: {', '.join(inst.scales)}",
+        + f"; scales: {', '.join(inst.scales)}"
+        + (
+            ""
+            if inst.human_loadings is None
+            else f"; human loadings: {inst.human_loadings.describe()}"
+        ),
         markup=False,
     )

@@ -24,6 +24,7 @@ __all__ = [
     "ResponseScaleSpec",
     "ScaleSpec",
     "PromptSpec",
+    "HumanLoadingsSpec",
     "ItemRow",
     "validate_spec",
     "validate_row",
@@ -198,6 +199,42 @@ class PromptSpec(Open):
         return str(v)
 
 
+class HumanLoadingsSpec(Strict):
+    """Published human factor loadings: a CSV (``item,<factor>,<factor>,...``, loadings in the
+    items' raw direction as published) and where they come from."""
+
+    file: str = Field(description="CSV: item,<factor1>,<factor2>,... (relative path)")
+    source: str = Field(description="where they are published, e.g. 'Author (2001), Table 3'")
+    rotation: str | None = Field(default=None, description="the published rotation, e.g. oblimin")
+    method: str | None = Field(default=None, description="the published extraction, e.g. ml")
+    n: int | None = Field(default=None, description="the published sample size")
+    note: str = ""
+
+    @field_validator("file", "source", mode="before")
+    @classmethod
+    def _required(cls, v: Any) -> Any:
+        if not isinstance(v, str) or not v.strip():
+            raise ValueError(f"expected a non-empty string, got {v!r}"[:200])
+        return v.strip()
+
+    @field_validator("rotation", "method", mode="before")
+    @classmethod
+    def _name(cls, v: Any) -> Any:
+        return None if v is None else str(_expect(str, v)).strip() or None
+
+    @field_validator("n", mode="before")
+    @classmethod
+    def _n(cls, v: Any) -> Any:
+        if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
+            raise ValueError(f"expected a positive whole number, got {v!r}"[:200])
+        return v
+
+    @field_validator("note", mode="before")
+    @classmethod
+    def _note(cls, v: Any) -> Any:
+        return "" if v is None else str(v)
+
+
 class InstrumentSpec(Open):
     """An ``instrument.yaml``. Keys not listed here are kept for plugins (``Instrument.extra``)."""
 
@@ -217,6 +254,9 @@ class InstrumentSpec(Open):
     scoring_rule: str | None = None
     parser: str = "first_valid_int"
     notes: str = ""
+    human_loadings: HumanLoadingsSpec | None = Field(
+        default=None, description="published human factor loadings (file, source, ...)"
+    )
 
     @field_validator("schema_version", mode="before")
     @classmethod
@@ -244,6 +284,11 @@ class InstrumentSpec(Open):
     @classmethod
     def _ver(cls, v: Any) -> Any:
         return str(_expect((str, int, float), v))
+
+    @field_validator("human_loadings", mode="before")
+    @classmethod
+    def _loadings(cls, v: Any) -> Any:
+        return _optional(dict, v, "expected a mapping {file, source, rotation?, method?, n?}")
 
     @field_validator("license", "prompt", mode="before")
     @classmethod

@@ -17,6 +17,7 @@ from psymetrics_core.base.errors import SpecError
 from psymetrics_core.base.reading import InputError, load_yaml, read_csv, regular_file
 from psymetrics_core.base.types import Instrument, Item, Option, ResponseScale, ScaleDef
 from psymetrics_core.base.versions import SPEC_SCHEMA_VERSION
+from psymetrics_core.instruments.loadings import parse_human_loadings
 from psymetrics_core.instruments.norms import parse_norms
 from psymetrics_core.instruments.schema import validate_row, validate_spec
 from psymetrics_core.instruments.scoring import check_scale_rescales, item_rescale
@@ -118,6 +119,8 @@ def _build(path: Path, raw: dict[str, Any]) -> Instrument:
                 raise SpecError(path, "no item belongs to this scale", field=f"scales.{need}")
 
     scoring_rule = spec.scoring_rule or _describe_scoring(scales, forms["original"])
+    human = spec.human_loadings
+    loadings = None if human is None else parse_human_loadings(path, human, forms["original"])
     return Instrument(
         id=spec.id,
         name=spec.name,
@@ -140,6 +143,7 @@ def _build(path: Path, raw: dict[str, Any]) -> Instrument:
         spec_path=path,
         form_files={form: str(rel) for form, rel in spec.forms.items()},
         extra={k: v for k, v in raw.items() if k not in _REQUIRED_TOP},
+        human_loadings=loadings,
     )
 
 

@@ -222,13 +222,16 @@ def _strings(value: object, where: str) -> list[tuple[str, str]]:
 def placeholders(spec: dict[str, object]) -> list[str]:
     """Fields of an instrument spec that still hold the kit's ``REPLACE`` marker.
 
-    Checked: ``citation``, ``license`` (any field), ``item_source`` and each norm group's
-    ``source``, the fields a user needs to tell where the items come from and whether they
-    may use them.
+    Checked: ``citation``, ``license`` (any field), ``item_source``, each norm group's
+    ``source`` and ``human_loadings.source``, the fields a user needs to tell where the items
+    and numbers come from and whether they may use them.
     """
     found: list[tuple[str, str]] = []
     for field in ("citation", "license", "item_source"):
         found += _strings(spec.get(field), field)
+    loadings = spec.get("human_loadings")
+    if isinstance(loadings, dict):
+        found += _strings(loadings.get("source"), "human_loadings.source")
     scales = spec.get("scales")
     if isinstance(scales, dict):
         for name, scale in scales.items():

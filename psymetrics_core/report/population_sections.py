@@ -321,6 +321,7 @@ def _efa(efa: Mapping[str, Any] | None) -> dict[str, Any] | None:
         return None
     factors = [str(f) for f in efa.get("factors") or []]
     cong = efa.get("congruence") or {}
+    match, reading = efa.get("congruence_match") or {}, efa.get("congruence_reading") or {}
     rows = [
         {"item": item, "cells": [_cell(v, 2) for v in vals]}
         for item, vals in (efa.get("loadings") or {}).items()
@@ -328,9 +329,13 @@ def _efa(efa: Mapping[str, Any] | None) -> dict[str, Any] | None:
     return {
         "n_factors": efa.get("n_factors"), "rotation": efa.get("rotation") or "",
         "method": efa.get("method") or "", "factors": factors, "rows": rows,
-        "congruence": [{"factor": f, "phi": _cell(cong.get(f), 2, "no human loadings")}
-                       for f in factors] if cong else [],
+        # keyed by the human factors, each with the EFA factor matched to it and the reading
+        "congruence": [{"factor": f"{h} ~ {match[h]}" if match.get(h) else h,
+                        "phi": _cell(v, 3, "unmatched" if match else "no human loadings"),
+                        "reading": reading.get(h) or ""} for h, v in cong.items()],
         "congruence_reason": "" if cong else (efa.get("congruence_reason") or ""),
+        "congruence_source": efa.get("congruence_source") or "",
+        "congruence_note": efa.get("congruence_note") or "",
         "factor_corr": [[fmt(v) for v in row] for row in efa.get("factor_corr") or []],
         "reason": efa.get("reason") or "",
     }  # fmt: skip

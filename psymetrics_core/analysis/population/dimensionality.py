@@ -7,12 +7,12 @@ EFA is statsmodels' (ML or principal axis; its rotations, varimax, quartimax and
 verified by statsmodels against R/Stata). factor_analyzer 0.5.1 fails with scikit-learn >= 1.8
 (``check_array(force_all_finite=...)`` removed), so it is not used. Tucker's congruence
 phi = sum(x y) / sqrt(sum x^2 sum y^2) per factor, after matching the EFA factors to the
-human ones (best permutation and sign).
+human ones one to one (the assignment and signs maximising the summed |phi|, over min(k)
+factors), read as Lorenzo-Seva & ten Berge (2006) do.
 """
 
 from __future__ import annotations
 
-import itertools
 import warnings
 from dataclasses import dataclass
 
@@ -29,6 +29,9 @@ __all__ = [
     "parallel_analysis",
     "efa",
     "tucker_congruence",
+    "Congruence",
+    "match_congruence",
+    "congruence_reading",
 ]
 
 
@@ -131,22 +134,53 @@ def _phi(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.sum(a * b)) / den if den > 0 else float("nan")
 
 
-def tucker_congruence(loadings: pd.DataFrame, human: pd.DataFrame) -> dict[str, float]:
-    """phi per human factor, matching factors by the permutation and signs that maximise the
-    summed |phi| (items aligned by name; every human item must be in ``loadings``)."""
+@dataclass(frozen=True)
+class Congruence:
+    """Tucker's phi per human factor after matching (None: left unmatched, when the EFA has
+    fewer factors), and the EFA factor each human factor was matched to, with its sign."""
+
+    phi: dict[str, float | None]
+    match: dict[str, str | None]
+
+
+def match_congruence(loadings: pd.DataFrame, human: pd.DataFrame) -> Congruence:
+    """phi of each human factor with the EFA factor matched to it: the one-to-one matching
+    (over min(k) factors) and signs that maximise the summed |phi|; items aligned by name
+    (every human item must be in ``loadings``). ``match`` names the EFA factor, "-" prefixed
+    when it was reflected."""
+    from scipy.optimize import linear_sum_assignment  # on demand: the [analysis] extra
+
     missing = [i for i in human.index if i not in loadings.index]
     if missing:
         raise PsymError(f"congruence: human loadings name items not in the EFA: {missing}")
     a = loadings.loc[human.index].to_numpy(dtype=float)
     b = human.to_numpy(dtype=float)
-    if a.shape[1] < b.shape[1]:
-        raise PsymError(f"congruence: {a.shape[1]} factors for {b.shape[1]} human factors")
-    best: tuple[float, tuple[int, ...]] = (-1.0, ())
-    for perm in itertools.permutations(range(a.shape[1]), b.shape[1]):
-        score = sum(abs(_phi(a[:, i], b[:, j])) for j, i in enumerate(perm))
-        if score > best[0]:
-            best = (score, perm)
-    return {
-        str(col): abs(_phi(a[:, i], b[:, j]))
-        for j, (col, i) in enumerate(zip(human.columns, best[1], strict=True))
-    }
+    ka, kb = a.shape[1], b.shape[1]
+    phi = np.array([[_phi(a[:, i], b[:, j]) for j in range(kb)] for i in range(ka)])
+    # the assignment that maximises the summed |phi| (Hungarian algorithm: exact, and fast
+    # where trying every permutation of 10+ factors is not); undefined phi counts as 0
+    rows, cols = linear_sum_assignment(-np.nan_to_num(np.abs(phi)))
+    best = tuple(zip(rows.tolist(), cols.tolist(), strict=True))
+    out: dict[str, float | None] = {str(c): None for c in human.columns}
+    match: dict[str, str | None] = {str(c): None for c in human.columns}
+    for i, j in best:
+        v = phi[i, j]
+        out[str(human.columns[j])] = None if v != v else abs(float(v))
+        match[str(human.columns[j])] = ("-" if v < 0 else "") + str(loadings.columns[i])
+    return Congruence(out, match)
+
+
+def tucker_congruence(loadings: pd.DataFrame, human: pd.DataFrame) -> dict[str, float]:
+    """phi per human factor, matching factors by the permutation and signs that maximise the
+    summed |phi| (items aligned by name; every human item must be in ``loadings``)."""
+    if loadings.shape[1] < human.shape[1]:
+        raise PsymError(f"congruence: {loadings.shape[1]} factors for {human.shape[1]} human "
+                        "factors")  # fmt: skip
+    res = match_congruence(loadings, human)
+    return {k: float("nan") if v is None else v for k, v in res.phi.items()}
+
+
+def congruence_reading(phi: float) -> str:
+    """Lorenzo-Seva & ten Berge's (2006) reading of Tucker's phi: >= .95 the factors can be
+    considered equal, .85-.95 fair similarity, below .85 not equal."""
+    return "equal" if phi >= 0.95 else "fair similarity" if phi >= 0.85 else "not equal"

@@ -232,7 +232,12 @@ def task_analysis(
         "criterion": crit,
         # against people: variance ratio vs the human norms, acquiescence, score distributions
         **human_diagnostics(resp, structure, instrument, sorted(pop.forms or {"original"})[0]),
-        **structure_analysis(pop, structure, options.structure),
+        **structure_analysis(
+            pop,
+            structure,
+            options.structure,
+            human=instrument.human_loadings if instrument else None,
+        ),
     } | ({"irt": grm} if grm is not None else {})
 
 

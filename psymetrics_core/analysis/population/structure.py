@@ -7,8 +7,12 @@ keying of the one-factor-per-scale CFAs). The invariance model is the instrument
 structure, one factor per scale (``invariance.measurement_invariance``); groups are a run's
 model (its label; the run directories when runs share a label), the condition cell (the
 conditions crossed with the respondents), a respondent label, or the data's source (LLM vs
-human with ``--responses ... --human FILE``). Tucker's congruence needs human loadings, which
-no instrument spec ships today: it is None with that reason.
+human with ``--responses ... --human FILE``). Tucker's congruence compares the EFA loadings with
+the human loadings an instrument ships (``human_loadings:`` in its spec, raw direction as
+published; reverse-keyed items are flipped to the EFA's keyed direction here): factors are
+matched one to one over min(k) factors, phi is computed over the items both have, and every
+shortfall (fewer factors, items not in the data) is named in "congruence_note"; with fewer
+than 3 shared items, or no human loadings, "congruence" is None with "congruence_reason".
 """
 
 from __future__ import annotations
@@ -24,11 +28,17 @@ import pandas as pd
 
 from psymetrics_core.analysis.population.cfa import cfa
 from psymetrics_core.analysis.population.data import Responses, ScaleStructure
-from psymetrics_core.analysis.population.dimensionality import efa, parallel_analysis
+from psymetrics_core.analysis.population.dimensionality import (
+    congruence_reading,
+    efa,
+    match_congruence,
+    parallel_analysis,
+)
 from psymetrics_core.analysis.population.invariance import measurement_invariance
 from psymetrics_core.analysis.records import unit_label
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.reading import read_text
+from psymetrics_core.base.types import HumanLoadings
 from psymetrics_core.records.read import read_results
 
 if TYPE_CHECKING:
@@ -39,6 +49,9 @@ __all__ = ["CFAModel", "StructureOptions", "read_cfa_model", "structure_analysis
            "structure_text", "invariance_text"]  # fmt: skip
 
 NO_HUMAN_LOADINGS = "the instrument ships no human loadings"
+MIN_CONGRUENCE_ITEMS = 3  # phi over fewer shared items says nothing
+READING = ("Lorenzo-Seva & ten Berge (2006): phi >= .95 equal, .85-.94 fair similarity, "
+           "below .85 not equal")  # fmt: skip
 RUN_GROUPS = ("model", "condition")
 _NAME = re.compile(r"[A-Za-z0-9_.]+")
 _TERM = re.compile(r"(?:[-+]?(?:\d+\.?\d*|\.\d+|NA)\*)?([A-Za-z0-9_.]+)")
@@ -185,10 +198,11 @@ def check_model_items(model: CFAModel, task: str, columns: Sequence[str]) -> Non
 
 def structure_analysis(
     pop: PopulationData, structure: ScaleStructure, opts: StructureOptions | None,
-    group: pd.Series | None = None,
+    group: pd.Series | None = None, human: HumanLoadings | None = None,
 ) -> dict[str, Any]:  # fmt: skip
-    """The task entry's keys parallel_analysis, efa (with --efa), cfa_model (with --cfa-model)
-    and invariance (with a grouping: ``opts.group`` or the given ``group``)."""
+    """The task entry's keys parallel_analysis, efa (with --efa; Tucker's congruence with the
+    instrument's ``human`` loadings), cfa_model (with --cfa-model) and invariance (with a
+    grouping: ``opts.group`` or the given ``group``)."""
     opts = opts or StructureOptions()
     keyed = structure.keyed(pop.values)
     items = keyed.loc[:, structure.items()]
@@ -199,6 +213,7 @@ def structure_analysis(
     }}  # fmt: skip
     if opts.efa is not None:
         out["efa"] = _efa_json(items, opts, pa.n_factors, pa.reason)
+        out["efa"].update(congruence_json(out["efa"], human, structure))
     if opts.cfa_model is not None:
         out["cfa_model"] = _cfa_model_json(keyed, opts.cfa_model, pop)
     if group is None and opts.group is not None:
@@ -219,7 +234,6 @@ def _efa_json(
     n = opts.efa if isinstance(opts.efa, int) else n_pa
     out: dict[str, Any] = {"n_factors": n, "rotation": opts.rotation, "method": "ml",
                            "loadings": None, "factors": None, "factor_corr": None,
-                           "congruence": None, "congruence_reason": NO_HUMAN_LOADINGS,
                            "reason": None}  # fmt: skip
     if n is None or n < 1:
         why = pa_reason or "parallel analysis retains no factor"
@@ -239,6 +253,74 @@ def _efa_json(
         phi = np.asarray(res.factor_corr) * np.outer(sign, sign)
         out["factor_corr"] = [[float(v) for v in r] for r in phi]
     return out
+
+
+def congruence_json(
+    e: Mapping[str, Any], human: HumanLoadings | None, structure: ScaleStructure
+) -> dict[str, Any]:
+    """The congruence keys of an "efa" entry ``e``: phi per human factor (None: unmatched),
+    the matched EFA factor ("-F2": reflected), the reading, the source and the caveats."""
+    out: dict[str, Any] = {"congruence": None, "congruence_reason": NO_HUMAN_LOADINGS,
+                           "congruence_source": None, "congruence_match": None,
+                           "congruence_reading": None, "congruence_items": None,
+                           "congruence_note": None}  # fmt: skip
+    if human is None:
+        return out
+    out["congruence_source"] = human.source
+    if e["loadings"] is None:
+        out["congruence_reason"] = f"the EFA is undefined ({e['reason']})"
+        return out
+    table = pd.DataFrame([v for _, v in human.loadings], index=[i for i, _ in human.loadings],
+                         columns=list(human.factors))  # fmt: skip
+    for item in table.index.intersection(list(structure.reverse)):
+        table.loc[item] = -table.loc[item]  # raw direction as published -> keyed, as the EFA
+    ours = pd.DataFrame.from_dict(e["loadings"], orient="index", columns=e["factors"])
+    shared = [i for i in table.index if i in ours.index]
+    absent = [i for i in table.index if i not in ours.index]
+    if len(shared) < MIN_CONGRUENCE_ITEMS:
+        which = f" (not in the data: {_names(absent)})" if absent else ""
+        out["congruence_reason"] = (
+            f"{len(shared)} of the {len(table)} items of the human loadings are in the "
+            f"EFA{which}; phi needs {MIN_CONGRUENCE_ITEMS} or more"
+        )
+        return out
+    res = match_congruence(ours.loc[shared], table.loc[shared])
+    out.update(
+        congruence=res.phi,
+        congruence_reason=None,
+        congruence_match=res.match,
+        congruence_items=len(shared),
+        congruence_reading={
+            k: None if v is None else congruence_reading(v) for k, v in res.phi.items()
+        },
+        congruence_note=_congruence_note(
+            e, human, absent, [i for i in ours.index if i not in table.index]
+        ),
+    )
+    return out  # fmt: skip
+
+
+def _names(items: Sequence[str], most: int = 8) -> str:
+    return ", ".join(items[:most]) + (f" (+{len(items) - most} more)" if len(items) > most else "")
+
+
+def _congruence_note(
+    e: Mapping[str, Any], human: HumanLoadings, absent: list[str], unloaded: list[str]
+) -> str | None:
+    """The caveats of a congruence: factor counts, items on one side only, rotations."""
+    notes = []
+    ka, kb = len(e["factors"]), len(human.factors)
+    if ka != kb:
+        notes.append(f"EFA has {ka} factor(s), the human loadings {kb}: matched over {min(ka, kb)}")
+    if absent:
+        notes.append(f"{len(absent)} item(s) of the human loadings are not in the data "
+                     f"({_names(absent)})")  # fmt: skip
+    if unloaded:
+        notes.append(f"{len(unloaded)} item(s) have no human loading and are left out "
+                     f"({_names(unloaded)})")  # fmt: skip
+    if human.rotation and e["rotation"] and human.rotation.lower() != e["rotation"]:
+        notes.append(f"human loadings {human.rotation}-rotated, this EFA {e['rotation']}")
+    return "; ".join(notes) or None
 
 
 def _cfa_model_json(keyed: pd.DataFrame, model: CFAModel, pop: PopulationData) -> dict[str, Any]:
@@ -320,9 +402,23 @@ def _efa_text(x: Mapping[str, Any]) -> list[str]:
         shown = ", ".join(f"{i} {v:+.2f}" for _, i, v in big[:6])
         more = f" (+{len(big) - 6} more)" if len(big) > 6 else ""
         out.append(f"    {fac}: {shown or 'none'}{more}")
+    return out + congruence_text(x)
+
+
+def congruence_text(x: Mapping[str, Any]) -> list[str]:
+    """Tucker's congruence of an "efa" entry with its reading and caveats."""
     phi = x["congruence"]
-    out.append(f"    congruence: {x['congruence_reason']}" if phi is None else
-               "    congruence: " + ", ".join(f"{k} {v:.2f}" for k, v in phi.items()))  # fmt: skip
+    src = f" with {x['congruence_source']}" if x.get("congruence_source") else ""
+    if phi is None:
+        return [f"    Tucker's congruence{src}: undefined ({x['congruence_reason']})"]
+    shown = ", ".join(
+        f"{k} ~ {x['congruence_match'][k]} {v:.3f} ({x['congruence_reading'][k]})"
+        if v is not None else f"{k} unmatched" for k, v in phi.items()
+    )  # fmt: skip
+    out = [f"    Tucker's congruence{src} over {x['congruence_items']} items: {shown}",
+           f"      reading: {READING}"]  # fmt: skip
+    if x["congruence_note"]:
+        out.append(f"      note: {x['congruence_note']}")
     return out
 
 
