@@ -3,10 +3,10 @@
 Every fenced block of that section runs in order in one directory, as a reader would run them,
 against the loopback server the docs test uses (``benchmarks/latency_server.py``, answers from a
 hash of the prompt): the ``bash`` blocks line by line (``$BASE_URL`` substituted), a
-``python`` block (if any) as ``two_factor.py``. Each ``text`` block is the output the page claims: every
-line of it that is not ``...`` must be a line the commands printed (plan hashes aside, which
-depend on the directory). So a change to the statistics, the persona file or the commands that
-changes the printed numbers fails here until the page is updated.
+``python`` block (if any) as ``two_factor.py``. Each ``text`` block is the output the page
+claims: every line of it that is not ``...`` must be a line the commands printed (plan hashes
+aside, which depend on the directory). So a change to the statistics, the persona file or the
+commands that changes the printed numbers fails here until the page is updated.
 """
 
 from __future__ import annotations

@@ -280,3 +280,15 @@ def test_group_on_population_runs(tmp_path: Path) -> None:
     res = CliRunner().invoke(cli, ["analyze", runs[0], "--group", "region"])
     assert isinstance(res.exception, PsymError)
     assert str(res.exception).startswith("--group region: not model, condition or a respondent")
+
+
+def test_an_efa_with_negative_df_is_not_identified(hs) -> None:
+    """Nine items carry at most five factors: ((9 - 5)^2 - 14) / 2 = 1 df; six leave
+    ((9 - 6)^2 - 15) / 2 = -3 (counted by hand), so no loadings, the reason instead."""
+    from psymetrics_core.analysis.population.dimensionality import efa
+
+    items = hs[[f"x{i}" for i in range(1, 10)]]
+    assert efa(items, 5).reason is None
+    res = efa(items, 6)
+    assert res.loadings is None and res.reason is not None
+    assert res.reason.startswith("not identified: 6 factors for 9 items leave df -3")

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from scipy.optimize import linear_sum_assignment
 
 from psymetrics_core.analysis.population.fitstats import constant_items, dependent_items
 from psymetrics_core.base.errors import PsymError
@@ -95,6 +96,11 @@ ROTATIONS = ("varimax", "quartimax", "biquartimax", "equamax", "oblimin", "parsi
              "parsimony", "biquartimin", "promax")  # statsmodels' list  # fmt: skip
 
 
+def efa_df(p: int, k: int) -> int:
+    """Degrees of freedom of a k-factor EFA of p items: ((p - k)^2 - (p + k)) / 2."""
+    return ((p - k) ** 2 - (p + k)) // 2
+
+
 def efa(
     values: pd.DataFrame, n_factors: int, rotation: str | None = "oblimin", method: str = "ml"
 ) -> EFAResult:
@@ -106,6 +112,9 @@ def efa(
     frame, why = _complete(values)
     if why is None and not 1 <= n_factors < frame.shape[1]:
         why = f"{n_factors} factors for {frame.shape[1]} items"
+    if why is None and (df := efa_df(frame.shape[1], n_factors)) < 0:
+        why = (f"not identified: {n_factors} factors for {frame.shape[1]} items leave df {df} "
+               "(an EFA needs (items - factors)^2 >= items + factors)")  # fmt: skip
     if why:
         return EFAResult(None, rotation, method, reason=why)
     try:
@@ -148,8 +157,6 @@ def match_congruence(loadings: pd.DataFrame, human: pd.DataFrame) -> Congruence:
     (over min(k) factors) and signs that maximise the summed |phi|; items aligned by name
     (every human item must be in ``loadings``). ``match`` names the EFA factor, "-" prefixed
     when it was reflected."""
-    from scipy.optimize import linear_sum_assignment  # on demand: the [analysis] extra
-
     missing = [i for i in human.index if i not in loadings.index]
     if missing:
         raise PsymError(f"congruence: human loadings name items not in the EFA: {missing}")
