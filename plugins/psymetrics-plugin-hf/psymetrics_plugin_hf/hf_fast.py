@@ -154,6 +154,12 @@ def _prefix_groups(rows: list[_Row], root: int) -> list[_Group]:
     common prefix is computed once (one instruction block under a common system prompt: the
     two parts of the MFQ, or several questionnaires in one call). Rows that share nothing more
     form one group at ``root``.
+
+    A group is split again the same way below its own prefix, so that prompts that begin alike
+    but part later never share less than they could: a population's respondents whose personas
+    begin with the same words fall in one run, which splits into one group per respondent (its
+    persona and instruction computed once, not once per item). Each split lengthens the prefix,
+    so the recursion ends.
     """
     order = sorted(rows, key=lambda r: r.tokens)
     runs: list[list[_Row]] = [[order[0]]] if order else []
@@ -171,7 +177,7 @@ def _prefix_groups(rows: list[_Row], root: int) -> list[_Group]:
     for run in runs:
         n = _common_prefix(run) if len(run) > 1 else root
         if n - root >= _MIN_SHARED:
-            groups.append(_Group(n, run))
+            groups.extend(_prefix_groups(run, n))
         else:
             loose.extend(run)
     if loose:
