@@ -209,6 +209,7 @@ def score_prompts_native(
     progress: Reporter | None,
     on_result: Callable[[int, Completion], None] | None,
     token_budget: int = 4096,
+    prefix_budget: int = 32768,
 ) -> list[Completion]:
     """As :func:`score_prompts` on a native Llama forward pass (``onnx_llama`` on a CPU,
     ``native_llama`` elsewhere: both take token ids as arrays, ``forward``, ``prefix`` and
@@ -217,7 +218,10 @@ def score_prompts_native(
     The token prefix shared by every row of the call is run once, then each group of rows
     sharing a longer prefix (:func:`_prefix_groups`) extends it once; the rest of the rows are
     run in batches of about ``token_budget`` padded tokens, shortest first, each attending to
-    its group's keys and values without copying them per row.
+    its group's keys and values without copying them per row. The groups' prefixes are run
+    in passes of at most ``prefix_budget`` padded tokens (:func:`_group_slices`), each pass's
+    rows scored before the next, so the keys and values held at once stay bounded however many
+    respondents of a population one call holds.
     """
     import numpy as np
 
@@ -231,20 +235,37 @@ def score_prompts_native(
     root = _common_prefix(rows) if rows else 0
     pad = backend._native[1].pad_token_id or 0
     groups = _prefix_groups(rows, root) if rows else []
-    pasts = _group_pasts(engine, groups, root, pad)
-    for group, past in zip(groups, pasts, strict=True):
-        n_pre = group.prefix
-        for batch in _budget_batches(group.rows, n_pre, token_budget):
-            width = max(len(r.tokens) for r in batch) - n_pre
-            ids = np.array(
-                [r.tokens[n_pre:] + [pad] * (width - len(r.tokens) + n_pre) for r in batch],
-                dtype=np.int64,
-            )
-            wanted = sorted({pos - n_pre for r in batch for pos, _, _ in r.reads})
-            hidden, _ = engine.forward(ids, past, keep=np.array(wanted, dtype=np.int64))
-            _add_reads(engine, hidden, batch, wanted, n_pre, scores)
-            _finish(batch, pending, scores, done, on_result, progress)
+    for part in _group_slices(groups, prefix_budget):
+        pasts = _group_pasts(engine, part, root, pad)
+        for group, past in zip(part, pasts, strict=True):
+            n_pre = group.prefix
+            for batch in _budget_batches(group.rows, n_pre, token_budget):
+                width = max(len(r.tokens) for r in batch) - n_pre
+                ids = np.array(
+                    [r.tokens[n_pre:] + [pad] * (width - len(r.tokens) + n_pre) for r in batch],
+                    dtype=np.int64,
+                )
+                wanted = sorted({pos - n_pre for r in batch for pos, _, _ in r.reads})
+                hidden, _ = engine.forward(ids, past, keep=np.array(wanted, dtype=np.int64))
+                _add_reads(engine, hidden, batch, wanted, n_pre, scores)
+                _finish(batch, pending, scores, done, on_result, progress)
     return [c for c in done if c is not None]
+
+
+def _group_slices(groups: list[_Group], budget: int) -> list[list[_Group]]:
+    """``groups`` in order, cut into slices whose prefix pass (one row per group, padded to the
+    slice's longest prefix) stays within ``budget`` tokens; a slice holds at least one group."""
+    slices: list[list[_Group]] = []
+    width = 0
+    for group in groups:
+        wider = max(width, group.prefix)
+        if slices and wider * (len(slices[-1]) + 1) <= budget:
+            slices[-1].append(group)
+            width = wider
+        else:
+            slices.append([group])
+            width = group.prefix
+    return slices
 
 
 def _group_pasts(engine: Any, groups: list[_Group], root: int, pad: int) -> list[Any]:

@@ -120,3 +120,19 @@ def test_prefix_groups_split_again_below_a_shared_persona_beginning() -> None:
         (50, [0, 2]),
         (50, [1, 3]),
     ]
+
+
+def test_group_slices_bound_the_padded_prefix_pass() -> None:
+    from psymetrics_plugin_hf import hf_fast
+
+    groups = [hf_fast._Group(n, []) for n in (10, 30, 20, 5)]
+    # by hand, budget 60: [10, 30] pads to 2 x 30 = 60; adding 20 would be 3 x 30 = 90, so a
+    # new slice [20, 5] = 2 x 20 = 40; a group wider than the budget still gets a slice
+    cut = hf_fast._group_slices(groups, 60)
+    assert [[g.prefix for g in part] for part in cut] == [[10, 30], [20, 5]]
+    assert [[g.prefix for g in part] for part in hf_fast._group_slices(groups, 1)] == [
+        [10],
+        [30],
+        [20],
+        [5],
+    ]

@@ -223,7 +223,8 @@ def test_tiny_llama_option_scores_agree_across_engines(tiny_llama: tuple[Path, A
 # personas that begin alike (as generated trait-marker profiles do) and one that does not:
 # every persona's own word (w50, w51, w52, w53) marks where its prefix is computed
 _SHARED = " ".join(f"w{i}" for i in range(10, 40))  # 30 words: more than the 16 of a group
-_PERSONAS = [f"{_SHARED} w5{k} w60 w61 w62 w63 w64" for k in range(3)] + ["w90 w53 w91"]
+_TAIL = " ".join(f"w{i}" for i in range(54, 72))  # 18 words after each one's own word
+_PERSONAS = [f"{_SHARED} w5{k} {_TAIL}" for k in range(3)] + [f"w90 w53 {_TAIL}"]
 _MARKS = ("w50", "w51", "w52", "w53")
 
 
@@ -297,3 +298,37 @@ def test_population_persona_prefix_is_computed_once_per_respondent(
 def _read_scores(out: Path) -> dict[tuple[str, str], list[float]]:
     rows = [json.loads(line) for line in (out / "samples.jsonl").read_text().splitlines()]
     return {(r["condition"], r["item"]): list(r["option_logprobs"].values()) for r in rows}
+
+
+def test_prefix_passes_in_slices_score_the_same(
+    tiny_llama: tuple[Path, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ONNX scorer's prefix passes cut into slices (``prefix_budget``: one group per pass
+    here) still feed each persona once and give the scores of one pass."""
+    from psymetrics_plugin_hf import hf_fast
+
+    from psymetrics_core.base.types import Option, Prompt
+
+    be, fed = _count_marks(tiny_llama[0], "onnx", monkeypatch)
+    assert be._native_engine() is not None
+    options = (Option(1, "a"), Option(2, "b"), Option(3, "c"))
+    prompts = [
+        Prompt(({"role": "system", "content": p}, {"role": "user", "content": item}), options, "")
+        for p in _PERSONAS
+        for item in ("one two", "three", "four five six", "seven")
+    ]
+    whole = hf_fast.score_prompts_native(be, prompts, None, None)
+    assert dict(fed) == {m: 1 for m in _MARKS}
+    passes: list[int] = []
+    real = hf_fast._group_pasts
+
+    def counted(engine: Any, part: Any, *rest: Any) -> Any:
+        passes.append(len(part))
+        return real(engine, part, *rest)
+
+    monkeypatch.setattr(hf_fast, "_group_pasts", counted)
+    sliced = hf_fast.score_prompts_native(be, prompts, None, None, prefix_budget=1)
+    assert len(passes) == len(_PERSONAS) and set(passes) == {1}
+    assert dict(fed) == {m: 2 for m in _MARKS}  # once more each, in the second call
+    for a, b in zip(whole, sliced, strict=True):
+        assert a.option_logprobs == pytest.approx(b.option_logprobs, abs=1e-5)
