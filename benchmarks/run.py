@@ -306,8 +306,10 @@ def bench_population_prefix(work: Path) -> None:
         f"computed once per respondent {p['shared_s']:.2f} s, every prompt on its own "
         f"(--model-args prefix_cache=false, which also scores through transformers instead of "
         f"the ONNX engine) {p['alone_s']:.2f} s = {p['ratio']:.1f}x faster with prefix "
-        f"sharing; answers equal {p['same_answers']}/{p['prompts']}, largest "
-        f"option log-probability difference {p['max_logprob_diff']:.1e}"
+        f"sharing; tokens run through the model {p['tokens_shared']:,} vs "
+        f"{p['tokens_alone']:,} = {p['tokens_alone'] / p['tokens_shared']:.1f}x fewer; answers "
+        f"equal {p['same_answers']}/{p['prompts']}, largest option log-probability difference "
+        f"{p['max_logprob_diff']:.1e}"
     )
 
 
