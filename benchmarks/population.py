@@ -163,3 +163,66 @@ def analysis_at_scale(
     return {"rows": respondents * n_items, "respondents": respondents, "items": n_items,
             "scales": len(scales), "cfa_fitted": fitted, "wall_s": wall,
             "peak_gb": peak_kb * 1024 / 1e9, "command": " ".join(cmd[1:])}  # fmt: skip
+
+
+def _scored(out: Path) -> dict[tuple[str, str], tuple[Any, list[float]]]:
+    """(respondent, item) -> (answer, option log-probabilities) of a run's samples."""
+    rows = [json.loads(line) for line in (out / "samples.jsonl").read_text().splitlines()]
+    return {
+        (r["condition"], r["item"]): (r["answer"], list(r["option_logprobs"].values()))
+        for r in rows
+    }
+
+
+def prefix_sharing(work: Path, respondents: int = 4, items: int = 6) -> dict[str, Any]:
+    """``psym eval --tasks bfi --mode logprob --population`` on the default model (SmolLM2 on
+    CPU) of ``respondents`` generated trait-marker personas (about 80 tokens each, beginning
+    alike) x the first ``items`` BFI items, with prefix sharing (the default: the ONNX engine
+    computes each persona and the instruction once per respondent) and with
+    ``--model-args prefix_cache=false`` (every prompt computed on its own, through
+    transformers), in one process; each backend is loaded and warmed up before the clock
+    starts; best of 2 runs each. The samples of the two are compared."""
+    from psymetrics_core.administer.api import evaluate
+    from psymetrics_core.administer.runner import make_backend
+    from psymetrics_core.study.population import BuildSpec, build_population, write_population
+
+    work.mkdir(parents=True, exist_ok=True)
+    pop = work / "markers.jsonl"
+    write_population(pop, build_population(BuildSpec(generate="trait-markers", n=respondents)))
+    run = {"mode": "logprob", "limit": items, "population": pop, "cache": False}
+    walls: dict[str, float] = {}
+    for label, args, times in (("shared", {}, 2), ("alone", {"prefix_cache": "false"}, 2)):
+        be = make_backend("smollm2", args)
+        evaluate(["bfi"], mode="logprob", limit=1, backend=be, cache=False)  # load, warm up
+        best = float("inf")
+        for _ in range(times):
+            start = time.perf_counter()
+            evaluate(["bfi"], backend=be, output=work / label, overwrite=True, **run)
+            best = min(best, time.perf_counter() - start)
+        walls[label] = best
+        if label == "shared":  # its engine's tokenizer, loaded
+            tokens = _tokens_run(be, items, pop)
+    shared, alone = _scored(work / "shared"), _scored(work / "alone")
+    pairs = [(a, b) for k, (_, lp) in shared.items() for a, b in zip(lp, alone[k][1], strict=True)]
+    diff = max(abs(a - b) for a, b in pairs)
+    return {
+        "respondents": respondents, "items": items, "prompts": len(shared),
+        "shared_s": walls["shared"], "alone_s": walls["alone"],
+        "ratio": walls["alone"] / walls["shared"],
+        "same_answers": sum(shared[k][0] == alone[k][0] for k in shared),
+        "max_logprob_diff": diff, **tokens,
+    }  # fmt: skip
+
+
+def _tokens_run(be: Any, items: int, pop: Path) -> dict[str, int]:
+    """Tokens the model runs for the population's prompts (padding excluded): each prompt on
+    its own, and with each prefix group's prefix (``hf_fast._prefix_groups``) once."""
+    from psymetrics_plugin_hf.hf_fast import _common_prefix, _prefix_groups, _rows
+
+    from benchmarks.scale import _logprob_prompts
+
+    (prompts,) = _logprob_prompts(("bfi",), items, population=pop)
+    rows = _rows(be, prompts)
+    groups = _prefix_groups(rows, _common_prefix(rows))
+    shared = sum(g.prefix + sum(len(r.tokens) - g.prefix for r in g.rows) for g in groups)
+    return {"tokens_alone": sum(len(r.tokens) for r in rows), "tokens_shared": shared}

@@ -296,6 +296,23 @@ def bench_population(latency: float, work: Path) -> None:
     )
 
 
+def bench_population_prefix(work: Path) -> None:
+    """A population's personas on the default model, computed once per respondent (prefix
+    sharing, the default) against every prompt computed on its own (prefix_cache=false)."""
+    p = population.prefix_sharing(work / "population-prefix")
+    print(
+        f"[population-prefix] bfi x {p['respondents']} trait-marker respondents x {p['items']} "
+        f"items (psym eval --population, --mode logprob, default model on CPU): persona "
+        f"computed once per respondent {p['shared_s']:.2f} s, every prompt on its own "
+        f"(--model-args prefix_cache=false, which also scores through transformers instead of "
+        f"the ONNX engine) {p['alone_s']:.2f} s = {p['ratio']:.1f}x faster with prefix "
+        f"sharing; tokens run through the model {p['tokens_shared']:,} vs "
+        f"{p['tokens_alone']:,} = {p['tokens_alone'] / p['tokens_shared']:.1f}x fewer; answers "
+        f"equal {p['same_answers']}/{p['prompts']}, largest option log-probability difference "
+        f"{p['max_logprob_diff']:.1e}"
+    )
+
+
 def bench_population_analysis(work: Path) -> None:
     """``psym analyze --responses`` of 1,250 respondents x 419 items against 2 min and 4 GB."""
     a = population.analysis_at_scale(work / "population-analysis")
@@ -318,10 +335,11 @@ def main() -> None:
     ap.add_argument("--keep", action="store_true", help="keep the work directory")
     ap.add_argument(
         "--only",
-        choices=("grid", "population", "population-analysis"),
+        choices=("grid", "population", "population-prefix", "population-analysis"),
         default=None,
         help="run only this benchmark (grid: the grid against the latency bound, with a fresh "
         "cache and with --no-cache; population: psym eval --population against the bound; "
+        "population-prefix: a population on the default model with and without prefix sharing; "
         "population-analysis: psym analyze --responses of 1,250 x 419 in time and memory)",
     )
     a = ap.parse_args()
@@ -341,6 +359,9 @@ def main() -> None:
         if a.only == "population":
             bench_population(a.latency, work)
             return
+        if a.only == "population-prefix":
+            bench_population_prefix(work)
+            return
         if a.only == "population-analysis":
             bench_population_analysis(work)
             return
@@ -354,6 +375,8 @@ def main() -> None:
             )
         bench_grid(a.latency, work)
         bench_population(a.latency, work)
+        if not a.skip_lmeval:  # the default model's
+            bench_population_prefix(work)
         bench_population_analysis(work)
         sh = scale.shard_speedup(a.latency, work, env)
         print(

@@ -86,9 +86,9 @@ def startup_imports(env: dict[str, str]) -> dict[str, Any]:
     return out
 
 
-def _logprob_prompts(tasks: tuple[str, ...], limit: int | None) -> list[list[Any]]:
+def _logprob_prompts(tasks: tuple[str, ...], limit: int | None, **options: Any) -> list[list[Any]]:
     """The logprob prompts of each task, as psym renders them (recorded, no model call), one
-    list per task."""
+    list per task (``options``: more of ``evaluate``'s, e.g. ``population``)."""
     from psymetrics_core.administer.runner import evaluate
     from psymetrics_core.backends.base import GenerationSettings
     from psymetrics_core.base.types import Completion
@@ -111,7 +111,7 @@ def _logprob_prompts(tasks: tuple[str, ...], limit: int | None) -> list[list[Any
     per_task = []
     for t in tasks:  # one group per task: what a cached ``psym eval`` sends (scheduler.py)
         groups.clear()
-        evaluate([t], mode="logprob", limit=limit, backend=Recorder(), cache=False)
+        evaluate([t], mode="logprob", limit=limit, backend=Recorder(), cache=False, **options)
         per_task.append([p for g in groups for p in g])
     return per_task
 

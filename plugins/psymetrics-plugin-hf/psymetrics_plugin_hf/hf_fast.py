@@ -3,10 +3,11 @@
 Every (prompt, option) pair becomes a token row exactly as :meth:`HFBackend.loglikelihoods`
 tokenises it (lm-eval's split: encode ``context + continuation``, cut after the context's
 tokens). When every option of a prompt is a single token the prompt needs one row, read at its
-last position. Rows are sorted so that prompts with the same instruction sit together; in each
-batch the common token prefix is run once, its KV cache is copied to the batch, and only the
-rest of each row is computed (right padding, so positions and causal attention of real tokens
-are exactly those of the unbatched computation).
+last position. Rows are grouped by the token prefix they share (the system prompt, a
+population's persona, the instruction: :func:`_prefix_groups`); each group's prefix is run
+once, its KV cache is reused by the group's rows, and only the rest of each row is computed
+(right padding, so positions and causal attention of real tokens are exactly those of the
+unbatched computation).
 """
 
 from __future__ import annotations
@@ -92,49 +93,66 @@ def score_prompts(
     progress: Reporter | None,
     on_result: Callable[[int, Completion], None] | None,
 ) -> list[Completion]:
-    """Option log-likelihoods for ``prompts``; equal (within float error) to the plain loop."""
+    """Option log-likelihoods for ``prompts``; equal (within float error) to the plain loop.
+
+    Rows are split into the prefix groups of :func:`_prefix_groups`; each group's prefix is
+    run once and its KV cache copied to every batch of the group's rows (a batch never mixes
+    groups, so a population's persona is computed once per respondent, not once per batch or
+    per item of a batch that straddles two respondents).
+    """
     import torch
 
     model, device = backend._model, backend.device
-    rows = sorted(_rows(backend, prompts), key=lambda r: r.tokens)
+    rows = _rows(backend, prompts)
     scores: list[list[float]] = [[0.0] * len(p.options) for p in prompts]
     pending = [sum(1 for r in rows if r.prompt == i) for i in range(len(prompts))]
-    prefixes: dict[tuple[int, ...], Any] = {}
     done: list[Completion | None] = [None] * len(prompts)
     size = max(1, backend.batch_size)
+    groups = _prefix_groups(rows, _common_prefix(rows)) if rows else []
     with torch.inference_mode():
-        for start in range(0, len(rows), size):
-            batch = rows[start : start + size]
-            n_pre = _common_prefix(batch)
-            key = tuple(batch[0].tokens[:n_pre])
-            past = None
+        for group in groups:
+            n_pre = group.prefix
+            prefix = None
             if n_pre > 0:
-                if key not in prefixes:
-                    if len(prefixes) >= 4:
-                        prefixes.pop(next(iter(prefixes)))
-                    ids = torch.tensor([list(key)], device=device)
-                    prefixes[key] = model(input_ids=ids, use_cache=True).past_key_values
-                past = copy.deepcopy(prefixes[key])
-                past.batch_repeat_interleave(len(batch))
-            width = max(len(r.tokens) for r in batch) - n_pre
-            pad = backend._tok.pad_token_id or 0
-            ids = torch.tensor(
-                [r.tokens[n_pre:] + [pad] * (width - len(r.tokens) + n_pre) for r in batch],
-                device=device,
-            )
-            # only the positions some row reads from get logits (relative to the suffix)
-            wanted = sorted({pos - n_pre for r in batch for pos, _, _ in r.reads})
-            index = {pos: j for j, pos in enumerate(wanted)}
-            keep = torch.tensor(wanted, device=device)
-            logits = model(
-                input_ids=ids, past_key_values=past, use_cache=past is not None, logits_to_keep=keep
-            ).logits
-            logp = torch.log_softmax(logits.float(), dim=-1)
-            for b, r in enumerate(batch):
-                for pos, tok, k in r.reads:
-                    scores[r.prompt][k] += float(logp[b, index[pos - n_pre], tok])
-            _finish(batch, pending, scores, done, on_result, progress)
+                ids = torch.tensor([group.rows[0].tokens[:n_pre]], device=device)
+                prefix = model(input_ids=ids, use_cache=True).past_key_values
+            order = sorted(group.rows, key=lambda r: r.tokens)
+            for start in range(0, len(order), size):
+                batch = order[start : start + size]
+                past = None
+                if prefix is not None:
+                    past = copy.deepcopy(prefix)
+                    past.batch_repeat_interleave(len(batch))
+                _score_batch(backend, batch, n_pre, past, scores)
+                _finish(batch, pending, scores, done, on_result, progress)
     return [c for c in done if c is not None]
+
+
+def _score_batch(
+    backend: Any, batch: list[_Row], n_pre: int, past: Any, scores: list[list[float]]
+) -> None:
+    """Run ``batch``'s rows after their first ``n_pre`` tokens (whose KV cache is ``past``)
+    and add each read to ``scores``."""
+    import torch
+
+    model, device = backend._model, backend.device
+    width = max(len(r.tokens) for r in batch) - n_pre
+    pad = backend._tok.pad_token_id or 0
+    ids = torch.tensor(
+        [r.tokens[n_pre:] + [pad] * (width - len(r.tokens) + n_pre) for r in batch],
+        device=device,
+    )
+    # only the positions some row reads from get logits (relative to the suffix)
+    wanted = sorted({pos - n_pre for r in batch for pos, _, _ in r.reads})
+    index = {pos: j for j, pos in enumerate(wanted)}
+    keep = torch.tensor(wanted, device=device)
+    logits = model(
+        input_ids=ids, past_key_values=past, use_cache=past is not None, logits_to_keep=keep
+    ).logits
+    logp = torch.log_softmax(logits.float(), dim=-1)
+    for b, r in enumerate(batch):
+        for pos, tok, k in r.reads:
+            scores[r.prompt][k] += float(logp[b, index[pos - n_pre], tok])
 
 
 _MIN_SHARED = 16  # extra shared tokens that earn a group its own prefix pass
@@ -154,6 +172,12 @@ def _prefix_groups(rows: list[_Row], root: int) -> list[_Group]:
     common prefix is computed once (one instruction block under a common system prompt: the
     two parts of the MFQ, or several questionnaires in one call). Rows that share nothing more
     form one group at ``root``.
+
+    A group is split again the same way below its own prefix, so that prompts that begin alike
+    but part later never share less than they could: a population's respondents whose personas
+    begin with the same words fall in one run, which splits into one group per respondent (its
+    persona and instruction computed once, not once per item). Each split lengthens the prefix,
+    so the recursion ends.
     """
     order = sorted(rows, key=lambda r: r.tokens)
     runs: list[list[_Row]] = [[order[0]]] if order else []
@@ -171,7 +195,7 @@ def _prefix_groups(rows: list[_Row], root: int) -> list[_Group]:
     for run in runs:
         n = _common_prefix(run) if len(run) > 1 else root
         if n - root >= _MIN_SHARED:
-            groups.append(_Group(n, run))
+            groups.extend(_prefix_groups(run, n))
         else:
             loose.extend(run)
     if loose:
@@ -185,6 +209,7 @@ def score_prompts_native(
     progress: Reporter | None,
     on_result: Callable[[int, Completion], None] | None,
     token_budget: int = 4096,
+    prefix_budget: int = 32768,
 ) -> list[Completion]:
     """As :func:`score_prompts` on a native Llama forward pass (``onnx_llama`` on a CPU,
     ``native_llama`` elsewhere: both take token ids as arrays, ``forward``, ``prefix`` and
@@ -193,7 +218,10 @@ def score_prompts_native(
     The token prefix shared by every row of the call is run once, then each group of rows
     sharing a longer prefix (:func:`_prefix_groups`) extends it once; the rest of the rows are
     run in batches of about ``token_budget`` padded tokens, shortest first, each attending to
-    its group's keys and values without copying them per row.
+    its group's keys and values without copying them per row. The groups' prefixes are run
+    in passes of at most ``prefix_budget`` padded tokens (:func:`_group_slices`), each pass's
+    rows scored before the next, so the keys and values held at once stay bounded however many
+    respondents of a population one call holds.
     """
     import numpy as np
 
@@ -207,20 +235,37 @@ def score_prompts_native(
     root = _common_prefix(rows) if rows else 0
     pad = backend._native[1].pad_token_id or 0
     groups = _prefix_groups(rows, root) if rows else []
-    pasts = _group_pasts(engine, groups, root, pad)
-    for group, past in zip(groups, pasts, strict=True):
-        n_pre = group.prefix
-        for batch in _budget_batches(group.rows, n_pre, token_budget):
-            width = max(len(r.tokens) for r in batch) - n_pre
-            ids = np.array(
-                [r.tokens[n_pre:] + [pad] * (width - len(r.tokens) + n_pre) for r in batch],
-                dtype=np.int64,
-            )
-            wanted = sorted({pos - n_pre for r in batch for pos, _, _ in r.reads})
-            hidden, _ = engine.forward(ids, past, keep=np.array(wanted, dtype=np.int64))
-            _add_reads(engine, hidden, batch, wanted, n_pre, scores)
-            _finish(batch, pending, scores, done, on_result, progress)
+    for part in _group_slices(groups, prefix_budget):
+        pasts = _group_pasts(engine, part, root, pad)
+        for group, past in zip(part, pasts, strict=True):
+            n_pre = group.prefix
+            for batch in _budget_batches(group.rows, n_pre, token_budget):
+                width = max(len(r.tokens) for r in batch) - n_pre
+                ids = np.array(
+                    [r.tokens[n_pre:] + [pad] * (width - len(r.tokens) + n_pre) for r in batch],
+                    dtype=np.int64,
+                )
+                wanted = sorted({pos - n_pre for r in batch for pos, _, _ in r.reads})
+                hidden, _ = engine.forward(ids, past, keep=np.array(wanted, dtype=np.int64))
+                _add_reads(engine, hidden, batch, wanted, n_pre, scores)
+                _finish(batch, pending, scores, done, on_result, progress)
     return [c for c in done if c is not None]
+
+
+def _group_slices(groups: list[_Group], budget: int) -> list[list[_Group]]:
+    """``groups`` in order, cut into slices whose prefix pass (one row per group, padded to the
+    slice's longest prefix) stays within ``budget`` tokens; a slice holds at least one group."""
+    slices: list[list[_Group]] = []
+    width = 0
+    for group in groups:
+        wider = max(width, group.prefix)
+        if slices and wider * (len(slices[-1]) + 1) <= budget:
+            slices[-1].append(group)
+            width = wider
+        else:
+            slices.append([group])
+            width = group.prefix
+    return slices
 
 
 def _group_pasts(engine: Any, groups: list[_Group], root: int, pad: int) -> list[Any]:

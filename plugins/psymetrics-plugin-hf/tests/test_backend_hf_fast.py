@@ -103,3 +103,36 @@ def test_hf_rows_tokenise_the_continuation() -> None:
     assert row.reads[0][0] == len(ctx) - 1  # the first continuation token is read after ctx
     (digit,) = hf_fast._rows(CharTokens(), [Prompt(pr.messages, (Option(3, "Agree"),), ctx)])
     assert [tok for _, tok, _ in digit.reads] == [ord("3")]  # ordinary options: the value
+
+
+def test_prefix_groups_split_again_below_a_shared_persona_beginning() -> None:
+    """Two respondents whose personas share 20 tokens and then part: one group each, at the
+    end of its own persona (not one group at the 20 shared tokens, which would leave each
+    persona's rest to be computed once per item)."""
+    from psymetrics_plugin_hf import hf_fast
+
+    alike = list(range(100, 120))  # 20 tokens both personas begin with
+    a, b = alike + list(range(200, 230)), alike + list(range(300, 330))  # then 30 of their own
+    rows = [_row(0, a + [1]), _row(1, b + [2]), _row(2, a + [3, 4]), _row(3, b + [5])]
+    groups = hf_fast._prefix_groups(rows, 0)
+    # by hand: rows 0 and 2 share all 50 tokens of a; rows 1 and 3 all 50 of b
+    assert [(g.prefix, sorted(r.prompt for r in g.rows)) for g in groups] == [
+        (50, [0, 2]),
+        (50, [1, 3]),
+    ]
+
+
+def test_group_slices_bound_the_padded_prefix_pass() -> None:
+    from psymetrics_plugin_hf import hf_fast
+
+    groups = [hf_fast._Group(n, []) for n in (10, 30, 20, 5)]
+    # by hand, budget 60: [10, 30] pads to 2 x 30 = 60; adding 20 would be 3 x 30 = 90, so a
+    # new slice [20, 5] = 2 x 20 = 40; a group wider than the budget still gets a slice
+    cut = hf_fast._group_slices(groups, 60)
+    assert [[g.prefix for g in part] for part in cut] == [[10, 30], [20, 5]]
+    assert [[g.prefix for g in part] for part in hf_fast._group_slices(groups, 1)] == [
+        [10],
+        [30],
+        [20],
+        [5],
+    ]

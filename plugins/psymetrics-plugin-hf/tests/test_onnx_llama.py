@@ -218,3 +218,117 @@ def test_tiny_llama_option_scores_agree_across_engines(tiny_llama: tuple[Path, A
     assert np.isfinite(scores["false"]).all() and np.ptp(scores["false"]) > 1e-3
     assert np.abs(scores["onnx"] - scores["false"]).max() < 1e-4
     assert np.abs(scores["torch"] - scores["false"]).max() < 1e-4
+
+
+# personas that begin alike (as generated trait-marker profiles do) and one that does not:
+# every persona's own word (w50, w51, w52, w53) marks where its prefix is computed
+_SHARED = " ".join(f"w{i}" for i in range(10, 40))  # 30 words: more than the 16 of a group
+_TAIL = " ".join(f"w{i}" for i in range(54, 72))  # 18 words after each one's own word
+_PERSONAS = [f"{_SHARED} w5{k} {_TAIL}" for k in range(3)] + [f"w90 w53 {_TAIL}"]
+_MARKS = ("w50", "w51", "w52", "w53")
+
+
+def _population(tmp_path: Path) -> Path:
+    from psymetrics_core.records.population import Respondent, population_line
+
+    lines = [population_line(Respondent(f"p{k}", text)) for k, text in enumerate(_PERSONAS)]
+    path = tmp_path / "population.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def _count_marks(directory: Path, native: str, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """An hf backend on ``directory`` whose forward passes count, per persona mark, the token
+    rows (prefix passes and batches alike) that feed it to the model."""
+    from collections import Counter
+
+    from psymetrics_plugin_hf.hf import HFBackend
+    from psymetrics_plugin_llama_engine.onnx_llama import OnnxLlama
+
+    be = HFBackend({"pretrained": str(directory), "native": native, "chat_template": "0",
+                    "batch_size": "3"})  # fmt: skip
+    vocab = json.loads((directory / "tokenizer.json").read_text(encoding="utf-8"))
+    marks = {vocab["model"]["vocab"][m]: m for m in _MARKS}
+    fed: Counter[str] = Counter()
+
+    def count(ids: Any) -> None:
+        for row in np.asarray(ids).tolist():
+            fed.update(marks[t] for t in set(row) if t in marks)
+
+    real = OnnxLlama.forward
+    monkeypatch.setattr(
+        OnnxLlama, "forward", lambda s, ids, *a, **k: (count(ids), real(s, ids, *a, **k))[1]
+    )
+    if native == "false":
+        be._load()
+        be._model.register_forward_pre_hook(
+            lambda _m, args, kwargs: count(kwargs["input_ids"].cpu()), with_kwargs=True
+        )
+    return be, fed
+
+
+@pytest.mark.parametrize("native", ["onnx", "false"])
+def test_population_persona_prefix_is_computed_once_per_respondent(
+    tiny_llama: tuple[Path, Any], tmp_path: Path, native: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A population run (psym eval --population) through the hf backend runs each persona
+    through the model once for all the respondent's items, on the ONNX engine and on
+    transformers (batches of 3 rows, so 4 items per respondent span two batches), also where
+    personas begin with the same 30 words; the scores equal the unshared computation's."""
+    from psymetrics_plugin_hf.hf import HFBackend
+
+    from psymetrics_core import evaluate
+
+    population = _population(tmp_path)
+    be, fed = _count_marks(tiny_llama[0], native, monkeypatch)
+    run = {"mode": "logprob", "limit": 4, "population": population, "cache": False}
+    evaluate(["bfi"], backend=be, output=tmp_path / "shared", **run)
+    assert dict(fed) == {m: 1 for m in _MARKS}  # once per respondent, not once per item
+    # prefix_cache=false: every prompt on its own (transformers, no shared prefix)
+    alone = HFBackend({"pretrained": str(tiny_llama[0]), "prefix_cache": "false",
+                       "chat_template": "0"})  # fmt: skip
+    evaluate(["bfi"], backend=alone, output=tmp_path / "alone", **run)
+    shared = _read_scores(tmp_path / "shared")
+    plain = _read_scores(tmp_path / "alone")
+    assert len(shared) == 4 * len(_PERSONAS) and shared.keys() == plain.keys()
+    for key, scores in shared.items():
+        assert scores == pytest.approx(plain[key], abs=1e-4)
+
+
+def _read_scores(out: Path) -> dict[tuple[str, str], list[float]]:
+    rows = [json.loads(line) for line in (out / "samples.jsonl").read_text().splitlines()]
+    return {(r["condition"], r["item"]): list(r["option_logprobs"].values()) for r in rows}
+
+
+def test_prefix_passes_in_slices_score_the_same(
+    tiny_llama: tuple[Path, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ONNX scorer's prefix passes cut into slices (``prefix_budget``: one group per pass
+    here) still feed each persona once and give the scores of one pass."""
+    from psymetrics_plugin_hf import hf_fast
+
+    from psymetrics_core.base.types import Option, Prompt
+
+    be, fed = _count_marks(tiny_llama[0], "onnx", monkeypatch)
+    assert be._native_engine() is not None
+    options = (Option(1, "a"), Option(2, "b"), Option(3, "c"))
+    prompts = [
+        Prompt(({"role": "system", "content": p}, {"role": "user", "content": item}), options, "")
+        for p in _PERSONAS
+        for item in ("one two", "three", "four five six", "seven")
+    ]
+    whole = hf_fast.score_prompts_native(be, prompts, None, None)
+    assert dict(fed) == {m: 1 for m in _MARKS}
+    passes: list[int] = []
+    real = hf_fast._group_pasts
+
+    def counted(engine: Any, part: Any, *rest: Any) -> Any:
+        passes.append(len(part))
+        return real(engine, part, *rest)
+
+    monkeypatch.setattr(hf_fast, "_group_pasts", counted)
+    sliced = hf_fast.score_prompts_native(be, prompts, None, None, prefix_budget=1)
+    assert len(passes) == len(_PERSONAS) and set(passes) == {1}
+    assert dict(fed) == {m: 2 for m in _MARKS}  # once more each, in the second call
+    for a, b in zip(whole, sliced, strict=True):
+        assert a.option_logprobs == pytest.approx(b.option_logprobs, abs=1e-5)
