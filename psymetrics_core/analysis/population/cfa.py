@@ -11,8 +11,11 @@ rows than free parameters, or a fit that does not converge.
 
 from __future__ import annotations
 
+import logging
 import time
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -129,7 +132,7 @@ def _free_count(sem: object, frame: pd.DataFrame) -> int:
 
 def _fit(sem: object, frame: pd.DataFrame, out: CFAResult) -> None:
     try:
-        with warnings.catch_warnings(), np.errstate(all="ignore"), one_blas_thread():
+        with warnings.catch_warnings(), np.errstate(all="ignore"), one_blas_thread(), _quiet():
             warnings.simplefilter("ignore")
             res = _polish(sem, frame, sem.fit(frame, obj="MLW"))  # type: ignore[attr-defined]
             implied = np.asarray(sem.calc_sigma()[0])  # type: ignore[attr-defined]
@@ -153,6 +156,18 @@ def _fit(sem: object, frame: pd.DataFrame, out: CFAResult) -> None:
     _loadings(sem, out)
 
 
+@contextmanager
+def _quiet() -> Iterator[None]:
+    """semopy logs "Solver didnt converge" on the root logger; the result's own status is what
+    we report (a fit that did not converge gives no numbers), so the log line is held back."""
+    before = logging.root.manager.disable
+    logging.disable(max(before, logging.WARNING))
+    try:
+        yield
+    finally:
+        logging.disable(before)
+
+
 def _polish(sem: Any, frame: pd.DataFrame, res: Any) -> Any:
     """semopy's SLSQP stops early when items have large variances (H&S scores coded 0-333:
     chi-square 86.87 for lavaan's 85.31); BFGS continues from its solution, kept when it
@@ -169,6 +184,11 @@ def _polish(sem: Any, frame: pd.DataFrame, res: Any) -> Any:
     return res
 
 
+# |standardized loading| at or above this is a Heywood case: the residual variance is at its
+# bound of 0 (semopy keeps variances >= 0, so a boundary solution shows as a loading of 1.000)
+HEYWOOD_STD = 0.999
+
+
 def _loadings(sem: object, out: CFAResult) -> None:
     est = sem.inspect(std_est=True)  # type: ignore[attr-defined]
     latent = set(sem.vars["latent"])  # type: ignore[attr-defined]
@@ -178,7 +198,7 @@ def _loadings(sem: object, out: CFAResult) -> None:
         if op == "~" and rval in latent and lval in observed:
             std = float(row[4])
             out.loadings.append(Loading(rval, lval, float(row.Estimate), std))
-            if abs(std) > 1.0:
+            if abs(std) >= HEYWOOD_STD:
                 out.heywood.append(f"{lval}: standardized loading {std:.3f} on {rval}")
         elif op == "~~" and lval == rval and float(row.Estimate) < 0:
             kind = "residual" if lval in observed else "factor"

@@ -9,11 +9,13 @@ on the logit scale, so it stays inside (0, 1). Undefined values are None with th
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+import pandas as pd
 from scipy.stats import norm, spearmanr
 
-__all__ = ["Criterion", "spearman", "auc"]
+__all__ = ["Criterion", "spearman", "auc", "label_values", "criterion_row"]
 
 
 @dataclass(frozen=True)
@@ -65,7 +67,8 @@ def auc(scores: np.ndarray, labels: np.ndarray) -> Criterion:
         return Criterion("auc", None, None, n, f"labels must be 0/1 with both present: {kinds[:5]}")
     pos, neg = x[y == 1], x[y == 0]
     if len(pos) < 2 or len(neg) < 2:
-        return Criterion("auc", None, None, n, f"{len(pos)} positives, {len(neg)} negatives")
+        return Criterion("auc", None, None, n, f"{_count(len(pos), 'positive')} and "
+                         f"{_count(len(neg), 'negative')} (an AUC needs 2+ of each)")  # fmt: skip
     k = _psi(pos, neg)
     a = float(k.mean())
     v10, v01 = k.mean(axis=1), k.mean(axis=0)
@@ -78,3 +81,59 @@ def auc(scores: np.ndarray, labels: np.ndarray) -> Criterion:
     q = float(norm.ppf(0.975))
     lo, hi = 1 / (1 + np.exp(-(logit - q * se))), 1 / (1 + np.exp(-(logit + q * se)))
     return Criterion("auc", a, (float(lo), float(hi)), n)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def _text(v: Any) -> str | None:
+    """A label value as stripped text (None: missing or empty)."""
+    if v is None or (isinstance(v, float) and np.isnan(v)):
+        return None
+    return str(v).strip() or None
+
+
+def label_values(name: str, y: pd.Series) -> tuple[np.ndarray | None, str | None, str | None]:
+    """A label as numbers: numeric values as they are (two values: the higher = 1); two text
+    values as 0/1 (the later in sorted order = 1, returned as the positive level); other text
+    is None with the reason."""
+    text = pd.Series([_text(v) for v in y], index=y.index, dtype=object)
+    num = pd.to_numeric(text, errors="coerce")
+    present = text.dropna()
+    if num[present.index].notna().all():
+        levels = sorted(set(num.dropna().tolist()))
+        if len(levels) == 2:
+            return (num == levels[1]).astype(float).where(num.notna()).to_numpy(float), None, None
+        return num.to_numpy(dtype=float), None, None
+    kinds = sorted(set(present.tolist()))
+    if len(kinds) == 2:
+        out = (text == kinds[1]).astype(float).where(text.notna()).to_numpy(float)
+        return out, kinds[1], None
+    shown = ", ".join(kinds[:4]) + (", ..." if len(kinds) > 4 else "")
+    return None, None, (f"label {name!r} has {len(kinds)} text values ({shown}): criterion "
+                        "validity needs numbers or two values")  # fmt: skip
+
+
+def criterion_row(
+    scale: str, name: str, scores: np.ndarray, label: pd.Series, persona: pd.Series
+) -> dict[str, Any]:
+    """Criterion validity of one scale against one label: AUC for a two-valued label, else
+    Spearman's rho. Labels belong to personas: when several respondents share a persona
+    (prompt variants, repeats) and its label, the unit is the persona (its mean score), so
+    variants are not counted as independent people."""
+    y, positive, why = label_values(name, label)
+    row: dict[str, Any] = {"scale": scale, "label": name}
+    if y is None:
+        return row | {"statistic": None, "value": None, "ci95": None, "n": 0, "reason": why,
+                      "unit": "respondent", "positive": None}  # fmt: skip
+    x, unit = np.asarray(scores, dtype=float), "respondent"
+    frame = pd.DataFrame({"p": persona.to_numpy(), "x": x, "y": y})
+    grouped = frame.groupby("p", sort=False)
+    if grouped.ngroups < len(frame) and bool((grouped["y"].nunique(dropna=False) <= 1).all()):
+        agg = grouped.agg(x=("x", "mean"), y=("y", "first"))
+        x, y, unit = agg["x"].to_numpy(float), agg["y"].to_numpy(float), "persona"
+    two = np.unique(y[~np.isnan(y)]).size == 2
+    crit = auc(x, y) if two else spearman(x, y)
+    return row | {"statistic": crit.statistic, "value": crit.value, "ci95": crit.ci95, "n": crit.n,
+                  "reason": crit.reason, "unit": unit, "positive": positive}  # fmt: skip

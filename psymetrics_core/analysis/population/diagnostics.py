@@ -48,13 +48,22 @@ class Diagnostics:
     reasons: dict[str, str] = field(default_factory=dict)
 
 
+# A respondent's scale score needs at least this share of the scale's items answered (our
+# choice: the usual prorating rule of score manuals, which range from half to four in five);
+# fewer leave the score NaN rather than a mean of one or two items presented as the scale.
+MIN_ANSWERED_SHARE = 0.5
+
+
 def scale_scores(data: Responses, structure: ScaleStructure) -> dict[str, np.ndarray]:
-    """Each respondent's mean over the answered keyed items of each scale (NaN: none)."""
+    """Each respondent's mean over the answered keyed items of each scale; NaN where fewer than
+    ``MIN_ANSWERED_SHARE`` of the scale's items were answered."""
     keyed = structure.keyed(data.values)
-    return {
-        name: keyed.loc[:, list(items)].mean(axis=1, skipna=True).to_numpy()
-        for name, items in structure.scales.items()
-    }
+    out = {}
+    for name, items in structure.scales.items():
+        block = keyed.loc[:, list(items)]
+        enough = block.notna().sum(axis=1) >= MIN_ANSWERED_SHARE * len(items)
+        out[name] = block.mean(axis=1, skipna=True).where(enough).to_numpy()
+    return out
 
 
 def _straightlining(values: np.ndarray) -> tuple[float | None, str | None]:

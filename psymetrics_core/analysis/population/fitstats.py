@@ -43,6 +43,7 @@ class FitIndices:
     n: int
     baseline_chisq: float
     baseline_df: int
+    reason: str | None = None  # why CFI and TLI are None, when they are
 
 
 def baseline_chisq(covs: list[np.ndarray], ns: list[int]) -> tuple[float, int]:
@@ -88,16 +89,35 @@ def fit_indices(
     """CFI, TLI, RMSEA (with its interval) from the model's and the baseline's chi-square."""
     bchi, bdf = base
     pval = float(chi2.sf(chisq, df)) if df > 0 else None
-    denom = max(chisq - df, bchi - bdf, 0.0)
-    cfi = 1.0 - max(chisq - df, 0.0) / denom if denom > 0 else None
-    tli = None
-    if df > 0 and bdf > 0 and bchi / bdf != 1.0:
-        tli = (bchi / bdf - chisq / df) / (bchi / bdf - 1.0)
+    cfi = tli = None
+    why = _baseline_refusal(bchi, bdf)
+    if why is None:
+        denom = max(chisq - df, bchi - bdf, 0.0)
+        cfi = 1.0 - max(chisq - df, 0.0) / denom if denom > 0 else None
+        if df > 0:
+            tli = (bchi / bdf - chisq / df) / (bchi / bdf - 1.0)
     rmsea = None
     if df > 0:
         rmsea = float(np.sqrt(max(chisq / n / df - 1.0 / n, 0.0)) * np.sqrt(n_groups))
     return FitIndices(chisq, df, pval, cfi, tli, rmsea, rmsea_ci(chisq, df, n, n_groups),
-                      srmr_value, n, bchi, bdf)  # fmt: skip
+                      srmr_value, n, bchi, bdf, why)  # fmt: skip
+
+
+BASELINE_ALPHA = 0.05
+
+
+def _baseline_refusal(bchi: float, bdf: int) -> str | None:
+    """Why CFI and TLI are undefined: they compare the model's misfit with the independence
+    model's, which says nothing when the independence model itself is not rejected (the items
+    do not covary detectably: CFI is then 1 or 0 by chance and TLI unbounded). Our choice; lavaan
+    prints numbers there (CFI 1 when both misfits are 0)."""
+    if bdf <= 0:
+        return "the independence model has no degrees of freedom"
+    p = float(chi2.sf(bchi, bdf))
+    if p > BASELINE_ALPHA:
+        return (f"the items do not covary detectably (independence model chi2 {bchi:.2f}, df "
+                f"{bdf}, p {p:.2f})")  # fmt: skip
+    return None
 
 
 def constant_items(values: pd.DataFrame) -> list[str]:

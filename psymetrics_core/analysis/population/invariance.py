@@ -153,5 +153,10 @@ def _compare(level: str, fit: FitIndices, prev: InvarianceStep | None) -> Invari
     if drm is not None and drm >= RMSEA_RISE:
         reasons.append(f"RMSEA rises {drm:+.3f} (>= .015, Chen 2007)")
     holds = None if dcfi is None or drm is None else not reasons
-    decision = "; ".join(reasons) if reasons else "holds by delta CFI and delta RMSEA"
+    if reasons:
+        decision = "; ".join(reasons)
+    elif holds is None:
+        decision = "no decision: " + (fit.reason or prev.fit.reason or "CFI or RMSEA undefined")
+    else:
+        decision = "holds by delta CFI and delta RMSEA"
     return InvarianceStep(level, fit, dchi, ddf, p, dcfi, drm, holds, decision)

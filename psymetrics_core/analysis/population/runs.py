@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from psymetrics_core.analysis.population.cfa import cfa_by_scale
-from psymetrics_core.analysis.population.criterion import Criterion, auc, spearman
+from psymetrics_core.analysis.population.criterion import criterion_row
 from psymetrics_core.analysis.population.data import Responses, ScaleStructure
 from psymetrics_core.analysis.population.diagnostics import diagnose, scale_scores
 from psymetrics_core.analysis.population.humans import human_diagnostics, human_text
@@ -125,8 +125,9 @@ def criterion_table(
     data: PopulationData, structure: ScaleStructure, pairs: Mapping[str, str] | None = None
 ) -> list[dict[str, Any]]:
     """Criterion validity of each scale against a label: the given ``pairs`` (scale -> label
-    field), else every scale whose name is a label field. Binary labels (two values) get AUC,
-    others Spearman's rho; each with its 95% interval, or None with the reason."""
+    field), else every scale whose name is a label field (``criterion.criterion_row``: AUC for
+    two-valued labels, numbers or text, else Spearman's rho; at persona level when personas
+    have several respondents)."""
     resp = Responses(data.values, data.persona)
     scores = scale_scores(resp, structure)
     if pairs is None:
@@ -137,20 +138,9 @@ def criterion_table(
             raise PsymError(f"--criterion {scale}={fld}: task {data.task} has no scale {scale!r}")
         if fld not in data.labels.columns:
             raise PsymError(f"--criterion {scale}={fld}: the respondents have no label {fld!r}")
-        y = pd.to_numeric(data.labels[fld], errors="coerce").to_numpy(dtype=float)
-        x = np.asarray(scores[scale], dtype=float)
-        levels = set(y[~np.isnan(y)].tolist())
-        crit: Criterion = auc(x, y) if len(levels) == 2 else spearman(x, y)
-        out.append({"scale": scale, "label": fld, "statistic": crit.statistic, "value": crit.value,
-                    "ci95": crit.ci95, "n": crit.n, "reason": crit.reason})  # fmt: skip
+        out.append(criterion_row(scale, fld, np.asarray(scores[scale], dtype=float),
+                                 data.labels[fld], data.persona))  # fmt: skip
     return out
-
-
-def _binary(y: pd.Series) -> pd.Series:
-    """A two-valued label as 0/1 (the higher value = 1); others unchanged."""
-    num = pd.to_numeric(y, errors="coerce")
-    levels = sorted(set(num.dropna().tolist()))
-    return (num == levels[1]).astype(float).where(num.notna()) if len(levels) == 2 else num
 
 
 def population_section(
@@ -217,12 +207,11 @@ def task_analysis(
     diag = diagnose(resp, structure)
     rel = scale_reliability(resp, structure, n_boot=options.n_boot)
     cfas = cfa_by_scale(resp, structure)
-    labels = pop.labels.apply(_binary) if len(pop.labels.columns) else pop.labels
-    crit = criterion_table(PopulationData(pop.task, pop.values, pop.persona, labels), structure,
-                           options.criterion)  # fmt: skip
+    crit = criterion_table(pop, structure, options.criterion)
     return {
         "n_respondents": int(len(pop.values)),
         "n_personas": int(pop.persona.nunique()),
+        "clustering": _clustering(len(pop.values), int(pop.persona.nunique())),
         "parse_rate": pop.n_parsed / pop.n_lines if pop.n_lines else None,
         "constant_items": diag.constant_items,
         "straightlining_share": diag.straightlining_share,
@@ -256,11 +245,38 @@ def _num(x: float | None, d: int = 2) -> str:
     return "—" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{d}f}"
 
 
+def _clustering(n: int, personas: int) -> str | None:
+    """The caveat of respondents that are not independent (several per persona)."""
+    if n <= personas:
+        return None
+    return (f"{n} respondents are prompt variants or repeats of {personas} personas: "
+            "reliability has persona-clustered intervals and criterion validity is per persona, "
+            "but chi-square, RMSEA, parallel analysis, EFA and invariance treat every "
+            "respondent as independent (identical repeats inflate them)")  # fmt: skip
+
+
+def fit_text(f: Mapping[str, Any] | None, reason: str | None, heywood: Sequence[str]) -> str:
+    """One CFA's fit on one line: the indices, why CFI/TLI are undefined, Heywood cases."""
+    if f is None:
+        return f"undefined ({reason})"
+    out = (
+        f"chi2 {_num(f['chisq'])} df {f['df']} CFI {_num(f['cfi'], 3)} TLI {_num(f['tli'], 3)} "
+        f"RMSEA {_num(f['rmsea'], 3)} SRMR {_num(f['srmr'], 3)}"
+    )
+    if f["reason"]:
+        out += f" (CFI, TLI undefined: {f['reason']})"
+    if heywood:
+        out += f"; Heywood: {'; '.join(heywood[:3])}" + (" ..." if len(heywood) > 3 else "")
+    return out
+
+
 def task_text(task: str, e: dict[str, Any]) -> list[str]:
     out = [
         f"{task}: {e['n_respondents']} respondents ({e['n_personas']} personas), parse rate "
         f"{_num(e['parse_rate'])}, straight-lining {_num(e['straightlining_share'])}"
     ]
+    if e["clustering"]:
+        out.append(f"  note: {e['clustering']}")
     if e["constant_items"]:
         out.append(f"  items that never vary: {', '.join(e['constant_items'])}")
     out += human_text(e)
@@ -272,20 +288,13 @@ def task_text(task: str, e: dict[str, Any]) -> list[str]:
         a, w = co.get("alpha", {}), co.get("omega_total", {})
         out.append(f"  {r['scale']}: alpha {_num(a.get('value'))} omega {_num(w.get('value'))}")
     for scale, c in e["cfa"].items():
-        f = c["fit"]
-        out.append(
-            f"  CFA {scale}: "
-            + (
-                f"undefined ({c['reason']})"
-                if f is None
-                else f"chi2 {_num(f['chisq'])} df {f['df']} CFI {_num(f['cfi'], 3)} TLI "
-                f"{_num(f['tli'], 3)} RMSEA {_num(f['rmsea'], 3)} SRMR {_num(f['srmr'], 3)}"
-            )
-        )
+        out.append(f"  CFA {scale}: " + fit_text(c["fit"], c["reason"], c["heywood"]))
     out += structure_text(e)
     for r in e["criterion"]:
         ci = "" if not r["ci95"] else f" [{_num(r['ci95'][0])}, {_num(r['ci95'][1])}]"
         why = f" ({r['reason']})" if r["reason"] else ""
-        out.append(f"  criterion {r['scale']} ~ {r['label']}: {r['statistic']} "
-                   f"{_num(r['value'])}{ci}, n {r['n']}{why}")  # fmt: skip
+        unit = " personas" if r["unit"] == "persona" else ""
+        pos = f" (positive: {r['positive']})" if r["positive"] else ""
+        out.append(f"  criterion {r['scale']} ~ {r['label']}{pos}: {r['statistic']} "
+                   f"{_num(r['value'])}{ci}, n {r['n']}{unit}{why}")  # fmt: skip
     return out + (irt_text(e["irt"]) if "irt" in e else [])

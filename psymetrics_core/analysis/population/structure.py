@@ -384,6 +384,8 @@ def structure_text(e: Mapping[str, Any]) -> list[str]:
             f"undefined ({c['reason']})" if f is None else
             f"chi2 {_n(f['chisq'])} df {f['df']} CFI {_n(f['cfi'], 3)} TLI {_n(f['tli'], 3)} "
             f"RMSEA {_n(f['rmsea'], 3)} SRMR {_n(f['srmr'], 3)}, n {c['n']}"))  # fmt: skip
+        if f is not None and f["reason"]:
+            out.append(f"    CFI, TLI undefined: {f['reason']}")
         if c["heywood"]:
             out.append(f"    Heywood: {'; '.join(c['heywood'])}")
     if "invariance" in e:
