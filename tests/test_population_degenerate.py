@@ -84,8 +84,8 @@ def test_criterion_against_a_text_label_is_the_auc_of_its_levels() -> None:
     # independent: the Mann-Whitney U of the "m" scores over the "f" scores / (n1 n0), scipy
     m, f = x[(sex == "m").to_numpy()], x[(sex == "f").to_numpy()]
     ref = mannwhitneyu(m, f).statistic / (len(m) * len(f))
-    assert row["statistic"] == "auc" and row["positive"] == "m" and row["n"] == 60
-    assert row["value"] == pytest.approx(ref, abs=1e-12)
+    assert row.result.statistic == "auc" and row.positive == "m" and row.result.n == 60
+    assert row.result.value == pytest.approx(ref, abs=1e-12)
 
 
 def test_repeats_of_one_persona_are_one_unit_of_criterion_validity() -> None:
@@ -98,5 +98,6 @@ def test_repeats_of_one_persona_are_one_unit_of_criterion_validity() -> None:
     label = pd.Series(np.concatenate([level, level]), index=keys)
     twice = criterion_row("e", "e", np.concatenate([x, x]), label, persona)
     once = criterion_row("e", "e", x, pd.Series(level), pd.Series([f"p{i}" for i in range(30)]))
-    assert twice["unit"] == "persona" and twice["n"] == 30 and once["unit"] == "respondent"
-    assert twice["value"] == pytest.approx(once["value"]) and twice["ci95"] == once["ci95"]
+    assert twice.unit == "persona" and twice.result.n == 30 and once.unit == "respondent"
+    assert twice.result.value == pytest.approx(once.result.value)
+    assert twice.result.ci95 == once.result.ci95

@@ -31,6 +31,7 @@ from psymetrics_core.analysis.population.dimensionality import (
     congruence_reading,
     match_congruence,
 )
+from psymetrics_core.analysis.population.entry import Congruence, EFAEntry
 from psymetrics_core.cli import cli
 from psymetrics_core.instruments.spec import load_instrument
 from psymetrics_core.pluginsys.session import Session
@@ -99,6 +100,16 @@ def analyze(tmp_path: Path, monkeypatch, hs: pd.DataFrame, table, *args: str,
     return json.loads(res.output)["population"]["all"]["efa"], text.output
 
 
+def _typed(e: dict) -> EFAEntry:
+    """The typed EFA part (what the report reads) of the "efa" JSON ``e``."""
+    cong = Congruence(**{k.removeprefix("congruence_") if k != "congruence" else "phi": v
+                         for k, v in e.items() if k.startswith("congruence")})  # fmt: skip
+    rest = {k: v for k, v in e.items() if not k.startswith("congruence")}
+    typed = EFAEntry(**rest, congruence=cong)
+    assert typed.to_json() == e  # the same JSON both ways
+    return typed
+
+
 def test_same_data_gives_congruence_of_one(tmp_path, monkeypatch, hs, sk_loadings) -> None:
     e, text = analyze(tmp_path, monkeypatch, hs, sk_loadings, "--efa", "3", "--rotation",
                       "varimax")  # fmt: skip
@@ -118,7 +129,7 @@ def test_same_data_gives_congruence_of_one(tmp_path, monkeypatch, hs, sk_loading
     # the report's EFA block: human factors with their matched EFA factor and the reading
     from psymetrics_core.report.population_sections import _efa
 
-    rep = _efa(e)
+    rep = _efa(_typed(e))
     assert rep is not None and rep["congruence_source"] == "H&S by scikit-learn"
     assert [x["factor"].split(" ~ ")[0] for x in rep["congruence"]] == ["visual", "verbal",
                                                                           "speed"]  # fmt: skip
@@ -183,7 +194,7 @@ def test_fewer_efa_factors_leave_a_human_factor_unmatched(
     assert "unmatched" in text and "note: EFA has 2 factor(s)" in text
     from psymetrics_core.report.population_sections import _efa
 
-    rep = _efa(e)
+    rep = _efa(_typed(e))
     assert (
         rep is not None and [x["phi"]["title"] for x in rep["congruence"]].count("unmatched") == 1
     )

@@ -214,7 +214,7 @@ def test_bad_table_is_one_line_naming_the_field(tmp_path: Path, text: str, expec
 
 
 def test_text_marks_the_validity_diagonal() -> None:
-    lines = mtmm_text(mtmm(_simulated(), TABLE).to_json())
+    lines = mtmm_text(mtmm(_simulated(), TABLE))
     assert lines[0].startswith("MTMM (Campbell & Fiske 1959), table test table: 300 respondents")
     assert lines[5].count("[") == 1 and "criterion 2" in "\n".join(lines)
 

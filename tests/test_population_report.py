@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +17,7 @@ from click.testing import CliRunner
 from test_population import LatencyServer, _by_extraversion
 
 from psymetrics_core.analysis.population.data import ScaleStructure
+from psymetrics_core.analysis.population.entry import PopulationEntry
 from psymetrics_core.analysis.population.humans import NO_NORMS, human_diagnostics
 from psymetrics_core.analysis.population.options import PopulationOptions
 from psymetrics_core.analysis.population.runs import (
@@ -57,7 +59,8 @@ def test_variance_ratio_and_acquiescence_by_hand(session: Session) -> None:
     values = _one_factor(items, 60, seed=3)
     pop = _pop(values, "bfi")
     structure = present_structure(ScaleStructure.from_instrument(inst), pop)
-    e = task_analysis(pop, structure, PopulationOptions(n_boot=20), inst)
+    typed = task_analysis(pop, structure, PopulationOptions(n_boot=20), inst)
+    e = typed.to_json()
     # by hand: extraversion = mean of items 1, 6R, 11, 16, 21R, 26, 31R, 36 (R: 6 - x)
     ext = ["1", "6", "11", "16", "21", "26", "31", "36"]
     keyed = values[ext].copy()
@@ -74,7 +77,7 @@ def test_variance_ratio_and_acquiescence_by_hand(session: Session) -> None:
     dist = e["distributions"]["extraversion"]
     assert dist["scores"] == sorted(score.tolist())
     assert dist["norm"]["mean"] == 3.25 and "Srivastava" in dist["norm"]["source"]
-    text = "\n".join(task_text("bfi", e))
+    text = "\n".join(task_text("bfi", typed))
     assert "variance ratio vs human norms (group Crowd: Srivastava" in text
     assert f"extraversion {row['ratio']:.2f}" in text
     assert "acquiescence (mean raw answer - scale midpoint)" in text
@@ -89,21 +92,21 @@ def test_flat_population_is_flagged_and_no_norms_give_the_reason(session: Sessio
     pop = _pop(values, "bfi")
     structure = present_structure(ScaleStructure.from_instrument(inst), pop)
     e = human_diagnostics(pop_resp(pop), structure, inst, "original")
-    assert e["acquiescence"] == pytest.approx(1.0 + 1 / 44 / 40)
-    ext = next(r for r in e["variance_ratio"] if r["scale"] == "extraversion")
-    assert ext["ratio"] is not None and ext["ratio"] < 0.01
-    text = "\n".join(task_text("bfi", {**task_analysis(pop, structure, PopulationOptions(n_boot=5),
-                                                        inst)}))  # fmt: skip
+    assert e.acquiescence == pytest.approx(1.0 + 1 / 44 / 40)
+    ext = next(r for r in e.variance_ratio if r.scale == "extraversion")
+    assert ext.ratio is not None and ext.ratio < 0.01
+    text = "\n".join(task_text("bfi", task_analysis(pop, structure, PopulationOptions(n_boot=5),
+                                                      inst)))  # fmt: skip
     assert "FLAT: far below 1, straight-lining signature" in text
     mfq = session.get_instrument("mfq")
     mitems = [it.id for it in mfq.forms["original"] if it.scored]
     mpop = _pop(_one_factor(mitems, 30, seed=1), "mfq")
     mstruct = present_structure(ScaleStructure.from_instrument(mfq), mpop)
     m = human_diagnostics(pop_resp(mpop), mstruct, mfq, "original")
-    assert {r["reason"] for r in m["variance_ratio"]} == {NO_NORMS}
-    assert all(r["ratio"] is None for r in m["variance_ratio"])
-    assert all(d["norm"] is None for d in m["distributions"].values())
-    assert m["acquiescence"] is not None  # the midpoint needs no norms
+    assert {r.reason for r in m.variance_ratio} == {NO_NORMS}
+    assert all(r.ratio is None for r in m.variance_ratio)
+    assert all(d.norm is None for d in m.distributions.values())
+    assert m.acquiescence is not None  # the midpoint needs no norms
 
 
 def pop_resp(pop: PopulationData):  # noqa: ANN201
@@ -219,34 +222,43 @@ def test_cfa_of_a_scale_cut_short_is_not_identified(items, free, moments) -> Non
     )
 
 
-def _contract_parts() -> dict:
-    """The keys other parts of issue 25 add to a task entry, shaped as the brief's JSON
-    contract (their producers live in other modules): rendered when present."""
-    fit = {"chisq": 30.1, "df": 24, "pvalue": 0.18, "cfi": 0.97, "tli": 0.955, "rmsea": 0.05,
-           "rmsea_ci90": [0.0, 0.09], "srmr": 0.07, "n": 300, "baseline_chisq": 900.0,
-           "baseline_df": 36}  # fmt: skip
-    worse = {**fit, "chisq": 60.0, "df": 30, "pvalue": 0.001, "cfi": 0.91, "rmsea": 0.085}
-    return {
-        "invariance": {"group": "condition", "groups": {"a": 150, "b": 150}, "reason": None,
-                       "steps": [
-            {"level": "configural", "fit": fit, "delta_chisq": None, "delta_df": None,
-             "delta_pvalue": None, "delta_cfi": None, "delta_rmsea": None, "holds": None,
-             "decision": "baseline"},
-            {"level": "metric", "fit": worse, "delta_chisq": 29.9, "delta_df": 6,
-             "delta_pvalue": 0.00004, "delta_cfi": -0.06, "delta_rmsea": 0.035, "holds": False,
-             "decision": "ΔCFI -0.060 < -0.01: metric invariance rejected"}]},
-        "parallel_analysis": {"n_factors": 1, "observed": [3.1, 0.9], "random_quantile": [1.4, 1.2],
-                              "quantile": 0.95, "reason": None},
-        "efa": {"n_factors": 2, "rotation": "oblimin", "method": "minres",
-                "factors": ["F1", "F2"], "loadings": {"1": [0.71, 0.02], "6": [None, 0.4]},
-                "factor_corr": [[1, 0.3], [0.3, 1]],
-                "congruence": {"F1": 0.93, "F2": None}, "reason": None},
-        "irt": {"extraversion": {"n": 60, "model": "graded", "reason": None, "items": [
-            {"item": "1", "discrimination": 1.8, "thresholds": [-1.2, -0.3, 0.4, 1.5]}],
-            "information": {"theta": [0.0], "test": [2.0]}},
-            "openness": {"n": 60, "model": "graded", "items": [], "information": None,
-                         "reason": "items that never vary: 5"}},
+def _contract_parts(entry: PopulationEntry) -> PopulationEntry:
+    """``entry`` with the parts other modules of issue 25 add (invariance ladder, parallel
+    analysis, EFA with congruence, GRMs), as the typed records those modules return, with
+    chosen numbers the rendering test looks for."""
+    from psymetrics_core.analysis.population.dimensionality import ParallelAnalysis
+    from psymetrics_core.analysis.population.entry import (
+        Congruence,
+        EFAEntry,
+        InvarianceEntry,
+        StructureParts,
+    )
+    from psymetrics_core.analysis.population.fitstats import FitIndices
+    from psymetrics_core.analysis.population.invariance import InvarianceResult, InvarianceStep
+    from psymetrics_core.analysis.population.irt import GRMItem, GRMResult
+
+    fit = FitIndices(chisq=30.1, df=24, pvalue=0.18, cfi=0.97, tli=0.955, rmsea=0.05,
+                     rmsea_ci90=(0.0, 0.09), srmr=0.07, n=300, baseline_chisq=900.0,
+                     baseline_df=36)  # fmt: skip
+    worse = replace(fit, chisq=60.0, df=30, pvalue=0.001, cfi=0.91, rmsea=0.085)
+    steps = [
+        InvarianceStep("configural", fit, decision="baseline"),
+        InvarianceStep("metric", worse, 29.9, 6, 0.00004, -0.06, 0.035, False,
+                       "ΔCFI -0.060 < -0.01: metric invariance rejected"),
+    ]  # fmt: skip
+    efa = EFAEntry(2, "oblimin", "minres", {"1": [0.71, 0.02], "6": [float("nan"), 0.4]},
+                   ["F1", "F2"], [[1, 0.3], [0.3, 1]],
+                   congruence=Congruence(phi={"F1": 0.93, "F2": None}))  # fmt: skip
+    entry.structure = StructureParts(
+        ParallelAnalysis(1, (3.1, 0.9), (1.4, 1.2), 0.95), efa,
+        invariance=InvarianceEntry("condition", InvarianceResult({"a": 150, "b": 150}, steps)),
+    )  # fmt: skip
+    entry.irt = {
+        "extraversion": GRMResult("extraversion", 60, [GRMItem("1", 1.8, (-1.2, -0.3, 0.4, 1.5),
+                                  (1, 2, 3, 4, 5))], information=[2.0], theta=(0.0,)),
+        "openness": GRMResult("openness", 60, reason="items that never vary: 5"),
     }  # fmt: skip
+    return entry
 
 
 def test_report_renders_numbers_cutoffs_and_contract_parts(
@@ -254,7 +266,7 @@ def test_report_renders_numbers_cutoffs_and_contract_parts(
 ) -> None:
     """Rendering: an entry computed on simulated one-factor answers (real CFA loadings and fit)
     with the contract's other keys, in place of the run's own section."""
-    from psymetrics_core.analysis.section import AnalysisSection
+    from psymetrics_core.analysis.population.entry import PopulationAnalysis
     from psymetrics_core.report import build_report, load_runs_for_report
     from psymetrics_core.report import population_sections as P
 
@@ -262,26 +274,26 @@ def test_report_renders_numbers_cutoffs_and_contract_parts(
     items = [it.id for it in inst.forms["original"]]
     pop = _pop(_one_factor(items, 300, seed=11), "bfi")
     structure = present_structure(ScaleStructure.from_instrument(inst), pop)
-    entry = task_analysis(pop, structure, PopulationOptions(n_boot=5), inst) | _contract_parts()
-    ext = entry["cfa"]["extraversion"]
-    assert ext["fit"] is not None, ext["reason"]
-    ext["heywood"] = [f"{ext['loadings'][0]['item']}: standardized loading 1.020 on F_x"]
+    entry = _contract_parts(task_analysis(pop, structure, PopulationOptions(n_boot=5), inst))
+    ext = entry.cfa["extraversion"]
+    assert ext.fit is not None, ext.reason
+    ext.heywood = [f"{ext.loadings[0].item}: standardized loading 1.020 on F_x"]
     from test_population_mtmm import TABLE, _simulated
 
     from psymetrics_core.analysis.population.mtmm import mtmm
 
-    part = mtmm(_simulated(), TABLE).to_json()
-    data = {"bfi": entry, "mtmm": part}
-    monkeypatch.setattr(P, "population_section", lambda *a, **k: AnalysisSection(
-        "population", "Population psychometrics", "", data))  # fmt: skip
+    m = mtmm(_simulated(), TABLE)
+    part = m.to_json()
+    monkeypatch.setattr(P, "population_analysis", lambda *a, **k: PopulationAnalysis(
+        {"bfi": entry}, m))  # fmt: skip
     html = build_report(load_runs_for_report([runs["bfi"]]), session)
     loads = _table(html, "pop-loadings")
-    first = ext["loadings"][0]
-    assert f'<td>{first["item"]}</td><td class="fired">{first["std"]:.3f}</td>' in loads
+    first = ext.loadings[0]
+    assert f'<td>{first.item}</td><td class="fired">{first.std:.3f}</td>' in loads
     assert "standardized loading 1.020" in loads  # the Heywood case named in its row
     fit = _table(html, "pop-fit")
-    f = ext["fit"]
-    assert f"{f['cfi']:.3f}" in fit and fit_verdict("cfi", f["cfi"]) in fit
+    f = ext.fit
+    assert f"{f.cfi:.3f}" in fit and fit_verdict("cfi", f.cfi) in fit
     assert re.search(r'class="fit-(good|acceptable|poor)"', fit)
     inv = _table(html, "pop-invariance")
     assert "<td>metric</td>" in inv and "metric invariance rejected" in inv

@@ -12,6 +12,7 @@ respondent's mean rating over their answered scored items.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -42,7 +43,7 @@ from psymetrics_core.instruments.scoring import keyed_values, mrat_term
 if TYPE_CHECKING:
     from psymetrics_core.pluginsys.session import Session
 
-__all__ = ["read_long", "analyze_responses", "describe"]
+__all__ = ["read_long", "analyze_responses", "responses_json", "describe"]
 
 
 def read_long(
@@ -182,7 +183,9 @@ def analyze_responses(
     and what ``population`` asks for: EFA, a CFA model, a graded response model per scale).
     ``human``: a second file of human answers in the same layout; the groups are then the
     source (llm, human).
-    With groups, ``invariance`` is the ladder across them (one factor per scale)."""
+    With groups, ``invariance`` is the ladder across them (one factor per scale). The
+    population parts are typed records (``PopulationEntry``, ``InvarianceEntry``):
+    ``responses_json`` gives the report's JSON."""
 
     if deletion not in reliability.DELETION:
         raise PsymError(f"--deletion must be one of {', '.join(reliability.DELETION)}")
@@ -205,7 +208,7 @@ def analyze_responses(
     cluster = parts[0].cluster
     groups = {g: (p, sub, p.labels(sub, group)) for p in parts for g, sub in p.groups().items()}
     by = "source" if human is not None else group
-    rep = {
+    rep: dict[str, Any] = {
         "task": task,
         "form": form,
         "responses": str(path),
@@ -229,6 +232,15 @@ def analyze_responses(
                 for g, (p, sub, labels) in groups.items()}  # fmt: skip
         rep["invariance"] = invariance_across(by, pops)
     return rep
+
+
+def responses_json(rep: Mapping[str, Any]) -> dict[str, Any]:
+    """The JSON of an ``analyze_responses`` report (its typed population parts as JSON)."""
+    out = dict(rep)
+    out["population"] = {g: e.to_json() for g, e in rep["population"].items()}
+    if "invariance" in rep:
+        out["invariance"] = rep["invariance"].to_json()
+    return out
 
 
 @dataclass

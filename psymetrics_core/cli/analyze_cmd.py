@@ -9,7 +9,7 @@ import click
 
 from psymetrics_core.analysis.outputs import analyze_runs, write_report
 from psymetrics_core.analysis.population.options import PopulationOptions
-from psymetrics_core.analysis.responses import analyze_responses
+from psymetrics_core.analysis.responses import analyze_responses, responses_json
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.writing import check_output_dir
 from psymetrics_core.cli import session_of
@@ -157,7 +157,7 @@ def analyze_cmd(
             cluster=cluster, population=population, human=human,
         )  # fmt: skip
         if as_json:
-            print_json(rep)
+            print_json(responses_json(rep))
             return
         print_responses_report(rep)
         return

@@ -247,7 +247,7 @@ def print_responses_report(rep: dict[str, Any]) -> None:
         f"[dim]kurt: excess kurtosis; rows: rows used by alpha ({rep['alpha_deletion']} "
         "deletion) of rows given; item means and variances: --json[/dim]"
     )
-    for grp, entry in rep.get("population", {}).items():
+    for grp, entry in rep["population"].items():
         title = f"Population psychometrics ({rep['group_by']} = {grp})" if rep["group_by"] else (
             "Population psychometrics")  # fmt: skip
         click.echo(f"\n{title}\n" + "\n".join(task_text(rep["task"], entry)))

@@ -3,9 +3,9 @@ against the human norm, CFA loadings and fit with the conventional cut-offs labe
 invariance ladder, criterion validity, and (when the analysis gives them) parallel analysis,
 EFA, graded response models and the multitrait-multimethod matrix.
 
-The numbers come from ``analysis.population.runs.population_section`` (what ``psym analyze``
-prints); every part is read defensively, since a part may be absent. A number that is None
-shows "—" with its reason as the cell's title.
+The numbers come from ``analysis.population.runs.population_analysis`` (what ``psym analyze``
+prints), as typed records (``analysis.population.entry``); an optional part is None when
+absent. A number that is None shows "—" with its reason as the cell's title.
 """
 
 from __future__ import annotations
@@ -14,9 +14,23 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from psymetrics_core.analysis.population.cfa import CFAResult
+from psymetrics_core.analysis.population.dimensionality import ParallelAnalysis
+from psymetrics_core.analysis.population.entry import (
+    Congruence,
+    CriterionRow,
+    Distribution,
+    EFAEntry,
+    InvarianceEntry,
+    PopulationEntry,
+    VarianceRatio,
+)
+from psymetrics_core.analysis.population.fitstats import FitIndices
 from psymetrics_core.analysis.population.humans import FLAT_RATIO
+from psymetrics_core.analysis.population.irt import GRMResult
+from psymetrics_core.analysis.population.mtmm import MTMM
 from psymetrics_core.analysis.population.options import PopulationOptions
-from psymetrics_core.analysis.population.runs import population_section
+from psymetrics_core.analysis.population.runs import population_analysis
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.pluginsys.session import Session
 from psymetrics_core.records.read import RunData
@@ -111,15 +125,12 @@ def population_context(
         out["notes"].append("population analyses not computed: no plugin session given (the "
                             "instruments' scale structures and norms are needed)")  # fmt: skip
         return out
-    sec = population_section(dirs, session.instruments(), population)
+    sec = population_analysis(dirs, session.instruments(), population)
     if sec is None:
         out["notes"].append("no population task of these runs is an installed questionnaire")
         return out
-    for task, entry in sec.data.items():
-        if task == "mtmm":
-            out["mtmm"] = _mtmm(entry)
-        elif isinstance(entry, Mapping) and "n_respondents" in entry:
-            out["tasks"].append(_task_block(task, entry))
+    out["tasks"] = [_task_block(task, entry) for task, entry in sec.tasks.items()]
+    out["mtmm"] = None if sec.mtmm is None else _mtmm(sec.mtmm)
     return out
 
 
@@ -127,61 +138,60 @@ def _cutoff_rows() -> list[dict[str, str]]:
     return [{"name": c.name, "rule": c.rule(), "source": c.source} for c in FIT_CUTOFFS]
 
 
-def _task_block(task: str, e: Mapping[str, Any]) -> dict[str, Any]:
-    reasons = e.get("reasons") or {}
+def _task_block(task: str, e: PopulationEntry) -> dict[str, Any]:
+    h = e.human
     return {
         "task": task,
         "summary": [
-            ("respondents", str(e.get("n_respondents")), ""),
-            ("personas", str(e.get("n_personas")), ""),
-            ("parse rate", fmt(e.get("parse_rate")), ""),
+            ("respondents", str(e.n_respondents), ""),
+            ("personas", str(e.n_personas), ""),
+            ("parse rate", fmt(e.parse_rate), ""),
             (
                 "straight-lining share",
-                fmt(e.get("straightlining_share")),
-                reasons.get("straightlining_share", ""),
+                fmt(e.straightlining_share),
+                e.reasons.get("straightlining_share", ""),
             ),
             (
                 "acquiescence (mean raw answer − scale midpoint)",
-                fmt(e.get("acquiescence")),
-                e.get("acquiescence_reason") or "",
+                fmt(h.acquiescence),
+                h.acquiescence_reason or "",
             ),
-            ("items that never vary", ", ".join(e.get("constant_items") or []) or "none", ""),
+            ("items that never vary", ", ".join(e.constant_items) or "none", ""),
         ],  # fmt: skip
-        "ratios": _ratios(e),
-        "figure": _figure(task, e),
+        "ratios": _ratios(h.variance_ratio),
+        "figure": _figure(task, h.distributions),
         "loadings": _loadings(e),
         "fit": _fit_rows(e),
-        "invariance": _invariance(e.get("invariance")),
-        "criterion": _criterion(e.get("criterion") or []),
-        "parallel": _parallel(e.get("parallel_analysis")),
-        "efa": _efa(e.get("efa")),
-        "irt": _irt(e.get("irt")),
+        "invariance": _invariance(e.structure.invariance),
+        "criterion": _criterion(e.criterion),
+        "parallel": _parallel(e.structure.parallel_analysis),
+        "efa": _efa(e.structure.efa),
+        "irt": _irt(e.irt),
     }
 
 
-def _ratios(e: Mapping[str, Any]) -> list[dict[str, Any]]:
+def _ratios(rows: Sequence[VarianceRatio]) -> list[dict[str, Any]]:
     out = []
-    for r in e.get("variance_ratio") or []:
-        ratio = num(r.get("ratio"))
+    for r in rows:
+        ratio = num(r.ratio)
         flat = ratio is not None and ratio < FLAT_RATIO
         out.append({
-            "scale": r.get("scale"),
-            "ratio": _cell(ratio, 2, r.get("reason"), "fired" if flat else ""),
+            "scale": r.scale,
+            "ratio": _cell(ratio, 2, r.reason, "fired" if flat else ""),
             "flat": flat,
-            "population_sd": _cell(r.get("population_sd"), 2, r.get("reason")),
-            "human_sd": _cell(r.get("human_sd"), 2, r.get("reason")),
-            "reason": r.get("reason") or "",
+            "population_sd": _cell(r.population_sd, 2, r.reason),
+            "human_sd": _cell(r.human_sd, 2, r.reason),
+            "reason": r.reason or "",
         })  # fmt: skip
     return out
 
 
-def _figure(task: str, e: Mapping[str, Any]) -> F.Figure | None:
-    dists = e.get("distributions") or {}
+def _figure(task: str, dists: Mapping[str, Distribution]) -> F.Figure | None:
     panels: list[tuple[str, Sequence[float], tuple[float, float, str] | None]] = []
     for scale, d in dists.items():
-        scores = [float(x) for x in d.get("scores") or [] if num(x) is not None]
-        n = d.get("norm")
-        norm = None if not n else (float(n["mean"]), float(n["sd"]), str(n.get("group", "")))
+        scores = [float(x) for x in d.scores if num(x) is not None]
+        n = d.norm
+        norm = None if n is None else (float(n.mean), float(n.sd), str(n.group))
         panels.append((str(scale), scores, norm))
     if not panels:
         return None
@@ -199,8 +209,7 @@ def _figure(task: str, e: Mapping[str, Any]) -> F.Figure | None:
         for s, v, n in panels
     )
     groups = sorted({n[2] for _, _, n in panels if n})
-    sources = sorted({str((d.get("norm") or {}).get("source")) for d in dists.values()
-                      if d.get("norm")})  # fmt: skip
+    sources = sorted({str(d.norm.source) for d in dists.values() if d.norm is not None})
     caption = f"{task}: histogram (density) of the respondents' scale scores per scale. " + (
         f"Dashed curve and grey band: the human norm's normal density and mean ± 1 SD (group "
         f"{', '.join(groups)}; {'; '.join(sources)}); a bar over 4 times the curve's peak is "
@@ -211,35 +220,42 @@ def _figure(task: str, e: Mapping[str, Any]) -> F.Figure | None:
     return F.Figure(F.svg_of(fig, alt), caption, alt)
 
 
-def _loadings(e: Mapping[str, Any]) -> list[dict[str, Any]]:
+def _models(e: PopulationEntry) -> dict[str, CFAResult]:
+    """The one-factor CFA per scale and the --cfa-model, if any."""
+    models = dict(e.cfa)
+    if e.structure.cfa_model is not None:
+        models["model (--cfa-model)"] = e.structure.cfa_model.result
+    return models
+
+
+def _loadings(e: PopulationEntry) -> list[dict[str, Any]]:
     """Standardized loadings per scale's one-factor CFA (and the --cfa-model, if any)."""
-    models = dict(e.get("cfa") or {})
-    if e.get("cfa_model"):
-        models["model (--cfa-model)"] = e["cfa_model"]
     out = []
-    for name, c in models.items():
-        heywood = [str(h) for h in c.get("heywood") or []]
+    for name, c in _models(e).items():
+        heywood = [str(h) for h in c.heywood]
         rows = []
-        for ld in c.get("loadings") or []:
-            item = str(ld.get("item"))
+        for ld in c.loadings:
+            item = str(ld.item)
             flags = [h for h in heywood if h.startswith(f"{item}:")]
             rows.append({
-                "factor": ld.get("factor"), "item": item,
-                "std": _cell(ld.get("std"), 3, cls="fired" if flags else ""),
-                "estimate": _cell(ld.get("estimate"), 3), "heywood": "; ".join(flags),
+                "factor": ld.factor, "item": item,
+                "std": _cell(ld.std, 3, cls="fired" if flags else ""),
+                "estimate": _cell(ld.estimate, 3), "heywood": "; ".join(flags),
             })  # fmt: skip
-        out.append({"model": name, "rows": rows, "reason": c.get("reason") or "",
+        out.append({"model": name, "rows": rows, "reason": c.reason or "",
                     "heywood": heywood})  # fmt: skip
     return out
 
 
-def _fit_cells(fit: Mapping[str, Any] | None, reason: str | None) -> dict[str, Any]:
-    f = fit or {}
-    ci = f.get("rmsea_ci90")
-    cells = {"n": _cell(f.get("n"), 0, reason), "chisq": _cell(f.get("chisq"), 2, reason),
-             "df": _cell(f.get("df"), 0, reason)}  # fmt: skip
+def _fit_cells(fit: FitIndices | None, reason: str | None) -> dict[str, Any]:
+    def get(key: str) -> Any:
+        return None if fit is None else getattr(fit, key)
+
+    ci = get("rmsea_ci90")
+    cells = {"n": _cell(get("n"), 0, reason), "chisq": _cell(get("chisq"), 2, reason),
+             "df": _cell(get("df"), 0, reason)}  # fmt: skip
     for c in FIT_CUTOFFS:
-        v = num(f.get(c.key))
+        v = num(get(c.key))
         verdict = fit_verdict(c.key, v)
         cell = _cell(v, 3, reason, f"fit-{verdict.replace(' ', '-')}" if verdict else "")
         cell["verdict"] = verdict
@@ -251,60 +267,54 @@ def _fit_cells(fit: Mapping[str, Any] | None, reason: str | None) -> dict[str, A
     return cells
 
 
-def _fit_rows(e: Mapping[str, Any]) -> list[dict[str, Any]]:
-    models = dict(e.get("cfa") or {})
-    if e.get("cfa_model"):
-        models["model (--cfa-model)"] = e["cfa_model"]
+def _fit_rows(e: PopulationEntry) -> list[dict[str, Any]]:
     return [
-        {"model": name, "reason": c.get("reason") or "undefined", "undefined": not c.get("fit"),
-         "n_rows": c.get("n"), **_fit_cells(c.get("fit"), c.get("reason"))}
-        for name, c in models.items()
+        {"model": name, "reason": c.reason or "undefined", "undefined": c.fit is None,
+         "n_rows": c.n, **_fit_cells(c.fit, c.reason)}
+        for name, c in _models(e).items()
     ]  # fmt: skip
 
 
-def _invariance(inv: Mapping[str, Any] | None) -> dict[str, Any] | None:
-    if not inv:
+def _invariance(entry: InvarianceEntry | None) -> dict[str, Any] | None:
+    if entry is None:
         return None
+    inv = entry.result
     steps = []
-    for s in inv.get("steps") or []:
-        holds = s.get("holds")
-        first = s.get("level") == "configural"
-        why = "the first step of the ladder" if first else (s.get("decision") or "undefined")
+    for s in inv.steps:
+        first = s.level == "configural"
+        why = "the first step of the ladder" if first else (s.decision or "undefined")
         steps.append({
-            "level": s.get("level"), **_fit_cells(s.get("fit"), inv.get("reason")),
-            "delta_chisq": _cell(s.get("delta_chisq"), 2, why),
-            "delta_df": _cell(s.get("delta_df"), 0, why),
-            "delta_p": _cell(s.get("delta_pvalue"), 3, why),
-            "delta_cfi": _cell(s.get("delta_cfi"), 3, why),
-            "delta_rmsea": _cell(s.get("delta_rmsea"), 3, why),
-            "holds": "—" if holds is None else ("holds" if holds else "does not hold"),
-            "decision": s.get("decision") or "",
+            "level": s.level, **_fit_cells(s.fit, inv.reason),
+            "delta_chisq": _cell(s.delta_chisq, 2, why),
+            "delta_df": _cell(s.delta_df, 0, why),
+            "delta_p": _cell(s.delta_pvalue, 3, why),
+            "delta_cfi": _cell(s.delta_cfi, 3, why),
+            "delta_rmsea": _cell(s.delta_rmsea, 3, why),
+            "holds": "—" if s.holds is None else ("holds" if s.holds else "does not hold"),
+            "decision": s.decision or "",
         })  # fmt: skip
-    groups = ", ".join(f"{g} (n {n})" for g, n in (inv.get("groups") or {}).items())
-    return {"group": inv.get("group"), "groups": groups, "steps": steps,
-            "reason": inv.get("reason") or ""}  # fmt: skip
+    groups = ", ".join(f"{g} (n {n})" for g, n in inv.groups.items())
+    return {"group": entry.group, "groups": groups, "steps": steps,
+            "reason": inv.reason or ""}  # fmt: skip
 
 
-def _criterion(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+def _criterion(rows: Sequence[CriterionRow]) -> list[dict[str, Any]]:
     out = []
-    for r in rows:
-        ci = r.get("ci95")
-        ok = isinstance(ci, list | tuple) and len(ci) == 2
-        ci_text = f"[{fmt(ci[0])}, {fmt(ci[1])}]" if ok and ci is not None else "—"
+    for row in rows:
+        r = row.result
+        ci_text = f"[{fmt(r.ci95[0])}, {fmt(r.ci95[1])}]" if r.ci95 is not None else "—"
         out.append({
-            "scale": r.get("scale"), "label": r.get("label"),
-            "statistic": "AUC" if r.get("statistic") == "auc" else "Spearman's ρ",
-            "value": _cell(r.get("value"), 2, r.get("reason")),
+            "scale": row.scale, "label": row.label,
+            "statistic": "AUC" if r.statistic == "auc" else "Spearman's ρ",
+            "value": _cell(r.value, 2, r.reason),
             "ci": ci_text,
-            "n": r.get("n"), "reason": r.get("reason") or "",
+            "n": r.n, "reason": r.reason or "",
         })  # fmt: skip
     return out
 
 
-def _parallel(pa: Mapping[str, Any] | None) -> dict[str, Any] | None:
-    if not pa:
-        return None
-    obs, rnd = list(pa.get("observed") or []), list(pa.get("random_quantile") or [])
+def _parallel(pa: ParallelAnalysis) -> dict[str, Any]:
+    obs, rnd = list(pa.observed), list(pa.random_quantile)
     rows = [
         {"k": i + 1, "observed": _cell(o, 3),
          "random": _cell(rnd[i] if i < len(rnd) else None, 3, "not simulated"),
@@ -312,72 +322,72 @@ def _parallel(pa: Mapping[str, Any] | None) -> dict[str, Any] | None:
          and float(o) > float(rnd[i])}
         for i, o in enumerate(obs)
     ]  # fmt: skip
-    return {"n_factors": pa.get("n_factors"), "quantile": fmt(pa.get("quantile")),
-            "rows": rows, "reason": pa.get("reason") or ""}  # fmt: skip
+    return {"n_factors": pa.n_factors, "quantile": fmt(pa.quantile),
+            "rows": rows, "reason": pa.reason or ""}  # fmt: skip
 
 
-def _efa(efa: Mapping[str, Any] | None) -> dict[str, Any] | None:
-    if not efa:
+def _efa(efa: EFAEntry | None) -> dict[str, Any] | None:
+    if efa is None:
         return None
-    factors = [str(f) for f in efa.get("factors") or []]
-    cong = efa.get("congruence") or {}
-    match, reading = efa.get("congruence_match") or {}, efa.get("congruence_reading") or {}
+    cg = efa.congruence or Congruence()
+    cong = cg.phi or {}
+    match, reading = cg.match or {}, cg.reading or {}
     rows = [
         {"item": item, "cells": [_cell(v, 2) for v in vals]}
-        for item, vals in (efa.get("loadings") or {}).items()
+        for item, vals in (efa.loadings or {}).items()
     ]
     return {
-        "n_factors": efa.get("n_factors"), "rotation": efa.get("rotation") or "",
-        "method": efa.get("method") or "", "factors": factors, "rows": rows,
+        "n_factors": efa.n_factors, "rotation": efa.rotation or "",
+        "method": efa.method or "", "factors": [str(f) for f in efa.factors or []], "rows": rows,
         # keyed by the human factors, each with the EFA factor matched to it and the reading
         "congruence": [{"factor": f"{h} ~ {match[h]}" if match.get(h) else h,
                         "phi": _cell(v, 3, "unmatched" if match else "no human loadings"),
                         "reading": reading.get(h) or ""} for h, v in cong.items()],
-        "congruence_reason": "" if cong else (efa.get("congruence_reason") or ""),
-        "congruence_source": efa.get("congruence_source") or "",
-        "congruence_note": efa.get("congruence_note") or "",
-        "factor_corr": [[fmt(v) for v in row] for row in efa.get("factor_corr") or []],
-        "reason": efa.get("reason") or "",
+        "congruence_reason": "" if cong else (cg.reason or ""),
+        "congruence_source": cg.source or "",
+        "congruence_note": cg.note or "",
+        "factor_corr": [[fmt(v) for v in row] for row in efa.factor_corr or []],
+        "reason": efa.reason or "",
     }  # fmt: skip
 
 
-def _irt(irt: Mapping[str, Any] | None) -> list[dict[str, Any]]:
+def _irt(irt: Mapping[str, GRMResult] | None) -> list[dict[str, Any]]:
     out = []
     for scale, m in (irt or {}).items():
         items = []
-        for it in m.get("items") or []:
-            th = [fmt(t) for t in it.get("thresholds") or []]
-            items.append({"item": it.get("item"), "a": _cell(it.get("discrimination"), 2),
+        for it in m.items:
+            th = [fmt(t) for t in it.thresholds]
+            items.append({"item": it.item, "a": _cell(it.discrimination, 2),
                           "thresholds": ", ".join(th) or "—"})  # fmt: skip
-        out.append({"scale": scale, "n": m.get("n"), "model": m.get("model") or "",
-                    "item_rows": items, "reason": m.get("reason") or ""})  # fmt: skip
+        out.append({"scale": scale, "n": m.n, "model": "graded",
+                    "item_rows": items, "reason": m.reason or ""})  # fmt: skip
     return out
 
 
-def _mtmm(m: Mapping[str, Any]) -> dict[str, Any]:
+def _mtmm(m: MTMM) -> dict[str, Any]:
     """The MTMM part as a lower-triangle matrix (validity diagonal marked), the validity
     values with their intervals and Campbell & Fiske's criteria counts."""
-    if m["reason"]:
-        return {"reason": m["reason"], "names": [], "rows": [], "validity": [], "criteria": []}
-    vs = m["variables"]
+    if m.reason:
+        return {"reason": m.reason, "names": [], "rows": [], "validity": [], "criteria": []}
+    vs, matrix = m.variables, m.matrix or []
     rows = []
     for i, v in enumerate(vs):
         cells = []
         for j in range(i):
-            same = v["trait"] == vs[j]["trait"]
-            cls = "validity" if same else ("monomethod" if v["method"] == vs[j]["method"] else "")
-            cells.append(_cell(m["matrix"][i][j], reason="see the correlations' reasons", cls=cls))
-        rows.append({"name": f"{v['method']}.{v['scale']}", "trait": v["trait"], "cells": cells})
+            same = v.trait == vs[j].trait
+            cls = "validity" if same else ("monomethod" if v.method == vs[j].method else "")
+            cells.append(_cell(matrix[i][j], reason="see the correlations' reasons", cls=cls))
+        rows.append({"name": f"{v.method}.{v.scale}", "trait": v.trait, "cells": cells})
     validity = [
-        {"trait": c["trait_a"], "methods": f"{c['method_a']} ~ {c['method_b']}",
-         "r": _cell(c["r"], reason=c["reason"]), "n": c["n"],
-         "ci": "" if not c["ci95"] else f"[{c['ci95'][0]:.2f}, {c['ci95'][1]:.2f}]"}
-        for c in m["validity"]
+        {"trait": c.trait_a, "methods": f"{c.method_a} ~ {c.method_b}",
+         "r": _cell(c.r, reason=c.reason), "n": c.n,
+         "ci": "" if not c.ci95 else f"[{c.ci95[0]:.2f}, {c.ci95[1]:.2f}]"}
+        for c in m.validity
     ]  # fmt: skip
-    criteria = [{"criterion": c["criterion"], "name": c["name"], "holds": c["holds"],
-                 "comparisons": c["comparisons"], "reason": c["reason"] or ""}
-                for c in m["criteria"]]  # fmt: skip
-    return {"reason": None, "table": m["table"], "matched_by": m["matched_by"],
-            "n_matched": m["n_matched"], "names": [r["name"] for r in rows], "rows": rows,
+    criteria = [{"criterion": c.criterion, "name": c.name, "holds": c.holds,
+                 "comparisons": c.comparisons, "reason": c.reason or ""}
+                for c in m.criteria]  # fmt: skip
+    return {"reason": None, "table": m.table, "matched_by": m.matched_by,
+            "n_matched": m.n_matched, "names": [r["name"] for r in rows], "rows": rows,
             "validity": validity, "criteria": criteria,
-            "dropped": "; ".join(f"{t}: {why}" for t, why in m["dropped"].items())}  # fmt: skip
+            "dropped": "; ".join(f"{t}: {why}" for t, why in m.dropped.items())}  # fmt: skip

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm, spearmanr
 
-__all__ = ["Criterion", "spearman", "auc", "label_values", "criterion_row"]
+__all__ = ["Criterion", "CriterionRow", "spearman", "auc", "label_values", "criterion_row"]
 
 
 @dataclass(frozen=True)
@@ -27,6 +27,25 @@ class Criterion:
     ci95: tuple[float, float] | None
     n: int
     reason: str | None = None
+
+
+@dataclass(frozen=True)
+class CriterionRow:
+    """Criterion validity of one scale against one label: the statistic over ``unit``s
+    (respondents, or personas when several respondents share one); ``positive``: the level of
+    a two-valued text label counted as 1."""
+
+    scale: str
+    label: str
+    result: Criterion
+    unit: str = "respondent"
+    positive: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        c = self.result
+        return {"scale": self.scale, "label": self.label, "statistic": c.statistic,
+                "value": c.value, "ci95": c.ci95, "n": c.n, "reason": c.reason,
+                "unit": self.unit, "positive": self.positive}  # fmt: skip
 
 
 def _pairs(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -117,16 +136,14 @@ def label_values(name: str, y: pd.Series) -> tuple[np.ndarray | None, str | None
 
 def criterion_row(
     scale: str, name: str, scores: np.ndarray, label: pd.Series, persona: pd.Series
-) -> dict[str, Any]:
+) -> CriterionRow:
     """Criterion validity of one scale against one label: AUC for a two-valued label, else
     Spearman's rho. Labels belong to personas: when several respondents share a persona
     (prompt variants, repeats) and its label, the unit is the persona (its mean score), so
     variants are not counted as independent people."""
     y, positive, why = label_values(name, label)
-    row: dict[str, Any] = {"scale": scale, "label": name}
     if y is None:
-        return row | {"statistic": None, "value": None, "ci95": None, "n": 0, "reason": why,
-                      "unit": "respondent", "positive": None}  # fmt: skip
+        return CriterionRow(scale, name, Criterion("rho", None, None, 0, why))
     x, unit = np.asarray(scores, dtype=float), "respondent"
     frame = pd.DataFrame({"p": persona.to_numpy(), "x": x, "y": y})
     grouped = frame.groupby("p", sort=False)
@@ -134,6 +151,4 @@ def criterion_row(
         agg = grouped.agg(x=("x", "mean"), y=("y", "first"))
         x, y, unit = agg["x"].to_numpy(float), agg["y"].to_numpy(float), "persona"
     two = np.unique(y[~np.isnan(y)]).size == 2
-    crit = auc(x, y) if two else spearman(x, y)
-    return row | {"statistic": crit.statistic, "value": crit.value, "ci95": crit.ci95, "n": crit.n,
-                  "reason": crit.reason, "unit": unit, "positive": positive}  # fmt: skip
+    return CriterionRow(scale, name, auc(x, y) if two else spearman(x, y), unit, positive)

@@ -20,12 +20,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
 from psymetrics_core.analysis.population.data import Responses, ScaleStructure
 from psymetrics_core.analysis.population.diagnostics import diagnose, scale_scores
+from psymetrics_core.analysis.population.entry import Distribution, HumanParts, Norm, VarianceRatio
 from psymetrics_core.base.types import Instrument
 
 __all__ = ["FLAT_RATIO", "NO_NORMS", "ScaleNorm", "human_diagnostics", "scale_norms", "midpoint"]
@@ -105,9 +105,9 @@ def midpoint(inst: Instrument | None, items: Sequence[str], form: str) -> tuple[
 
 def human_diagnostics(
     resp: Responses, structure: ScaleStructure, inst: Instrument | None, form: str
-) -> dict[str, Any]:
-    """The task-entry keys ``variance_ratio``, ``acquiescence`` (+ ``acquiescence_reason``)
-    and ``distributions`` (see the module docstring)."""
+) -> HumanParts:
+    """The task entry's variance ratios, acquiescence (None with the reason) and score
+    distributions (see the module docstring)."""
     norms = scale_norms(inst, structure, form)
     usable = {s: n for s, n in norms.items() if isinstance(n, ScaleNorm) and n.factor}
     mid, mid_why = midpoint(inst, structure.items(), form)
@@ -123,51 +123,48 @@ def human_diagnostics(
         s = np.sort(scores[scale][~np.isnan(scores[scale])])
         factor = norm.factor if isinstance(norm, ScaleNorm) else None
         psd = float(np.std(s * (factor or 1.0), ddof=1)) if len(s) > 1 else None
-        row = {"scale": scale, "ratio": None, "population_sd": psd,
-               "human_sd": norm.sd if isinstance(norm, ScaleNorm) else None,
-               "reason": norm if isinstance(norm, str) else norm.reason}  # fmt: skip
+        ratio, reason = None, norm if isinstance(norm, str) else norm.reason
         if scale in ratios:
-            v = ratios[scale]
-            row["ratio"], row["reason"] = v.ratio, v.reason
-        out_ratio.append(row)
-        dists[scale] = {
-            "scores": [float(x) for x in s * (factor or 1.0)],
-            "norm": None
-            if not isinstance(norm, ScaleNorm) or factor is None
-            else {"mean": norm.mean, "sd": norm.sd, "source": norm.source, "group": norm.group},
-        }
+            ratio, reason = ratios[scale].ratio, ratios[scale].reason
+        out_ratio.append(
+            VarianceRatio(
+                scale, ratio, psd, norm.sd if isinstance(norm, ScaleNorm) else None, reason
+            )
+        )
+        dists[scale] = Distribution(
+            [float(x) for x in s * (factor or 1.0)],
+            None if not isinstance(norm, ScaleNorm) or factor is None
+            else Norm(norm.mean, norm.sd, norm.source, norm.group),
+        )  # fmt: skip
     why = mid_why or diag.reasons.get("acquiescence")
-    return {
-        "variance_ratio": out_ratio,
-        "acquiescence": diag.acquiescence,
-        "acquiescence_reason": None if diag.acquiescence is not None else why,
-        "distributions": dists,
-    }
+    return HumanParts(
+        out_ratio, diag.acquiescence, None if diag.acquiescence is not None else why, dists
+    )
 
 
-def human_text(e: dict[str, Any]) -> list[str]:
+def human_text(h: HumanParts) -> list[str]:
     """The lines of ``task_text`` for the variance ratios and acquiescence."""
-    rows = e.get("variance_ratio") or []
-    used = [d["norm"] for d in (e.get("distributions") or {}).values() if d["norm"]]
-    sources = sorted({n["source"] for n in used})
-    groups = sorted({n["group"] for n in used})
+    rows = h.variance_ratio
+    used = [d.norm for d in h.distributions.values() if d.norm is not None]
+    sources = sorted({n.source for n in used})
+    groups = sorted({n.group for n in used})
     out = []
-    if rows and all(r["reason"] == NO_NORMS for r in rows):
+    if rows and all(r.reason == NO_NORMS for r in rows):
         out.append(f"  variance ratio vs human norms: undefined ({NO_NORMS})")
     elif rows:
         parts = []
         for r in rows:
-            if r["ratio"] is None:
-                parts.append(f"{r['scale']} — ({r['reason']})")
+            if r.ratio is None:
+                parts.append(f"{r.scale} — ({r.reason})")
             else:
                 flag = " [FLAT: far below 1, straight-lining signature]" if (
-                    r["ratio"] < FLAT_RATIO) else ""  # fmt: skip
-                parts.append(f"{r['scale']} {r['ratio']:.2f}{flag}")
+                    r.ratio < FLAT_RATIO) else ""  # fmt: skip
+                parts.append(f"{r.scale} {r.ratio:.2f}{flag}")
         head = f"group {', '.join(groups)}: {'; '.join(sources)}" if groups else "no norm used"
         out.append(f"  variance ratio vs human norms ({head}): " + ", ".join(parts))
-    a = e.get("acquiescence")
+    a = h.acquiescence
     out.append(
         "  acquiescence (mean raw answer - scale midpoint): "
-        + (f"{a:+.2f}" if a is not None else f"— ({e.get('acquiescence_reason')})")
+        + (f"{a:+.2f}" if a is not None else f"— ({h.acquiescence_reason})")
     )
     return out

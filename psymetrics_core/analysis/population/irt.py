@@ -260,20 +260,19 @@ def irt_json(results: dict[str, GRMResult]) -> dict[str, Any]:
     }
 
 
-def irt_text(irt: dict[str, Any]) -> list[str]:
+def irt_text(irt: dict[str, GRMResult]) -> list[str]:
     """Per scale: the range of a and b, and where the test information peaks."""
     out = []
     for scale, r in irt.items():
-        if r["information"] is None:
-            out.append(f"  IRT (graded) {scale}: undefined ({r['reason']})")
+        if r.information is None:
+            out.append(f"  IRT (graded) {scale}: undefined ({r.reason})")
             continue
-        a = [i["discrimination"] for i in r["items"]]
-        b = [t for i in r["items"] for t in i["thresholds"]]
-        info = r["information"]
-        k = int(np.argmax(info["test"]))
+        a = [i.discrimination for i in r.items]
+        b = [t for i in r.items for t in i.thresholds]
+        k = int(np.argmax(r.information))
         out.append(
-            f"  IRT (graded) {scale}: {len(a)} items, n {r['n']}, a {min(a):.2f}..{max(a):.2f}, "
-            f"b {min(b):.2f}..{max(b):.2f}; information peaks at theta {info['theta'][k]:+.2f} "
-            f"({info['test'][k]:.2f})"
+            f"  IRT (graded) {scale}: {len(a)} items, n {r.n}, a {min(a):.2f}..{max(a):.2f}, "
+            f"b {min(b):.2f}..{max(b):.2f}; information peaks at theta {r.theta[k]:+.2f} "
+            f"({r.information[k]:.2f})"
         )
     return out

@@ -14,18 +14,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any
 
 import pandas as pd
 
 from psymetrics_core.analysis.population.data import Responses, ScaleStructure
+from psymetrics_core.analysis.population.entry import InvarianceEntry, PopulationEntry
 from psymetrics_core.analysis.population.options import PopulationOptions
 from psymetrics_core.analysis.population.runs import (
     PopulationData,
     present_structure,
     task_analysis,
 )
-from psymetrics_core.analysis.population.structure import invariance_json
+from psymetrics_core.analysis.population.structure import invariance_entry
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.types import Instrument
 
@@ -90,7 +90,7 @@ def population_data(
 def population_report(
     inst: Instrument, form: str, frame: pd.DataFrame, labels: pd.DataFrame,
     cluster: str | None, options: PopulationOptions,
-) -> dict[str, Any]:  # fmt: skip
+) -> PopulationEntry:  # fmt: skip
     """The population analyses of one group of a long file (``population_data``); the
     grouping of ``options.structure`` is left to ``invariance_across`` (one group here)."""
     pop, structure = population_data(inst, form, frame, labels, cluster)
@@ -100,7 +100,7 @@ def population_report(
 
 def invariance_across(
     name: str, groups: Mapping[str, tuple[PopulationData, ScaleStructure]]
-) -> dict[str, Any]:
+) -> InvarianceEntry:
     """The invariance ladder across the groups of a long file (the items every group has)."""
     pops = [p for p, _ in groups.values()]
     common = set.intersection(*(set(p.values.columns) for p in pops))
@@ -114,4 +114,4 @@ def invariance_across(
         {s: its for s, its in scales.items() if its},
         {i: r for i, r in first.reverse.items() if i in common},
     )
-    return invariance_json(name, Responses(values, group=group), structure)
+    return invariance_entry(name, Responses(values, group=group), structure)

@@ -208,7 +208,7 @@ def trait_table(path: Path | None, instruments: Mapping[str, Instrument]) -> Tra
 def mtmm_part(
     found: Mapping[str, PopulationData], structures: Mapping[str, ScaleStructure],
     table: TraitTable, given: bool = True,
-) -> dict[str, Any] | None:  # fmt: skip
+) -> MTMM | None:  # fmt: skip
     """The section-level ``mtmm`` part of population runs (``found``: task -> its data,
     ``structures``: task -> scale structure) under ``table``; a table not ``given`` (the
     shipped one) applies only when the runs hold 2+ of its tasks sharing 2+ traits (else
@@ -223,7 +223,7 @@ def mtmm_part(
         frame = pd.DataFrame(per, index=pop.values.index)
         scores[task] = frame.reindex(columns=list(dict.fromkeys([*frame.columns, *wanted])))
         persona[task] = pop.persona
-    return mtmm(scores, table, persona).to_json()
+    return mtmm(scores, table, persona)
 
 
 def _corr(a: Variable, b: Variable, x: np.ndarray, y: np.ndarray) -> Correlation:
@@ -402,33 +402,31 @@ def _cell(x: float | None, mark: bool) -> str:
     return f"[{s}]" if mark else f" {s} "
 
 
-def mtmm_text(m: Mapping[str, Any]) -> list[str]:
-    """Plain text of an MTMM part (``MTMM.to_json()``): the lower triangle, the validity
-    diagonal in brackets, the validity values with intervals and the criteria counts."""
+def mtmm_text(m: MTMM) -> list[str]:
+    """Plain text of an MTMM part: the lower triangle, the validity diagonal in brackets, the
+    validity values with intervals and the criteria counts."""
     head = "MTMM (Campbell & Fiske 1959)"
-    if m["reason"]:
-        return [f"{head}: undefined ({m['reason']})"]
-    vs = m["variables"]
-    names = [f"{v['method']}.{v['scale']}" for v in vs]
+    if m.reason:
+        return [f"{head}: undefined ({m.reason})"]
+    vs = m.variables
+    names = [f"{v.method}.{v.scale}" for v in vs]
     w = max(map(len, names)) + 6
-    out = [f"{head}, table {m['table']}: {m['n_matched']} respondents matched by "
-           f"{m['matched_by']}; [r] = validity diagonal"]  # fmt: skip
+    out = [f"{head}, table {m.table}: {m.n_matched} respondents matched by "
+           f"{m.matched_by}; [r] = validity diagonal"]  # fmt: skip
     out.append(" " * w + "".join(f"{k + 1:>7}" for k in range(len(vs))))
+    matrix = m.matrix or []
     for i, name in enumerate(names):
-        cells = [
-            _cell(m["matrix"][i][j], vs[i]["trait"] == vs[j]["trait"]).rjust(7) for j in range(i)
-        ]
+        cells = [_cell(matrix[i][j], vs[i].trait == vs[j].trait).rjust(7) for j in range(i)]
         out.append(f"  {i + 1:>2} {name}".ljust(w) + "".join(cells) + "      1".rjust(7))
-    for c in m["validity"]:
-        ci = "" if not c["ci95"] else f" [{c['ci95'][0]:.2f}, {c['ci95'][1]:.2f}]"
-        r = "—" if c["r"] is None else f"{c['r']:.2f}"
-        why = f" ({c['reason']})" if c["reason"] else ""
-        out.append(f"  validity {c['trait_a']} {c['method_a']}~{c['method_b']}: r {r}{ci}, "
-                   f"n {c['n']}{why}")  # fmt: skip
-    for c in m["criteria"]:
-        why = f" ({c['reason']})" if c["reason"] else ""
-        out.append(f"  criterion {c['criterion']} {c['name']}: {c['holds']}/{c['comparisons']}"
-                   f"{why}")  # fmt: skip
-    if m["dropped"]:
-        out.append("  left out: " + "; ".join(f"{t}: {why}" for t, why in m["dropped"].items()))
+    for c in m.validity:
+        ci = "" if not c.ci95 else f" [{c.ci95[0]:.2f}, {c.ci95[1]:.2f}]"
+        r = "—" if c.r is None else f"{c.r:.2f}"
+        why = f" ({c.reason})" if c.reason else ""
+        out.append(f"  validity {c.trait_a} {c.method_a}~{c.method_b}: r {r}{ci}, "
+                   f"n {c.n}{why}")  # fmt: skip
+    for k in m.criteria:
+        why = f" ({k.reason})" if k.reason else ""
+        out.append(f"  criterion {k.criterion} {k.name}: {k.holds}/{k.comparisons}{why}")
+    if m.dropped:
+        out.append("  left out: " + "; ".join(f"{t}: {why}" for t, why in m.dropped.items()))
     return out

@@ -25,8 +25,14 @@ from psymetrics_core.analysis.population.cfa import cfa_by_scale
 from psymetrics_core.analysis.population.criterion import criterion_row
 from psymetrics_core.analysis.population.data import Responses, ScaleStructure
 from psymetrics_core.analysis.population.diagnostics import diagnose, scale_scores
+from psymetrics_core.analysis.population.entry import (
+    CriterionRow,
+    PopulationAnalysis,
+    PopulationEntry,
+)
+from psymetrics_core.analysis.population.fitstats import FitIndices
 from psymetrics_core.analysis.population.humans import human_diagnostics, human_text
-from psymetrics_core.analysis.population.irt import graded_response, irt_json, irt_text
+from psymetrics_core.analysis.population.irt import graded_response, irt_text
 from psymetrics_core.analysis.population.mtmm import mtmm_part, mtmm_text, trait_table
 from psymetrics_core.analysis.population.options import PopulationOptions
 from psymetrics_core.analysis.population.reliability import scale_reliability
@@ -42,7 +48,7 @@ from psymetrics_core.records.read import iter_records
 from psymetrics_core.records.samples import SampleRecord
 
 __all__ = ["PopulationData", "read_population_runs", "criterion_table", "population_section",
-           "present_structure", "task_analysis", "task_text"]  # fmt: skip
+           "population_analysis", "present_structure", "task_analysis", "task_text"]  # fmt: skip
 
 
 @dataclass
@@ -123,7 +129,7 @@ def _data(
 
 def criterion_table(
     data: PopulationData, structure: ScaleStructure, pairs: Mapping[str, str] | None = None
-) -> list[dict[str, Any]]:
+) -> list[CriterionRow]:
     """Criterion validity of each scale against a label: the given ``pairs`` (scale -> label
     field), else every scale whose name is a label field (``criterion.criterion_row``: AUC for
     two-valued labels, numbers or text, else Spearman's rho; at persona level when personas
@@ -132,7 +138,7 @@ def criterion_table(
     scores = scale_scores(resp, structure)
     if pairs is None:
         pairs = {s: s for s in scores if s in data.labels.columns}
-    out = []
+    out: list[CriterionRow] = []
     for scale, fld in pairs.items():
         if scale not in scores:
             raise PsymError(f"--criterion {scale}={fld}: task {data.task} has no scale {scale!r}")
@@ -148,8 +154,22 @@ def population_section(
     instruments: Mapping[str, Instrument],
     options: PopulationOptions | None = None,
 ) -> AnalysisSection | None:
-    """The ``psym analyze`` section of population runs (None when no run is one), computing
-    what ``options`` asks for (MTMM: the shipped trait table unless ``options.mtmm``)."""
+    """The ``psym analyze`` section of population runs (None when no run is one): the text
+    and the JSON of ``population_analysis``."""
+    res = population_analysis(run_dirs, instruments, options)
+    if res is None:
+        return None
+    return AnalysisSection("population", "Population psychometrics", res.text, res.to_json())
+
+
+def population_analysis(
+    run_dirs: Sequence[Path],
+    instruments: Mapping[str, Instrument],
+    options: PopulationOptions | None = None,
+) -> PopulationAnalysis | None:
+    """The population analyses of ``run_dirs`` (None when no run is a population run, or no
+    task of them an installed questionnaire), computing what ``options`` asks for (MTMM: the
+    shipped trait table unless ``options.mtmm``)."""
     options = options or PopulationOptions()
     found = read_population_runs(run_dirs)
     if not found:
@@ -161,7 +181,7 @@ def population_section(
     check_options(found, structure_options)
     opts = structure_options and structure_options.for_runs(run_dirs)
     table = trait_table(mtmm, instruments)
-    data: dict[str, Any] = {}
+    out = PopulationAnalysis()
     lines: list[str] = []
     structures: dict[str, ScaleStructure] = {}
     for task, pop in sorted(found.items()):
@@ -173,15 +193,15 @@ def population_section(
         )
         structures[task] = structure
         entry = task_analysis(pop, structure, replace(options, structure=opts), inst)
-        data[task] = entry
+        out.tasks[task] = entry
         lines += task_text(task, entry)
-    if not data:
+    if not out.tasks:
         return None
-    part = mtmm_part(found, structures, table, given=mtmm is not None)
-    if part is not None:
-        data["mtmm"] = part
-        lines += mtmm_text(part)
-    return AnalysisSection("population", "Population psychometrics", "\n".join(lines), data)
+    out.mtmm = mtmm_part(found, structures, table, given=mtmm is not None)
+    if out.mtmm is not None:
+        lines += mtmm_text(out.mtmm)
+    out.text = "\n".join(lines)
+    return out
 
 
 def present_structure(structure: ScaleStructure, pop: PopulationData) -> ScaleStructure:
@@ -197,48 +217,40 @@ def present_structure(structure: ScaleStructure, pop: PopulationData) -> ScaleSt
 def task_analysis(
     pop: PopulationData, structure: ScaleStructure, options: PopulationOptions | None = None,
     instrument: Instrument | None = None,
-) -> dict[str, Any]:  # fmt: skip
+) -> PopulationEntry:  # fmt: skip
     """One task's entry of the section: diagnostics, reliability, one CFA per scale, criterion
     validity, the diagnostics against people (``instrument``'s norms) and what ``options``
     asks for beyond them."""
     options = options or PopulationOptions()
     resp = Responses(pop.values, pop.persona)
-    grm = irt_json(graded_response(resp, structure)) if options.irt else None  # extra: at once
+    grm = graded_response(resp, structure) if options.irt else None  # extra: at once
     diag = diagnose(resp, structure)
     rel = scale_reliability(resp, structure, n_boot=options.n_boot)
     cfas = cfa_by_scale(resp, structure)
     crit = criterion_table(pop, structure, options.criterion)
-    return {
-        "n_respondents": int(len(pop.values)),
-        "n_personas": int(pop.persona.nunique()),
-        "clustering": _clustering(len(pop.values), int(pop.persona.nunique())),
-        "parse_rate": pop.n_parsed / pop.n_lines if pop.n_lines else None,
-        "constant_items": diag.constant_items,
-        "straightlining_share": diag.straightlining_share,
-        "reasons": dict(diag.reasons),
-        "reliability": [_rel_json(r) for r in rel],
-        "cfa": {s: _cfa_json(c) for s, c in cfas.items()},
-        "criterion": crit,
+    return PopulationEntry(
+        n_respondents=int(len(pop.values)),
+        n_personas=int(pop.persona.nunique()),
+        clustering=_clustering(len(pop.values), int(pop.persona.nunique())),
+        parse_rate=pop.n_parsed / pop.n_lines if pop.n_lines else None,
+        constant_items=diag.constant_items,
+        straightlining_share=diag.straightlining_share,
+        reasons=dict(diag.reasons),
+        reliability=list(rel),
+        cfa=dict(cfas),
+        criterion=crit,
         # against people: variance ratio vs the human norms, acquiescence, score distributions
-        **human_diagnostics(resp, structure, instrument, sorted(pop.forms or {"original"})[0]),
-        **structure_analysis(
+        human=human_diagnostics(
+            resp, structure, instrument, sorted(pop.forms or {"original"})[0]
+        ),  # fmt: skip
+        structure=structure_analysis(
             pop,
             structure,
             options.structure,
             human=instrument.human_loadings if instrument else None,
-        ),
-    } | ({"irt": grm} if grm is not None else {})
-
-
-def _rel_json(r: Any) -> dict[str, Any]:
-    return {"scale": r.scale, "n": r.n, "k": r.k, "n_personas": r.n_clusters, "reason": r.reason,
-            "coefficients": [c.__dict__ for c in r.coefficients]}  # fmt: skip
-
-
-def _cfa_json(c: Any) -> dict[str, Any]:
-    fit = None if c.fit is None else {k: v for k, v in c.fit.__dict__.items()}
-    return {"n": c.n, "fit": fit, "reason": c.reason, "heywood": c.heywood,
-            "loadings": [x.__dict__ for x in c.loadings]}  # fmt: skip
+        ),  # fmt: skip
+        irt=grm,
+    )
 
 
 def _num(x: float | None, d: int = 2) -> str:
@@ -255,46 +267,48 @@ def _clustering(n: int, personas: int) -> str | None:
             "respondent as independent (identical repeats inflate them)")  # fmt: skip
 
 
-def fit_text(f: Mapping[str, Any] | None, reason: str | None, heywood: Sequence[str]) -> str:
+def fit_text(f: FitIndices | None, reason: str | None, heywood: Sequence[str]) -> str:
     """One CFA's fit on one line: the indices, why CFI/TLI are undefined, Heywood cases."""
     if f is None:
         return f"undefined ({reason})"
     out = (
-        f"chi2 {_num(f['chisq'])} df {f['df']} CFI {_num(f['cfi'], 3)} TLI {_num(f['tli'], 3)} "
-        f"RMSEA {_num(f['rmsea'], 3)} SRMR {_num(f['srmr'], 3)}"
+        f"chi2 {_num(f.chisq)} df {f.df} CFI {_num(f.cfi, 3)} TLI {_num(f.tli, 3)} "
+        f"RMSEA {_num(f.rmsea, 3)} SRMR {_num(f.srmr, 3)}"
     )
-    if f["reason"]:
-        out += f" (CFI, TLI undefined: {f['reason']})"
+    if f.reason:
+        out += f" (CFI, TLI undefined: {f.reason})"
     if heywood:
         out += f"; Heywood: {'; '.join(heywood[:3])}" + (" ..." if len(heywood) > 3 else "")
     return out
 
 
-def task_text(task: str, e: dict[str, Any]) -> list[str]:
+def task_text(task: str, e: PopulationEntry) -> list[str]:
+    """The plain-text lines of a task's entry."""
     out = [
-        f"{task}: {e['n_respondents']} respondents ({e['n_personas']} personas), parse rate "
-        f"{_num(e['parse_rate'])}, straight-lining {_num(e['straightlining_share'])}"
+        f"{task}: {e.n_respondents} respondents ({e.n_personas} personas), parse rate "
+        f"{_num(e.parse_rate)}, straight-lining {_num(e.straightlining_share)}"
     ]
-    if e["clustering"]:
-        out.append(f"  note: {e['clustering']}")
-    if e["constant_items"]:
-        out.append(f"  items that never vary: {', '.join(e['constant_items'])}")
-    out += human_text(e)
-    for r in e["reliability"]:
-        co = {c["name"]: c for c in r["coefficients"]}
-        if r["reason"]:
-            out.append(f"  {r['scale']}: reliability undefined ({r['reason']})")
+    if e.clustering:
+        out.append(f"  note: {e.clustering}")
+    if e.constant_items:
+        out.append(f"  items that never vary: {', '.join(e.constant_items)}")
+    out += human_text(e.human)
+    for r in e.reliability:
+        if r.reason:
+            out.append(f"  {r.scale}: reliability undefined ({r.reason})")
             continue
-        a, w = co.get("alpha", {}), co.get("omega_total", {})
-        out.append(f"  {r['scale']}: alpha {_num(a.get('value'))} omega {_num(w.get('value'))}")
-    for scale, c in e["cfa"].items():
-        out.append(f"  CFA {scale}: " + fit_text(c["fit"], c["reason"], c["heywood"]))
-    out += structure_text(e)
-    for r in e["criterion"]:
-        ci = "" if not r["ci95"] else f" [{_num(r['ci95'][0])}, {_num(r['ci95'][1])}]"
-        why = f" ({r['reason']})" if r["reason"] else ""
-        unit = " personas" if r["unit"] == "persona" else ""
-        pos = f" (positive: {r['positive']})" if r["positive"] else ""
-        out.append(f"  criterion {r['scale']} ~ {r['label']}{pos}: {r['statistic']} "
-                   f"{_num(r['value'])}{ci}, n {r['n']}{unit}{why}")  # fmt: skip
-    return out + (irt_text(e["irt"]) if "irt" in e else [])
+        co = {c.name: c.value for c in r.coefficients}
+        out.append(f"  {r.scale}: alpha {_num(co.get('alpha'))} "
+                   f"omega {_num(co.get('omega_total'))}")  # fmt: skip
+    for scale, c in e.cfa.items():
+        out.append(f"  CFA {scale}: " + fit_text(c.fit, c.reason, c.heywood))
+    out += structure_text(e.structure)
+    for row in e.criterion:
+        k = row.result
+        ci = "" if not k.ci95 else f" [{_num(k.ci95[0])}, {_num(k.ci95[1])}]"
+        why = f" ({k.reason})" if k.reason else ""
+        unit = " personas" if row.unit == "persona" else ""
+        pos = f" (positive: {row.positive})" if row.positive else ""
+        out.append(f"  criterion {row.scale} ~ {row.label}{pos}: {k.statistic} "
+                   f"{_num(k.value)}{ci}, n {k.n}{unit}{why}")  # fmt: skip
+    return out + (irt_text(e.irt) if e.irt is not None else [])

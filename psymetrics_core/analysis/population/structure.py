@@ -11,8 +11,8 @@ human with ``--responses ... --human FILE``). Tucker's congruence compares the E
 the human loadings an instrument ships (``human_loadings:`` in its spec, raw direction as
 published; reverse-keyed items are flipped to the EFA's keyed direction here): factors are
 matched one to one over min(k) factors, phi is computed over the items both have, and every
-shortfall (fewer factors, items not in the data) is named in "congruence_note"; with fewer
-than 3 shared items, or no human loadings, "congruence" is None with "congruence_reason".
+shortfall (fewer factors, items not in the data) is named in its note ("congruence_note");
+with fewer than 3 shared items, or no human loadings, phi is None with the reason.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from psymetrics_core.analysis.population.cfa import cfa
+from psymetrics_core.analysis.population.cfa import CFAResult, cfa
 from psymetrics_core.analysis.population.data import Responses, ScaleStructure
 from psymetrics_core.analysis.population.dimensionality import (
     congruence_reading,
@@ -34,7 +34,18 @@ from psymetrics_core.analysis.population.dimensionality import (
     match_congruence,
     parallel_analysis,
 )
-from psymetrics_core.analysis.population.invariance import measurement_invariance
+from psymetrics_core.analysis.population.entry import (
+    CFAModelEntry,
+    Congruence,
+    EFAEntry,
+    InvarianceEntry,
+    StructureParts,
+)
+from psymetrics_core.analysis.population.invariance import (
+    InvarianceResult,
+    InvarianceStep,
+    measurement_invariance,
+)
 from psymetrics_core.analysis.records import unit_label
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.reading import read_text
@@ -45,7 +56,7 @@ if TYPE_CHECKING:
     from psymetrics_core.analysis.population.runs import PopulationData
 
 __all__ = ["CFAModel", "StructureOptions", "read_cfa_model", "structure_analysis",
-           "invariance_json", "group_series", "check_options", "check_model_items",
+           "invariance_entry", "congruence", "group_series", "check_options", "check_model_items",
            "structure_text", "invariance_text"]  # fmt: skip
 
 NO_HUMAN_LOADINGS = "the instrument ships no human loadings"
@@ -199,105 +210,85 @@ def check_model_items(model: CFAModel, task: str, columns: Sequence[str]) -> Non
 def structure_analysis(
     pop: PopulationData, structure: ScaleStructure, opts: StructureOptions | None,
     group: pd.Series | None = None, human: HumanLoadings | None = None,
-) -> dict[str, Any]:  # fmt: skip
-    """The task entry's keys parallel_analysis, efa (with --efa; Tucker's congruence with the
-    instrument's ``human`` loadings), cfa_model (with --cfa-model) and invariance (with a
+) -> StructureParts:  # fmt: skip
+    """The task entry's parallel analysis, EFA (with --efa; Tucker's congruence with the
+    instrument's ``human`` loadings), CFA model (with --cfa-model) and invariance (with a
     grouping: ``opts.group`` or the given ``group``)."""
     opts = opts or StructureOptions()
     keyed = structure.keyed(pop.values)
     items = keyed.loc[:, structure.items()]
     pa = parallel_analysis(items)
-    out: dict[str, Any] = {"parallel_analysis": {
-        "n_factors": pa.n_factors, "observed": list(pa.observed),
-        "random_quantile": list(pa.random_quantile), "quantile": pa.quantile, "reason": pa.reason,
-    }}  # fmt: skip
+    fa = None
     if opts.efa is not None:
-        out["efa"] = _efa_json(items, opts, pa.n_factors, pa.reason)
-        out["efa"].update(congruence_json(out["efa"], human, structure))
-    if opts.cfa_model is not None:
-        out["cfa_model"] = _cfa_model_json(keyed, opts.cfa_model, pop)
+        fa = _efa_entry(items, opts, pa.n_factors, pa.reason)
+        fa.congruence = congruence(fa, human, structure)
+    model = None if opts.cfa_model is None else _cfa_model_entry(keyed, opts.cfa_model)
+    inv = None
     if group is None and opts.group is not None:
         group = group_series(pop, opts)
         if group is None:
             why = f"the respondents have no label {opts.group!r}"
-            out["invariance"] = {"group": opts.group, "groups": {}, "steps": [], "reason": why}
-            return out
+            inv = InvarianceEntry(opts.group, InvarianceResult({}, [], why))
     if group is not None:
         name = opts.group or str(group.name)
-        out["invariance"] = invariance_json(name, Responses(pop.values, group=group), structure)
-    return out
+        inv = invariance_entry(name, Responses(pop.values, group=group), structure)
+    return StructureParts(pa, fa, model, inv)
 
 
-def _efa_json(
+def _efa_entry(
     items: pd.DataFrame, opts: StructureOptions, n_pa: int | None, pa_reason: str | None
-) -> dict[str, Any]:
+) -> EFAEntry:
     n = opts.efa if isinstance(opts.efa, int) else n_pa
-    out: dict[str, Any] = {"n_factors": n, "rotation": opts.rotation, "method": "ml",
-                           "loadings": None, "factors": None, "factor_corr": None,
-                           "reason": None}  # fmt: skip
+    out = EFAEntry(n, opts.rotation)
     if n is None or n < 1:
         why = pa_reason or "parallel analysis retains no factor"
-        out["reason"] = f"--efa auto: {why}"
+        out.reason = f"--efa auto: {why}"
         return out
     res = efa(items, n, opts.rotation if n > 1 else None)
-    out["method"] = res.method
+    out.method = res.method
     if res.loadings is None:
-        out["reason"] = res.reason
+        out.reason = res.reason
         return out
     # each factor reflected so that its loadings sum to a positive number (as psych's fa)
     sign = np.where(res.loadings.sum(axis=0).to_numpy() < 0, -1.0, 1.0)
     lam = res.loadings * sign
-    out["factors"] = [str(c) for c in lam.columns]
-    out["loadings"] = {str(i): [float(v) for v in row] for i, row in lam.iterrows()}
+    out.factors = [str(c) for c in lam.columns]
+    out.loadings = {str(i): [float(v) for v in row] for i, row in lam.iterrows()}
     if res.factor_corr is not None and n > 1:
         phi = np.asarray(res.factor_corr) * np.outer(sign, sign)
-        out["factor_corr"] = [[float(v) for v in r] for r in phi]
+        out.factor_corr = [[float(v) for v in r] for r in phi]
     return out
 
 
-def congruence_json(
-    e: Mapping[str, Any], human: HumanLoadings | None, structure: ScaleStructure
-) -> dict[str, Any]:
-    """The congruence keys of an "efa" entry ``e``: phi per human factor (None: unmatched),
-    the matched EFA factor ("-F2": reflected), the reading, the source and the caveats."""
-    out: dict[str, Any] = {"congruence": None, "congruence_reason": NO_HUMAN_LOADINGS,
-                           "congruence_source": None, "congruence_match": None,
-                           "congruence_reading": None, "congruence_items": None,
-                           "congruence_note": None}  # fmt: skip
+def congruence(e: EFAEntry, human: HumanLoadings | None, structure: ScaleStructure) -> Congruence:
+    """Tucker's congruence of the EFA ``e``: phi per human factor (None: unmatched), the
+    matched EFA factor ("-F2": reflected), the reading, the source and the caveats."""
     if human is None:
-        return out
-    out["congruence_source"] = human.source
-    if e["loadings"] is None:
-        out["congruence_reason"] = f"the EFA is undefined ({e['reason']})"
-        return out
+        return Congruence(reason=NO_HUMAN_LOADINGS)
+    if e.loadings is None or e.factors is None:
+        return Congruence(reason=f"the EFA is undefined ({e.reason})", source=human.source)
     table = pd.DataFrame([v for _, v in human.loadings], index=[i for i, _ in human.loadings],
                          columns=list(human.factors))  # fmt: skip
     for item in table.index.intersection(list(structure.reverse)):
         table.loc[item] = -table.loc[item]  # raw direction as published -> keyed, as the EFA
-    ours = pd.DataFrame.from_dict(e["loadings"], orient="index", columns=e["factors"])
+    ours = pd.DataFrame.from_dict(e.loadings, orient="index", columns=e.factors)
     shared = [i for i in table.index if i in ours.index]
     absent = [i for i in table.index if i not in ours.index]
     if len(shared) < MIN_CONGRUENCE_ITEMS:
         which = f" (not in the data: {_names(absent)})" if absent else ""
-        out["congruence_reason"] = (
+        return Congruence(reason=(
             f"{len(shared)} of the {len(table)} items of the human loadings are in the "
             f"EFA{which}; phi needs {MIN_CONGRUENCE_ITEMS} or more"
-        )
-        return out
+        ), source=human.source)  # fmt: skip
     res = match_congruence(ours.loc[shared], table.loc[shared])
-    out.update(
-        congruence=res.phi,
-        congruence_reason=None,
-        congruence_match=res.match,
-        congruence_items=len(shared),
-        congruence_reading={
-            k: None if v is None else congruence_reading(v) for k, v in res.phi.items()
-        },
-        congruence_note=_congruence_note(
-            e, human, absent, [i for i in ours.index if i not in table.index]
-        ),
+    return Congruence(
+        phi=res.phi,
+        source=human.source,
+        match=res.match,
+        items=len(shared),
+        reading={k: None if v is None else congruence_reading(v) for k, v in res.phi.items()},
+        note=_congruence_note(e, human, absent, [i for i in ours.index if i not in table.index]),
     )
-    return out  # fmt: skip
 
 
 def _names(items: Sequence[str], most: int = 8) -> str:
@@ -305,11 +296,11 @@ def _names(items: Sequence[str], most: int = 8) -> str:
 
 
 def _congruence_note(
-    e: Mapping[str, Any], human: HumanLoadings, absent: list[str], unloaded: list[str]
+    e: EFAEntry, human: HumanLoadings, absent: list[str], unloaded: list[str]
 ) -> str | None:
     """The caveats of a congruence: factor counts, items on one side only, rotations."""
     notes = []
-    ka, kb = len(e["factors"]), len(human.factors)
+    ka, kb = len(e.factors or []), len(human.factors)
     if ka != kb:
         notes.append(f"EFA has {ka} factor(s), the human loadings {kb}: matched over {min(ka, kb)}")
     if absent:
@@ -318,31 +309,26 @@ def _congruence_note(
     if unloaded:
         notes.append(f"{len(unloaded)} item(s) have no human loading and are left out "
                      f"({_names(unloaded)})")  # fmt: skip
-    if human.rotation and e["rotation"] and human.rotation.lower() != e["rotation"]:
-        notes.append(f"human loadings {human.rotation}-rotated, this EFA {e['rotation']}")
+    if human.rotation and e.rotation and human.rotation.lower() != e.rotation:
+        notes.append(f"human loadings {human.rotation}-rotated, this EFA {e.rotation}")
     return "; ".join(notes) or None
 
 
-def _cfa_model_json(keyed: pd.DataFrame, model: CFAModel, pop: PopulationData) -> dict[str, Any]:
+def _cfa_model_entry(keyed: pd.DataFrame, model: CFAModel) -> CFAModelEntry:
     miss = model.unknown(list(keyed.columns))
-    out: dict[str, Any] = {"model": model.syntax, "file": model.path, "n": 0, "fit": None,
-                           "loadings": [], "heywood": [], "reason": None}  # fmt: skip
     if miss is not None:
-        out["reason"] = f"the model names {miss[1]!r} (line {miss[0]}), not an item of this task"
-        return out
+        why = f"the model names {miss[1]!r} (line {miss[0]}), not an item of this task"
+        return CFAModelEntry(model.syntax, model.path, CFAResult(model.syntax, 0, reason=why))
     try:
         res = cfa(keyed, model.syntax)
     except PsymError as exc:
         raise PsymError(f"--cfa-model {model.path}: {exc}") from None
-    out.update(n=res.n, reason=res.reason, heywood=res.heywood,
-               loadings=[x.__dict__ for x in res.loadings],
-               fit=None if res.fit is None else dict(res.fit.__dict__))  # fmt: skip
-    return out
+    return CFAModelEntry(model.syntax, model.path, res)
 
 
-def invariance_json(name: str, data: Responses, structure: ScaleStructure) -> dict[str, Any]:
+def invariance_entry(name: str, data: Responses, structure: ScaleStructure) -> InvarianceEntry:
     """The configural -> metric -> scalar ladder of ``data`` across ``data.group``, with the
-    instrument's scales as factors, as the task entry's "invariance" value. Items are divided
+    instrument's scales as factors, as the task entry's invariance part. Items are divided
     by their pooled SD first: the same affine map in every group leaves each rung's chi-square
     unchanged and keeps the optimiser well scaled (answer codes of 0-333 stop it early); when
     that ladder does not converge, the one on the raw answers is tried."""
@@ -352,12 +338,7 @@ def invariance_json(name: str, data: Responses, structure: ScaleStructure) -> di
     if res.reason is not None and "did not converge" in res.reason:
         raw = measurement_invariance(data, structure)
         res = raw if raw.reason is None else res
-    return {
-        "group": name,
-        "groups": dict(res.groups),
-        "steps": [dict(s.__dict__, fit=dict(s.fit.__dict__)) for s in res.steps],
-        "reason": res.reason,
-    }
+    return InvarianceEntry(name, res)
 
 
 def _n(x: Any, d: int = 2, sign: bool = False) -> str:
@@ -366,80 +347,80 @@ def _n(x: Any, d: int = 2, sign: bool = False) -> str:
     return f"{x:+.{d}f}" if sign else f"{x:.{d}f}"
 
 
-def structure_text(e: Mapping[str, Any]) -> list[str]:
-    """Short lines of the structural keys of a task entry (those present)."""
+def structure_text(parts: StructureParts) -> list[str]:
+    """Short lines of the structural parts of a task entry (those present)."""
     out: list[str] = []
-    pa = e.get("parallel_analysis")
-    if pa is not None:
-        out.append(
-            f"  parallel analysis: undefined ({pa['reason']})" if pa["reason"] else
-            f"  parallel analysis: {pa['n_factors']} factor(s) (eigenvalues above the random "
-            f"{pa['quantile']:.0%} quantile)"
-        )  # fmt: skip
-    if "efa" in e:
-        out += _efa_text(e["efa"])
-    if "cfa_model" in e:
-        c, f = e["cfa_model"], e["cfa_model"]["fit"]
-        out.append(f"  CFA model {Path(c['file']).name}: " + (
-            f"undefined ({c['reason']})" if f is None else
-            f"chi2 {_n(f['chisq'])} df {f['df']} CFI {_n(f['cfi'], 3)} TLI {_n(f['tli'], 3)} "
-            f"RMSEA {_n(f['rmsea'], 3)} SRMR {_n(f['srmr'], 3)}, n {c['n']}"))  # fmt: skip
-        if f is not None and f["reason"]:
-            out.append(f"    CFI, TLI undefined: {f['reason']}")
-        if c["heywood"]:
-            out.append(f"    Heywood: {'; '.join(c['heywood'])}")
-    if "invariance" in e:
-        out += invariance_text(e["invariance"])
+    pa = parts.parallel_analysis
+    out.append(
+        f"  parallel analysis: undefined ({pa.reason})" if pa.reason else
+        f"  parallel analysis: {pa.n_factors} factor(s) (eigenvalues above the random "
+        f"{pa.quantile:.0%} quantile)"
+    )  # fmt: skip
+    if parts.efa is not None:
+        out += _efa_text(parts.efa)
+    if parts.cfa_model is not None:
+        c, f = parts.cfa_model.result, parts.cfa_model.result.fit
+        out.append(f"  CFA model {Path(parts.cfa_model.file).name}: " + (
+            f"undefined ({c.reason})" if f is None else
+            f"chi2 {_n(f.chisq)} df {f.df} CFI {_n(f.cfi, 3)} TLI {_n(f.tli, 3)} "
+            f"RMSEA {_n(f.rmsea, 3)} SRMR {_n(f.srmr, 3)}, n {c.n}"))  # fmt: skip
+        if f is not None and f.reason:
+            out.append(f"    CFI, TLI undefined: {f.reason}")
+        if c.heywood:
+            out.append(f"    Heywood: {'; '.join(c.heywood)}")
+    if parts.invariance is not None:
+        out += invariance_text(parts.invariance)
     return out
 
 
-def _efa_text(x: Mapping[str, Any]) -> list[str]:
-    head = f"  EFA ({x['method']}, {x['rotation'] or 'unrotated'}, {x['n_factors']} factor(s))"
-    if x["loadings"] is None:
-        return [f"{head}: undefined ({x['reason']})"]
+def _efa_text(x: EFAEntry) -> list[str]:
+    head = f"  EFA ({x.method}, {x.rotation or 'unrotated'}, {x.n_factors} factor(s))"
+    if x.loadings is None or x.factors is None:
+        return [f"{head}: undefined ({x.reason})"]
     out = [f"{head}: loadings >= .30 (largest first; all in --json)"]
-    for j, fac in enumerate(x["factors"]):
-        big = sorted(((abs(v[j]), i, v[j]) for i, v in x["loadings"].items() if abs(v[j]) >= 0.3),
+    for j, fac in enumerate(x.factors):
+        big = sorted(((abs(v[j]), i, v[j]) for i, v in x.loadings.items() if abs(v[j]) >= 0.3),
                      reverse=True)  # fmt: skip
         shown = ", ".join(f"{i} {v:+.2f}" for _, i, v in big[:6])
         more = f" (+{len(big) - 6} more)" if len(big) > 6 else ""
         out.append(f"    {fac}: {shown or 'none'}{more}")
-    return out + congruence_text(x)
+    return out + (congruence_text(x.congruence) if x.congruence is not None else [])
 
 
-def congruence_text(x: Mapping[str, Any]) -> list[str]:
-    """Tucker's congruence of an "efa" entry with its reading and caveats."""
-    phi = x["congruence"]
-    src = f" with {x['congruence_source']}" if x.get("congruence_source") else ""
-    if phi is None:
-        return [f"    Tucker's congruence{src}: undefined ({x['congruence_reason']})"]
+def congruence_text(x: Congruence) -> list[str]:
+    """Tucker's congruence of an EFA with its reading and caveats."""
+    src = f" with {x.source}" if x.source else ""
+    if x.phi is None:
+        return [f"    Tucker's congruence{src}: undefined ({x.reason})"]
+    match, reading = x.match or {}, x.reading or {}
     shown = ", ".join(
-        f"{k} ~ {x['congruence_match'][k]} {v:.3f} ({x['congruence_reading'][k]})"
-        if v is not None else f"{k} unmatched" for k, v in phi.items()
+        f"{k} ~ {match[k]} {v:.3f} ({reading[k]})"
+        if v is not None else f"{k} unmatched" for k, v in x.phi.items()
     )  # fmt: skip
-    out = [f"    Tucker's congruence{src} over {x['congruence_items']} items: {shown}",
+    out = [f"    Tucker's congruence{src} over {x.items} items: {shown}",
            f"      reading: {READING}"]  # fmt: skip
-    if x["congruence_note"]:
-        out.append(f"      note: {x['congruence_note']}")
+    if x.note:
+        out.append(f"      note: {x.note}")
     return out
 
 
-def invariance_text(inv: Mapping[str, Any]) -> list[str]:
+def invariance_text(entry: InvarianceEntry) -> list[str]:
     """The ladder as a small table with the decisions."""
-    groups = ", ".join(f"{g} {n}" for g, n in inv["groups"].items())
-    out = [f"  invariance by {inv['group']} ({groups or 'no groups'})" + (
-        f": undefined ({inv['reason']})" if inv["reason"] else "")]  # fmt: skip
-    if not inv["steps"]:
+    inv = entry.result
+    groups = ", ".join(f"{g} {n}" for g, n in inv.groups.items())
+    out = [f"  invariance by {entry.group} ({groups or 'no groups'})" + (
+        f": undefined ({inv.reason})" if inv.reason else "")]  # fmt: skip
+    if not inv.steps:
         return out
     out.append(f"    {'level':<10} {'chi2':>8} {'df':>4} {'CFI':>6} {'RMSEA':>6} "
                f"{'dchi2':>7} {'ddf':>3} {'p':>6} {'dCFI':>7} {'dRMSEA':>7}  decision")  # fmt: skip
-    for s in inv["steps"]:
-        f = s["fit"]
+    for s in inv.steps:
+        f = s.fit
         out.append(
-            f"    {s['level']:<10} {_n(f['chisq']):>8} {f['df']:>4} {_n(f['cfi'], 3):>6} "
-            f"{_n(f['rmsea'], 3):>6} {_n(s['delta_chisq']):>7} {s['delta_df'] or '':>3} "
-            f"{_n(s['delta_pvalue'], 3):>6} {_n(s['delta_cfi'], 3, True):>7} "
-            f"{_n(s['delta_rmsea'], 3, True):>7}  {_decision(s)}"
+            f"    {s.level:<10} {_n(f.chisq):>8} {f.df:>4} {_n(f.cfi, 3):>6} "
+            f"{_n(f.rmsea, 3):>6} {_n(s.delta_chisq):>7} {s.delta_df or '':>3} "
+            f"{_n(s.delta_pvalue, 3):>6} {_n(s.delta_cfi, 3, True):>7} "
+            f"{_n(s.delta_rmsea, 3, True):>7}  {_decision(s)}"
         )
     out.append(
         "    rejected: CFI drop >= .01 (Cheung & Rensvold 2002), RMSEA rise >= .015 (Chen 2007)"
@@ -447,11 +428,11 @@ def invariance_text(inv: Mapping[str, Any]) -> list[str]:
     return out
 
 
-def _decision(s: Mapping[str, Any]) -> str:
-    if s["holds"] is None:
-        return "baseline" if s["level"] == "configural" else "undecided"
-    if s["holds"]:
+def _decision(s: InvarianceStep) -> str:
+    if s.holds is None:
+        return "baseline" if s.level == "configural" else "undecided"
+    if s.holds:
         return "holds"
-    why = [w for w, hit in (("CFI", "CFI drops" in s["decision"]),
-                            ("RMSEA", "RMSEA rises" in s["decision"])) if hit]  # fmt: skip
+    why = [w for w, hit in (("CFI", "CFI drops" in s.decision),
+                            ("RMSEA", "RMSEA rises" in s.decision)) if hit]  # fmt: skip
     return f"rejected ({', '.join(why)})"
