@@ -24,9 +24,9 @@ from psymetrics_core.analysis.population.runs import present_structure, task_ana
 from psymetrics_core.analysis.population.structure import StructureOptions
 from psymetrics_core.pluginsys.session import Session
 
-BASE = ["n_respondents", "n_personas", "parse_rate", "constant_items", "straightlining_share",
-        "reasons", "reliability", "cfa", "criterion", "variance_ratio", "acquiescence",
-        "acquiescence_reason", "distributions", "parallel_analysis"]  # fmt: skip
+BASE = ["n_respondents", "n_personas", "clustering", "parse_rate", "constant_items",
+        "straightlining_share", "reasons", "reliability", "cfa", "criterion", "variance_ratio",
+        "acquiescence", "acquiescence_reason", "distributions", "parallel_analysis"]  # fmt: skip
 
 
 @pytest.fixture(scope="module")
