@@ -101,3 +101,27 @@ def test_repeats_of_one_persona_are_one_unit_of_criterion_validity() -> None:
     assert twice.unit == "persona" and twice.result.n == 30 and once.unit == "respondent"
     assert twice.result.value == pytest.approx(once.result.value)
     assert twice.result.ci95 == once.result.ci95
+
+
+def test_an_efa_item_without_uniqueness_is_a_heywood_case() -> None:
+    """x1 is factor 1 itself: its uniqueness goes to 0 (a boundary solution), named."""
+    from psymetrics_core.analysis.population.dimensionality import efa
+
+    rng = np.random.default_rng(3)
+    f = rng.normal(size=(500, 2))
+    cols = {"x1": f[:, 0]}
+    cols |= {f"x{i}": f[:, 0] + rng.normal(size=500) for i in (2, 3, 4)}
+    cols |= {f"y{i}": f[:, 1] + rng.normal(size=500) for i in (1, 2, 3, 4)}
+    data = pd.DataFrame(cols)
+    res = efa(data, 2, "varimax")
+    assert res.reason is None and [h.split(":")[0] for h in res.heywood] == ["x1"]
+
+
+def test_the_reports_parallel_analysis_keeps_the_sequential_count() -> None:
+    """Eigenvalues 3.0 > 1.2, 1.0 < 1.1, then 1.05 > 1.0: one factor retained, only the first
+    row marked kept (the later one above its random value is not a factor)."""
+    from psymetrics_core.analysis.population.dimensionality import ParallelAnalysis
+    from psymetrics_core.report.population_sections import _parallel
+
+    pa = ParallelAnalysis(1, (3.0, 1.0, 1.05), (1.2, 1.1, 1.0), 0.95)
+    assert [r["kept"] for r in _parallel(pa)["rows"]] == [True, False, False]

@@ -49,7 +49,7 @@ def test_json_keys_in_contract_order(entries: tuple[PopulationEntry, PopulationE
     j = asked.to_json()
     assert list(j) == [*BASE, "efa", "invariance", "irt"]
     assert list(j["efa"]) == ["n_factors", "rotation", "method", "loadings", "factors",
-                              "factor_corr", "reason", "congruence", "congruence_reason",
+                              "factor_corr", "reason", "heywood", "congruence", "congruence_reason",
                               "congruence_source", "congruence_match", "congruence_reading",
                               "congruence_items", "congruence_note"]  # fmt: skip
     assert list(j["invariance"]) == ["group", "groups", "steps", "reason"]

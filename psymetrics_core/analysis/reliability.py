@@ -136,7 +136,7 @@ def omega_from_corr(corr: np.ndarray, nobs: int) -> dict[str, Any]:
         try:
             with warnings.catch_warnings(), np.errstate(all="ignore"):
                 warnings.simplefilter("ignore")
-                res = Factor(corr=corr, n_factor=1, method=method, nobs=nobs).fit()
+                res = Factor(corr=corr, n_factor=1, method=method, nobs=nobs).fit(rng=0)
             lam = np.asarray(res.loadings)[:, 0]
         except Exception:  # noqa: BLE001 - a failed extraction falls back / reports why
             continue

@@ -318,8 +318,7 @@ def _parallel(pa: ParallelAnalysis) -> dict[str, Any]:
     rows = [
         {"k": i + 1, "observed": _cell(o, 3),
          "random": _cell(rnd[i] if i < len(rnd) else None, 3, "not simulated"),
-         "kept": num(o) is not None and i < len(rnd) and num(rnd[i]) is not None
-         and float(o) > float(rnd[i])}
+         "kept": i < (pa.n_factors or 0)}  # the sequential rule: up to the first below
         for i, o in enumerate(obs)
     ]  # fmt: skip
     return {"n_factors": pa.n_factors, "quantile": fmt(pa.quantile),
@@ -348,6 +347,7 @@ def _efa(efa: EFAEntry | None) -> dict[str, Any] | None:
         "congruence_note": cg.note or "",
         "factor_corr": [[fmt(v) for v in row] for row in efa.factor_corr or []],
         "reason": efa.reason or "",
+        "heywood": "; ".join(efa.heywood),
     }  # fmt: skip
 
 

@@ -56,6 +56,10 @@ class EFAResult:
     method: str
     factor_corr: np.ndarray | None = None
     reason: str | None = None
+    heywood: tuple[str, ...] = ()
+
+
+HEYWOOD_UNIQUENESS = 0.001  # an item's uniqueness at or below this: a boundary (Heywood) case
 
 
 def _complete(values: pd.DataFrame) -> tuple[pd.DataFrame, str | None]:
@@ -121,7 +125,7 @@ def efa(
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")
             corr = np.corrcoef(frame.to_numpy(dtype=float).T)
-            res = Factor(corr=corr, n_factor=n_factors, method=method, nobs=len(frame)).fit()
+            res = Factor(corr=corr, n_factor=n_factors, method=method, nobs=len(frame)).fit(rng=0)
             if rotation is not None and n_factors > 1:
                 res.rotate(rotation)
     except Exception as exc:  # noqa: BLE001 - a failed extraction is reported, not raised
@@ -134,8 +138,13 @@ def efa(
     # orthogonal T); statsmodels' results have no attribute for them
     rot = getattr(res, "rotation_matrix", None)
     phi = None if rot is None else np.asarray(rot).T @ np.asarray(rot)
+    uniq = np.asarray(getattr(res, "uniqueness", np.full(len(cols), np.nan)), dtype=float)
+    heywood = tuple(
+        f"{item}: uniqueness {u:.3f} (communality at or above 1)"
+        for item, u in zip(frame.columns, uniq, strict=False) if u <= HEYWOOD_UNIQUENESS
+    )  # fmt: skip
     return EFAResult(pd.DataFrame(lam, index=frame.columns, columns=cols), rotation, method,
-                     None if phi is None else np.asarray(phi))  # fmt: skip
+                     None if phi is None else np.asarray(phi), heywood=heywood)  # fmt: skip
 
 
 def _phi(a: np.ndarray, b: np.ndarray) -> float:

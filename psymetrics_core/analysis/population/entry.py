@@ -124,11 +124,13 @@ class EFAEntry:
     factor_corr: list[list[float]] | None = None
     reason: str | None = None
     congruence: Congruence | None = None
+    heywood: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         out = {"n_factors": self.n_factors, "rotation": self.rotation, "method": self.method,
                "loadings": self.loadings, "factors": self.factors,
-               "factor_corr": self.factor_corr, "reason": self.reason}  # fmt: skip
+               "factor_corr": self.factor_corr, "reason": self.reason,
+               "heywood": self.heywood}  # fmt: skip
         return out | (self.congruence.to_json() if self.congruence is not None else {})
 
 

@@ -254,6 +254,7 @@ def _efa_entry(
     lam = res.loadings * sign
     out.factors = [str(c) for c in lam.columns]
     out.loadings = {str(i): [float(v) for v in row] for i, row in lam.iterrows()}
+    out.heywood = list(res.heywood)
     if res.factor_corr is not None and n > 1:
         phi = np.asarray(res.factor_corr) * np.outer(sign, sign)
         out.factor_corr = [[float(v) for v in r] for r in phi]
@@ -384,6 +385,10 @@ def _efa_text(x: EFAEntry) -> list[str]:
         shown = ", ".join(f"{i} {v:+.2f}" for _, i, v in big[:6])
         more = f" (+{len(big) - 6} more)" if len(big) > 6 else ""
         out.append(f"    {fac}: {shown or 'none'}{more}")
+    if x.heywood:
+        out.append(
+            f"    Heywood: {'; '.join(x.heywood[:5])}" + (" ..." if len(x.heywood) > 5 else "")
+        )
     return out + (congruence_text(x.congruence) if x.congruence is not None else [])
 
 
