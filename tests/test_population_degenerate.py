@@ -125,3 +125,32 @@ def test_the_reports_parallel_analysis_keeps_the_sequential_count() -> None:
 
     pa = ParallelAnalysis(1, (3.0, 1.0, 1.05), (1.2, 1.1, 1.0), 0.95)
     assert [r["kept"] for r in _parallel(pa)["rows"]] == [True, False, False]
+
+
+def test_a_cfa_model_whose_items_two_tasks_share_needs_its_task(tmp_path) -> None:
+    """bfi and pb-epqr both number their items 1, 2, ...: a model over 1, 2, 3 is ambiguous."""
+    from psymetrics_core.analysis.population.runs import PopulationData
+    from psymetrics_core.analysis.population.structure import (
+        StructureOptions,
+        check_options,
+        read_cfa_model,
+    )
+    from psymetrics_core.base.errors import PsymError
+
+    (tmp_path / "m.lav").write_text("F =~ 1 + 2 + 3\n")
+    values = pd.DataFrame(np.ones((4, 5)), columns=[str(i) for i in range(1, 6)])
+    empty = pd.DataFrame(index=values.index)
+    found = {
+        t: PopulationData(t, values, pd.Series(values.index), empty) for t in ("bfi", "pb-epqr")
+    }
+    with pytest.raises(
+        PsymError, match=r"items of several tasks here \(bfi, pb-epqr\): write --cfa-model TASK="
+    ):
+        check_options(found, StructureOptions(cfa_model=read_cfa_model(tmp_path / "m.lav")))
+    model = read_cfa_model(f"bfi={tmp_path / 'm.lav'}")
+    assert model.task == "bfi" and model.path == str(tmp_path / "m.lav")
+    check_options(found, StructureOptions(cfa_model=model))  # named: no error
+    with pytest.raises(PsymError, match="no population task 'mfq' here"):
+        check_options(
+            found, StructureOptions(cfa_model=read_cfa_model(f"mfq={tmp_path / 'm.lav'}"))
+        )

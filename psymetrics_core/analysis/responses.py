@@ -201,6 +201,9 @@ def analyze_responses(
     population = population or PopulationOptions()
     structure = population.structure
     if structure is not None and structure.cfa_model is not None:
+        if structure.cfa_model.task not in (None, task):
+            raise PsymError(f"--cfa-model {structure.cfa_model.task}={structure.cfa_model.path}: "
+                            f"the responses are of task {task}")  # fmt: skip
         check_model_items(structure.cfa_model, task, [it.id for it in inst.forms[form]])
     parts = [_part(path, inst, form, group, cluster, None if human is None else "llm")]
     if human is not None:

@@ -54,9 +54,10 @@ _OPTIONS = (
                  "count), with Tucker's congruence where the instrument ships human loadings."),
     click.option("--rotation", type=click.Choice([*ROTATIONS, "none"]), default=None,
                  help="With --efa: the rotation [default: oblimin]."),
-    click.option("--cfa-model", type=_PATH, default=None,
+    click.option("--cfa-model", default=None, metavar="[TASK=]FILE",
                  help="Population analyses: a CFA model in lavaan syntax (F =~ item + item, "
-                 "a ~~ b) over the task's item ids."),
+                 "a ~~ b) over the item ids of the task that has them all (TASK=: of that "
+                 "task)."),
     click.option("--irt", is_flag=True,
                  help="Population analyses: a graded response model per scale "
                  "(discrimination, thresholds, test information); needs the irt extra."),
@@ -91,7 +92,7 @@ _NAMES = ("group", "criteria", "efa", "rotation", "cfa_model", "irt", "mtmm")
 
 def _options(
     group: str | None, criteria: tuple[str, ...], efa: int | str | None, rotation: str | None,
-    cfa_model: Path | None, irt: bool, mtmm: Path | None,
+    cfa_model: str | None, irt: bool, mtmm: Path | None,
 ) -> PopulationOptions:  # fmt: skip
     """The options as one record (``--cfa-model`` read here, so a bad model line fails
     before any analysis)."""

@@ -85,6 +85,7 @@ class CFAModel:
 
     path: str
     statements: tuple[Statement, ...]
+    task: str | None = None  # the task it is fitted to (--cfa-model TASK=FILE)
 
     @property
     def syntax(self) -> str:
@@ -104,9 +105,17 @@ class CFAModel:
         return None
 
 
+_TASK_PREFIX = re.compile(r"([a-z0-9][a-z0-9_-]*)=(.+)")
+
+
 def read_cfa_model(path: str | Path) -> CFAModel:
-    """Parse ``path``; a line that is not ``F =~ item + item`` or ``a ~~ b`` is one error
-    naming the file and line (``#`` starts a comment; ``;`` separates statements)."""
+    """Parse ``path`` (``TASK=FILE``: the model of that task); a line that is not
+    ``F =~ item + item`` or ``a ~~ b`` is one error naming the file and line (``#`` starts a
+    comment; ``;`` separates statements)."""
+    task = None
+    m = _TASK_PREFIX.fullmatch(str(path))
+    if m is not None and not Path(path).exists():
+        task, path = m.group(1), m.group(2)
     text = read_text(path, what="CFA model (lavaan syntax)", limit=1024 * 1024)
     out: list[Statement] = []
     for n, raw in enumerate(text.splitlines(), 1):
@@ -115,7 +124,7 @@ def read_cfa_model(path: str | Path) -> CFAModel:
                 out.append(_statement(str(path), n, part.strip()))
     if not any(s.op == "=~" for s in out):
         raise PsymError(f"--cfa-model {path}: no 'factor =~ item + item' line")
-    return CFAModel(str(path), tuple(out))
+    return CFAModel(str(path), tuple(out), task)
 
 
 def _statement(path: str, n: int, text: str) -> Statement:
@@ -191,9 +200,21 @@ def check_options(found: Mapping[str, PopulationData], opts: StructureOptions | 
             raise PsymError(f"--group {opts.group}: not model, condition or a respondent label "
                             f"(labels: {', '.join(labels) or 'none'})")  # fmt: skip
     model = opts.cfa_model
-    if model is not None and all(model.unknown(list(p.values.columns)) for p in found.values()):
+    if model is None:
+        return
+    if model.task is not None:
+        if model.task not in found:
+            raise PsymError(f"--cfa-model {model.task}={model.path}: no population task "
+                            f"{model.task!r} here (tasks: {', '.join(sorted(found))})")  # fmt: skip
+        check_model_items(model, model.task, list(found[model.task].values.columns))
+        return
+    fits = sorted(t for t, p in found.items() if model.unknown(list(p.values.columns)) is None)
+    if not fits:
         first = min(found.values(), key=lambda p: p.task)
         check_model_items(model, first.task, list(first.values.columns))
+    if len(fits) > 1:
+        raise PsymError(f"--cfa-model {model.path}: its names are items of several tasks here "
+                        f"({', '.join(fits)}): write --cfa-model TASK={model.path}")  # fmt: skip
 
 
 def check_model_items(model: CFAModel, task: str, columns: Sequence[str]) -> None:
@@ -222,7 +243,11 @@ def structure_analysis(
     if opts.efa is not None:
         fa = _efa_entry(items, opts, pa.n_factors, pa.reason)
         fa.congruence = congruence(fa, human, structure)
-    model = None if opts.cfa_model is None else _cfa_model_entry(keyed, opts.cfa_model)
+    cm = opts.cfa_model
+    model = None
+    if cm is not None and (cm.task or pop.task) == pop.task:
+        if cm.task is not None or cm.unknown(list(keyed.columns)) is None:
+            model = _cfa_model_entry(keyed, cm)
     inv = None
     if group is None and opts.group is not None:
         group = group_series(pop, opts)
