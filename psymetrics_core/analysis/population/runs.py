@@ -35,7 +35,7 @@ from psymetrics_core.analysis.population.humans import human_diagnostics, human_
 from psymetrics_core.analysis.population.irt import graded_response, irt_text
 from psymetrics_core.analysis.population.mtmm import mtmm_part, mtmm_text, trait_table
 from psymetrics_core.analysis.population.options import PopulationOptions
-from psymetrics_core.analysis.population.reliability import scale_reliability
+from psymetrics_core.analysis.population.reliability import Coefficient, scale_reliability
 from psymetrics_core.analysis.population.structure import (
     check_options,
     structure_analysis,
@@ -254,7 +254,10 @@ def task_analysis(
 
 
 def _num(x: float | None, d: int = 2) -> str:
-    return "—" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{d}f}"
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "—"
+    out = f"{x:.{d}f}"
+    return out[1:] if out.startswith("-") and float(out) == 0 else out  # no "-0.00"
 
 
 def _clustering(n: int, personas: int) -> str | None:
@@ -265,6 +268,20 @@ def _clustering(n: int, personas: int) -> str | None:
             "reliability has persona-clustered intervals and criterion validity is per persona, "
             "but chi-square, RMSEA, parallel analysis, EFA and invariance treat every "
             "respondent as independent (identical repeats inflate them)")  # fmt: skip
+
+
+def reliability_text(coefficients: Sequence[Coefficient], n: int, total: int) -> str:
+    """alpha, lambda 6 and omega with their naive 95% intervals, the persona-clustered ones
+    where personas have several respondents, and n when incomplete rows were left out."""
+    names = {"alpha": "alpha", "lambda6": "lambda6", "omega_total": "omega"}
+    parts = []
+    for c in coefficients:
+        ci = c.cluster_ci95 or c.naive_ci95
+        kind = " clustered" if c.cluster_ci95 else ""
+        iv = f" [{_num(ci[0])}, {_num(ci[1])}{kind}]" if ci else ""
+        parts.append(f"{names.get(c.name, c.name)} {_num(c.value)}{iv}")
+    used = f", n {n} of {total} (complete answers)" if n < total else ""
+    return " ".join(parts) + used
 
 
 def fit_text(f: FitIndices | None, reason: str | None, heywood: Sequence[str]) -> str:
@@ -297,9 +314,7 @@ def task_text(task: str, e: PopulationEntry) -> list[str]:
         if r.reason:
             out.append(f"  {r.scale}: reliability undefined ({r.reason})")
             continue
-        co = {c.name: c.value for c in r.coefficients}
-        out.append(f"  {r.scale}: alpha {_num(co.get('alpha'))} "
-                   f"omega {_num(co.get('omega_total'))}")  # fmt: skip
+        out.append(f"  {r.scale}: " + reliability_text(r.coefficients, r.n, e.n_respondents))
     for scale, c in e.cfa.items():
         out.append(f"  CFA {scale}: " + fit_text(c.fit, c.reason, c.heywood))
     out += structure_text(e.structure)
