@@ -313,3 +313,24 @@ def test_report_renders_numbers_cutoffs_and_contract_parts(
     crit = _table(html, "pop-mtmm-criteria")
     assert all(f"<td>{c['holds']}</td><td>{c['comparisons']}</td>" in crit
                for c in part["criteria"])  # fmt: skip
+
+
+def test_no_forest_plot_of_every_respondent_against_the_first(tmp_path: Path) -> None:
+    """A population run's cells are respondents: the report does not draw each one's score
+    difference from the first respondent's (the population section compares people)."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from benchmarks.latency_server import LatencyServer as HashServer  # answers from a hash
+
+    pop = tmp_path / "big5.jsonl"
+    assert CliRunner().invoke(cli, ["population", "build", "--generate", "binary", "-o",
+                                    str(pop)]).exit_code == 0  # fmt: skip
+    with HashServer(latency=0.0) as srv:
+        res = CliRunner().invoke(cli, [
+            "eval", "--tasks", "bfi", "--population", str(pop), "--sample", "6", "--limit", "20",
+            "--model", "openai-chat", "--model-args", f"base_url={srv.base_url},model=m",
+            "-o", str(tmp_path / "run")])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    html = _report(tmp_path / "run", tmp_path / "r.html")
+    assert '<section id="population">' in html and "Forest plot of" not in html
