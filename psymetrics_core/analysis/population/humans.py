@@ -152,16 +152,14 @@ def human_text(h: HumanParts) -> list[str]:
     if rows and all(r.reason == NO_NORMS for r in rows):
         out.append(f"  variance ratio vs human norms: undefined ({NO_NORMS})")
     elif rows:
-        parts = []
-        for r in rows:
-            if r.ratio is None:
-                parts.append(f"{r.scale} — ({r.reason})")
-            else:
-                flag = " [FLAT: far below 1, straight-lining signature]" if (
-                    r.ratio < FLAT_RATIO) else ""  # fmt: skip
-                parts.append(f"{r.scale} {r.ratio:.2f}{flag}")
+        parts = [f"{r.scale} — ({r.reason})" if r.ratio is None else
+                 f"{r.scale} {r.ratio:.2f}" + (" FLAT" if r.ratio < FLAT_RATIO else "")
+                 for r in rows]  # fmt: skip
         head = f"group {', '.join(groups)}: {'; '.join(sources)}" if groups else "no norm used"
         out.append(f"  variance ratio vs human norms ({head}): " + ", ".join(parts))
+        if any(r.ratio is not None and r.ratio < FLAT_RATIO for r in rows):
+            out.append(f"    FLAT: below {FLAT_RATIO} (SD under half the human SD), the "
+                       "straight-lining signature: personas barely move the answers")  # fmt: skip
     a = h.acquiescence
     out.append(
         "  acquiescence (mean raw answer - scale midpoint): "
