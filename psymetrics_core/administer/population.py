@@ -53,9 +53,9 @@ TEMPLATES: dict[str, tuple[str, str]] = {
         "inference (a role description prefixed to the system message)",
     ),
     "genpt": (
-        "You are {{ labels.name or id }}. Based on the following psychological profile, engage "
-        "with the projective test stimuli in character, and let your behavior reflect that "
-        "persona.\n\n{{ persona }}\n\nStay in character throughout the assessment.",
+        "You are {{ labels.get('name') or id }}. Based on the following psychological profile, "
+        "engage with the projective test stimuli in character, and let your behavior reflect "
+        "that persona.\n\n{{ persona }}\n\nStay in character throughout the assessment.",
         "Wang et al. (2026) GenPT, App. B.7 'Profile Integration' (the profile fields given as "
         "the persona text)",
     ),
