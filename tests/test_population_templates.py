@@ -1,5 +1,7 @@
-"""Every built-in persona template renders for every kind of population (issue 25 newcomer
-trial: ``genpt`` failed on every population without a ``name`` label)."""
+"""Issue 25 newcomer trial: every built-in persona template renders for every kind of
+population (``genpt`` failed on every population without a ``name`` label); ``psym population
+build`` applies the population file's id rule, says how many duplicates it dropped, and refuses
+``--levels`` where it means nothing."""
 
 from __future__ import annotations
 
@@ -7,8 +9,11 @@ import json
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner, Result
 
 from psymetrics_core.administer.population import TEMPLATES, respondent_conditions
+from psymetrics_core.base.errors import PsymError
+from psymetrics_core.cli import cli
 from psymetrics_core.study.population import BuildSpec, build_population, write_population
 
 
@@ -37,3 +42,46 @@ def test_genpt_names_the_respondent(tmp_path: Path) -> None:
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     first, second = (c.messages([])[0]["content"] for c in respondent_conditions(path, "genpt"))
     assert first.startswith("You are Ada. Based on") and second.startswith("You are r2. Based on")
+
+
+def _build(tmp_path: Path, *args: str) -> Result:
+    return CliRunner().invoke(cli, ["population", "build", *args, "-o", str(tmp_path / "p.jsonl")])
+
+
+def test_build_applies_the_population_id_rule(tmp_path: Path) -> None:
+    """An id that ``psym eval --population`` would refuse is refused by the build, naming the
+    source file, row and the rule (one rule: records.population.id_problem)."""
+    src = tmp_path / "src.jsonl"
+    src.write_text(json.dumps({"id": "é/ü", "persona": "a chef"}) + "\n")
+    res = _build(tmp_path, "--source", str(src))
+    assert isinstance(res.exception, PsymError)  # (psym prints it as one line)
+    assert str(res.exception) == (
+        f"{src}, row 1: field 'id': respondent id 'é/ü': no line breaks, tabs or path "
+        "separators (the id rule of population files)"
+    )
+    assert not (tmp_path / "p.jsonl").exists()
+
+
+def test_build_says_what_it_dropped(tmp_path: Path) -> None:
+    src = tmp_path / "src.jsonl"
+    rows = [{"id": "a", "persona": "A chef"}, {"id": "b", "persona": "a  chef"},
+            {"id": "c", "persona": "a nurse"}, {"id": "d", "persona": "a pilot"}]  # fmt: skip
+    src.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    res = _build(tmp_path, "--source", str(src))
+    assert res.exit_code == 0, res.output
+    assert f"wrote 3 respondents to {tmp_path / 'p.jsonl'} (1 duplicate persona dropped)" in (
+        res.output
+    )
+    res = _build(tmp_path, "--source", str(src), "--n", "1")
+    assert f"wrote 1 respondent to {tmp_path / 'p.jsonl'} (1 duplicate persona dropped)" in (
+        res.output
+    )
+    res = _build(tmp_path, "--generate", "binary", "--levels", "1,5")
+    assert isinstance(res.exception, PsymError)
+    assert "--levels: only with --generate trait-markers" in str(res.exception)
+    res = _build(tmp_path, "--generate", "trait-markers", "--levels", "1,5", "--n", "2")
+    assert res.exit_code == 0 and res.output.startswith("wrote 2 respondents to"), res.output
+    help_text = " ".join(_build(tmp_path, "--help").output.split())
+    assert "[default: the row number]" not in help_text and "[default: id; a row without" in (
+        help_text
+    )
