@@ -10,6 +10,7 @@ import click
 
 from psymetrics_core.administer.config import RunConfig
 from psymetrics_core.administer.options import parse_task_args
+from psymetrics_core.administer.population import persona_conditions
 from psymetrics_core.administer.preflight import check_label
 from psymetrics_core.administer.runner import evaluate
 from psymetrics_core.analysis.population_summary import is_population_run, population_summary
@@ -219,6 +220,15 @@ def eval_cmd(ctx: click.Context, tasks: str, as_json: bool, **opts: Any) -> None
             "[yellow]note:[/yellow] --repeats at --temperature 0 (greedy) repeat the same "
             "answers except where a condition is seeded (permuted-options, item-order-shuffle)"
         )
+    if config.population is not None:
+        for arg in persona_conditions(config.condition_args(), session):
+            stderr.print(
+                f"warning: --condition {arg} with --population: every respondent's system "
+                "prompt gets both personas (this condition's first, then the respondent's)",
+                markup=False,
+                highlight=False,
+                soft_wrap=True,
+            )
     claim = claim_run_dir(output, overwrite=config.overwrite, resume=config.resume)
     with claim, progress_bar() as bar, status_lines():
 
