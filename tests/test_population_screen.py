@@ -75,3 +75,12 @@ def test_population_summary_by_hand() -> None:
     assert other.group == "persona=p" and other.scales[0].sd is None
     assert other.scales[0].reason == "one score: no SD"
     assert not is_population_run({"tasks": {"t": {"scales": {}, "runs": [{"facets": {}}]}}})
+
+
+def test_criterion_help_names_only_options_the_command_has() -> None:
+    """``psym report`` has no --responses: its --criterion help does not mention it."""
+    report = " ".join(CliRunner().invoke(cli, ["report", "--help"]).output.split())
+    analyze = " ".join(CliRunner().invoke(cli, ["analyze", "--help"]).output.split())
+    assert "--criterion SCALE=FIELD Population runs: criterion validity" in report
+    assert "--responses" not in report
+    assert "with --responses, the labels are the file's columns constant" in analyze
