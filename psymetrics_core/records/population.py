@@ -93,7 +93,7 @@ def _respondent(raw: Any, p: Path, n: int) -> Respondent:
         raise PsymError(f"{where}: unknown field(s) {', '.join(sorted(unknown))[:200]}")
     rid, persona = raw.get("id"), raw.get("persona")
     problem = id_problem(rid)
-    if problem:
+    if problem is not None or not isinstance(rid, str):
         raise PsymError(f"{where}: field 'id': {problem}")
     if not isinstance(persona, str) or not persona.strip() or len(persona) > MAX_PERSONA:
         raise PsymError(
