@@ -36,7 +36,7 @@ RESPONDENTS_POPULATION = (
 )
 POPULATION_SD = (
     "the other cells are other respondents): for the population's spread read the population "
-    "section's variance ratios (the respondents' SD against the human SD) instead"
+    "section's variance ratios (the respondents' variance over the human norm's) instead"
 )
 
 UNIT = (
