@@ -84,3 +84,20 @@ def test_criterion_help_names_only_options_the_command_has() -> None:
     assert "--criterion SCALE=FIELD Population runs: criterion validity" in report
     assert "--responses" not in report
     assert "with --responses, the labels are the file's columns constant" in analyze
+
+
+def test_sample_and_repeats_on_the_population_screen(tmp_path: Path) -> None:
+    pop = tmp_path / "big5.jsonl"
+    CliRunner().invoke(cli, ["population", "build", "--generate", "binary", "-o", str(pop)])
+    with LatencyServer(latency=0.0, answer=_by_extraversion) as srv:
+        url = f"base_url={srv.base_url},model=m"
+        args = ["eval", "--tasks", "bfi", "--population", str(pop), "--sample", "4", "--repeats",
+                "2", "--temperature", "0.7", "--limit", "2", "--model", "openai-chat",
+                "--model-args", url, "-o", str(tmp_path / "r")]  # fmt: skip
+        res = CliRunner().invoke(cli, args, terminal_width=200)
+    assert res.exit_code == 0, res.output
+    out = " ".join(res.output.split())
+    assert f"population: {pop} respondents: 4 template: jung, --sample 4" in out
+    assert "bfi: scale scores across 4 respondents (8 administrations)" in out
+    assert "bfi: 0 of 8 administrations' answers flagged degenerate" in out
+    assert "* bfi.openness: no respondent has a score" in out  # --limit 2: items 1 and 2 only

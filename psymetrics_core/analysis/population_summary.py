@@ -33,7 +33,8 @@ class TaskSpread:
 
     task: str
     group: str
-    n_cells: int
+    n_cells: int  # administrations: respondents x repeats
+    n_respondents: int
     n_degenerate: int  # cells whose answers a validity indicator flagged
     scales: list[ScaleSpread] = field(default_factory=list)
 
@@ -60,7 +61,8 @@ def population_summary(results: dict[str, Any]) -> list[TaskSpread]:
             groups.setdefault(rest, []).append(run)
         for group, cells in groups.items():
             names = list(dict.fromkeys(s for r in cells for s in r["scales"]))
-            out.append(TaskSpread(task, group, len(cells), sum(_fired(r) for r in cells),
+            people = len({(r.get("facets") or {}).get("respondent") for r in cells})
+            out.append(TaskSpread(task, group, len(cells), people, sum(_fired(r) for r in cells),
                                   [_spread(s, cells) for s in names]))  # fmt: skip
     return out
 

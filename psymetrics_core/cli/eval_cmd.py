@@ -406,16 +406,24 @@ def _print_population(results: dict[str, Any], config: RunConfig) -> None:
     )
     for spread in population_summary(results):
         where = f" ({spread.group})" if spread.group else ""
+        cells = "respondents'"
+        if spread.n_cells != spread.n_respondents:  # --repeats: n counts administrations
+            where += f" ({spread.n_cells} administrations)"
+            cells = "administrations'"
         t = table(
-            f"{spread.task}{where}: scale scores across {spread.n_cells} respondents",
+            f"{spread.task}: scale scores across {spread.n_respondents} respondents{where}",
             ["scale", "n", "mean", "SD", "min", "max"],
         )
         for s in spread.scales:
-            t.add_row(s.scale, str(s.n), fmt(s.mean), fmt(s.sd), fmt(s.min), fmt(s.max))
+            t.add_row(s.scale + " *" * bool(s.reason), str(s.n), fmt(s.mean), fmt(s.sd),
+                      fmt(s.min), fmt(s.max))  # fmt: skip
         stdout.print(t)
+        for s in spread.scales:
+            if s.reason:
+                stdout.print(f"* {spread.task}.{s.scale}: {s.reason}", markup=False)
         stdout.print(
-            f"{spread.task}{where}: {spread.n_degenerate} of {spread.n_cells} respondents' "
-            "answers flagged degenerate (a validity indicator beyond its threshold)",
+            f"{spread.task}: {spread.n_degenerate} of {spread.n_cells} {cells} answers flagged "
+            "degenerate (a validity indicator beyond its threshold)",
             markup=False,
             highlight=False,
             soft_wrap=True,
