@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import hashlib
 import random
+from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import jinja2
 import jinja2.sandbox
@@ -26,6 +28,9 @@ from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.reading import read_text
 from psymetrics_core.records.population import Respondent, read_population
 
+if TYPE_CHECKING:
+    from psymetrics_core.pluginsys.session import Session
+
 __all__ = [
     "TEMPLATES",
     "respondent_conditions",
@@ -34,6 +39,8 @@ __all__ = [
     "input_digests",
     "check_population_options",
     "template_ref",
+    "population_files",
+    "persona_conditions",
 ]
 
 # name -> (Jinja2 template, source)
@@ -53,9 +60,9 @@ TEMPLATES: dict[str, tuple[str, str]] = {
         "inference (a role description prefixed to the system message)",
     ),
     "genpt": (
-        "You are {{ labels.name or id }}. Based on the following psychological profile, engage "
-        "with the projective test stimuli in character, and let your behavior reflect that "
-        "persona.\n\n{{ persona }}\n\nStay in character throughout the assessment.",
+        "You are {{ labels.get('name') or id }}. Based on the following psychological profile, "
+        "engage with the projective test stimuli in character, and let your behavior reflect "
+        "that persona.\n\n{{ persona }}\n\nStay in character throughout the assessment.",
         "Wang et al. (2026) GenPT, App. B.7 'Profile Integration' (the profile fields given as "
         "the persona text)",
     ),
@@ -70,6 +77,30 @@ def template_ref(name_or_file: str) -> str:
     if name_or_file in TEMPLATES or not Path(name_or_file).is_file():
         return name_or_file  # (not a file: template_text says so, naming it as given)
     return str(Path(name_or_file).resolve())
+
+
+def population_files(population: Path | None, template: str) -> list[tuple[str, Path]]:
+    """The files a population run read, for its provenance: the population file and a persona
+    template given as a file (a built-in's text is part of psymetrics)."""
+    if population is None:
+        return []
+    out = [("population", Path(population))]
+    if template not in TEMPLATES and Path(template).is_file():
+        out.append(("persona template", Path(template)))
+    return out
+
+
+def persona_conditions(condition_args: Iterable[str], session: Session) -> list[str]:
+    """The conditions of the ``persona`` facet among ``condition_args`` (e.g. ``persona=FILE``):
+    with ``--population`` each puts its persona beside every respondent's in the system prompt
+    (a design that crosses the two, but mostly a mistake: ``psym eval`` warns)."""
+    known = session.conditions()
+    out = []
+    for arg in condition_args:
+        entry = known.get(arg.partition("=")[0])
+        if entry is not None and entry.facet == "persona":
+            out.append(arg)
+    return out
 
 
 def template_text(name_or_file: str) -> tuple[str, str]:

@@ -21,6 +21,7 @@ from psymetrics_core.administer.options import DEFAULT_MAX_NEW_TOKENS, with_opti
 from psymetrics_core.administer.population import (
     check_population_options,
     cross_with_population,
+    population_files,
     respondent_conditions,
 )
 from psymetrics_core.administer.preflight import (
@@ -352,6 +353,7 @@ def _finish(run: _Run) -> None:
             config.item_files,
             config.condition_args(),
             config.task_options,
+            other=population_files(config.population, config.persona_template),
         )
     if config.output is not None:
         write_results(config.output / "results.json", results)

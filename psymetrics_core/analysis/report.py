@@ -22,13 +22,22 @@ from psymetrics_core.base.reading import regular_file
 if TYPE_CHECKING:
     from psymetrics_core.pluginsys.session import Session
 
-__all__ = ["analyze", "RESPONDENTS", "UNIT", "read_baseline"]
+__all__ = ["analyze", "RESPONDENTS", "RESPONDENTS_POPULATION", "UNIT", "read_baseline"]
 
 RESPONDENTS = (
     "respondents are administrations of one model (condition cells x seeded repeats), not "
     "people; alpha/omega describe how the scale's items co-vary across those administrations"
 )
 
+RESPONDENTS_POPULATION = (
+    "the tables before the 'Population psychometrics' section are per cell (each respondent "
+    "is one cell: an administration of one model under that persona); that section, at the "
+    "end, treats the respondents as people (their spread, reliability and structure)"
+)
+POPULATION_SD = (
+    "the other cells are other respondents): for the population's spread read the population "
+    "section's variance ratios (the respondents' variance over the human norm's) instead"
+)
 
 UNIT = (
     "a unit is a model (its label, or backend plus model arguments), split by persona when a "
@@ -98,7 +107,9 @@ def analyze(
     runs = load_runs(list(paths))
     base = read_baseline(baseline) if baseline else None
     report: dict[str, Any] = {
-        "respondents": RESPONDENTS,
+        "respondents": (
+            RESPONDENTS_POPULATION if any("respondent" in r.facets for r in runs) else RESPONDENTS
+        ),
         "nan_policy": nan_policy,
         "alpha_deletion": deletion,
         "reference_condition": reference,
@@ -153,7 +164,7 @@ def _task_report(
     out["reliability"] = _reliability(keyed, deletion)
     out["icc"] = _icc(scored)
     out["response_styles"] = _styles(items)
-    out["norms"] = _norms(task, scores, ref, session)
+    out["norms"] = _norms(task, scores, ref, session, population="respondent" in run.facets)
     out["mbti_metrics"] = _mbti(items, scores)
     out["facets"] = _facets(run, scores)
     return out
@@ -281,7 +292,9 @@ def _nanmean(values: Sequence[float]) -> float:
     return float(np.nanmean(arr)) if np.any(np.isfinite(arr)) else float("nan")
 
 
-def _norms(task: str, scores: pd.DataFrame, ref: str, session: Session | None) -> dict[str, Any]:
+def _norms(
+    task: str, scores: pd.DataFrame, ref: str, session: Session | None, population: bool = False
+) -> dict[str, Any]:
     if session is None:
         return {"note": "no plugin session given; norms of the installed instruments not read"}
     try:
@@ -299,9 +312,8 @@ def _norms(task: str, scores: pd.DataFrame, ref: str, session: Session | None) -
         m, n = float(vals.mean()), int(vals.size)
         total = int(scores.loc[scores["scale"] == scale, "score"].notna().sum())
         s = float(vals.std(ddof=1)) if n > 1 else None
-        few = (
-            f"needs 2+ administrations of condition '{ref}' (has {n} of the run's {total}; "
-            "the other cells are other conditions): use --repeats"
+        few = f"needs 2+ administrations of condition '{ref}' (has {n} of the run's {total}; " + (
+            POPULATION_SD if population else "the other cells are other conditions): use --repeats"
         )
         rows = []
         for g in glist:

@@ -44,7 +44,9 @@ def _fence_k(value: float) -> float:
 @population_options(
     group_help="With --responses: column to analyse by group (and the invariance ladder across "
     "its groups). Population runs: the invariance ladder across model, condition or a "
-    "respondent label."
+    "respondent label.",
+    criterion_extra="with --responses, the labels are the file's columns constant within "
+    "each respondent.",
 )
 @click.option(
     "--human",

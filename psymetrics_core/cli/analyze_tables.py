@@ -129,9 +129,10 @@ def _mbti(title: str, m: dict[str, Any]) -> None:
         f"{title}: Rao et al. (2023) metrics (alpha = 100, scores as 0-100)",
         ["metric", "condition(s)", "value"],
     )
-    for name in ("consistency", "robustness", "fairness"):
-        for cond, v in (m.get(name) or {}).items():
-            t.add_row(name, cond, _f(v, 3))
+    names = ("consistency", "robustness", "fairness")
+    add_rows(
+        t, ([name, cond, _f(v, 3)] for name in names for cond, v in (m.get(name) or {}).items())
+    )
     stdout.print(t)
 
 

@@ -10,8 +10,10 @@ import click
 
 from psymetrics_core.administer.config import RunConfig
 from psymetrics_core.administer.options import parse_task_args
+from psymetrics_core.administer.population import persona_conditions
 from psymetrics_core.administer.preflight import check_label
 from psymetrics_core.administer.runner import evaluate
+from psymetrics_core.analysis.population_summary import is_population_run, population_summary
 from psymetrics_core.backends.base import parse_model_args
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.cli import session_of
@@ -218,6 +220,15 @@ def eval_cmd(ctx: click.Context, tasks: str, as_json: bool, **opts: Any) -> None
             "[yellow]note:[/yellow] --repeats at --temperature 0 (greedy) repeat the same "
             "answers except where a condition is seeded (permuted-options, item-order-shuffle)"
         )
+    if config.population is not None:
+        for arg in persona_conditions(config.condition_args(), session):
+            stderr.print(
+                f"warning: --condition {arg} with --population: every respondent's system "
+                "prompt gets both personas (this condition's first, then the respondent's)",
+                markup=False,
+                highlight=False,
+                soft_wrap=True,
+            )
     claim = claim_run_dir(output, overwrite=config.overwrite, resume=config.resume)
     with claim, progress_bar() as bar, status_lines():
 
@@ -232,13 +243,21 @@ def eval_cmd(ctx: click.Context, tasks: str, as_json: bool, **opts: Any) -> None
     if as_json:
         print_json(results)
         return
-    _print_table(results, session)
+    population = is_population_run(results)
+    if population:
+        _print_population(results, config)
+    else:
+        _print_table(results, session)
     stderr.print(
         f"results: {output / 'results.json'}   samples: {output / 'samples.jsonl'}",
         soft_wrap=True,
     )
+    after = f"psym analyze {output} (the population psychometrics), then " if population else ""
     stderr.print(
-        f"next: psym report {output} -o report.html", markup=False, highlight=False, soft_wrap=True
+        f"next: {after}psym report {output} -o report.html",
+        markup=False,
+        highlight=False,
+        soft_wrap=True,
     )
 
 
@@ -370,6 +389,45 @@ def _print_table(results: dict[str, Any], session: Session) -> None:
         )
     _print_indicators(results)
     _print_runs(results)
+
+
+def _print_population(results: dict[str, Any], config: RunConfig) -> None:
+    """A population run's screen: the population, then per task each scale's spread across
+    respondents (results.json's ``tasks.X`` is only the first cell: never shown as the run)."""
+    sample = f", --sample {config.sample}" if config.sample is not None else ""
+    n = len({run["facets"].get("respondent") for e in results["tasks"].values()
+             for run in e.get("runs") or [] if run.get("facets")})  # fmt: skip
+    stdout.print(
+        f"population: {config.population}  respondents: {n}  "
+        f"template: {config.persona_template}{sample}  model: {_model_name(results)}",
+        markup=False,
+        highlight=False,
+        soft_wrap=True,
+    )
+    for spread in population_summary(results):
+        where = f" ({spread.group})" if spread.group else ""
+        cells = "respondents'"
+        if spread.n_cells != spread.n_respondents:  # --repeats: n counts administrations
+            where += f" ({spread.n_cells} administrations)"
+            cells = "administrations'"
+        t = table(
+            f"{spread.task}: scale scores across {spread.n_respondents} respondents{where}",
+            ["scale", "n", "mean", "SD", "min", "max"],
+        )
+        for s in spread.scales:
+            t.add_row(s.scale + " *" * bool(s.reason), str(s.n), fmt(s.mean), fmt(s.sd),
+                      fmt(s.min), fmt(s.max))  # fmt: skip
+        stdout.print(t)
+        for s in spread.scales:
+            if s.reason:
+                stdout.print(f"* {spread.task}.{s.scale}: {s.reason}", markup=False)
+        stdout.print(
+            f"{spread.task}: {spread.n_degenerate} of {spread.n_cells} {cells} answers flagged "
+            "degenerate (a validity indicator beyond its threshold)",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
 
 
 def scale_ranges(results: dict[str, Any], session: Session) -> dict[tuple[str, str], str]:

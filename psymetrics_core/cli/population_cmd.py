@@ -12,7 +12,7 @@ from psymetrics_core.records.population import MAX_RESPONDENTS
 from psymetrics_core.study.population import (
     GENERATORS,
     BuildSpec,
-    build_population,
+    build,
     write_population,
 )
 
@@ -32,9 +32,8 @@ def population_cmd() -> None:
               "profiles).")  # fmt: skip
 @click.option(
     "--levels",
-    default="1,9",
-    show_default=True,
-    help="With --generate trait-markers: the levels 1-9 each domain takes.",
+    default=None,
+    help="With --generate trait-markers: the levels 1-9 each domain takes [default: 1,9].",
 )
 @click.option(
     "--n",
@@ -53,8 +52,8 @@ def population_cmd() -> None:
 @click.option(
     "--id-field",
     default="id",
-    show_default=True,
-    help="The field holding the respondent id [default: the row number].",
+    help="The field holding the respondent id [default: id; a row without one gets the "
+    "source file's name and its row number].",
 )
 @click.option("--split", default=None, help="The split of a saved DatasetDict.")
 @click.option(
@@ -65,13 +64,15 @@ def population_cmd() -> None:
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), required=True,
               help="Population file to write (JSON lines).")  # fmt: skip
 def build_cmd(
-    source: Path | None, generate: str | None, levels: str, n: int | None, seed: int,
+    source: Path | None, generate: str | None, levels: str | None, n: int | None, seed: int,
     stratify: str, text_field: str | None, id_field: str, split: str | None, licence: str,
     output: Path,
 ) -> None:  # fmt: skip
     """Draw a population from a persona source, or generate one, and write it to --output."""
     try:
-        level_list = tuple(int(v) for v in levels.split(",") if v.strip())
+        level_list = (
+            None if levels is None else tuple(int(v) for v in levels.split(",") if v.strip())
+        )
     except ValueError:
         raise click.BadParameter(
             "expected comma-separated integers 1-9", param_hint="--levels"
@@ -81,9 +82,19 @@ def build_cmd(
         stratify=tuple(f.strip() for f in stratify.split(",") if f.strip()),
         text_field=text_field, id_field=id_field, licence=licence, levels=level_list, split=split,
     )  # fmt: skip
-    people = build_population(spec)
+    built = build(spec)
+    people = built.people
     write_population(output, people)
-    click.echo(f"wrote {len(people):,} respondents to {output}")
+    dropped = (
+        f" ({built.duplicates:,} duplicate persona{'s' * (built.duplicates != 1)} dropped)"
+        if built.duplicates
+        else ""
+    )
+    click.echo(f"wrote {_respondents(len(people))} to {output}{dropped}")
     for field in spec.stratify:
         counts = Counter(str(p.labels.get(field)) for p in people)
         click.echo(f"  {field}: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+
+
+def _respondents(n: int) -> str:
+    return f"{n:,} respondent{'s' * (n != 1)}"

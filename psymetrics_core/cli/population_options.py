@@ -43,12 +43,11 @@ def _efa(value: str | None) -> int | str | None:
 
 
 _PATH = click.Path(dir_okay=False, path_type=Path)
+_CRITERION = (
+    "Population runs: criterion validity of SCALE against the respondents' label FIELD "
+    "(Spearman's rho, AUC for a two-valued label) [default: every scale named like a label]"
+)
 _OPTIONS = (
-    click.option("--criterion", "criteria", multiple=True, metavar="SCALE=FIELD",
-                 help="Population runs: criterion validity of SCALE against the respondents' "
-                 "label FIELD (Spearman's rho, AUC for a two-valued label) [default: every "
-                 "scale named like a label]; with --responses, the labels are the file's "
-                 "columns constant within each respondent."),
     click.option("--efa", default=None, metavar="N|auto", callback=lambda _c, _p, v: _efa(v),
                  help="Population analyses: EFA with N factors (auto: parallel analysis's "
                  "count), with Tucker's congruence where the instrument ships human loadings."),
@@ -68,9 +67,15 @@ _OPTIONS = (
 )  # fmt: skip
 
 
-def population_options(group_help: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Add ``--group`` (with ``group_help``) and the shared options to a command; the command
-    receives them as one ``population: PopulationOptions`` argument."""
+def population_options(
+    group_help: str, criterion_extra: str = ""
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Add ``--group`` (with ``group_help``), ``--criterion`` (its shared help, then
+    ``criterion_extra``: what only this command has) and the shared options to a command; the
+    command receives them as one ``population: PopulationOptions`` argument."""
+    criterion = click.option("--criterion", "criteria", multiple=True, metavar="SCALE=FIELD",
+                             help=_CRITERION + (f"; {criterion_extra}" if criterion_extra
+                                                else "."))  # fmt: skip
 
     def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(command)
@@ -80,7 +85,7 @@ def population_options(group_help: str) -> Callable[[Callable[..., Any]], Callab
 
         out: Callable[..., Any] = wrapper
         for option in reversed((click.option("--group", default=None, help=group_help),
-                                *_OPTIONS)):  # fmt: skip
+                                criterion, *_OPTIONS)):  # fmt: skip
             out = option(out)
         return out
 

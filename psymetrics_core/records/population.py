@@ -18,7 +18,14 @@ from typing import Any
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.reading import parse_json, read_lines
 
-__all__ = ["Respondent", "read_population", "population_line", "MAX_RESPONDENTS", "MAX_PERSONA"]
+__all__ = [
+    "Respondent",
+    "read_population",
+    "population_line",
+    "id_problem",
+    "MAX_RESPONDENTS",
+    "MAX_PERSONA",
+]
 
 MAX_RESPONDENTS = 100_000  # respondents in one population file
 MAX_PERSONA = 20_000  # characters of one persona text
@@ -67,6 +74,16 @@ def read_population(path: str | Path) -> list[Respondent]:
     return out
 
 
+def id_problem(rid: Any) -> str | None:
+    """What is wrong with ``rid`` as a respondent id, or None: the one rule of population files
+    (``read_population`` and ``psym population build`` both apply it)."""
+    if not isinstance(rid, str) or not rid.strip() or len(rid) > MAX_ID:
+        return f"expected a non-empty string of <= {MAX_ID} chars"
+    if any(c in rid for c in "\n\r\t/\\"):
+        return "no line breaks, tabs or path separators"
+    return None
+
+
 def _respondent(raw: Any, p: Path, n: int) -> Respondent:
     where = f"{p}, line {n}"
     if not isinstance(raw, dict):
@@ -75,10 +92,9 @@ def _respondent(raw: Any, p: Path, n: int) -> Respondent:
     if unknown:
         raise PsymError(f"{where}: unknown field(s) {', '.join(sorted(unknown))[:200]}")
     rid, persona = raw.get("id"), raw.get("persona")
-    if not isinstance(rid, str) or not rid.strip() or len(rid) > MAX_ID:
-        raise PsymError(f"{where}: field 'id': expected a non-empty string of <= {MAX_ID} chars")
-    if any(c in rid for c in "\n\r\t/\\"):
-        raise PsymError(f"{where}: field 'id': no line breaks, tabs or path separators")
+    problem = id_problem(rid)
+    if problem is not None or not isinstance(rid, str):
+        raise PsymError(f"{where}: field 'id': {problem}")
     if not isinstance(persona, str) or not persona.strip() or len(persona) > MAX_PERSONA:
         raise PsymError(
             f"{where}: field 'persona': expected a non-empty text of <= {MAX_PERSONA:,} characters"

@@ -138,8 +138,10 @@ def file_records(
     item_files: Mapping[str, str | Path] | None = None,
     condition_args: Iterable[str] = (),
     task_options: Mapping[str, Mapping[str, Any]] | None = None,
+    other: Iterable[tuple[str, Path]] = (),
 ) -> list[dict[str, Any]]:
-    """sha256 records of every existing file a run used, each listed once."""
+    """sha256 records of every existing file a run used, each listed once (``other``: more
+    (role, path) pairs, e.g. a population file and its persona template)."""
     found: list[tuple[str, Path]] = [("model", f) for f in _model_files(identity or {})]
     for inst in instruments:
         if getattr(inst, "spec_path", None):
@@ -154,6 +156,7 @@ def file_records(
         for key, value in (opts or {}).items():
             if isinstance(value, str | Path) and value and Path(str(value)).is_file():
                 found.append((f"data:{task}.{key}", Path(str(value))))
+    found += [(role, Path(path)) for role, path in other]
     out, seen = [], set()
     for role, path in found:
         if not path.is_file() or path.resolve() in seen:
@@ -173,6 +176,7 @@ def run_provenance(
     condition_args: Iterable[str] = (),
     task_options: Mapping[str, Mapping[str, Any]] | None = None,
     argv: Sequence[str] | None = None,
+    other: Iterable[tuple[str, Path]] = (),
 ) -> dict[str, Any]:
     """The ``provenance`` record of ``results.json``."""
     git = git_commit()
@@ -180,5 +184,7 @@ def run_provenance(
         "command": command_line(argv),
         "git_commit": git["commit"] if git else None,
         "git_dirty": git["dirty"] if git else None,
-        "files": file_records(identity, instruments, item_files, condition_args, task_options),
+        "files": file_records(
+            identity, instruments, item_files, condition_args, task_options, other
+        ),
     }

@@ -29,12 +29,15 @@ from psymetrics_core.records.population import (
     MAX_PERSONA,
     MAX_RESPONDENTS,
     Respondent,
+    id_problem,
     population_line,
 )
 
 __all__ = [
     "BuildSpec",
     "build_population",
+    "build",
+    "Built",
     "write_population",
     "GENERATORS",
     "TRAIT_MARKERS",
@@ -57,30 +60,49 @@ class BuildSpec:
     text_field: str | None = None
     id_field: str = "id"
     licence: str = ""
-    levels: tuple[int, ...] = (1, 9)
+    levels: tuple[int, ...] | None = None  # --generate trait-markers only [default: 1, 9]
     split: str | None = None
+
+
+@dataclass(frozen=True)
+class Built:
+    """What a build gave: the respondents, and how many duplicate personas it dropped."""
+
+    people: list[Respondent]
+    duplicates: int = 0
 
 
 def build_population(spec: BuildSpec) -> list[Respondent]:
     """The respondents ``spec`` asks for, in a deterministic order."""
+    return build(spec).people
+
+
+def build(spec: BuildSpec) -> Built:
+    """The respondents ``spec`` asks for, in a deterministic order, and the number of
+    duplicate personas dropped from the source (before any sample is drawn)."""
     if (spec.source is None) == (spec.generate is None):
         raise PsymError("give either --source FILE or --generate KIND")
     if spec.n is not None and not 1 <= spec.n <= MAX_RESPONDENTS:
         raise PsymError(f"--n {spec.n}: expected 1-{MAX_RESPONDENTS:,}")
+    if spec.levels is not None and spec.generate != "trait-markers":
+        raise PsymError("--levels: only with --generate trait-markers (binary profiles are "
+                        "high/low, a source's personas have no levels)")  # fmt: skip
     if spec.generate is not None:
-        pool = generate(spec.generate, spec.levels)
+        pool = generate(spec.generate, (1, 9) if spec.levels is None else spec.levels)
     else:
         assert spec.source is not None
         pool = _from_source(spec)
+    found = len(pool)
     pool = _dedupe(pool, str(spec.source or f"--generate {spec.generate}"))
+    dropped = found - len(pool)
     if spec.n is None or spec.n == len(pool):
-        return pool
+        return Built(pool, dropped)
     if spec.n > len(pool):
         raise PsymError(f"--n {spec.n}: the source has only {len(pool):,} distinct personas")
     rng = random.Random(spec.seed)
     if not spec.stratify:
-        return [pool[i] for i in sorted(rng.sample(range(len(pool)), spec.n))]
-    return _stratified(pool, spec.stratify, spec.n, rng)
+        return Built([pool[i] for i in sorted(rng.sample(range(len(pool)), spec.n))], dropped)
+    return Built(_stratified(pool, spec.stratify, spec.n, rng), dropped)
 
 
 def write_population(path: Path, people: Sequence[Respondent]) -> None:
@@ -180,6 +202,10 @@ def _row_respondent(
         raise PsymError(f"{where}: field {field!r}: over {MAX_PERSONA:,} characters")
     raw_id = row.get(spec.id_field)
     rid = str(raw_id).strip() if raw_id not in (None, "") else f"{path.stem}-{row_no}"
+    problem = id_problem(rid)
+    if problem:
+        raise PsymError(f"{where}: field {spec.id_field!r}: respondent id {rid[:60]!r}: {problem} "
+                        "(the id rule of population files)")  # fmt: skip
     labels = {k: _label(v) for k, v in row.items() if k not in (field, spec.id_field)}
     source = {"file": path.name, "sha256": digest, "row": row_no}
     return Respondent(rid, text.strip(), labels, source, spec.licence)
