@@ -335,3 +335,4 @@ def test_no_forest_plot_of_every_respondent_against_the_first(tmp_path: Path) ->
     assert res.exit_code == 0, res.output
     html = _report(tmp_path / "run", tmp_path / "r.html")
     assert '<section id="population">' in html and "Forest plot of" not in html
+    assert "treats the respondents as people" in html and "not people" not in html

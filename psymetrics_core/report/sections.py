@@ -37,6 +37,11 @@ RESPONDENTS = (
     "ICC how stable item answers are across repeats. With fewer than 3 administrations they are "
     "undefined (shown as —, with the reason)."
 )
+RESPONDENTS_POPULATION = (
+    "In the sections before 'Population psychometrics' each respondent is one cell (an "
+    "administration of one model under that persona); the population section treats the "
+    "respondents as people: their spread against the human norms, reliability and structure."
+)
 
 
 def build_context(
@@ -65,7 +70,7 @@ def build_context(
         "indicators": indicator_rows(runs),
         "profile": profile_figures(runs),
         "analysis": analysis_tables(runs),
-        "respondents": RESPONDENTS,
+        "respondents": RESPONDENTS_POPULATION if pop["tasks"] else RESPONDENTS,
         "population": pop,
         "distributions": distribution_figures(runs),
         "forest": forest_figures(runs),
