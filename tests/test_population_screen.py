@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from psymetrics_core.analysis.population_summary import is_population_run, population_summary
 from psymetrics_core.cli import cli
+from psymetrics_core.records.population_summary import is_population_run, population_summary
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks.latency_server import LatencyServer  # noqa: E402

@@ -13,7 +13,6 @@ from psymetrics_core.administer.options import parse_task_args
 from psymetrics_core.administer.population import persona_conditions
 from psymetrics_core.administer.preflight import check_label
 from psymetrics_core.administer.runner import evaluate
-from psymetrics_core.analysis.population_summary import is_population_run, population_summary
 from psymetrics_core.backends.base import parse_model_args
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.cli import session_of
@@ -28,10 +27,12 @@ from psymetrics_core.cli.console import (
     stdout,
     table,
 )
+from psymetrics_core.cli.population_screen import model_name, print_population
 from psymetrics_core.instruments.indicators import warnings_of
 from psymetrics_core.instruments.item_texts import parse_items_option
 from psymetrics_core.instruments.norms import parse_norm_group_option
 from psymetrics_core.instruments.scoring import scale_range
+from psymetrics_core.records.population_summary import is_population_run
 from psymetrics_core.records.rundir import claim_run_dir
 
 if TYPE_CHECKING:
@@ -245,7 +246,7 @@ def eval_cmd(ctx: click.Context, tasks: str, as_json: bool, **opts: Any) -> None
         return
     population = is_population_run(results)
     if population:
-        _print_population(results, config)
+        print_population(results, config)
     else:
         _print_table(results, session)
     stderr.print(
@@ -327,15 +328,6 @@ def _print_runs(results: dict[str, Any]) -> None:
         stdout.print(t)
 
 
-def _model_name(results: dict[str, Any]) -> str:
-    label = results.get("label")
-    return (
-        results["model"]
-        if not label or label == results["model"]
-        else (f"{label} ({results['model']})")
-    )
-
-
 def _print_table(results: dict[str, Any], session: Session) -> None:
     tasks = results["tasks"]
     scales = [(task, name, s) for task, e in tasks.items() for name, s in e["scales"].items()]
@@ -344,7 +336,7 @@ def _print_table(results: dict[str, Any], session: Session) -> None:
     invalid = {task for task, e in tasks.items() if _fired(e.get("indicators"))}
     ranges = scale_ranges(results, session)
     t = table(
-        f"model: {_model_name(results)}  mode: {results['settings']['mode']}  "
+        f"model: {model_name(results)}  mode: {results['settings']['mode']}  "
         f"seed: {results['seed']}",
         ["task", "scale", "score (range)", "answered"]
         + (["z vs norm"] if has_z else [])
@@ -389,45 +381,6 @@ def _print_table(results: dict[str, Any], session: Session) -> None:
         )
     _print_indicators(results)
     _print_runs(results)
-
-
-def _print_population(results: dict[str, Any], config: RunConfig) -> None:
-    """A population run's screen: the population, then per task each scale's spread across
-    respondents (results.json's ``tasks.X`` is only the first cell: never shown as the run)."""
-    sample = f", --sample {config.sample}" if config.sample is not None else ""
-    n = len({run["facets"].get("respondent") for e in results["tasks"].values()
-             for run in e.get("runs") or [] if run.get("facets")})  # fmt: skip
-    stdout.print(
-        f"population: {config.population}  respondents: {n}  "
-        f"template: {config.persona_template}{sample}  model: {_model_name(results)}",
-        markup=False,
-        highlight=False,
-        soft_wrap=True,
-    )
-    for spread in population_summary(results):
-        where = f" ({spread.group})" if spread.group else ""
-        cells = "respondents'"
-        if spread.n_cells != spread.n_respondents:  # --repeats: n counts administrations
-            where += f" ({spread.n_cells} administrations)"
-            cells = "administrations'"
-        t = table(
-            f"{spread.task}: scale scores across {spread.n_respondents} respondents{where}",
-            ["scale", "n", "mean", "SD", "min", "max"],
-        )
-        for s in spread.scales:
-            t.add_row(s.scale + " *" * bool(s.reason), str(s.n), fmt(s.mean), fmt(s.sd),
-                      fmt(s.min), fmt(s.max))  # fmt: skip
-        stdout.print(t)
-        for s in spread.scales:
-            if s.reason:
-                stdout.print(f"* {spread.task}.{s.scale}: {s.reason}", markup=False)
-        stdout.print(
-            f"{spread.task}: {spread.n_degenerate} of {spread.n_cells} {cells} answers flagged "
-            "degenerate (a validity indicator beyond its threshold)",
-            markup=False,
-            highlight=False,
-            soft_wrap=True,
-        )
 
 
 def scale_ranges(results: dict[str, Any], session: Session) -> dict[tuple[str, str], str]:
