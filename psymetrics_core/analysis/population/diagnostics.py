@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -31,6 +32,9 @@ class VarianceRatio:
     population_sd: float | None
     human_sd: float | None
     reason: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return dict(self.__dict__)
 
 
 @dataclass

@@ -17,6 +17,7 @@ from typing import Any
 
 from psymetrics_core.analysis.population.cfa import CFAResult
 from psymetrics_core.analysis.population.criterion import CriterionRow
+from psymetrics_core.analysis.population.diagnostics import VarianceRatio
 from psymetrics_core.analysis.population.dimensionality import ParallelAnalysis
 from psymetrics_core.analysis.population.invariance import InvarianceResult
 from psymetrics_core.analysis.population.irt import GRMResult, irt_json
@@ -43,20 +44,6 @@ def parallel_json(pa: ParallelAnalysis) -> dict[str, Any]:
     return {"n_factors": pa.n_factors, "observed": list(pa.observed),
             "random_quantile": list(pa.random_quantile), "quantile": pa.quantile,
             "reason": pa.reason}  # fmt: skip
-
-
-@dataclass(frozen=True)
-class VarianceRatio:
-    """A scale's variance against its human norm's (None with the reason)."""
-
-    scale: str
-    ratio: float | None
-    population_sd: float | None
-    human_sd: float | None
-    reason: str | None
-
-    def to_json(self) -> dict[str, Any]:
-        return dict(self.__dict__)
 
 
 @dataclass(frozen=True)
