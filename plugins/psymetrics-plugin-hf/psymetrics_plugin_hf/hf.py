@@ -294,49 +294,17 @@ class HFBackend(Backend):
         progress: Reporter | None = None,
         on_result: OnResult | None = None,
     ) -> list[Completion]:
-        """Greedy (temperature 0) or seeded sampled completions, batched with left padding."""
+        """Greedy (temperature 0) or seeded sampled completions, batched with left padding; greedy
+        batches of prompts that share a long prefix (a persona) reuse its KV cache
+        (:mod:`psymetrics_plugin_hf.hf_generate`; ``prefix_cache=false`` turns this off)."""
         self._load()
         if self.supports_images:
             return self._generate_images(prompts, settings, progress, on_result)
         if any(p.images for p in prompts):
             raise BackendError(f"{self.pretrained} is a text-only model: it cannot take images")
-        import torch
+        from psymetrics_plugin_hf.hf_generate import generate_text
 
-        tok, model = self._tok, self._model
-        tok.padding_side = "left"
-        out: list[Completion] = []
-        for start in range(0, len(prompts), self.batch_size):
-            batch = prompts[start : start + self.batch_size]
-            texts = [self.context_text(p) for p in batch]
-            enc = tok(texts, return_tensors="pt", padding=True, add_special_tokens=False)
-            enc = {k: v.to(self.device) for k, v in enc.items()}
-            kwargs: dict[str, Any] = {
-                "max_new_tokens": settings.max_new_tokens,
-                "pad_token_id": tok.pad_token_id,
-            }
-            if settings.temperature > 0:
-                torch.manual_seed(settings.seed + start)
-                kwargs.update(do_sample=True, temperature=settings.temperature)
-            else:
-                kwargs.update(do_sample=False, temperature=None, top_p=None, top_k=None)
-            with torch.inference_mode():
-                gen = model.generate(**enc, **kwargs)
-            new = gen[:, enc["input_ids"].shape[1] :]
-            stops = _stop_ids(tok, model)
-            for row in new:
-                # the OpenAI API's finish_reason: "length" when the budget cut the answer off
-                cut = len(row) >= settings.max_new_tokens and int(row[-1]) not in stops
-                out.append(
-                    Completion(
-                        text=tok.decode(row, skip_special_tokens=True),
-                        meta={"finish_reason": "length" if cut else "stop"},
-                    )
-                )
-                if on_result is not None:
-                    on_result(len(out) - 1, out[-1])
-            if progress is not None:
-                progress.advance(len(batch))
-        return out
+        return generate_text(self, prompts, settings, progress, on_result)
 
     def _generate_images(
         self,
