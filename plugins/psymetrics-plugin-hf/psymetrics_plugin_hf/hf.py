@@ -454,15 +454,3 @@ def _cpu_threads() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # not on Linux
         return max(1, os.cpu_count() or 1)
-
-
-def _stop_ids(tok: Any, model: Any) -> set[int]:
-    """Token ids that end a generation (end of sequence, padding)."""
-    ids: set[int] = set()
-    for value in (getattr(model.generation_config, "eos_token_id", None), tok.eos_token_id,
-                  tok.pad_token_id):  # fmt: skip
-        if isinstance(value, int):
-            ids.add(value)
-        elif isinstance(value, list | tuple):
-            ids.update(int(v) for v in value)
-    return ids

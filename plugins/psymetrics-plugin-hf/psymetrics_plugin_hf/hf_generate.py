@@ -21,7 +21,7 @@ from psymetrics_core.backends.base import GenerationSettings, OnResult, Reporter
 from psymetrics_core.base.types import Completion, Prompt
 from psymetrics_plugin_hf.hf_fast import _MIN_SHARED, _common_prefix, _prefix_groups, _Row
 
-__all__ = ["generate_text"]
+__all__ = ["generate_text", "stop_ids"]
 
 
 def generate_text(
@@ -160,10 +160,8 @@ def _finish(
     progress: Reporter | None,
 ) -> None:
     """Decode a batch's new tokens into its prompts' completions."""
-    from psymetrics_plugin_hf.hf import _stop_ids
-
     tok = backend._tok
-    stops = _stop_ids(tok, backend._model)
+    stops = stop_ids(tok, backend._model)
     for i, row in zip(batch, rows, strict=True):
         # the OpenAI API's finish_reason: "length" when the budget cut the answer off
         cut = len(row) >= settings.max_new_tokens and int(row[-1]) not in stops
@@ -176,3 +174,15 @@ def _finish(
             on_result(i, comp)
     if progress is not None:
         progress.advance(len(batch))
+
+
+def stop_ids(tok: Any, model: Any) -> set[int]:
+    """Token ids that end a generation (end of sequence, padding)."""
+    ids: set[int] = set()
+    for value in (getattr(model.generation_config, "eos_token_id", None), tok.eos_token_id,
+                  tok.pad_token_id):  # fmt: skip
+        if isinstance(value, int):
+            ids.add(value)
+        elif isinstance(value, list | tuple):
+            ids.update(int(v) for v in value)
+    return ids
