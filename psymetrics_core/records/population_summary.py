@@ -43,7 +43,7 @@ def is_population_run(results: dict[str, Any]) -> bool:
     """Whether the run's cells vary the ``respondent`` facet (``--population``)."""
     return any(
         "respondent" in (run.get("facets") or {})
-        for entry in results["tasks"].values()
+        for entry in (results.get("tasks") or {}).values()
         for run in entry.get("runs") or []
     )
 

@@ -7,6 +7,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from psymetrics_core.records.population_summary import is_population_run
 from psymetrics_core.records.read import RunData
 from psymetrics_core.report import figures as F
 from psymetrics_core.report.values import (
@@ -21,7 +22,6 @@ from psymetrics_core.report.values import (
 __all__ = ["profile_figures", "distribution_figures", "forest_figures", "MAX_HEATMAP_ITEMS"]
 
 MAX_HEATMAP_ITEMS = 150
-_RESPONDENT = "respondent="  # the cell name of a population run's respondent facet
 
 
 def _interval(values: Sequence[float]) -> tuple[float, float | None, float | None]:
@@ -176,7 +176,7 @@ def forest_figures(runs: Sequence[RunData]) -> list[F.Figure]:
         for task, e in r.tasks.items():
             adm = administrations(e)
             conds = list(dict.fromkeys(str(a.get("condition", "original")) for a in adm))
-            if len(conds) < 2 or any(_RESPONDENT in c for c in conds):
+            if len(conds) < 2 or is_population_run(r.results):
                 continue  # one cell per respondent: the population section compares people
             ref = "original" if "original" in conds else conds[0]
             rows: list[tuple[str, float, float | None, float | None]] = []

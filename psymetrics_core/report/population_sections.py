@@ -33,6 +33,7 @@ from psymetrics_core.analysis.population.options import PopulationOptions
 from psymetrics_core.analysis.population.runs import population_analysis
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.pluginsys.session import Session
+from psymetrics_core.records.population_summary import is_population_run
 from psymetrics_core.records.read import RunData
 from psymetrics_core.report import figures as F
 from psymetrics_core.report.values import fmt, num
@@ -99,14 +100,6 @@ def _cell(value: Any, digits: int = 2, reason: str | None = None, cls: str = "")
     return {"text": text, "title": title, "cls": cls}
 
 
-def _is_population(run: RunData) -> bool:
-    for s in run.samples:
-        for v in (s.get("condition_info") or {}).values():
-            if isinstance(v, Mapping) and isinstance(v.get("respondent"), str):
-                return True
-    return False
-
-
 def population_context(
     runs: Sequence[RunData],
     session: Session | None,
@@ -115,7 +108,7 @@ def population_context(
     """The template's population data: {"tasks": [...], "mtmm": tables, "notes": [...],
     "cutoffs": [...]}; no tasks when no run is a population run."""
     out: dict[str, Any] = {"tasks": [], "mtmm": None, "notes": [], "cutoffs": _cutoff_rows()}
-    dirs = [r.path for r in runs if _is_population(r)]
+    dirs = [r.path for r in runs if is_population_run(r.results)]
     if not dirs:
         if population is not None and population.asked():
             raise PsymError(f"{population.asked()}: no run here was given to a population "
