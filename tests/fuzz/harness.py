@@ -16,7 +16,7 @@ from typing import Any
 
 from psymetrics_core.base.errors import PsymError
 
-__all__ = ["expect_clean_error", "TIME_BOUND", "MEMORY_BOUND", "Outcome"]
+__all__ = ["expect_clean_error", "run_cli", "TIME_BOUND", "MEMORY_BOUND", "Outcome"]
 
 TIME_BOUND = 10.0  # seconds per input (generous for a loaded 2-core CI machine)
 MEMORY_BOUND = 256 * 1024 * 1024  # bytes allocated by Python while handling one input
@@ -63,3 +63,17 @@ def expect_clean_error(
     assert seconds < TIME_BOUND, f"{label}: took {seconds:.1f} s"
     assert peak < MEMORY_BOUND, f"{label}: allocated {peak / 1e6:.0f} MB"
     return Outcome(message, seconds, peak)
+
+
+def run_cli(argv: list[str]) -> None:
+    """``psym ARGV`` in process: a non-zero exit becomes the PsymError it printed."""
+    from click.testing import CliRunner
+
+    from psymetrics_core.cli import cli
+
+    res = CliRunner().invoke(cli, argv)
+    if res.exit_code == 0:
+        return
+    if isinstance(res.exception, PsymError):
+        raise res.exception
+    raise PsymError(" ".join(res.output.strip().splitlines()[-1:]) or repr(res.exception))

@@ -16,25 +16,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
-from harness import expect_clean_error
+from harness import expect_clean_error, run_cli
 
-from psymetrics_core.base.errors import PsymError
 from psymetrics_core.study.plan import read_plan
 
 MODEL = ["--model", "openai-chat", "--model-args", "base_url=http://127.0.0.1:9/v1,model=m"]
-
-
-def _cli(argv: list[str]) -> None:
-    """``psym ARGV`` in process: a non-zero exit becomes the PsymError it printed."""
-    from psymetrics_core.cli import cli
-
-    res = CliRunner().invoke(cli, argv)
-    if res.exit_code == 0:
-        return
-    if isinstance(res.exception, PsymError):
-        raise res.exception
-    raise PsymError(" ".join(res.output.strip().splitlines()[-1:]) or repr(res.exception))
 
 
 def _population(tmp_path: Path, n: int = 3) -> Path:
@@ -103,7 +89,7 @@ PLAN_OPTIONS: dict[str, tuple[Callable[[Path, Path], list[str]], str]] = {
 def test_fuzz_plan_population_options(tmp_path: Path, name: str) -> None:
     make, expect = PLAN_OPTIONS[name]
     argv = _plan_argv(tmp_path, *make(tmp_path, _population(tmp_path)))
-    out = expect_clean_error(lambda: _cli(argv), [expect], label=name)
+    out = expect_clean_error(lambda: run_cli(argv), [expect], label=name)
     assert expect in out.message, out.message
     assert not (tmp_path / "plan.jsonl").exists()
 
@@ -146,13 +132,13 @@ CHANGED: dict[str, tuple[str, Callable[[Path], None], str]] = {
 def test_fuzz_run_of_a_changed_population(tmp_path: Path, name: str, command: str) -> None:
     pop = _population(tmp_path)
     tmpl = Path(_template(tmp_path, "You are {{ persona }}."))
-    _cli(_plan_argv(tmp_path, "--population", str(pop), "--persona-template", str(tmpl)))
+    run_cli(_plan_argv(tmp_path, "--population", str(pop), "--persona-template", str(tmpl)))
     which, change, expect = CHANGED[name]
     change(pop if which == "pop" else tmpl)
     plan, out_dir = str(tmp_path / "plan.jsonl"), tmp_path / "out"
     argv = (["run", plan, "-o", str(out_dir)] if command == "run"
             else ["batch", "submit", plan, str(out_dir)])  # fmt: skip
-    out = expect_clean_error(lambda: _cli(argv), [expect], label=f"{command}:{name}")
+    out = expect_clean_error(lambda: run_cli(argv), [expect], label=f"{command}:{name}")
     assert expect in out.message, out.message
     assert not (out_dir / "samples.jsonl").exists() and not (out_dir / "requests.jsonl").exists()
 
@@ -186,7 +172,7 @@ HEADER_EDITS: dict[str, tuple[Callable[[dict[str, Any]], None], str]] = {
 @pytest.mark.parametrize("name", sorted(HEADER_EDITS))
 def test_fuzz_population_plan_header(tmp_path: Path, name: str) -> None:
     pop = _population(tmp_path)
-    _cli(_plan_argv(tmp_path, "--population", str(pop), "--sample", "2"))
+    run_cli(_plan_argv(tmp_path, "--population", str(pop), "--sample", "2"))
     path = tmp_path / "plan.jsonl"
     lines = path.read_text().splitlines()
     header = json.loads(lines[0])

@@ -8,22 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
-from harness import expect_clean_error
-
-from psymetrics_core.base.errors import PsymError
-
-
-def _cli(argv: list[str]) -> None:
-    """``psym ARGV`` in process: a non-zero exit becomes the PsymError it printed."""
-    from psymetrics_core.cli import cli
-
-    res = CliRunner().invoke(cli, argv)
-    if res.exit_code == 0:
-        return
-    if isinstance(res.exception, PsymError):
-        raise res.exception
-    raise PsymError(" ".join(res.output.strip().splitlines()[-1:]) or repr(res.exception))
+from harness import expect_clean_error, run_cli
 
 
 @pytest.fixture(scope="module")
@@ -34,13 +19,13 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
     base = tmp_path_factory.mktemp("popreport")
     pop = base / "big5.jsonl"
-    _cli(["population", "build", "--generate", "binary", "--n", "6", "-o", str(pop)])
+    run_cli(["population", "build", "--generate", "binary", "--n", "6", "-o", str(pop)])
     with LatencyServer(latency=0.0) as srv:
         model = ["--model", "openai-chat", "--model-args", f"base_url={srv.base_url},model=m"]
-        _cli(["eval", "--tasks", "bfi", "--limit", "10", "--population", str(pop), *model,
+        run_cli(["eval", "--tasks", "bfi", "--limit", "10", "--population", str(pop), *model,
               "-o", str(base / "pop")])  # fmt: skip
-        _cli(["eval", "--tasks", "bfi", "--limit", "3", *model, "-o", str(base / "plain")])
-    _cli(["report", str(base / "pop"), "-o", str(base / "warm.html")])  # imports, not inputs
+        run_cli(["eval", "--tasks", "bfi", "--limit", "3", *model, "-o", str(base / "plain")])
+    run_cli(["report", str(base / "pop"), "-o", str(base / "warm.html")])  # imports, not inputs
     return {"pop": base / "pop", "plain": base / "plain"}
 
 
@@ -59,6 +44,6 @@ def test_fuzz_report_criterion(
     runs: dict[str, Path], tmp_path: Path, name: str, run: str, value: str, expect: str
 ) -> None:
     argv = ["report", str(runs[run]), "-o", str(tmp_path / "r.html"), "--criterion", value]
-    out = expect_clean_error(lambda: _cli(argv), [expect], label=name)
+    out = expect_clean_error(lambda: run_cli(argv), [expect], label=name)
     assert expect in out.message and "--criterion" in out.message, out.message
     assert not (tmp_path / "r.html").exists()  # no page written on bad input

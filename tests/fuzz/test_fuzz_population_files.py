@@ -10,11 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
-from harness import expect_clean_error
+from harness import expect_clean_error, run_cli
 
 from psymetrics_core.administer.population import respondent_conditions
-from psymetrics_core.base.errors import PsymError
 from psymetrics_core.records.population import read_population
 from psymetrics_core.study.population import BuildSpec, build_population
 
@@ -166,22 +164,9 @@ def test_fuzz_eval_population_options(tmp_path: Path, name: str, args: Any, expe
     argv = ["eval", "--tasks", "bfi", "--population", str(target), *extra,
             "--model", "openai-chat", "--model-args", "base_url=http://127.0.0.1:9/v1,model=m",
             "-o", str(tmp_path / "run")]  # fmt: skip
-    out = expect_clean_error(lambda: _cli(argv), [expect], label=name)
+    out = expect_clean_error(lambda: run_cli(argv), [expect], label=name)
     assert expect in out.message, out.message
     assert not (tmp_path / "run" / "results.json").exists()
-
-
-def _cli(argv: list[str]) -> None:
-    """``psym ARGV`` in process: a non-zero exit becomes the PsymError it printed."""
-    from psymetrics_core.cli import cli
-
-    res = CliRunner().invoke(cli, argv)
-    if res.exit_code == 0:
-        return
-    exc = res.exception
-    if isinstance(exc, PsymError):
-        raise exc
-    raise PsymError(" ".join(res.output.strip().splitlines()[-1:]) or repr(exc))
 
 
 @pytest.mark.parametrize(
@@ -198,7 +183,7 @@ def test_fuzz_analyze_criterion(tmp_path: Path, name: str, values: list[str], ex
     argv = ["analyze", str(population_run)]
     for v in values:
         argv += ["--criterion", v]
-    out = expect_clean_error(lambda: _cli(argv), [expect], label=name)
+    out = expect_clean_error(lambda: run_cli(argv), [expect], label=name)
     assert expect in out.message, out.message
 
 
@@ -212,9 +197,9 @@ def population_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
     base = tmp_path_factory.mktemp("poprun")
     pop = base / "big5.jsonl"
-    _cli(["population", "build", "--generate", "binary", "--n", "6", "-o", str(pop)])
+    run_cli(["population", "build", "--generate", "binary", "--n", "6", "-o", str(pop)])
     with LatencyServer(latency=0.0) as srv:
-        _cli(["eval", "--tasks", "bfi", "--limit", "10", "--population", str(pop), "--model",
+        run_cli(["eval", "--tasks", "bfi", "--limit", "10", "--population", str(pop), "--model",
               "openai-chat", "--model-args", f"base_url={srv.base_url},model=m",
               "-o", str(base / "run")])  # fmt: skip
     return base / "run"
