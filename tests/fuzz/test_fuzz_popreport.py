@@ -47,3 +47,33 @@ def test_fuzz_report_criterion(
     out = expect_clean_error(lambda: run_cli(argv), [expect], label=name)
     assert expect in out.message and "--criterion" in out.message, out.message
     assert not (tmp_path / "r.html").exists()  # no page written on bad input
+
+
+@pytest.mark.parametrize(
+    ("name", "run", "args", "expect"),
+    [
+        ("group-unknown-label", "pop", ["--group", "region"], "--group region: not model"),
+        ("group-not-a-population-run", "plain", ["--group", "model"],
+         "no run here was given to a population"),
+        ("efa-zero", "pop", ["--efa", "0"], "expected a number of factors >= 1 or auto"),
+        ("efa-word", "pop", ["--efa", "many"], "expected a number of factors >= 1 or auto"),
+        ("rotation-without-efa", "pop", ["--rotation", "varimax"], "give --efa N|auto too"),
+        ("cfa-model-missing", "pop", ["--cfa-model", "absent.lav"], "absent.lav"),
+        ("cfa-model-unknown-task", "pop", ["--cfa-model", "mfq=MODEL"], "no population task 'mfq'"),
+        ("mtmm-missing", "pop", ["--mtmm", "absent.yaml"], "absent.yaml"),
+        ("irt-not-a-population-run", "plain", ["--irt"], "no run here was given to a population"),
+    ],
+)  # fmt: skip
+def test_fuzz_report_population_options(
+    runs: dict[str, Path], tmp_path: Path, name: str, run: str, args: list[str], expect: str
+) -> None:
+    """The analyses' options of ``psym report`` (shared with ``psym analyze``): one line each,
+    and no page written."""
+    model = tmp_path / "m.lav"
+    model.write_text("F =~ 1 + 2 + 3\n")
+    args = [a.replace("MODEL", str(model)).replace("absent", str(tmp_path / "absent"))
+            for a in args]  # fmt: skip
+    argv = ["report", str(runs[run]), "-o", str(tmp_path / "r.html"), *args]
+    out = expect_clean_error(lambda: run_cli(argv), [], label=name)
+    assert expect in out.message, (name, out.message)
+    assert not (tmp_path / "r.html").exists()
