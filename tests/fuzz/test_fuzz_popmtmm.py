@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from harness import expect_clean_error
-from test_fuzz_population_files import _cli, population_run  # noqa: F401 -- the fixture
+from harness import expect_clean_error, run_cli
+from test_fuzz_population_files import population_run  # noqa: F401 -- the fixture
 
 from psymetrics_core.analysis.population.mtmm import load_trait_table, mtmm
 
@@ -91,7 +91,7 @@ CLI = [
 def warm_run(population_run: Path) -> Path:  # noqa: F811
     """The population run, analysed once so that the timed cases do not pay for the first
     import of the analysis libraries."""
-    _cli(["analyze", str(population_run), "--json"])
+    run_cli(["analyze", str(population_run), "--json"])
     return population_run
 
 
@@ -109,7 +109,7 @@ def test_fuzz_analyze_mtmm(tmp_path: Path, name: str, args: list[str], expect: s
     if "PLAIN" in args:
         where["PLAIN"] = str(_plain_run(tmp_path))
     argv = ["analyze", *(where.get(a, a) for a in args)]
-    out = expect_clean_error(lambda: _cli(argv), [expect], label=name)
+    out = expect_clean_error(lambda: run_cli(argv), [expect], label=name)
     assert expect in out.message, out.message
 
 
@@ -122,6 +122,6 @@ def _plain_run(tmp_path: Path) -> Path:
 
     run = tmp_path / "plain"
     with LatencyServer(latency=0.0) as srv:
-        _cli(["eval", "--tasks", "bfi", "--limit", "3", "--model", "openai-chat", "--model-args",
+        run_cli(["eval", "--tasks", "bfi", "--limit", "3", "--model", "openai-chat", "--model-args",
               f"base_url={srv.base_url},model=m", "-o", str(run)])  # fmt: skip
     return run
