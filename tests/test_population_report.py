@@ -327,10 +327,10 @@ def test_no_forest_plot_of_every_respondent_against_the_first(tmp_path: Path) ->
     pop = tmp_path / "big5.jsonl"
     assert CliRunner().invoke(cli, ["population", "build", "--generate", "binary", "-o",
                                     str(pop)]).exit_code == 0  # fmt: skip
-    with HashServer(latency=0.0) as srv:
+    with HashServer(latency=0.0) as srv:  # model "hash": not the shared cache's "m" answers
         res = CliRunner().invoke(cli, [
             "eval", "--tasks", "bfi", "--population", str(pop), "--sample", "6", "--limit", "20",
-            "--model", "openai-chat", "--model-args", f"base_url={srv.base_url},model=m",
+            "--model", "openai-chat", "--model-args", f"base_url={srv.base_url},model=hash",
             "-o", str(tmp_path / "run")])  # fmt: skip
     assert res.exit_code == 0, res.output
     html = _report(tmp_path / "run", tmp_path / "r.html")
