@@ -20,8 +20,8 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     base = tmp_path_factory.mktemp("popreport")
     pop = base / "big5.jsonl"
     run_cli(["population", "build", "--generate", "binary", "--n", "6", "-o", str(pop)])
-    with LatencyServer(latency=0.0) as srv:
-        model = ["--model", "openai-chat", "--model-args", f"base_url={srv.base_url},model=hash"]  # hash answers: not "m"
+    with LatencyServer(latency=0.0) as srv:  # model "hash": not the shared cache's "m" answers
+        model = ["--model", "openai-chat", "--model-args", f"base_url={srv.base_url},model=hash"]
         run_cli(["eval", "--tasks", "bfi", "--limit", "10", "--population", str(pop), *model,
               "-o", str(base / "pop")])  # fmt: skip
         run_cli(["eval", "--tasks", "bfi", "--limit", "3", *model, "-o", str(base / "plain")])
