@@ -70,6 +70,9 @@ class Stream:
     # listed requests still have to read each
     _held: dict[str, Completion] = field(default_factory=dict)
     _wanted: Counter[str] = field(default_factory=Counter)
+    # the progress reporters of the cells that listed each request (once per listing): the
+    # stream advances them as each response arrives, so a task's bar moves item by item
+    _listeners: dict[str, list[Reporter]] = field(default_factory=dict)
     _finished: bool = False
     _cond: threading.Condition = field(default_factory=threading.Condition)
     _stop: threading.Event = field(default_factory=threading.Event)
@@ -105,6 +108,27 @@ class Stream:
                     if self._wanted[k] <= 0:
                         self._held.pop(k, None)
         return got
+
+    def reported(self, keys: Sequence[str], progress: Reporter | None) -> set[str]:
+        """The keys of ``keys`` the stream stored and advanced ``progress`` for as they
+        arrived: a cell reading them must not advance its bar again."""
+        if progress is None:
+            return set()
+        with self._cond:
+            return {
+                k
+                for k in keys
+                if k in self._stored and any(r is progress for r in self._listeners.get(k, ()))
+            }
+
+    def _report(self, keys: Sequence[str]) -> None:
+        """Advance the reporters of the cells that listed ``keys`` (responses just stored)."""
+        done: dict[int, tuple[Reporter, int]] = {}
+        for k in keys:
+            for rep in self._listeners.get(k, ()):
+                done[id(rep)] = (rep, done.get(id(rep), (rep, 0))[1] + 1)
+        for rep, n in done.values():
+            rep.advance(n)
 
     def _keep(self, rows: Sequence[tuple[str, str, Completion]]) -> None:
         """Hold (key, mode, completion) rows for the cells (no response cache)."""
@@ -225,8 +249,9 @@ class StreamedBackend(WrappedBackend):
         keys = [request_key(self.identity_for_key, p, settings) for p in prompts]
         got = self.stream.take(keys)
         out: list[Completion | None] = [got.get(k) for k in keys]
+        reported = self.stream.reported(keys, progress)  # counted as they arrived
         if progress is not None and got:
-            progress.advance(len(keys) - out.count(None))
+            progress.advance(sum(1 for k in keys if k in got and k not in reported))
         rest = [i for i, c in enumerate(out) if c is None]
         if rest:  # not listed by the stream, or the stream stopped: the cell asks itself
             fresh = fn([prompts[i] for i in rest], settings, progress)
@@ -243,6 +268,7 @@ def start_stream(runs: Sequence[tuple[Any, Any]], front: CachedBackend | Streame
     groups: dict[tuple[Any, ...], list[tuple[str, Prompt, GenerationSettings]]] = {}
     covered: set[int] = set()
     wanted: Counter[str] = Counter()  # each request's listed reads (duplicates asked once)
+    listeners: dict[str, list[Reporter]] = {}
     for kind, run in runs:
         requests = kind.requests(run)
         if requests is None:  # prompts that depend on earlier answers: the cell asks itself
@@ -251,10 +277,12 @@ def start_stream(runs: Sequence[tuple[Any, Any]], front: CachedBackend | Streame
         for prompt, settings in requests:
             key = request_key(front.identity_for_key, prompt, settings)
             wanted[key] += 1
+            if run.reporter is not None:
+                listeners.setdefault(key, []).append(run.reporter)
             if wanted[key] == 1:
                 group = () if pool else (run.task.id,)  # answer_mixed groups by settings
                 groups.setdefault(group, []).append((key, prompt, settings))
-    stream = Stream(covered, _wanted=wanted)
+    stream = Stream(covered, _wanted=wanted, _listeners=listeners)
     if not wanted:
         return stream
     # refused here, in one line, before any request is claimed or sent (as call_backend does)
@@ -325,4 +353,9 @@ def _store(
             stream.error = stream.error or exc
             continue
         stream.fetched += len(rows)
-        stream._mark([key for key, _, _ in rows])
+        keys = [key for key, _, _ in rows]
+        stream._mark(keys)
+        try:
+            stream._report(keys)
+        except Exception as exc:  # a failing progress bar must not lose stored answers
+            stream.error = stream.error or exc

@@ -405,8 +405,10 @@ class CachedBackend(WrappedBackend):
         found = self.cache.get_many(keys)
         streamed &= found.keys()
         shown = set(found)  # keys whose positions the progress bar has counted
-        if progress is not None and shown:
-            progress.advance(sum(count[k] for k in shown))
+        # the stream advanced the bar for its own responses as they arrived
+        told = self.stream.reported(keys, progress) if self.stream is not None else set()
+        if progress is not None and shown - told:
+            progress.advance(sum(count[k] for k in shown - told))
         first: dict[str, int] = {}  # each distinct missing request, fetched at most once
         for i, k in enumerate(keys):
             if k not in found:
