@@ -62,7 +62,13 @@ if TYPE_CHECKING:
     show_default=True,
     help="Generate text and parse it, or score options' likelihood.",
 )
-@click.option("--seed", type=bounded("--seed"), default=1234, show_default=True)
+@click.option(
+    "--seed",
+    type=bounded("--seed"),
+    default=1234,
+    show_default=True,
+    help="Seed of sampling, seeded conditions and --sample (repeat r uses SEED+r).",
+)
 @click.option(
     "--limit",
     type=bounded("--limit"),

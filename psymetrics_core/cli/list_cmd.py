@@ -9,7 +9,7 @@ from psymetrics_core.cli.console import print_json, stderr, stdout, table
 
 
 @click.command("list")
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="Print the tasks as JSON instead of a table.")
 @click.pass_context
 def list_cmd(ctx: click.Context, as_json: bool) -> None:
     """List installed tasks with their plugin."""

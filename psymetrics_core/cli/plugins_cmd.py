@@ -14,7 +14,9 @@ from psymetrics_core.pluginsys.catalogue import catalogue
 
 
 @click.group("plugins", invoke_without_command=True)
-@click.option("--json", "as_json", is_flag=True)
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print the plugins as JSON instead of a table."
+)
 @click.option("--all", "show_all", is_flag=True, help="Include the core's built-in plugins.")
 @click.option(
     "--backends", "show_backends", is_flag=True,
@@ -101,7 +103,9 @@ def _print_backends(backends: dict[str, Any], as_json: bool) -> None:
 
 
 @plugins_cmd.command("available")
-@click.option("--json", "as_json", is_flag=True)
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print the catalogue as JSON instead of a table."
+)
 def available_cmd(as_json: bool) -> None:
     """Every plugin in the catalogue (registry/plugins.yaml), installed or not."""
 

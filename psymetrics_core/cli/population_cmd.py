@@ -42,7 +42,13 @@ def population_cmd() -> None:
     default=None,
     help=f"Respondents to draw (1-{MAX_RESPONDENTS:,}) [default: all].",
 )
-@click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=1234, show_default=True)
+@click.option(
+    "--seed",
+    type=click.IntRange(0, 2**32 - 1),
+    default=1234,
+    show_default=True,
+    help="Seed of the sample drawn from --source (the same seed, the same respondents).",
+)
 @click.option("--stratify", default="",
               help="Comma-separated label fields: proportional quotas (each within one of its "
               "target).")  # fmt: skip

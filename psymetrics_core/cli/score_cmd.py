@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     help="Questionnaires: CSV respondent,item,response. Free-text and judged tasks: CSV or "
     "JSONL with item,text[,respondent], or a run's samples.jsonl.",
 )
-@click.option("--form", default="original", show_default=True)
+@click.option("--form", default="original", show_default=True, help="Instrument form.")
 @click.option("--task-arg", "task_args", multiple=True, metavar="TASK.KEY=VALUE",
               help="Task option, as for `psym eval` (e.g. housing.data=TABLE.csv).")  # fmt: skip
 @click.option("--data", multiple=True, metavar="[TASK=]PATH", help="= --task-arg TASK.data=PATH.")
