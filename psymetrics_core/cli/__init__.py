@@ -55,6 +55,7 @@ CORE_COMMANDS = {
     "batch": "psymetrics_core.cli.batch_cmd:batch_cmd",
     "report": "psymetrics_core.cli.report_cmd:report_cmd",
     "population": "psymetrics_core.cli.population_cmd:population_cmd",
+    "docs": "psymetrics_core.cli.docs_cmd:docs_cmd",
 }
 
 

@@ -26,7 +26,7 @@ GROUPS: tuple[tuple[str, tuple[str, ...], str], ...] = (
         ("list", "show", "validate", "new-plugin", "import", "schema"),
         "psym show asi",
     ),
-    ("Plugins", ("plugins", "install", "tasks-path"), "psym plugins available"),
+    ("Plugins and docs", ("plugins", "install", "tasks-path", "docs"), "psym plugins available"),
     (
         "Studies at scale",
         ("plan", "run", "merge", "batch", "cache", "population"),
@@ -64,6 +64,7 @@ EXAMPLES: dict[str, str] = {
     "plugins available": "psym plugins available --json",
     "install": "psym install mfq",
     "tasks-path": "psym tasks-path",
+    "docs": "make docs && psym docs --open",
     "plan": "psym plan --tasks bfi,mfq --repeats 3 -o study.jsonl",
     "run": "psym run study.jsonl -o study\npsym run study.jsonl --shard 1/2 -o shard1",
     "merge": "psym merge shard1 shard2 -o study",
