@@ -28,7 +28,7 @@ from psymetrics_plugin_hf.hf_vision import (
     is_image_text_model,
     load_image_text_model,
 )
-from psymetrics_plugin_hf.local_model import converted_copy
+from psymetrics_plugin_hf.local_model import converted_copy, quiet_conversion
 
 STATUS = logging.getLogger("psymetrics.status")  # user status lines, above psym's progress bars
 __all__ = ["HFBackend", "ENGINE_DIST", "require_modules"]
@@ -151,10 +151,11 @@ class HFBackend(Backend):
             self.name,
             copy.parent,
         )
-        tok = AutoTokenizer.from_pretrained(self.pretrained, gguf_file=self.gguf_file)
-        model = AutoModelForCausalLM.from_pretrained(
-            self.pretrained, gguf_file=self.gguf_file, dtype=dtype
-        )
+        with quiet_conversion():  # the status line above stands for transformers' own bar
+            tok = AutoTokenizer.from_pretrained(self.pretrained, gguf_file=self.gguf_file)
+            model = AutoModelForCausalLM.from_pretrained(
+                self.pretrained, gguf_file=self.gguf_file, dtype=dtype
+            )
         self._save_copy(model, tok, copy)
         return model, tok
 

@@ -6,8 +6,12 @@ The copies live in the core's model folder of the cache directory
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import importlib
 import importlib.util
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from psymetrics_core.base.errors import BackendError
@@ -22,6 +26,7 @@ from psymetrics_core.pluginsys.backend_hints import SMOLLM2_WHEEL_INSTALL
 __all__ = [
     "smollm2_location",
     "converted_copy",
+    "quiet_conversion",
     "SMOLLM2_INSTALL",
     # the core's since issue 23 (base.paths); importable here as from the old backends.local_model
     "cache_dir",
@@ -60,3 +65,28 @@ def converted_copy(pretrained: str, gguf_file: str) -> Path:
         raise BackendError(f"GGUF file not found: {src}") from exc
     key = hashlib.sha256(f"{src.resolve()}|{st.st_size}|{st.st_mtime_ns}".encode()).hexdigest()
     return models_dir() / key[:16]
+
+
+@contextmanager
+def quiet_conversion() -> Iterator[None]:
+    """While the block runs, transformers' GGUF conversion draws no progress bar of its own.
+
+    ``transformers.utils.logging.disable_progress_bar`` does not reach it (the converter calls
+    ``tqdm`` directly), and under psym's live progress display each of its redraws became a
+    line of its own (16 lines left on the final screen). psym prints one status line for the
+    conversion instead (``HFBackend._load_gguf``).
+    """
+    try:
+        module = importlib.import_module("transformers.modeling_gguf_pytorch_utils")
+    except ImportError:  # another transformers layout: nothing to quieten
+        yield
+        return
+    bar = getattr(module, "tqdm", None)
+    if bar is None:
+        yield
+        return
+    module.tqdm = functools.partial(bar, disable=True)
+    try:
+        yield
+    finally:
+        module.tqdm = bar
