@@ -184,3 +184,23 @@ def test_validate_refuses_the_kits_placeholders(tmp_path):
     res = validate()
     assert res.returncode == 0, res.stderr
     assert res.stdout.startswith("ok: task 'demo'")
+
+
+def test_the_scaffold_spec_points_to_the_page_that_lists_its_fields(tmp_path):
+    """The scaffold's instrument.yaml sends authors to the instrument page (issue 31: it named
+    a CONTRIBUTING.md that no longer lists the fields), and that page's spec reference lists
+    every top-level field the scaffold writes."""
+    import re
+
+    import yaml
+
+    new_plugin("demo", tmp_path)
+    spec = (
+        tmp_path / "psymetrics-plugin-demo/psymetrics_plugin_demo/instruments/demo/instrument.yaml"
+    )
+    text = spec.read_text()
+    assert "docs/plugins/instrument.md" in text and "CONTRIBUTING" not in text
+    page = (Path(__file__).resolve().parents[1] / "docs/plugins/instrument.md").read_text()
+    reference = page.split("## Instrument spec reference", 1)[1].split("\n## ", 1)[0]
+    listed = set(re.findall(r"^\| `([a-z_]+)", reference, re.M))
+    assert set(yaml.safe_load(text)) - listed == set()

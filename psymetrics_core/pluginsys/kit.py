@@ -56,7 +56,9 @@ def register_instruments(register):
         register(spec)
 '''
 
-INSTRUMENT = """# Instrument spec: see CONTRIBUTING.md of psymetrics for every field.
+INSTRUMENT = """# Instrument spec. Every field is described in psymetrics' documentation, page
+# docs/plugins/instrument.md ("Instrument spec reference"); `psym schema instrument` prints
+# its JSON Schema and `psym validate instrument.yaml` checks this file.
 schema_version: 1
 id: {task}
 name: {title}
