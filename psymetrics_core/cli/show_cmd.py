@@ -63,6 +63,7 @@ def _print_description(desc: TaskDescription) -> None:
     for n, rs in inst.response_scales.items():
         opts = ", ".join(f"{o.value}={o.label}" for o in rs.options)
         stdout.print(f"response scale '{n}': {opts}", markup=False)
+    _print_items(desc)
     t = table("scales", ["scale", "method", "items", "reverse-keyed"])
     for name, s in desc.scales.items():
         t.add_row(
@@ -80,6 +81,19 @@ def _print_description(desc: TaskDescription) -> None:
     stdout.print(f"scoring: {inst.scoring_rule}", markup=False)
     if inst.notes:
         stdout.print(f"notes: {inst.notes}", markup=False)
+
+
+def _print_items(desc: TaskDescription) -> None:
+    """Every item with its id and text (and, for questionnaires, its scales and keying)."""
+    if not desc.items:
+        return
+    keyed = "scales" in desc.items[0]
+    t = table("items", ["id", "text", "scales", "reverse"] if keyed else ["id", "text"])
+    for it in desc.items:
+        text = it["text"] or "— (not shipped: --items)"
+        extra = [", ".join(it["scales"]) or "—", "R" if it["reverse"] else ""] if keyed else []
+        t.add_row(str(it["id"]), text, *extra)
+    stdout.print(t)
 
 
 def _print_norms(desc: TaskDescription) -> None:
