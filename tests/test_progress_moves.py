@@ -83,8 +83,9 @@ def test_the_bar_moves_item_by_item_and_counts_each_prompt_once(
         be.bars.append(_Bar(task, total))
         return be.bars[-1]
 
-    res = evaluate(["bfi"], backend=be, limit=N_ITEMS, cache=cache, output=tmp_path / "run",
-                   progress=progress)  # fmt: skip
+    res = evaluate(
+        ["bfi"], backend=be, limit=N_ITEMS, cache=cache, output=tmp_path / "run", progress=progress
+    )
     (bar,) = be.bars
     assert res["tasks"]["bfi"]["n_answered"] == N_ITEMS
     # before the fix the bar stood at 0 until the task's cell read all 6 answers at once
@@ -107,7 +108,55 @@ def test_a_second_run_from_the_cache_fills_the_bar_once(
         return bars[-1]
 
     for name in ("first", "second"):
-        evaluate(["bfi"], backend=be, limit=N_ITEMS, cache=True, output=tmp_path / name,
-                 progress=progress)  # fmt: skip
+        evaluate(
+            ["bfi"],
+            backend=be,
+            limit=N_ITEMS,
+            cache=True,
+            output=tmp_path / name,
+            progress=progress,
+        )
     assert [b.done for b in bars] == [N_ITEMS, N_ITEMS]
     assert len(be.seen_moving) == N_ITEMS  # the second run asked the model nothing
+
+
+def test_an_api_run_moves_the_bar_request_by_request(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """openai-chat against a real local HTTP server (benchmarks/latency_server.py), one request
+    in flight: the bar shows each answer as it arrives (snapshots taken by the server's answer
+    hook while the next request is being answered)."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from benchmarks.latency_server import LatencyServer
+
+    monkeypatch.setenv("PSYM_CACHE_DIR", str(tmp_path / "c"))
+    bars: list[_Bar] = []
+    seen: list[int] = []  # the bar's count as each request reaches the server
+
+    def answer(messages: Any) -> str:
+        seen.append(bars[0].done if bars else -1)
+        return "3"
+
+    def progress(task: str, total: int) -> _Bar:
+        bars.append(_Bar(task, total))
+        return bars[-1]
+
+    with LatencyServer(latency=0.05, answer=answer) as srv:
+        args = f"base_url={srv.base_url},model=stub"
+        evaluate(
+            ["bfi"],
+            model="openai-chat",
+            model_args=args,
+            limit=N_ITEMS,
+            concurrency=1,
+            output=tmp_path / "run",
+            progress=progress,
+        )
+    assert bars[0].done == N_ITEMS
+    # request k arrives after answers 1..k-1 were stored: the bar already counts most of them
+    # (the store commits on its own thread, so it may trail by one); before, it read 0 until
+    # the end
+    assert seen[-1] >= N_ITEMS - 2
+    assert seen == sorted(seen)
