@@ -219,8 +219,8 @@ def eval_cmd(ctx: click.Context, tasks: str, as_json: bool, **opts: Any) -> None
     output: Path = opts["output"] or _fresh_dir(
         Path("psym-results") / datetime.now().strftime("%Y%m%d-%H%M%S")
     )
-    task_list = [t.strip() for t in tasks.split(",") if t.strip()]
     session = session_of(ctx)
+    task_list = [session.task_id(t.strip()) for t in tasks.split(",") if t.strip()]
     config = run_config(task_list, session, **{**opts, "output": output})
     if config.repeats > 1 and config.temperature == 0 and config.mode == "generate":
         stderr.print(

@@ -78,7 +78,7 @@ def plan_cmd(
     """
 
     session = session_of(ctx)
-    task_list = [t.strip() for t in tasks.split(",") if t.strip()]
+    task_list = [session.task_id(t.strip()) for t in tasks.split(",") if t.strip()]
     settings = PlanSettings(
         tasks=tuple(task_list),
         model=model,

@@ -95,18 +95,31 @@ class Session:
         table.load_all()
         return table.failures
 
-    def get_instrument(self, task: str) -> Instrument:
-        """The instrument registered as ``task`` (a lazy one built now if it was not yet), or
-        an error listing the close matches."""
+    def task_id(self, task: str) -> str:
+        """The registered id ``task`` names: itself, or the one id equal to it but for case
+        (``MFQ`` -> ``mfq``); else an error listing the close matches (case ignored)."""
         table = self._instrument_table()
         if task in table:
-            return table.get(task)
+            return task
+        same = [t for t in table.ids() if t.casefold() == task.casefold()]
+        if len(same) == 1:
+            return same[0]
+        raise self._unknown_task(task)
+
+    def get_instrument(self, task: str) -> Instrument:
+        """The instrument registered as ``task`` (case ignored where one id matches; a lazy one
+        built now if it was not yet), or an error listing the close matches."""
+        return self._instrument_table().get(self.task_id(task))
+
+    def _unknown_task(self, task: str) -> UnknownTaskError:
+        table = self._instrument_table()
         known = list(table.load_all())  # a lazy task that fails to build is not offered
-        close = difflib.get_close_matches(task, known, n=3)
+        by_folded = {t.casefold(): t for t in known}
+        close = [by_folded[c] for c in difflib.get_close_matches(task.casefold(), by_folded, n=3)]
         hint = f"; did you mean {', '.join(close)}?" if close else ""
         failed = [r.name for r in self.records if r.status == "failed"]
         failed_hint = f"; plugins that failed to load: {', '.join(failed)}" if failed else ""
-        raise UnknownTaskError(
+        return UnknownTaskError(
             f"unknown task '{task}'{hint} (installed: {', '.join(sorted(known)) or 'none'})"
             f"{failed_hint}"
         )
