@@ -1,6 +1,7 @@
 """No dangling cross-references in the docs (issue 31): every "see ... below" or "see ... above"
-in a docs page names a section of that page, by its quoted heading or by a link to its anchor,
-on the side it says. Six pointed to sections that were on other pages or nowhere."""
+(and every quoted "Section" below/above) in a docs page names a section of that page, by its
+quoted heading or by a link to its anchor, on the side it says. Ten pointed to sections that
+were on other pages or nowhere."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ FENCE = re.compile(r"^```.*?^```", re.S | re.M)  # screens and code say "below" 
 HEADING = re.compile(r"^#{1,6} +(.+?) *#*$", re.M)
 SEE = re.compile(r"\bsee\b(?P<what>[^.;:()|]{0,160}?)\b(?P<side>below|above)\b", re.I)
 QUOTED = re.compile(r'"([^"]+)"')
+QUOTED_SIDE = re.compile(r'"(?P<what>[^"]{2,100})"\s+(?P<side>below|above)\b')
 LINK = re.compile(r"\]\(([^)]*)\)")
 
 
@@ -32,11 +34,19 @@ def _problems(text: str) -> list[str]:
     text = FENCE.sub("", text)
     heads = [(m.start(), _plain(m.group(1)), _slug(m.group(1))) for m in HEADING.finditer(text)]
     out = []
-    for m in SEE.finditer(text):
+    refs = list(SEE.finditer(text))
+    refs += [
+        q
+        for q in QUOTED_SIDE.finditer(text)
+        if not any(q.start() < r.end() for r in refs if r.start() <= q.start())
+    ]
+    for m in refs:
         what, side, at = m.group("what"), m.group("side").lower(), m.start()
         # a link's target follows its text: "see [below](#anchor)"
         link = LINK.search(text, m.start(), m.end() + 200)
-        names = [_plain(q) for q in QUOTED.findall(what)]
+        names = [_plain(q) for q in QUOTED.findall(what)] or (
+            [_plain(what)] if m.re is QUOTED_SIDE else []
+        )
         if names:
             found = [h for h in heads if h[1] == names[0]]
         elif link and link.start() <= m.end() + 2:
