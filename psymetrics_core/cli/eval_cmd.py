@@ -17,6 +17,7 @@ from psymetrics_core.backends.base import parse_model_args
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.cli import session_of
 from psymetrics_core.cli.bounded import bounded
+from psymetrics_core.cli.cache_note import cache_note
 from psymetrics_core.cli.console import (
     add_rows,
     fmt,
@@ -255,6 +256,8 @@ def eval_cmd(ctx: click.Context, tasks: str, as_json: bool, **opts: Any) -> None
         print_population(results, config)
     else:
         _print_table(results, session)
+    if (note := cache_note(results)) is not None:
+        stderr.print(note, markup=False, highlight=False, soft_wrap=True)
     stderr.print(
         f"results: {output / 'results.json'}   samples: {output / 'samples.jsonl'}",
         soft_wrap=True,
