@@ -165,3 +165,42 @@ def test_bad_catalogue_is_a_one_line_error(tmp_path):
     bad.write_text("plugins:\n  - name: x\n    distribution: y\n")
     with pytest.raises(PsymError, match=r"plugins\[0\] \(x\) lacks 'tasks'"):
         catalogue(bad)
+
+
+def test_install_outside_a_checkout_explains_find_links(tmp_path, monkeypatch):
+    """Outside a checkout pip looks in the package index, where psymetrics is not published yet:
+    the failure ends in one line saying how to install from built wheels (issue 31). pip runs
+    for real, against an empty local index (nothing is installed, no network)."""
+    from psymetrics_core.cli import cli
+    from psymetrics_core.pluginsys import catalogue as cat
+
+    monkeypatch.setattr(cat, "checkout_root", lambda: None)
+    monkeypatch.setenv("PSYM_CATALOGUE", str(CATALOGUE))  # an installed core's packaged copy
+    # pip installs into a fresh folder, so the plugin installed here does not satisfy it
+    monkeypatch.setenv("PIP_TARGET", str(tmp_path / "target"))
+    empty = tmp_path / "index"
+    empty.mkdir()
+    monkeypatch.setenv("PIP_INDEX_URL", empty.as_uri())  # pip's configured index, offline
+    res = CliRunner().invoke(cli, ["install", "asi"])
+    assert res.exit_code == 1
+    message = str(res.exception)
+    assert message.startswith("pip failed (exit 1):") and "\n" not in message
+    assert "psym install asi --find-links dist" in message and "make dist" in message
+
+
+def test_install_from_built_wheels(tmp_path):
+    from psymetrics_core.cli import cli
+    from psymetrics_core.pluginsys import catalogue as cat
+
+    dist = tmp_path / "dist"
+    dist.mkdir()
+    res = CliRunner().invoke(cli, ["install", "asi", "--dry-run", "--find-links", str(dist)])
+    assert res.exit_code == 0, res.output
+    # wheels named: from them, even inside a checkout (no editable install)
+    pip = [sys.executable, "-m", "pip", "install"]
+    assert res.output.split() == [*pip, "--find-links", str(dist), "psymetrics-plugin-asi"]
+    missing = CliRunner().invoke(cli, ["install", "asi", "--find-links", str(tmp_path / "no")])
+    assert missing.exit_code == 1 and "--find-links" in str(missing.exception)
+    # a failure with wheels or an index named gets no hint to name wheels
+    assert "make dist" not in cat.install_failure("asi", ["pip", "--find-links", "d", "x"], 1)
+    assert "make dist" not in cat.install_failure("asi", ["pip", "--index-url", "u", "x"], 1)

@@ -8,8 +8,6 @@ import threading
 import urllib.request
 from pathlib import Path
 
-import pytest
-
 from psymetrics_core.base.docsite import site_server
 from tests.fuzz.harness import expect_clean_error, run_cli
 
@@ -35,23 +33,6 @@ def test_the_site_and_its_search_index_are_served_over_http(tmp_path: Path) -> N
     finally:
         server.shutdown()
         server.server_close()
-
-
-@pytest.mark.parametrize(
-    "make, argv, names",
-    [
-        (lambda d: d, ["--site", "{d}/nothing"], ["nothing", "make docs"]),
-        (lambda d: (d / "index.html").write_text("x") and d, ["--site", "{d}"], ["search"]),
-        (lambda d: d, ["--port", "-1"], ["--port"]),
-        (lambda d: d, ["--port", "99999"], ["--port"]),
-        (lambda d: d, ["--port", "x"], ["--port"]),
-    ],
-    ids=["no-site", "no-search-index", "negative-port", "port-too-large", "port-not-a-number"],
-)
-def test_a_bad_site_or_port_is_one_line(tmp_path: Path, make, argv, names) -> None:
-    make(tmp_path)
-    args = ["docs", *(a.replace("{d}", str(tmp_path)) for a in argv)]
-    expect_clean_error(lambda: run_cli(args), names, label=" ".join(args))
 
 
 def test_a_port_in_use_is_one_line(tmp_path: Path) -> None:

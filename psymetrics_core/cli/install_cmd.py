@@ -5,7 +5,12 @@ from __future__ import annotations
 import click
 
 from psymetrics_core.base.errors import PsymError
-from psymetrics_core.pluginsys.catalogue import find_entry, install, install_command
+from psymetrics_core.pluginsys.catalogue import (
+    find_entry,
+    install,
+    install_command,
+    install_failure,
+)
 
 
 @click.command("install")
@@ -22,21 +27,35 @@ from psymetrics_core.pluginsys.catalogue import find_entry, install, install_com
     multiple=True,
     help="Further index for the dependencies (pip's --extra-index-url); repeatable.",
 )
+@click.option(
+    "--find-links",
+    "find_links",
+    metavar="DIR",
+    multiple=True,
+    help="Folder of built wheels (a checkout's dist/, from make dist); pip's --find-links.",
+)
 @click.option("--dry-run", is_flag=True, help="Print the pip command without running it.")
 def install_cmd(
-    name: str, index_url: str | None, extra_index_urls: tuple[str, ...], dry_run: bool
+    name: str,
+    index_url: str | None,
+    extra_index_urls: tuple[str, ...],
+    find_links: tuple[str, ...],
+    dry_run: bool,
 ) -> None:
     """Install plugin NAME: from plugins/ in a checkout, from the package index otherwise.
 
     NAME is a catalogue name, distribution or task id (`psym plugins available` lists them).
-    Naming an index installs from it even inside a checkout.
+    Naming an index or --find-links installs from them even inside a checkout. psymetrics is
+    not on the public package index yet: outside a checkout, install from the wheels a
+    checkout builds (make dist) with --find-links DIST.
     """
 
     if dry_run:
         entry = find_entry(name)
-        click.echo(" ".join(install_command(entry, None, index_url, extra_index_urls)))
+        cmd = install_command(entry, None, index_url, extra_index_urls, find_links)
+        click.echo(" ".join(cmd))
         return
-    cmd, status = install(name, index_url, extra_index_urls)
+    cmd, status = install(name, index_url, extra_index_urls, find_links)
     if status != 0:
-        raise PsymError(f"pip failed (exit {status}): {' '.join(cmd)}")
+        raise PsymError(install_failure(name, cmd, status))
     click.echo(f"installed {name}: {' '.join(cmd[3:])}")

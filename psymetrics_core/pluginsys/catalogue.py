@@ -108,28 +108,51 @@ def install_command(
     root: Path | None = None,
     index_url: str | None = None,
     extra_index_urls: tuple[str, ...] = (),
+    find_links: tuple[str, ...] = (),
 ) -> list[str]:
     """The pip command that installs ``entry``: editable from a checkout, else from the index.
 
-    ``index_url`` and ``extra_index_urls`` become pip's ``--index-url``/``--extra-index-url``;
-    without them pip uses its configured index. Naming an index installs from it even in a
-    checkout.
+    ``index_url``, ``extra_index_urls`` and ``find_links`` become pip's ``--index-url``,
+    ``--extra-index-url`` and ``--find-links`` (a folder of built wheels, e.g. a checkout's
+    ``dist/``); without them pip uses its configured index. Naming an index or wheels installs
+    from them even in a checkout. A ``find_links`` folder that does not exist is an error.
     """
+    for folder in find_links:
+        if not folder.strip() or ("://" not in folder and not Path(folder).is_dir()):
+            raise PsymError(f"--find-links {folder}: no such folder (build the wheels: make dist)")
     root = checkout_root() if root is None else root
     local = root / "plugins" / entry.distribution if root is not None else None
     pip = [sys.executable, "-m", "pip", "install"]
-    if index_url is None and not extra_index_urls and local is not None:
-        if (local / "pyproject.toml").is_file():
-            return [*pip, "-e", str(local)]
+    named = index_url is not None or extra_index_urls or find_links
+    if not named and local is not None and (local / "pyproject.toml").is_file():
+        return [*pip, "-e", str(local)]
     opts = ["--index-url", index_url] if index_url else []
     for url in extra_index_urls:
         opts += ["--extra-index-url", url]
+    for folder in find_links:
+        opts += ["--find-links", folder]
     return [*pip, *opts, entry.distribution]
 
 
 def install(
-    name: str, index_url: str | None = None, extra_index_urls: tuple[str, ...] = ()
+    name: str,
+    index_url: str | None = None,
+    extra_index_urls: tuple[str, ...] = (),
+    find_links: tuple[str, ...] = (),
 ) -> tuple[list[str], int]:
     """Install the catalogue plugin ``name`` with pip; returns (command, exit status)."""
-    cmd = install_command(find_entry(name), index_url=index_url, extra_index_urls=extra_index_urls)
+    entry = find_entry(name)
+    cmd = install_command(entry, None, index_url, extra_index_urls, find_links)
     return cmd, subprocess.call(cmd)
+
+
+def install_failure(name: str, cmd: list[str], status: int) -> str:
+    """The line for a failed ``pip install`` of plugin ``name``: from pip's configured index
+    (psymetrics is not published on the public one yet), the way to install from built wheels."""
+    line = f"pip failed (exit {status}): {' '.join(cmd)}"
+    if "-e" in cmd or "--find-links" in cmd or "--index-url" in cmd:
+        return line
+    return (
+        f"{line}; psymetrics' plugins are not on the public package index yet: build the wheels "
+        f"in a checkout (make dist) and run psym install {name} --find-links dist"
+    )
