@@ -11,8 +11,6 @@
 
 from __future__ import annotations
 
-import functools
-import http.server
 import os
 import re
 import shlex
@@ -167,9 +165,9 @@ def test_site_search_in_chromium(site: Path) -> None:
     exe = shutil.which("chromium") or shutil.which("chromium-browser")
     if exe is None:
         pytest.skip("no chromium binary on PATH (make browser installs Debian's chromium)")
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site))
-    handler.log_message = lambda *a: None  # type: ignore[attr-defined]
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    from psymetrics_core.base.docsite import site_server
+
+    httpd = site_server(site, port=0)  # what `psym docs` serves
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     url = f"http://127.0.0.1:{httpd.server_address[1]}/index.html"
     try:

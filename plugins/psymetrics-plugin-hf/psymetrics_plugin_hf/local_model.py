@@ -85,8 +85,8 @@ def quiet_conversion() -> Iterator[None]:
     if bar is None:
         yield
         return
-    module.tqdm = functools.partial(bar, disable=True)
+    setattr(module, "tqdm", functools.partial(bar, disable=True))  # noqa: B010
     try:
         yield
     finally:
-        module.tqdm = bar
+        setattr(module, "tqdm", bar)  # noqa: B010
