@@ -12,7 +12,7 @@ from psymetrics_core.backends.base import parse_model_args
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.cli import session_of
 from psymetrics_core.cli.bounded import bounded
-from psymetrics_core.cli.console import progress_bar, stderr
+from psymetrics_core.cli.console import progress_bar, status_lines, stderr
 from psymetrics_core.cli.eval_cmd import eval_cmd
 from psymetrics_core.instruments.item_texts import parse_items_option
 from psymetrics_core.instruments.norms import parse_norm_group_option
@@ -172,7 +172,7 @@ def run_cmd(
         return
 
     index, count = parse_shard(shard) if shard else (1, 1)
-    with progress_bar() as bar:
+    with progress_bar() as bar, status_lines():  # the one-time model preparation, one line
 
         class _Reporter:
             def __init__(self, task: str, total: int) -> None:
