@@ -42,7 +42,7 @@ def test_population_screens(tmp_path: Path) -> None:
     # mean 3.0, SD sqrt(32 * 0.5**2 / 31) = 0.508
     assert "│ extraversion      │ 1–5   │ 32 │ 3.00 │ 0.51 │ 2.50 │ 3.50 │" in out
     # straight-lining: every respondent answers one code throughout (share 1.0), all flagged
-    assert "│ straight-lining             │ 32 │ 1.00 │ 0.00 │ 1.00  │ 1.00 │ 32 of 32" in out
+    assert "│ straight-lining │ 32 │ 1.00 │ 0.00 │ 1.00  │ 1.00 │ 32 of 32" in out
     assert "bfi: 32 of 32 respondents' answers flagged degenerate" in out
     assert "respondent=bin-00000" not in out and "vs Crowd" not in out  # not respondent 1's row
     assert f"next: psym analyze {run} (the population psychometrics), then psym report" in out

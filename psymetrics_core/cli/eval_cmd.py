@@ -29,7 +29,7 @@ from psymetrics_core.cli.console import (
     table,
 )
 from psymetrics_core.cli.population_screen import model_name, print_population
-from psymetrics_core.instruments.indicators import degenerate_sentence, warnings_of
+from psymetrics_core.instruments.indicators import SHORT_NAMES, degenerate_sentence, warnings_of
 from psymetrics_core.instruments.item_texts import parse_items_option
 from psymetrics_core.instruments.norms import parse_norm_group_option
 from psymetrics_core.records.population_summary import fired, is_population_run
@@ -418,14 +418,7 @@ def _norm_legend(tasks: dict[str, Any]) -> list[str]:
 
 
 _SHOWN = ("straight_lining", "acquiescence", "reverse_keyed_inconsistency", "parse_rate")
-_SHORT = {
-    "straight_lining": "straight-lining",
-    "acquiescence": "acquiescence",
-    "reverse_keyed_inconsistency": "reverse-key gap",
-    "parse_rate": "parse rate",
-    "judge_parse_rate": "judge parse rate",
-    "option_order_sensitivity": "option-order shift",
-}
+_SHORT = SHORT_NAMES
 
 
 def _print_indicators(results: dict[str, Any]) -> None:

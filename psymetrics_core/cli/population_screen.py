@@ -9,7 +9,12 @@ from typing import Any
 from psymetrics_core.administer.config import RunConfig
 from psymetrics_core.administer.ranges import range_text
 from psymetrics_core.cli.console import fmt, stdout, table
-from psymetrics_core.records.population_summary import TaskSpread, population_summary
+from psymetrics_core.instruments.indicators import SHORT_NAMES
+from psymetrics_core.records.population_summary import (
+    TaskSpread,
+    degenerate_line,
+    population_summary,
+)
 
 __all__ = ["print_population", "model_name"]
 
@@ -69,13 +74,9 @@ def _print_spread(spread: TaskSpread, ranges: dict[tuple[str, str], tuple[float,
             f"{spread.task}: validity indicators across {cells[:-1]}",
             ["indicator", "n", "mean", "SD", "min", "max", "beyond threshold"],
         )
-        t.columns[0].min_width = max(len(i.indicator) for i in spread.indicators)
         for i in spread.indicators:
             stats = [fmt(i.mean), fmt(i.sd), fmt(i.min), fmt(i.max)]
-            name = i.indicator.replace("_", "-")
+            name = SHORT_NAMES.get(i.indicator, i.indicator)
             t.add_row(name, str(i.n), *stats, f"{i.n_fired} of {spread.n_cells}")
         stdout.print(t)
-    _line(
-        f"{spread.task}: {spread.n_degenerate} of {spread.n_cells} {cells} answers flagged "
-        "degenerate (a validity indicator beyond its threshold)"
-    )
+    _line(degenerate_line(spread))

@@ -41,6 +41,7 @@ __all__ = [
     "warnings_of",
     "add_run_indicators",
     "degenerate_sentence",
+    "SHORT_NAMES",
 ]
 
 MIN_ANSWERS = 5
@@ -229,6 +230,16 @@ _MESSAGES = {
     "judge_parse_rate": "only {pct:.0f}% of judge verdicts parsed",
     "option_order_sensitivity": "scores move {v:.2f} of the range when options are reordered",
 }
+
+
+SHORT_NAMES = {
+    "straight_lining": "straight-lining",
+    "acquiescence": "acquiescence",
+    "reverse_keyed_inconsistency": "reverse-key gap",
+    "parse_rate": "parse rate",
+    "judge_parse_rate": "judge parse rate",
+    "option_order_sensitivity": "option-order shift",
+}  # column headers of the indicators on every screen
 
 
 def degenerate_sentence(task: str, where: str = "the validity indicators below") -> str:

@@ -25,6 +25,7 @@ __all__ = [
     "compute_population",
     "with_population",
     "fired",
+    "degenerate_line",
 ]
 
 
@@ -126,6 +127,16 @@ def population_summary(results: dict[str, Any]) -> list[TaskSpread]:
         else:
             out += [_read(task, g) for g in recorded]
     return out
+
+
+def degenerate_line(spread: TaskSpread) -> str:
+    """How many of a population's answer patterns a validity indicator flagged, as every screen
+    of a population run says it."""
+    cells = "respondents'" if spread.n_cells == spread.n_respondents else "administrations'"
+    return (
+        f"{spread.task}: {spread.n_degenerate} of {spread.n_cells} {cells} answers flagged "
+        "degenerate (a validity indicator beyond its threshold)"
+    )
 
 
 def _values(cells: list[dict[str, Any]], key: str, name: str, value: str) -> list[float]:
