@@ -19,7 +19,13 @@ from psymetrics_core.report.values import (
     task_order,
 )
 
-__all__ = ["profile_figures", "distribution_figures", "forest_figures", "MAX_HEATMAP_ITEMS"]
+__all__ = [
+    "profile_figures",
+    "distribution_figures",
+    "forest_figures",
+    "flagged_scores",
+    "MAX_HEATMAP_ITEMS",
+]
 
 MAX_HEATMAP_ITEMS = 150
 
@@ -130,6 +136,24 @@ def _degenerate(r: RunData, task: str) -> bool:
         return fired(e.get("indicators"))
     cells = administrations(e)
     return bool(cells) and all(fired(c.get("indicators")) for c in cells)
+
+
+def flagged_scores(runs: Sequence[RunData]) -> dict[str, dict[str, list[float]]]:
+    """Per task and scale, the scores of the population runs' respondent cells whose answer
+    pattern a validity indicator flagged (drawn apart in the population histograms)."""
+    out: dict[str, dict[str, list[float]]] = {}
+    for r in runs:
+        if not is_population_run(r.results):
+            continue
+        for task, e in r.tasks.items():
+            for cell in administrations(e):
+                if not fired(cell.get("indicators")):
+                    continue
+                for scale, s in (cell.get("scales") or {}).items():
+                    v = num((s or {}).get("score"))
+                    if v is not None:
+                        out.setdefault(task, {}).setdefault(scale, []).append(v)
+    return out
 
 
 def distribution_figures(runs: Sequence[RunData]) -> list[F.Figure]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import io
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from html import escape
 from typing import Any
@@ -210,11 +210,14 @@ def population_figure(
     panels: Sequence[tuple[str, Sequence[float], tuple[float, float, str] | None]],
     lo: float,
     hi: float,
+    flagged: Mapping[str, Sequence[float]] | None = None,
 ) -> Any:
     """One small panel per scale: a histogram (density) of the respondents' scale scores and,
     where the scale has a human norm (mean, sd, group), its normal curve and mean ± 1 SD band.
 
-    ``panels`` = (scale, scores, norm); ``lo``..``hi`` is the common score axis.
+    ``panels`` = (scale, scores, norm); ``lo``..``hi`` is the common score axis;
+    ``flagged[scale]``: the scores of respondents with a degenerate answer pattern, drawn as
+    their share of each bar, grey and hatched, with a legend entry.
     """
     plt = _plt()
     import numpy as np  # on demand: the [analysis] extra
@@ -230,6 +233,18 @@ def population_figure(
             dens, _, _ = ax.hist(scores, bins=bins, density=True, color=PALETTE[0], alpha=0.75,
                                  lw=0)  # fmt: skip
             top = float(np.max(dens))
+            bad = (flagged or {}).get(scale) or []
+            if bad:
+                width = float(bins[1] - bins[0])
+                ax.hist(
+                    bad,
+                    bins=bins,
+                    weights=[1 / (len(scores) * width)] * len(bad),
+                    facecolor="white",
+                    edgecolor=DEGENERATE_COLOR,
+                    hatch="////",
+                    lw=0.5,
+                )
         if norm is not None:
             m, sd, _ = norm
             ax.axvspan(m - sd, m + sd, color="#bbbbbb", alpha=0.35, lw=0)
@@ -247,5 +262,12 @@ def population_figure(
         ax.set_xlabel("scale score", fontsize=7)
     for ax in list(axes.flat)[len(panels) :]:
         ax.set_visible(False)
-    fig.tight_layout()
+    if any((flagged or {}).values()):
+        from matplotlib.patches import Patch  # on demand: the [analysis] extra
+
+        key = Patch(facecolor="white", edgecolor=DEGENERATE_COLOR, hatch="////")
+        fig.legend([key], [DEGENERATE], loc="lower right", fontsize=7, frameon=False)
+        fig.tight_layout(rect=(0, 0.06, 1, 1))
+    else:
+        fig.tight_layout()
     return fig

@@ -33,7 +33,7 @@ from psymetrics_core.report.values import administrations, fmt, num, scale_order
 
 __all__ = ["eval_table", "score_columns", "indicator_rows", "score_notes"]
 
-SINGLE = "score (range) · answered · z (norm)"
+SINGLE = "score · answered · z (norm)"
 POPULATION = "population: mean ± SD · n respondents · min–max"
 
 
