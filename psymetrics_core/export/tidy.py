@@ -69,6 +69,16 @@ POPULATION_SCHEMA: dict[str, str] = {
         "max n_fired range_low range_high reason"
     ).split()
 }
+SAMPLE_SCHEMA: dict[str, str] = {
+    "run": "str", "label": "str", "model": "str", "mode": "str", "task": "str", "form": "str",
+    "condition": "str", "repeat": "int", "seed": "int", "item": "str", "scales": "str",
+    "reverse": "bool", "prompt": "str", "completion": "str", "answer": "float",
+    "parse_status": "str", "option_probs": "str",
+}  # fmt: skip
+JUDGE_SCHEMA: dict[str, str] = {
+    "run": "str", "label": "str", "task": "str", "item": "str", "judge_model": "str",
+    "stage": "str", "prompt": "str", "completion": "str", "verdict": "str", "status": "str",
+}  # fmt: skip
 
 
 def _polars() -> Any:
