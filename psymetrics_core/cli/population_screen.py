@@ -74,7 +74,12 @@ def _print_spread(spread: TaskSpread, ranges: dict[tuple[str, str], tuple[float,
             f"{spread.task}: validity indicators across {cells[:-1]}",
             ["indicator", "n", "mean", "SD", "min", "max", "beyond threshold"],
         )
-        for i in spread.indicators:
+        order = list(SHORT_NAMES)  # the single-model screen's column order
+        ranked = sorted(
+            spread.indicators,
+            key=lambda i: order.index(i.indicator) if i.indicator in order else len(order),
+        )
+        for i in ranked:
             stats = [fmt(i.mean), fmt(i.sd), fmt(i.min), fmt(i.max)]
             name = SHORT_NAMES.get(i.indicator, i.indicator)
             t.add_row(name, str(i.n), *stats, f"{i.n_fired} of {spread.n_cells}")

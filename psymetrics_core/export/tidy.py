@@ -1,6 +1,6 @@
 """Tidy tables of run directories with polars: scale scores, samples and judge calls.
 
-``psym export scores|samples|judge RUN_DIR... --format csv|parquet --output FILE`` writes one of
+``psym export scores|population|samples|judge RUN_DIR... --format csv|parquet --output FILE`` writes one of
 these tables. Columns (also in the README):
 
 scores (one row per run, model label, task, condition, repeat, seed and scale):

@@ -102,9 +102,7 @@ def profile_figure(
     band = " (grey band: human norm mean ± 1 SD)" if norms else ""
     axes[-1, 0].set_xlabel("scale score" + band)
     if degenerate:
-        from matplotlib.lines import Line2D  # on demand: the [analysis] extra
-
-        mark = Line2D([], [], marker="s", ls="none", mfc="white", mec=DEGENERATE_COLOR, ms=7)
+        mark = plt.Line2D([], [], marker="s", ls="none", mfc="white", mec=DEGENERATE_COLOR, ms=7)
         fig.legend([mark], [DEGENERATE], loc="lower right", fontsize=7, frameon=False)
         fig.tight_layout(rect=(0, 0.04, 1, 1))
     else:
@@ -263,9 +261,9 @@ def population_figure(
     for ax in list(axes.flat)[len(panels) :]:
         ax.set_visible(False)
     if any((flagged or {}).values()):
-        from matplotlib.patches import Patch  # on demand: the [analysis] extra
-
-        key = Patch(facecolor="white", edgecolor=DEGENERATE_COLOR, hatch="////")
+        key = plt.Rectangle(
+            (0, 0), 1, 1, facecolor="white", edgecolor=DEGENERATE_COLOR, hatch="////"
+        )
         fig.legend([key], [DEGENERATE], loc="lower right", fontsize=7, frameon=False)
         fig.tight_layout(rect=(0, 0.06, 1, 1))
     else:
