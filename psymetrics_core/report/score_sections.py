@@ -92,7 +92,7 @@ def _population_cell(r: RunData, spreads: list[TaskSpread], scale: str) -> dict[
             continue
         groups.append(
             {
-                "group": sp.group,
+                "group": sp.group or ("original" if len(spreads) > 1 else ""),
                 "value": s.mean,
                 "text": fmt(s.mean),
                 "sd": fmt(s.sd),
