@@ -418,7 +418,6 @@ def _norm_legend(tasks: dict[str, Any]) -> list[str]:
 
 
 _SHOWN = ("straight_lining", "acquiescence", "reverse_keyed_inconsistency", "parse_rate")
-_SHORT = SHORT_NAMES
 
 
 def _print_indicators(results: dict[str, Any]) -> None:
@@ -435,7 +434,7 @@ def _print_indicators(results: dict[str, Any]) -> None:
     ]
     t = table(
         "validity indicators (! = beyond its threshold; docs: guides/report.md)",
-        ["task", *(_SHORT.get(n, n) for n in names + extra)],
+        ["task", *(SHORT_NAMES.get(n, n) for n in names + extra)],
     )
     for task, ind in rows:
         t.add_row(task, *(_indicator_cell(ind.get(n)) for n in names + extra))
