@@ -1,7 +1,8 @@
-"""Tidy tables of run directories with polars: scale scores, samples and judge calls.
+"""Tidy tables of run directories with polars: scale scores, population entries, samples and
+judge calls.
 
-``psym export scores|population|samples|judge RUN_DIR... --format csv|parquet --output FILE`` writes one of
-these tables. Columns (also in the README):
+``psym export scores|population|samples|judge RUN_DIR... --format csv|parquet --output FILE``
+writes one of these tables. Columns (also in docs/guides/report.md):
 
 scores (one row per run, model label, task, condition, repeat, seed and scale):
     run, label, model, mode, task, condition, respondent, repeat, seed, scale, score,
