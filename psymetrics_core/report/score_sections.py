@@ -188,9 +188,9 @@ def indicator_rows(runs: Sequence[RunData]) -> list[dict[str, Any]]:
             ind = e.get("indicators")
             if ind:
                 cells = [_indicator_cell(name, ind.get(name)) for name in present]
-                out.append(
-                    {"run": r.label, "task": task, "cells": cells, "warnings": warnings_of(ind)}
-                )
+                warnings = warnings_of(ind)
+                row = {"run": r.label, "task": task, "cells": cells, "warnings": warnings}
+                out.append({**row, "population": False})
     return out
 
 
@@ -235,4 +235,10 @@ def _population_indicators(r: RunData, s: TaskSpread, present: list[str]) -> dic
         )
     group = f" ({s.group})" if s.group else ""
     label = f"{r.label} (population: {s.n_respondents} respondents)"
-    return {"run": label, "task": s.task + group, "cells": cells, "warnings": []}
+    return {
+        "run": label,
+        "task": s.task + group,
+        "cells": cells,
+        "warnings": [],
+        "population": True,
+    }
