@@ -11,10 +11,11 @@ from pathlib import Path
 from behaviour_fakes import ScriptedBackend
 from click.testing import CliRunner
 
+from psymetrics_core.administer.ranges import range_text, scale_ranges
 from psymetrics_core.administer.runner import evaluate
 from psymetrics_core.cli import cli
 from psymetrics_core.cli.console import stdout
-from psymetrics_core.cli.eval_cmd import _print_table, scale_ranges
+from psymetrics_core.cli.eval_cmd import _print_table
 from psymetrics_core.pluginsys.session import Session
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -56,7 +57,7 @@ def test_scale_ranges_sum_and_mean() -> None:
     tasks = {"bfi": {"scales": {"openness": {}}}, "bdi2": {"scales": {"depression": {}}}}
     results = {"tasks": tasks}
     ranges = scale_ranges(results, session)
-    assert ranges["bfi", "openness"] == "1–5"
+    assert range_text(ranges["bfi", "openness"]) == "1–5"
     inst = session.get_instrument("bdi2")
     assert inst.scales["depression"].method == "sum"
-    assert ranges["bdi2", "depression"] == "0–63"  # 21 items x 0-3, by hand
+    assert range_text(ranges["bdi2", "depression"]) == "0–63"  # 21 items x 0-3, by hand

@@ -129,6 +129,14 @@ def test_population_shards_merge_into_the_single_eval_run(tmp_path: Path, templa
     merged = json.loads((tmp_path / "merged" / "results.json").read_text())
     single = json.loads((tmp_path / "single" / "results.json").read_text())
     assert merged["tasks"] == single["tasks"] and merged["conditions"] == single["conditions"]
+    # the population entry is recomputed over every shard's respondents, not the head shard's
+    shard = json.loads((tmp_path / "s1" / "results.json").read_text())["tasks"]
+    for task, entry in merged["tasks"].items():
+        # one group per level of the other condition ("": original; reversed-options), 6 each
+        groups = {g["group"]: g["n_respondents"] for g in entry["population"]}
+        assert groups == {"": 6, "reversed-options": 6}, groups
+        part = {g["group"]: g["n_respondents"] for g in shard[task]["population"]}
+        assert sum(part.values()) < sum(groups.values())
 
 
 def test_a_changed_population_file_or_template_is_refused(tmp_path: Path) -> None:

@@ -40,13 +40,22 @@ def test_population_screens(tmp_path: Path) -> None:
     assert "bfi: scale scores across 32 respondents" in out
     # extraversion: 16 profiles at 3.5 (all 5s, 3 of 8 items reversed), 16 at 2.5; by hand:
     # mean 3.0, SD sqrt(32 * 0.5**2 / 31) = 0.508
-    assert "│ extraversion      │ 32 │ 3.00 │ 0.51 │ 2.50 │ 3.50 │" in out
+    assert "│ extraversion      │ 1–5   │ 32 │ 3.00 │ 0.51 │ 2.50 │ 3.50 │" in out
+    # straight-lining: every respondent answers one code throughout (share 1.0), all flagged
+    assert "│ straight-lining │ 32 │ 1.00 │ 0.00 │ 1.00  │ 1.00 │ 32 of 32" in out
     assert "bfi: 32 of 32 respondents' answers flagged degenerate" in out
     assert "respondent=bin-00000" not in out and "vs Crowd" not in out  # not respondent 1's row
     assert f"next: psym analyze {run} (the population psychometrics), then psym report" in out
     # results.json keeps its layout: tasks.bfi is the first cell
     results = json.loads((run / "results.json").read_text())
     assert results["tasks"]["bfi"]["condition"] == "respondent=bin-00000"
+    # ... and records the population entry the screen printed (one group: no other condition)
+    (group,) = results["tasks"]["bfi"]["population"]
+    assert (group["group"], group["n_respondents"], group["n_degenerate"]) == ("", 32, 32)
+    extra = group["scales"]["extraversion"]
+    assert (extra["n"], extra["mean"], extra["min"], extra["max"]) == (32, 3.0, 2.5, 3.5)
+    assert extra["sd"] == pytest.approx(math.sqrt(32 * 0.5**2 / 31))
+    assert group["indicators"]["straight_lining"]["n_fired"] == 32
     res = CliRunner().invoke(cli, ["analyze", str(run)], terminal_width=400)
     assert res.exit_code == 0, res.output
     out = " ".join(res.output.split())  # (rich wraps the notes)

@@ -48,6 +48,7 @@ from psymetrics_core.instruments.norms import check_norm_groups, resolve_norm_gr
 from psymetrics_core.pluginsys.failures import hook_failure
 from psymetrics_core.pluginsys.loader import plugin_versions
 from psymetrics_core.pluginsys.session import Session
+from psymetrics_core.records.population_summary import with_population
 from psymetrics_core.records.provenance import run_provenance
 from psymetrics_core.records.rundir import ensure_run_dir
 from psymetrics_core.records.writer import SampleWriter, provenance, redact, write_results
@@ -339,8 +340,10 @@ def _close(run: _Run) -> None:
 
 
 def _finish(run: _Run) -> None:
-    """Add usage, label and provenance; write ``results.json`` (the one write of the run)."""
-    config, results = run.config, run.results
+    """Add usage, label, provenance and (population runs) each task's population entry; write
+    ``results.json`` (the one write of the run)."""
+    config = run.config
+    run.results = results = with_population(run.results)
     usage = run.backend.usage()
     if usage is not None:
         results["usage"] = usage

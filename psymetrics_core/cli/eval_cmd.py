@@ -12,6 +12,7 @@ from psymetrics_core.administer.config import RunConfig
 from psymetrics_core.administer.options import parse_task_args
 from psymetrics_core.administer.population import persona_conditions
 from psymetrics_core.administer.preflight import check_label
+from psymetrics_core.administer.ranges import range_text, scale_ranges
 from psymetrics_core.administer.runner import evaluate
 from psymetrics_core.backends.base import parse_model_args
 from psymetrics_core.base.errors import PsymError
@@ -29,11 +30,10 @@ from psymetrics_core.cli.console import (
     table,
 )
 from psymetrics_core.cli.population_screen import model_name, print_population
-from psymetrics_core.instruments.indicators import warnings_of
+from psymetrics_core.instruments.indicators import SHORT_NAMES, degenerate_sentence, warnings_of
 from psymetrics_core.instruments.item_texts import parse_items_option
 from psymetrics_core.instruments.norms import parse_norm_group_option
-from psymetrics_core.instruments.scoring import scale_range
-from psymetrics_core.records.population_summary import is_population_run
+from psymetrics_core.records.population_summary import fired, is_population_run
 from psymetrics_core.records.rundir import claim_run_dir
 
 if TYPE_CHECKING:
@@ -253,7 +253,7 @@ def eval_cmd(ctx: click.Context, tasks: str, as_json: bool, **opts: Any) -> None
         return
     population = is_population_run(results)
     if population:
-        print_population(results, config)
+        print_population(results, config, scale_ranges(results, session))
     else:
         _print_table(results, session)
     if (note := cache_note(results)) is not None:
@@ -331,9 +331,11 @@ def _print_runs(results: dict[str, Any]) -> None:
             continue
         scales = list(runs[0]["scales"])
         t = table(f"{task}: scores per condition and repeat", ["condition", "seed", *scales])
-        add_rows(t, ([r["condition"], str(r["seed"]), *(fmt(r["scales"][s]["score"]) for s in
-                                                         scales)] for r in runs),
-                 "results.json, runs")  # fmt: skip
+        rows = (
+            [r["condition"], str(r["seed"]), *(fmt(r["scales"][s]["score"]) for s in scales)]
+            for r in runs
+        )
+        add_rows(t, rows, "results.json, runs")
         stdout.print(t)
 
 
@@ -342,7 +344,7 @@ def _print_table(results: dict[str, Any], session: Session) -> None:
     scales = [(task, name, s) for task, e in tasks.items() for name, s in e["scales"].items()]
     has_z = any("norm" in s for _, _, s in scales)
     has_ci = any(s.get("ci_low") is not None for _, _, s in scales)
-    invalid = {task for task, e in tasks.items() if _fired(e.get("indicators"))}
+    invalid = {task for task, e in tasks.items() if fired(e.get("indicators"))}
     ranges = scale_ranges(results, session)
     t = table(
         f"model: {model_name(results)}  mode: {results['settings']['mode']}  "
@@ -358,7 +360,7 @@ def _print_table(results: dict[str, Any], session: Session) -> None:
         for i, (scale, s) in enumerate(entry["scales"].items()):
             score = fmt(s["score"]) + (" *" if s.get("reason") else "")
             if (task, scale) in ranges:
-                score += f" [dim]({ranges[task, scale]})[/dim]"
+                score += f" [dim]({range_text(ranges[task, scale])})[/dim]"
             if task in invalid and s["score"] is not None:
                 score += " [bold yellow]![/bold yellow]"
             row = [task if i == 0 else "", scale, score, f"{s['n_answered']}/{s['n_items']}"]
@@ -383,37 +385,9 @@ def _print_table(results: dict[str, Any], session: Session) -> None:
     for line in _norm_legend(tasks) + notes:
         stdout.print(line, markup=False, soft_wrap=True)
     for task in invalid:
-        stdout.print(
-            f"[bold yellow]![/bold yellow] {task}: the answer pattern is degenerate (see the "
-            "validity indicators below): these scores describe that pattern, not a personality",
-            soft_wrap=True,
-        )
+        stdout.print(f"[bold yellow]![/bold yellow] {degenerate_sentence(task)}", soft_wrap=True)
     _print_indicators(results)
     _print_runs(results)
-
-
-def scale_ranges(results: dict[str, Any], session: Session) -> dict[tuple[str, str], str]:
-    """The range of each questionnaire scale score in ``results`` ("1–5"), from the installed
-    instrument; scales without a fixed range (centred, no items) are left out."""
-    out: dict[tuple[str, str], str] = {}
-    for task, entry in results["tasks"].items():
-        try:
-            inst = session.get_instrument(task)
-        except PsymError:
-            continue  # a task object given to evaluate() without a registered instrument
-        if inst.kind != "questionnaire":
-            continue
-        form = entry.get("form") or "original"
-        for scale in entry["scales"]:
-            span = scale_range(inst, scale, form) if scale in inst.scales else None
-            if span is not None:
-                out[task, scale] = f"{span[0]:g}–{span[1]:g}"
-    return out
-
-
-def _fired(indicators: dict[str, Any] | None) -> bool:
-    """Whether any validity indicator of a task went beyond its threshold."""
-    return any(isinstance(i, dict) and i.get("fired") for i in (indicators or {}).values())
 
 
 def _z_cell(s: dict[str, Any], normed: bool, *, first: bool) -> str:
@@ -453,14 +427,6 @@ def _norm_legend(tasks: dict[str, Any]) -> list[str]:
 
 
 _SHOWN = ("straight_lining", "acquiescence", "reverse_keyed_inconsistency", "parse_rate")
-_SHORT = {
-    "straight_lining": "straight-lining",
-    "acquiescence": "acquiescence",
-    "reverse_keyed_inconsistency": "reverse-key gap",
-    "parse_rate": "parse rate",
-    "judge_parse_rate": "judge parse rate",
-    "option_order_sensitivity": "option-order shift",
-}
 
 
 def _print_indicators(results: dict[str, Any]) -> None:
@@ -477,7 +443,7 @@ def _print_indicators(results: dict[str, Any]) -> None:
     ]
     t = table(
         "validity indicators (! = beyond its threshold; docs: guides/report.md)",
-        ["task", *(_SHORT.get(n, n) for n in names + extra)],
+        ["task", *(SHORT_NAMES.get(n, n) for n in names + extra)],
     )
     for task, ind in rows:
         t.add_row(task, *(_indicator_cell(ind.get(n)) for n in names + extra))

@@ -72,10 +72,11 @@ def _tidy_command(table: str, what: str) -> click.Command:
         required=True,
         help="File to write (never one of the runs' own record files).",
     )
-    def cmd(run_dirs: tuple[Path, ...], fmt: str | None, output: str) -> None:
+    @click.pass_context
+    def cmd(ctx: click.Context, run_dirs: tuple[Path, ...], fmt: str | None, output: str) -> None:
 
         chosen = fmt or ("parquet" if output.endswith(".parquet") else "csv")
-        out, n = export_table(table, list(run_dirs), chosen, output)
+        out, n = export_table(table, list(run_dirs), chosen, output, session_of(ctx))
         stdout.print(f"wrote {n} rows of {table} to {out} ({chosen})", markup=False)
 
     return cmd
@@ -83,5 +84,12 @@ def _tidy_command(table: str, what: str) -> click.Command:
 
 export_cmd.add_command(_tidy_command("scores", "Scale scores per (run, label, task, condition, "
                                      "repeat, seed, scale)"))  # fmt: skip
+export_cmd.add_command(
+    _tidy_command(
+        "population",
+        "Population runs: each scale's and validity indicator's spread across respondents (n, "
+        "mean, SD, min, max; per task and other-condition group)",
+    )
+)
 export_cmd.add_command(_tidy_command("samples", "One row per administered prompt"))
 export_cmd.add_command(_tidy_command("judge", "One row per judge-model call"))

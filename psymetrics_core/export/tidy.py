@@ -1,11 +1,18 @@
-"""Tidy tables of run directories with polars: scale scores, samples and judge calls.
+"""Tidy tables of run directories with polars: scale scores, population entries, samples and
+judge calls.
 
-``psym export scores|samples|judge RUN_DIR... --format csv|parquet --output FILE`` writes one of
-these tables. Columns (also in the README):
+``psym export scores|population|samples|judge RUN_DIR... --format csv|parquet --output FILE``
+writes one of these tables. Columns (also in docs/guides/report.md):
 
 scores (one row per run, model label, task, condition, repeat, seed and scale):
-    run, label, model, mode, task, condition, repeat, seed, scale, score, n_items,
-    n_answered, complete, method, z, norm_group, reason
+    run, label, model, mode, task, condition, respondent, repeat, seed, scale, score,
+    range_low, range_high, n_items, n_answered, complete, method, z, norm_group, reason
+    (``respondent``: the respondent's id in a population run, empty otherwise; ``range_*``: the
+    scale's score range from its scoring rule, empty where it has none)
+population (population runs: one row per run, task, other-condition group and scale or
+validity indicator, as results.json's ``tasks.<task>.population`` records it):
+    run, label, model, task, group, kind, name, n_respondents, n_cells, n_degenerate, n, mean,
+    sd, min, max, n_fired, range_low, range_high, reason
 samples (one row per administered prompt):
     run, label, model, mode, task, form, condition, repeat, seed, item, scales, reverse,
     prompt, completion, answer, parse_status, option_probs (JSON)
@@ -21,21 +28,48 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from psymetrics_core.administer.ranges import scale_ranges
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.writing import FORMULA_START, NUMBER_PATTERN, check_target, write_output
+from psymetrics_core.pluginsys.session import Session
 from psymetrics_core.records.inputs import run_inputs
+from psymetrics_core.records.population_summary import (
+    IndicatorSpread,
+    ScaleSpread,
+    TaskSpread,
+    is_population_run,
+    population_summary,
+)
 from psymetrics_core.records.read import load_run_data
 
-__all__ = ["TABLES", "FORMATS", "scores_table", "samples_table", "judge_table", "export_table"]
+__all__ = [
+    "TABLES",
+    "FORMATS",
+    "scores_table",
+    "population_table",
+    "samples_table",
+    "judge_table",
+    "export_table",
+]
 
 FORMATS = ("csv", "parquet")
 
 SCORE_SCHEMA: dict[str, str] = {
     "run": "str", "label": "str", "model": "str", "mode": "str", "task": "str",
-    "condition": "str", "repeat": "int", "seed": "int", "scale": "str", "score": "float",
-    "n_items": "int", "n_answered": "int", "complete": "bool", "method": "str", "z": "float",
+    "condition": "str", "respondent": "str", "repeat": "int", "seed": "int", "scale": "str",
+    "score": "float", "range_low": "float", "range_high": "float", "n_items": "int",
+    "n_answered": "int", "complete": "bool", "method": "str", "z": "float",
     "norm_group": "str", "reason": "str",
 }  # fmt: skip
+_POPULATION_INTS = {"n_respondents", "n_cells", "n_degenerate", "n", "n_fired"}
+_POPULATION_FLOATS = {"mean", "sd", "min", "max", "range_low", "range_high"}
+POPULATION_SCHEMA: dict[str, str] = {
+    c: "int" if c in _POPULATION_INTS else "float" if c in _POPULATION_FLOATS else "str"
+    for c in (
+        "run label model task group kind name n_respondents n_cells n_degenerate n mean sd min "
+        "max n_fired range_low range_high reason"
+    ).split()
+}
 SAMPLE_SCHEMA: dict[str, str] = {
     "run": "str", "label": "str", "model": "str", "mode": "str", "task": "str", "form": "str",
     "condition": "str", "repeat": "int", "seed": "int", "item": "str", "scales": "str",
@@ -83,13 +117,19 @@ def _label(run: Any) -> str:
     return str(run.results.get("label") or run.results.get("model") or run.path.name)
 
 
-def scores_table(paths: Sequence[str | Path]) -> Any:
-    """Scale scores of every (condition, repeat) administration of every task."""
+def _ranges(results: dict[str, Any], session: Session | None) -> dict[tuple[str, str], Any]:
+    return {} if session is None else scale_ranges(results, session)
+
+
+def scores_table(paths: Sequence[str | Path], session: Session | None = None) -> Any:
+    """Scale scores of every (condition, repeat) administration of every task (a population
+    run's rows name their respondent; ``session``: the instruments, for the score ranges)."""
     pl = _polars()
 
     rows = []
     for r in _runs(paths):
         res = r.results
+        ranges = _ranges(res, session)
         for task, entry in r.tasks.items():
             first_scales = entry.get("scales") or {}
             for adm in entry.get("runs") or [entry]:
@@ -97,6 +137,8 @@ def scores_table(paths: Sequence[str | Path]) -> Any:
                     full = first_scales.get(scale) or {}
                     n_i, n_a = _int(s.get("n_items")), _int(s.get("n_answered"))
                     z = s.get("z", full.get("z") if adm is entry else None)
+                    who = (adm.get("facets") or {}).get("respondent")
+                    span = ranges.get((task, scale)) or (None, None)
                     rows.append(
                         {
                             "run": r.path.resolve().name,
@@ -105,10 +147,13 @@ def scores_table(paths: Sequence[str | Path]) -> Any:
                             "mode": r.mode,
                             "task": task,
                             "condition": str(adm.get("condition", "original")),
+                            "respondent": who.split("=", 1)[-1] if who else None,
                             "repeat": _int(adm.get("repeat", 0)),
                             "seed": _int(adm.get("seed", res.get("seed"))),
                             "scale": scale,
                             "score": _num(s.get("score")),
+                            "range_low": span[0],
+                            "range_high": span[1],
                             "n_items": n_i,
                             "n_answered": n_a,
                             "complete": None if n_i is None or n_a is None else n_a >= n_i,
@@ -119,6 +164,65 @@ def scores_table(paths: Sequence[str | Path]) -> Any:
                         }
                     )
     return pl.DataFrame(rows, schema=_polars_schema(SCORE_SCHEMA), orient="row")
+
+
+def population_table(paths: Sequence[str | Path], session: Session | None = None) -> Any:
+    """The population entry of every population run among ``paths``: per task and other-
+    condition group, each scale's and validity indicator's spread across respondents."""
+    pl = _polars()
+
+    rows = []
+    runs = _runs(paths)
+    for r in runs:
+        if not is_population_run(r.results):
+            continue
+        ranges = _ranges(r.results, session)
+        head = {"run": r.path.resolve().name, "label": _label(r), "model": str(r.results["model"])}
+        for sp in population_summary(r.results):
+            rows += _population_rows(head, sp, ranges)
+    if not any(is_population_run(r.results) for r in runs):
+        raise PsymError(
+            "no population run among the run directories (population rows come from "
+            "`psym eval --population`; use `psym export scores` for a single model)"
+        )
+    return pl.DataFrame(rows, schema=_polars_schema(POPULATION_SCHEMA), orient="row")
+
+
+def _population_rows(
+    head: dict[str, Any], sp: TaskSpread, ranges: dict[tuple[str, str], Any]
+) -> list[dict[str, Any]]:
+    """One task group's rows of the population table: its scales, then its indicators."""
+    group = {
+        "task": sp.task,
+        "group": sp.group,
+        "n_respondents": sp.n_respondents,
+        "n_cells": sp.n_cells,
+        "n_degenerate": sp.n_degenerate,
+    }
+    rows = []
+    items: list[ScaleSpread | IndicatorSpread] = [*sp.scales, *sp.indicators]
+    for x in items:
+        is_scale = isinstance(x, ScaleSpread)
+        name = x.scale if isinstance(x, ScaleSpread) else x.indicator
+        span = ranges.get((sp.task, name)) if is_scale else None
+        rows.append(
+            {
+                **head,
+                **group,
+                "kind": "scale" if is_scale else "indicator",
+                "name": name,
+                "n": x.n,
+                "mean": x.mean,
+                "sd": x.sd,
+                "min": x.min,
+                "max": x.max,
+                "n_fired": None if isinstance(x, ScaleSpread) else x.n_fired,
+                "range_low": span[0] if span else None,
+                "range_high": span[1] if span else None,
+                "reason": x.reason,
+            }
+        )
+    return rows
 
 
 def samples_table(paths: Sequence[str | Path]) -> Any:
@@ -182,7 +286,13 @@ def judge_table(paths: Sequence[str | Path]) -> Any:
     return pl.DataFrame(rows, schema=_polars_schema(JUDGE_SCHEMA), orient="row")
 
 
-TABLES = {"scores": scores_table, "samples": samples_table, "judge": judge_table}
+TABLES: dict[str, Any] = {
+    "scores": scores_table,
+    "population": population_table,
+    "samples": samples_table,
+    "judge": judge_table,
+}
+WITH_SESSION = ("scores", "population")  # tables that read the instruments (score ranges)
 
 
 def _formula_safe(frame: Any) -> Any:
@@ -203,7 +313,11 @@ def _formula_safe(frame: Any) -> Any:
 
 
 def export_table(
-    table: str, paths: Sequence[str | Path], fmt: str, output: str | Path
+    table: str,
+    paths: Sequence[str | Path],
+    fmt: str,
+    output: str | Path,
+    session: Session | None = None,
 ) -> tuple[Path, int]:
     """Write ``table`` of ``paths`` as CSV or parquet; returns the path and the row count.
 
@@ -217,7 +331,7 @@ def export_table(
         raise PsymError(f"--format must be one of {', '.join(FORMATS)}, got {fmt!r}")
     inputs = run_inputs(paths)
     check_target(output, inputs=inputs, what="--output", make_parents=True)  # before the work
-    frame = TABLES[table](paths)
+    frame = TABLES[table](paths, session) if table in WITH_SESSION else TABLES[table](paths)
     if fmt == "csv":
         safe = _formula_safe(frame)
         out = write_output(

@@ -40,6 +40,8 @@ __all__ = [
     "option_order_sensitivity",
     "warnings_of",
     "add_run_indicators",
+    "degenerate_sentence",
+    "SHORT_NAMES",
 ]
 
 MIN_ANSWERS = 5
@@ -228,6 +230,25 @@ _MESSAGES = {
     "judge_parse_rate": "only {pct:.0f}% of judge verdicts parsed",
     "option_order_sensitivity": "scores move {v:.2f} of the range when options are reordered",
 }
+
+
+SHORT_NAMES = {
+    "straight_lining": "straight-lining",
+    "acquiescence": "acquiescence",
+    "reverse_keyed_inconsistency": "reverse-key gap",
+    "parse_rate": "parse rate",
+    "judge_parse_rate": "judge parse rate",
+    "option_order_sensitivity": "option-order shift",
+}  # column headers of the indicators on every screen
+
+
+def degenerate_sentence(task: str, where: str = "the validity indicators below") -> str:
+    """What every screen says beside scores whose answer pattern a validity indicator flagged
+    (the terminal, the report): one wording, one home."""
+    return (
+        f"{task}: the answer pattern is degenerate (see {where}): these scores describe that "
+        "pattern, not a personality"
+    )
 
 
 def warnings_of(indicators: Mapping[str, Mapping[str, Any]]) -> list[str]:

@@ -17,6 +17,9 @@ __all__ = [
     "Indicator",
     "RunSummary",
     "InstrumentInfo",
+    "Spread",
+    "IndicatorSpread",
+    "PopulationGroup",
     "TaskEntry",
     "ResultsRecord",
 ]
@@ -116,6 +119,42 @@ class InstrumentInfo(Strict):
     plugin_version: str | None
 
 
+class Spread(Strict):
+    """A number's distribution across a population's respondent cells (sample SD, n - 1)."""
+
+    n: Count
+    mean: Number | None
+    sd: Number | None
+    min: Number | None
+    max: Number | None
+    reason: str | None = None
+
+
+class IndicatorSpread(Spread):
+    """A validity indicator across respondent cells, with how many cells it flagged."""
+
+    n_fired: Count
+
+
+class PopulationGroup(Strict):
+    """A population run's task across its respondents, for one level of the run's other
+    conditions (``group``; "" when there is none): ``tasks.<task>.population[]``."""
+
+    group: Name
+    n_cells: Count = Field(description="administrations: respondents x repeats")
+    n_respondents: Count
+    n_degenerate: Count = Field(description="cells flagged by a validity indicator")
+    scales: dict[Name, Spread]
+    indicators: dict[Name, IndicatorSpread] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _counts(self) -> PopulationGroup:
+        for name in ("n_respondents", "n_degenerate"):
+            if getattr(self, name) > self.n_cells:
+                raise ValueError(f"{name} ({getattr(self, name)}) is more than n_cells")
+        return self
+
+
 class TaskEntry(Open):
     """A task's results: the first administration's scores plus every administration in
     ``runs``. Free-text tasks add their own detail fields (counts, odds ratios, ...)."""
@@ -142,6 +181,11 @@ class TaskEntry(Open):
     settings: dict[str, Any] | None = None
     options: dict[str, str] | None = None
     runs: list[RunSummary] = Field(min_length=1)
+    population: list[PopulationGroup] | None = Field(
+        default=None,
+        description="population runs only: the task across respondents, what every screen "
+        "shows (the fields above are the first respondent's cell)",
+    )
 
     @model_validator(mode="after")
     def _consistent(self) -> TaskEntry:

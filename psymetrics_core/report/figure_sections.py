@@ -7,7 +7,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from psymetrics_core.records.population_summary import is_population_run
+from psymetrics_core.records.population_summary import fired, is_population_run
 from psymetrics_core.records.read import RunData
 from psymetrics_core.report import figures as F
 from psymetrics_core.report.values import (
@@ -19,7 +19,13 @@ from psymetrics_core.report.values import (
     task_order,
 )
 
-__all__ = ["profile_figures", "distribution_figures", "forest_figures", "MAX_HEATMAP_ITEMS"]
+__all__ = [
+    "profile_figures",
+    "distribution_figures",
+    "forest_figures",
+    "flagged_scores",
+    "MAX_HEATMAP_ITEMS",
+]
 
 MAX_HEATMAP_ITEMS = 150
 
@@ -92,7 +98,8 @@ def profile_figures(runs: Sequence[RunData]) -> list[F.Figure]:
         if hi <= lo:
             hi = lo + 1
         labels = [r.label for r in runs if task in r.tasks]
-        fig = F.profile_figure(scales, labels, points, norms, lo, hi)
+        flagged = frozenset(r.label for r in runs if task in r.tasks and _degenerate(r, task))
+        fig = F.profile_figure(scales, labels, points, norms, lo, hi, flagged)
         alt = f"{task} scale profile: " + "; ".join(
             f"{lbl} {s} {fmt(p[0])}"
             for lbl in labels
@@ -102,14 +109,50 @@ def profile_figures(runs: Sequence[RunData]) -> list[F.Figure]:
         group = sorted({g for _, _, g in norms.values()})
         caption = (
             f"{task}: each model's mean scale score with its 95% t-interval over administrations "
-            f"({', '.join(counts)}; one administration = a point without interval). "
+            f"({', '.join(counts)}; one administration = a point without interval; a population "
+            "run's administrations are its respondents). "
             + (
                 f"Grey band: human norm mean ± 1 SD ({', '.join(group)}); top axis: z against it."
                 if norms
-                else "This instrument has no human norms."
+                else "This instrument has no human norms: no band is drawn."
+            )
+            + (
+                f" Grey hatched squares: {', '.join(sorted(flagged))}, whose answer pattern is "
+                "degenerate (a validity indicator beyond its threshold; for a population, every "
+                "respondent's): these scores describe that pattern, not a personality."
+                if flagged
+                else ""
             )
         )
         out.append(F.Figure(F.svg_of(fig, alt), caption, alt))
+    return out
+
+
+def _degenerate(r: RunData, task: str) -> bool:
+    """Whether ``r``'s answer pattern on ``task`` is degenerate: a single-model run's
+    indicators fired, or every respondent cell of a population run's was flagged."""
+    e = r.tasks.get(task) or {}
+    if not is_population_run(r.results):
+        return fired(e.get("indicators"))
+    cells = administrations(e)
+    return bool(cells) and all(fired(c.get("indicators")) for c in cells)
+
+
+def flagged_scores(runs: Sequence[RunData]) -> dict[str, dict[str, list[float]]]:
+    """Per task and scale, the scores of the population runs' respondent cells whose answer
+    pattern a validity indicator flagged (drawn apart in the population histograms)."""
+    out: dict[str, dict[str, list[float]]] = {}
+    for r in runs:
+        if not is_population_run(r.results):
+            continue
+        for task, e in r.tasks.items():
+            for cell in administrations(e):
+                if not fired(cell.get("indicators")):
+                    continue
+                for scale, s in (cell.get("scales") or {}).items():
+                    v = num((s or {}).get("score"))
+                    if v is not None:
+                        out.setdefault(task, {}).setdefault(scale, []).append(v)
     return out
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import io
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from html import escape
 from typing import Any
@@ -63,6 +63,10 @@ def svg_of(fig: Any, alt: str) -> str:
     return text[:head_end] + f"\n <title>{escape(alt)}</title>" + text[head_end:]
 
 
+DEGENERATE = "degenerate answer pattern (not a personality)"
+DEGENERATE_COLOR = "#9a9a9a"
+
+
 def profile_figure(
     scales: Sequence[str],
     runs: Sequence[str],
@@ -70,54 +74,79 @@ def profile_figure(
     norms: dict[str, tuple[float, float, str]],
     lo: float,
     hi: float,
+    degenerate: frozenset[str] = frozenset(),
 ) -> Any:
     """One panel per scale: norm mean +- 1 SD band, each run's mean with its interval.
 
     ``points[(run, scale)]`` = (mean, low, high) over administrations; ``norms[scale]`` =
-    (mean, sd, group). The top axis of each panel shows z against that scale's norm.
+    (mean, sd, group). The top axis of each panel shows z against that scale's norm. Runs in
+    ``degenerate`` (their answer pattern flagged by a validity indicator) are drawn grey with
+    hatched square markers and named in a legend.
     """
     plt = _plt()
-    fig, axes = plt.subplots(
-        len(scales), 1, figsize=(7.0, 0.55 + 0.42 * len(runs) * len(scales) + 0.5 * len(scales)),
-        squeeze=False,
-    )  # fmt: skip
+    height = 0.55 + 0.42 * len(runs) * len(scales) + 0.5 * len(scales) + 0.3 * bool(degenerate)
+    fig, axes = plt.subplots(len(scales), 1, figsize=(7.0, height), squeeze=False)
     for ax, scale in zip(axes[:, 0], scales, strict=True):
         ax.set_xlim(lo - 0.1 * (hi - lo), hi + 0.1 * (hi - lo))
         ax.set_ylim(-0.7, len(runs) - 0.3)
         norm = norms.get(scale)
         if norm is not None:
-            m, sd, group = norm
-            ax.axvspan(m - sd, m + sd, color="#bbbbbb", alpha=0.45, lw=0)
-            ax.axvline(m, color="#555555", lw=1, ls="--")
-            if sd > 0:
-                sec = ax.secondary_xaxis(
-                    "top",
-                    functions=(
-                        lambda x, m=m, sd=sd: (x - m) / sd,
-                        lambda z, m=m, sd=sd: m + z * sd,
-                    ),
-                )
-                sec.set_xlabel(f"z vs {group}", fontsize=7, labelpad=1)
-                sec.tick_params(labelsize=7)
+            _norm_band(ax, *norm)
         for i, run in enumerate(runs):
             p = points.get((run, scale))
-            if p is None:
-                continue
-            mean, low, high = p
-            color = PALETTE[i % len(PALETTE)]
-            if low is None or high is None:  # one administration: the point, no interval
-                ax.plot([mean], [i], marker="o", mfc="none", color=color, ms=5)
-                continue
-            ax.errorbar(
-                [mean], [i], xerr=[[mean - low], [high - mean]], fmt="o", color=color,
-                capsize=3, ms=5,
-            )  # fmt: skip
+            if p is not None:
+                _profile_point(ax, i, p, PALETTE[i % len(PALETTE)], run in degenerate)
         ax.set_yticks(range(len(runs)), list(runs))
         ax.invert_yaxis()
         ax.set_title(scale, loc="left", fontsize=9, fontweight="bold")
-    axes[-1, 0].set_xlabel("scale score (grey band: human norm mean ± 1 SD)")
-    fig.tight_layout()
+    band = " (grey band: human norm mean ± 1 SD)" if norms else ""
+    axes[-1, 0].set_xlabel("scale score" + band)
+    if degenerate:
+        mark = plt.Line2D([], [], marker="s", ls="none", mfc="white", mec=DEGENERATE_COLOR, ms=7)
+        fig.legend([mark], [DEGENERATE], loc="lower right", fontsize=7, frameon=False)
+        fig.tight_layout(rect=(0, 0.04, 1, 1))
+    else:
+        fig.tight_layout()
     return fig
+
+
+def _norm_band(ax: Any, m: float, sd: float, group: str) -> None:
+    """The human norm's mean ± 1 SD band and mean line, with a top axis of z against it."""
+    ax.axvspan(m - sd, m + sd, color="#bbbbbb", alpha=0.45, lw=0)
+    ax.axvline(m, color="#555555", lw=1, ls="--")
+    if sd > 0:
+        sec = ax.secondary_xaxis(
+            "top",
+            functions=(lambda x, m=m, sd=sd: (x - m) / sd, lambda z, m=m, sd=sd: m + z * sd),
+        )
+        sec.set_xlabel(f"z vs {group}", fontsize=7, labelpad=1)
+        sec.tick_params(labelsize=7)
+
+
+def _profile_point(
+    ax: Any, i: int, p: tuple[float, float | None, float | None], color: str, degenerate: bool
+) -> None:
+    """One run's mean (and interval) on row ``i``; a degenerate pattern's grey and hatched."""
+    mean, low, high = p
+    if degenerate:
+        color = DEGENERATE_COLOR
+        ax.scatter(
+            [mean],
+            [i],
+            marker="s",
+            s=60,
+            facecolor="white",
+            edgecolor=color,
+            hatch="////",
+            zorder=3,
+        )
+    if low is None or high is None:  # one administration: the point, no interval
+        if not degenerate:
+            ax.plot([mean], [i], marker="o", mfc="none", color=color, ms=5)
+        return
+    style = "none" if degenerate else "o"
+    err = [[mean - low], [high - mean]]
+    ax.errorbar([mean], [i], xerr=err, fmt=style, color=color, capsize=3, ms=5)
 
 
 def distribution_figure(
@@ -179,11 +208,14 @@ def population_figure(
     panels: Sequence[tuple[str, Sequence[float], tuple[float, float, str] | None]],
     lo: float,
     hi: float,
+    flagged: Mapping[str, Sequence[float]] | None = None,
 ) -> Any:
     """One small panel per scale: a histogram (density) of the respondents' scale scores and,
     where the scale has a human norm (mean, sd, group), its normal curve and mean ± 1 SD band.
 
-    ``panels`` = (scale, scores, norm); ``lo``..``hi`` is the common score axis.
+    ``panels`` = (scale, scores, norm); ``lo``..``hi`` is the common score axis;
+    ``flagged[scale]``: the scores of respondents with a degenerate answer pattern, drawn as
+    their share of each bar, grey and hatched, with a legend entry.
     """
     plt = _plt()
     import numpy as np  # on demand: the [analysis] extra
@@ -199,6 +231,18 @@ def population_figure(
             dens, _, _ = ax.hist(scores, bins=bins, density=True, color=PALETTE[0], alpha=0.75,
                                  lw=0)  # fmt: skip
             top = float(np.max(dens))
+            bad = (flagged or {}).get(scale) or []
+            if bad:
+                width = float(bins[1] - bins[0])
+                ax.hist(
+                    bad,
+                    bins=bins,
+                    weights=[1 / (len(scores) * width)] * len(bad),
+                    facecolor="white",
+                    edgecolor=DEGENERATE_COLOR,
+                    hatch="////",
+                    lw=0.5,
+                )
         if norm is not None:
             m, sd, _ = norm
             ax.axvspan(m - sd, m + sd, color="#bbbbbb", alpha=0.35, lw=0)
@@ -216,5 +260,12 @@ def population_figure(
         ax.set_xlabel("scale score", fontsize=7)
     for ax in list(axes.flat)[len(panels) :]:
         ax.set_visible(False)
-    fig.tight_layout()
+    if any((flagged or {}).values()):
+        key = plt.Rectangle(
+            (0, 0), 1, 1, facecolor="white", edgecolor=DEGENERATE_COLOR, hatch="////"
+        )
+        fig.legend([key], [DEGENERATE], loc="lower right", fontsize=7, frameon=False)
+        fig.tight_layout(rect=(0, 0.06, 1, 1))
+    else:
+        fig.tight_layout()
     return fig

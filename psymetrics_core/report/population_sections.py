@@ -36,6 +36,7 @@ from psymetrics_core.pluginsys.session import Session
 from psymetrics_core.records.population_summary import is_population_run
 from psymetrics_core.records.read import RunData
 from psymetrics_core.report import figures as F
+from psymetrics_core.report.figure_sections import flagged_scores
 from psymetrics_core.report.values import fmt, num
 
 __all__ = ["FitCutoff", "FIT_CUTOFFS", "population_context", "fit_verdict"]
@@ -122,7 +123,8 @@ def population_context(
     if sec is None:
         out["notes"].append("no population task of these runs is an installed questionnaire")
         return out
-    out["tasks"] = [_task_block(task, entry) for task, entry in sec.tasks.items()]
+    flagged = flagged_scores(runs)
+    out["tasks"] = [_task_block(t, e, flagged.get(t, {})) for t, e in sec.tasks.items()]
     out["mtmm"] = None if sec.mtmm is None else _mtmm(sec.mtmm)
     return out
 
@@ -131,7 +133,9 @@ def _cutoff_rows() -> list[dict[str, str]]:
     return [{"name": c.name, "rule": c.rule(), "source": c.source} for c in FIT_CUTOFFS]
 
 
-def _task_block(task: str, e: PopulationEntry) -> dict[str, Any]:
+def _task_block(
+    task: str, e: PopulationEntry, flagged: Mapping[str, list[float]]
+) -> dict[str, Any]:
     h = e.human
     return {
         "task": task,
@@ -152,7 +156,7 @@ def _task_block(task: str, e: PopulationEntry) -> dict[str, Any]:
             ("items that never vary", ", ".join(e.constant_items) or "none", ""),
         ],  # fmt: skip
         "ratios": _ratios(h.variance_ratio),
-        "figure": _figure(task, h.distributions),
+        "figure": _figure(task, h.distributions, flagged),
         "loadings": _loadings(e),
         "fit": _fit_rows(e),
         "invariance": _invariance(e.structure.invariance),
@@ -179,7 +183,9 @@ def _ratios(rows: Sequence[VarianceRatio]) -> list[dict[str, Any]]:
     return out
 
 
-def _figure(task: str, dists: Mapping[str, Distribution]) -> F.Figure | None:
+def _figure(
+    task: str, dists: Mapping[str, Distribution], flagged: Mapping[str, list[float]]
+) -> F.Figure | None:
     panels: list[tuple[str, Sequence[float], tuple[float, float, str] | None]] = []
     for scale, d in dists.items():
         scores = [float(x) for x in d.scores if num(x) is not None]
@@ -196,7 +202,7 @@ def _figure(task: str, dists: Mapping[str, Distribution]) -> F.Figure | None:
     lo, hi = min(xs), max(xs)
     if hi <= lo:
         lo, hi = lo - 0.5, hi + 0.5
-    fig = F.population_figure(panels, lo, hi)
+    fig = F.population_figure(panels, lo, hi, flagged)
     alt = f"{task}: respondents' scale scores against the human norm: " + "; ".join(
         f"{s} n {len(v)}" + (f", norm {n[0]:g} ± {n[1]:g}" if n else ", no norm")
         for s, v, n in panels
@@ -210,6 +216,13 @@ def _figure(task: str, dists: Mapping[str, Distribution]) -> F.Figure | None:
         if groups
         else "This instrument has no human norms: no norm curve."
     )
+    if any(flagged.values()):
+        n_bad = max(len(v) for v in flagged.values())
+        caption += (
+            f" Grey hatched bars: the {n_bad} respondents whose answer pattern is degenerate (a "
+            "validity indicator beyond its threshold): their scores describe that pattern, not a "
+            "personality."
+        )
     return F.Figure(F.svg_of(fig, alt), caption, alt)
 
 

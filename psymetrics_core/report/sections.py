@@ -18,12 +18,16 @@ from psymetrics_core.report.figure_sections import (
     profile_figures,
 )
 from psymetrics_core.report.population_sections import population_context
+from psymetrics_core.report.score_sections import (
+    eval_table,
+    indicator_rows,
+    score_columns,
+    score_notes,
+)
 from psymetrics_core.report.table_sections import (
     MAX_SAMPLES,
     analysis_tables,
     behaviour_rows,
-    eval_table,
-    indicator_rows,
     panel_blocks,
     provenance_rows,
     sample_rows,
@@ -37,6 +41,17 @@ RESPONDENTS = (
     "ICC how stable item answers are across repeats. With fewer than 3 administrations they are "
     "undefined (shown as —, with the reason)."
 )
+# what fills each panel section: the command, then what to do with its output
+PANEL_HINTS = {
+    "contamination.json": (
+        "psym contamination --tasks TASK -o RUN",
+        " (it writes RUN/contamination.json) and give RUN to psym report",
+    ),
+    "projective.json": (
+        "psym projective-analyze RUN --json RUN/projective.json",
+        " on a run of a projective task",
+    ),
+}
 RESPONDENTS_POPULATION = (
     "In the sections before 'Population psychometrics' each respondent is one cell (an "
     "administration of one model under that persona); the population section treats the "
@@ -64,9 +79,11 @@ def build_context(
                 "path": r.path.name,
             }
             for r in runs
-        ],  # fmt: skip
+        ],
         "labels": [r.label for r in runs],
-        "eval_table": eval_table(runs),
+        "score_columns": score_columns(runs),
+        "eval_table": eval_table(runs, session),
+        "score_notes": score_notes(runs),
         "indicators": indicator_rows(runs),
         "profile": profile_figures(runs),
         "analysis": analysis_tables(runs),
@@ -77,6 +94,7 @@ def build_context(
         "behaviour": behaviour_rows(runs),
         "panels": panel_blocks(runs),
         "panel_titles": PANEL_FILES,
+        "panel_hints": PANEL_HINTS,
         "samples": samples,
         "samples_left_out": left_out,
         "provenance": provenance_rows(runs),

@@ -1,5 +1,5 @@
-"""The report's table sections: scores, indicators, reliability, behaviour tasks, panels,
-samples and provenance, as plain rows for the template."""
+"""The report's table sections: reliability, behaviour tasks, panels, samples and provenance,
+as plain rows for the template (scores and indicators: ``score_sections``)."""
 
 from __future__ import annotations
 
@@ -8,14 +8,11 @@ from typing import Any
 
 from psymetrics_core.analysis.report import analyze
 from psymetrics_core.base.errors import PsymError
-from psymetrics_core.instruments.indicators import THRESHOLDS, warnings_of
 from psymetrics_core.records.read import PANEL_FILES, RunData
-from psymetrics_core.report.values import cell, fmt, is_questionnaire, num, scale_order, task_order
+from psymetrics_core.report.values import cell, fmt, is_questionnaire, num
 
 __all__ = [
     "MAX_SAMPLES",
-    "eval_table",
-    "indicator_rows",
     "analysis_tables",
     "behaviour_rows",
     "panel_blocks",
@@ -24,84 +21,6 @@ __all__ = [
 ]
 
 MAX_SAMPLES = 4000  # rows in the sample drill-down (the rest are counted, not shown)
-
-
-def eval_table(runs: Sequence[RunData]) -> list[dict[str, Any]]:
-    """Per task: one row per scale with each run's first-administration score, count and z."""
-    out = []
-    for task in task_order(runs):
-        rows = []
-        for scale in scale_order(runs, task):
-            cells: list[dict[str, Any] | None] = []
-            for r in runs:
-                s = ((r.tasks.get(task) or {}).get("scales") or {}).get(scale)
-                if s is None:
-                    cells.append(None)
-                    continue
-                n_i, n_a = s.get("n_items"), s.get("n_answered")
-                cells.append(
-                    {
-                        "run": r.label,
-                        "value": num(s.get("score")),
-                        "text": fmt(s.get("score")),
-                        "reason": s.get("reason"),
-                        "answered": f"{n_a}/{n_i}" if n_i is not None else "",
-                        "incomplete": n_i is not None and n_a is not None and n_a < n_i,
-                        "z": fmt(s.get("z")) if s.get("z") is not None else "",
-                        "group": (s.get("norm") or {}).get("group", ""),
-                    }
-                )
-            rows.append({"scale": scale, "cells": cells})
-        parse: list[dict[str, Any] | None] = []
-        for r in runs:
-            e = r.tasks.get(task)
-            if e is None:
-                parse.append(None)
-                continue
-            rate = num(e.get("parse_rate"))
-            parse.append(
-                {
-                    "text": "—" if rate is None else f"{100 * rate:.0f}%",
-                    "detail": "counts not recorded"
-                    if e.get("n_items") is None
-                    else f"{e.get('n_answered')}/{e.get('n_items')} parsed, "
-                    f"{e.get('n_unparsed', '—')} unparsed, {e.get('n_refused', '—')} refused",
-                }
-            )
-        out.append({"task": task, "rows": rows, "parse": parse})
-    return out
-
-
-def indicator_rows(runs: Sequence[RunData]) -> list[dict[str, Any]]:
-    """Validity indicators of every (run, task) that has them, with warning lines."""
-
-    out = []
-    present = [
-        n for n in THRESHOLDS if any(n in (e.get("indicators") or {}) for r in runs
-                                     for e in r.tasks.values())
-    ]  # fmt: skip
-    for r in runs:
-        for task, e in r.tasks.items():
-            ind = e.get("indicators")
-            if not ind:
-                continue
-            cells = []
-            for name in present:
-                i = ind.get(name)
-                if i is None:
-                    cells.append({"name": name.replace("_", "-"), "text": "", "fired": False,
-                                  "title": "not measured"})  # fmt: skip
-                    continue
-                cells.append(
-                    {
-                        "name": name.replace("_", "-"),
-                        "text": fmt(i.get("value")),
-                        "fired": bool(i.get("fired")),
-                        "title": i.get("reason") or f"threshold {i.get('threshold')}",
-                    }
-                )
-            out.append({"run": r.label, "task": task, "cells": cells, "warnings": warnings_of(ind)})
-    return out
 
 
 def analysis_tables(runs: Sequence[RunData]) -> dict[str, Any]:
@@ -179,9 +98,11 @@ def behaviour_rows(runs: Sequence[RunData]) -> list[dict[str, Any]]:
                     }
                 )
             judge = r.results.get("judge") or {}
+            who = (e.get("facets") or {}).get("respondent")
             out.append(
                 {
                     "run": r.label,
+                    "respondent": who.split("=", 1)[-1] if who else None,
                     "task": task,
                     "kind": e.get("kind"),
                     "rows": rows,

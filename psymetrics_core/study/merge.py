@@ -19,6 +19,7 @@ from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.writing import write_output
 from psymetrics_core.instruments.indicators import add_run_indicators
 from psymetrics_core.records.inputs import run_inputs
+from psymetrics_core.records.population_summary import with_population
 from psymetrics_core.records.read import check_samples, iter_lines, read_results_record
 from psymetrics_core.records.rundir import ensure_run_dir
 from psymetrics_core.records.samples import JudgeRecord, SampleRecord
@@ -170,7 +171,7 @@ def _task_entry(
     first unit's own indicators are taken from its run summary and the across-runs ones are
     recomputed over all merged runs with the runner's ``add_run_indicators``.
     """
-    entry: dict[str, Any] = {k: v for k, v in head.items() if k != "runs"}
+    entry: dict[str, Any] = {k: v for k, v in head.items() if k not in ("runs", "population")}
     entry["runs"] = runs
     if "indicators" in entry:
         entry["indicators"] = copy.deepcopy(runs[0].get("indicators") or {})
@@ -245,5 +246,5 @@ def merge_runs(
         if judge_lines:
             text = "".join(x + "\n" for x in judge_lines)
             write_output(output / "judge.jsonl", text, inputs=inputs, what="merged judge calls")
-        write_results(output / "results.json", merged)
+        write_results(output / "results.json", with_population(merged))  # over every shard
     return MergeReport(output, len(shards), len(plan.units), len(lines))
