@@ -202,6 +202,61 @@ def test_degenerate_groups_give_the_reason(hs, psym, tmp_path: Path) -> None:
     assert "undefined (items that never vary in group Pasteur: x3)" in res.output
 
 
+def test_survey_descriptives_reliability_and_criterion_by_hand(hs, psym, tmp_path) -> None:
+    """The survey's own numbers against independent computations: the scale score is the mean
+    of the scale's items (pandas), alpha by its formula k/(k-1) (1 - sum var_i / var_total)
+    (Cronbach 1951), Spearman's rho of the textual score with ``grade`` by scipy; the label
+    columns of the wide file (id, sex, ageyr, agemo, school, grade) are the respondents' labels."""
+    from scipy.stats import spearmanr
+
+    path, model = hs_wide(hs, tmp_path / "hs.csv"), hs_model(tmp_path / "hs.lav")
+    argv = ["analyze", "--responses", str(path), "--cfa-model", str(model)]
+    rep = _json(psym(*argv, "--criterion", "textual=grade", "--json"))
+    g = rep["groups"]["all"]
+    assert g["n_respondents"] == 301
+    for scale, items in (("visual", HS_ITEMS[:3]), ("textual", HS_ITEMS[3:6])):
+        x = hs[items]
+        d = g["scales"][scale]["descriptives"]
+        assert d["n"] == 301 and d["mean"] == pytest.approx(x.mean(axis=1).mean(), abs=1e-9)
+        assert d["sd"] == pytest.approx(x.mean(axis=1).std(ddof=1), abs=1e-9)
+        alpha = 3 / 2 * (1 - x.var(ddof=1).sum() / x.sum(axis=1).var(ddof=1))
+        assert g["scales"][scale]["alpha"]["alpha"] == pytest.approx(alpha, abs=1e-9)
+        assert g["scales"][scale]["items"]["x1" if scale == "visual" else "x4"]["mean"] == (
+            pytest.approx(x.iloc[:, 0].mean(), abs=1e-9)
+        )
+    (row,) = rep["population"]["all"]["criterion"]
+    assert row["scale"] == "textual" and row["label"] == "grade"
+    rho = spearmanr(hs[HS_ITEMS[3:6]].mean(axis=1), hs["grade"], nan_policy="omit").statistic
+    assert row["statistic"] == "spearman" and row["value"] == pytest.approx(rho, abs=1e-9)
+    human = rep["population"]["all"]["human"]
+    assert human["acquiescence"] is None and "no instrument" in human["acquiescence_reason"]
+
+
+def test_the_guide_shows_what_the_survey_prints(hs, psym, tmp_path, monkeypatch) -> None:
+    """docs/guides/populations.md, "Your own survey data": each line of its text block (but
+    ``...``) is a line ``psym analyze --responses hs.csv --cfa-model hs.lav`` prints."""
+    page = (Path(__file__).resolve().parents[1] / "docs/guides/populations.md").read_text()
+    section = page.split("\n### Your own survey data\n", 1)[1].split("\n## ", 1)[0]
+    block = section.split("```text\n", 1)[1].split("```", 1)[0]
+    monkeypatch.chdir(tmp_path)
+    hs_wide(hs, Path("hs.csv"))
+    hs_model(Path("hs.lav"))
+    res = psym("analyze", "--responses", "hs.csv", "--cfa-model", "hs.lav")
+    assert res.exit_code == 0, res.output
+    printed = {line.rstrip() for line in res.output.splitlines()}
+    claimed = [line.rstrip() for line in block.splitlines() if line.strip() != "..."]
+    assert len(claimed) >= 3 and [c for c in claimed if c not in printed] == []
+
+
+def test_irt_refuses_continuous_answers(hs, psym, tmp_path: Path) -> None:
+    path, model = hs_wide(hs, tmp_path / "hs.csv"), hs_model(tmp_path / "hs.lav")
+    res = psym("analyze", "--responses", str(path), "--cfa-model", str(model), "--irt")
+    assert isinstance(res.exception, PsymError)
+    assert str(res.exception).startswith(
+        f"--irt: {path}, line 2, column x1: 3.3333333 is not an integer category"
+    )
+
+
 COLUMNS = "id, sex, ageyr, agemo, grade, x1, x2, x3, x4, x5, x6, x7 ..."
 
 
@@ -214,7 +269,8 @@ COLUMNS = "id, sex, ageyr, agemo, grade, x1, x2, x3, x4, x5, x6, x7 ..."
         ),
         (
             "visual =~ x1 + x2 + x10\n",
-            f"line 1: 'x10' is not a factor of the model or an item column of HS (item columns: {COLUMNS})",
+            "line 1: 'x10' is not a factor of the model or an item column of HS "
+            f"(item columns: {COLUMNS})",
         ),
         ("# nothing\n", "no 'factor =~ item + item' line"),
         (

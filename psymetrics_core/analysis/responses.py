@@ -41,7 +41,12 @@ from psymetrics_core.analysis.population.long import (
 )
 from psymetrics_core.analysis.population.options import PopulationOptions
 from psymetrics_core.analysis.population.structure import StructureOptions, check_model_items
-from psymetrics_core.analysis.population.survey import check_categories, read_survey, survey_key
+from psymetrics_core.analysis.population.survey import (
+    check_categories,
+    check_criterion,
+    read_survey,
+    survey_key,
+)
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.reading import CsvTable
 from psymetrics_core.base.types import Answer, Instrument
@@ -315,6 +320,7 @@ def _survey_parts(
         for sf, _ in files:
             check_categories(sf)
     key = survey_key(Path(path).name, first.items, model)
+    check_criterion(population.criterion or {}, key, first)  # before any analysis
     parts = [
         _Part(sf.frame, sf.table, _cluster_of(sf.table, cluster, source, group), sf.skip)
         for sf, source in files

@@ -19,7 +19,7 @@ observed indicators, or, without a model, one scale ``all`` over every item. A b
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,12 +41,17 @@ __all__ = [
     "read_survey",
     "survey_key",
     "check_categories",
+    "check_criterion",
 ]
 
 ID_COLUMN = "respondent"
 SURVEY_SCALE = "all"  # the one scale of a survey read without a model
 MAX_ABS = 1e12  # a cell beyond this overflows the variances (rescale the column)
 _EXPECT = "expected a number, or an empty cell for a missing answer"
+_ALL_COLUMNS = (
+    "; without --cfa-model every column but respondent, persona, --group, --cluster and "
+    "--criterion labels is an item"
+)
 
 
 @dataclass(frozen=True)
@@ -138,9 +143,9 @@ def _chosen(
     return tuple(dict.fromkeys(n for n in names if n not in model.factors))
 
 
-def _numbers(p: Path, cells: pd.DataFrame, lines: Sequence[int]) -> pd.DataFrame:
+def _numbers(p: Path, cells: pd.DataFrame, lines: Sequence[int], hint: str = "") -> pd.DataFrame:
     """``cells`` (text) as floats (empty: NaN); the first cell that is not a finite number of
-    at most ``MAX_ABS`` is an error naming its line and column."""
+    at most ``MAX_ABS`` is an error naming its line and column (and ``hint``)."""
     raw = cells.apply(lambda c: c.astype(str).str.strip())
     given = (raw != "").to_numpy()
     nums = raw.apply(lambda c: pd.to_numeric(c, errors="coerce")).astype(float)
@@ -150,13 +155,11 @@ def _numbers(p: Path, cells: pd.DataFrame, lines: Sequence[int]) -> pd.DataFrame
     if bad.any():
         r, c = np.argwhere(bad)[0]
         cell = str(raw.iat[r, c])
-        what = (
-            "a number beyond ±1e12 (rescale the column)"
-            if np.isfinite(v[r, c])
-            else ("not a number")
-        )
+        big = np.isfinite(v[r, c])
+        what = "a number beyond ±1e12 (rescale the column)" if big else "not a number"
         raise PsymError(
-            f"{p}, line {lines[r]}, column {cells.columns[c]}: {cell[:40]!r} is {what} ({_EXPECT})"
+            f"{p}, line {lines[r]}, column {cells.columns[c]}: {cell[:40]!r} is {what} "
+            f"({_EXPECT}{'' if big else hint})"
         )
     return nums.where(given)
 
@@ -183,7 +186,7 @@ def _read_wide(
         columns=list(items),
         dtype=object,
     )
-    values = _numbers(p, cells, lines).to_numpy()
+    values = _numbers(p, cells, lines, "" if model or given else _ALL_COLUMNS).to_numpy()
     grp = [_cell(p, ln, row, group) if group else ALL for ln, row in table.rows]
     if ID_COLUMN in table.columns:
         who = [_cell(p, ln, row, ID_COLUMN) for ln, row in table.rows]
@@ -273,3 +276,20 @@ def check_categories(sf: SurveyFile) -> None:
             "answer categories; continuous scores suit the CFA, EFA and "
             "reliability)"
         )
+
+
+def check_criterion(pairs: Mapping[str, str], key: ItemKey, sf: SurveyFile) -> None:
+    """``--criterion SCALE=FIELD`` before any analysis: a scale of the survey and a label column
+    of the file (not an item, the id or the group)."""
+    for scale, fld in pairs.items():
+        if scale not in key.structure.scales:
+            raise PsymError(
+                f"--criterion {scale}={fld}: {key.task} has no scale {scale!r} (scales: "
+                f"{_names(list(key.structure.scales))})"
+            )
+        if fld not in sf.table.columns or fld in sf.skip:
+            labels = [c for c in sf.table.columns if c not in sf.skip]
+            raise PsymError(
+                f"--criterion {scale}={fld}: the respondents have no label {fld!r} (label "
+                f"columns of {sf.table.path}: {_names(labels)})"
+            )
