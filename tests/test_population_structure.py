@@ -205,13 +205,13 @@ def test_degenerate_groups_give_the_reason(hs, psym, tmp_path: Path) -> None:
 def test_survey_descriptives_reliability_and_criterion_by_hand(hs, psym, tmp_path) -> None:
     """The survey's own numbers against independent computations: the scale score is the mean
     of the scale's items (pandas), alpha by its formula k/(k-1) (1 - sum var_i / var_total)
-    (Cronbach 1951), Spearman's rho of the textual score with ``grade`` by scipy; the label
+    (Cronbach 1951), Spearman's rho of the textual score with ``ageyr`` by scipy; the label
     columns of the wide file (id, sex, ageyr, agemo, school, grade) are the respondents' labels."""
     from scipy.stats import spearmanr
 
     path, model = hs_wide(hs, tmp_path / "hs.csv"), hs_model(tmp_path / "hs.lav")
     argv = ["analyze", "--responses", str(path), "--cfa-model", str(model)]
-    rep = _json(psym(*argv, "--criterion", "textual=grade", "--json"))
+    rep = _json(psym(*argv, "--criterion", "textual=ageyr", "--json"))
     g = rep["groups"]["all"]
     assert g["n_respondents"] == 301
     for scale, items in (("visual", HS_ITEMS[:3]), ("textual", HS_ITEMS[3:6])):
@@ -225,11 +225,12 @@ def test_survey_descriptives_reliability_and_criterion_by_hand(hs, psym, tmp_pat
             pytest.approx(x.iloc[:, 0].mean(), abs=1e-9)
         )
     (row,) = rep["population"]["all"]["criterion"]
-    assert row["scale"] == "textual" and row["label"] == "grade"
-    rho = spearmanr(hs[HS_ITEMS[3:6]].mean(axis=1), hs["grade"], nan_policy="omit").statistic
-    assert row["statistic"] == "spearman" and row["value"] == pytest.approx(rho, abs=1e-9)
-    human = rep["population"]["all"]["human"]
-    assert human["acquiescence"] is None and "no instrument" in human["acquiescence_reason"]
+    assert row["scale"] == "textual" and row["label"] == "ageyr"
+    rho = spearmanr(hs[HS_ITEMS[3:6]].mean(axis=1), hs["ageyr"], nan_policy="omit").statistic
+    assert row["statistic"] == "rho" and row["value"] == pytest.approx(rho, abs=1e-9)
+    pop = rep["population"]["all"]
+    assert pop["acquiescence"] is None and "no instrument" in pop["acquiescence_reason"]
+    assert {v["ratio"] for v in pop["variance_ratio"]} == {None}
 
 
 def test_the_guide_shows_what_the_survey_prints(hs, psym, tmp_path, monkeypatch) -> None:
