@@ -233,6 +233,29 @@ def test_survey_descriptives_reliability_and_criterion_by_hand(hs, psym, tmp_pat
     assert {v["ratio"] for v in pop["variance_ratio"]} == {None}
 
 
+def test_empty_and_na_cells_are_missing_answers(hs, psym, tmp_path: Path) -> None:
+    """Five pupils lose one score each (three as R's NA, two as empty cells): the CFA model is
+    fitted on the 296 complete rows, as lavaan's listwise default would."""
+    text = hs_wide(hs, tmp_path / "hs.csv").read_text().splitlines()
+    head = text[0].split(",")
+    for row, col, cell in (
+        (1, "x1", "NA"),
+        (5, "x2", "NA"),
+        (9, "x9", "NA"),
+        (20, "x5", ""),
+        (30, "x7", ""),
+    ):
+        cells = text[row].split(",")
+        cells[head.index(col)] = cell
+        text[row] = ",".join(cells)
+    path = tmp_path / "hs.csv"
+    path.write_text("\n".join(text) + "\n")
+    model = hs_model(tmp_path / "hs.lav")
+    rep = _json(psym("analyze", "--responses", str(path), "--cfa-model", str(model), "--json"))
+    assert rep["population"]["all"]["cfa_model"]["n"] == 296
+    assert rep["groups"]["all"]["scales"]["visual"]["items"]["x1"]["n"] == 300
+
+
 def test_the_guide_shows_what_the_survey_prints(hs, psym, tmp_path, monkeypatch) -> None:
     """docs/guides/populations.md, "Your own survey data": each line of its text block (but
     ``...``) is a line ``psym analyze --responses hs.csv --cfa-model hs.lav`` prints."""

@@ -10,11 +10,12 @@ Two layouts, told apart by the header:
 
 The items are the observed variables of ``--cfa-model`` (the names of its statements that are
 not factors), or, without a model, every column but ``respondent``, ``persona``, the ``--group``
-and ``--cluster`` columns and the ``--criterion`` labels (long: every item of the file). A cell is
-a number, integer or continuous (empty: missing); nothing is reverse-keyed (reverse-code such
-items in the file, as for any sum score). The scales are the model's factors, each over its
-observed indicators, or, without a model, one scale ``all`` over every item. A bad file is one
-``PsymError`` naming the file, line and column and what was expected.
+and ``--cluster`` columns and the ``--criterion`` labels (long: every item of the file). A cell
+is a number, integer or continuous; an empty cell or ``NA`` (as R's ``write.csv`` writes it) is
+a missing answer. Nothing is reverse-keyed (reverse-code such items in the file, as for any sum
+score). The scales are the model's factors, each over its observed indicators, or, without a
+model, one scale ``all`` over every item. A bad file is one ``PsymError`` naming the file, line
+and column and what was expected.
 """
 
 from __future__ import annotations
@@ -47,7 +48,8 @@ __all__ = [
 ID_COLUMN = "respondent"
 SURVEY_SCALE = "all"  # the one scale of a survey read without a model
 MAX_ABS = 1e12  # a cell beyond this overflows the variances (rescale the column)
-_EXPECT = "expected a number, or an empty cell for a missing answer"
+MISSING = ("", "NA")  # a missing answer: an empty cell, or R's write.csv NA
+_EXPECT = "expected a number, or an empty cell or NA for a missing answer"
 _ALL_COLUMNS = (
     "; without --cfa-model every column but respondent, persona, --group, --cluster and "
     "--criterion labels is an item"
@@ -147,7 +149,7 @@ def _numbers(p: Path, cells: pd.DataFrame, lines: Sequence[int], hint: str = "")
     """``cells`` (text) as floats (empty: NaN); the first cell that is not a finite number of
     at most ``MAX_ABS`` is an error naming its line and column (and ``hint``)."""
     raw = cells.apply(lambda c: c.astype(str).str.strip())
-    given = (raw != "").to_numpy()
+    given = ~raw.isin(MISSING).to_numpy()
     nums = raw.apply(lambda c: pd.to_numeric(c, errors="coerce")).astype(float)
     v = nums.to_numpy()
     with np.errstate(invalid="ignore"):
