@@ -75,6 +75,12 @@ CASES = [
         ],
     ),
     (
+        "factor-named-like-a-column",
+        WIDE,
+        ["--cfa-model", "MODELF"],
+        ["--cfa-model MODELF, line 2: factor 'x1' is named like an item column of FILE"],
+    ),
+    (
         "model-names-the-group",
         WIDE,
         ["--cfa-model", "MODELS", "--group", "school"],
@@ -192,6 +198,7 @@ def test_fuzz_survey(
         "MODEL9": MODEL + "G =~ x1 + x9\n",
         "MODELS": MODEL + "G =~ x1 + school\n",
         "MODELQ": "F =~ q1 + q2 + q4\n",
+        "MODELF": "F =~ x2 + x3\nx1 =~ x2 + x3\n",
     }
     subst = {"FILE": str(path)}
     for key, model in models.items():

@@ -141,6 +141,12 @@ def _chosen(
             f"of the model or an {what} of {p} ({what}s: "
             f"{_names(candidates)})"
         )
+    both = next((s for s in model.statements if s.op == "=~" and s.lhs in candidates), None)
+    if both is not None:
+        raise PsymError(
+            f"--cfa-model {model.path}, line {both.line}: factor {both.lhs!r} is named like an "
+            f"{what} of {p} (expected factor names that are not {what}s)"
+        )
     names = (n for s in model.statements for n in (s.lhs, *s.names))
     return tuple(dict.fromkeys(n for n in names if n not in model.factors))
 
