@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -36,8 +35,50 @@ from psymetrics_core.cli import cli
 from psymetrics_core.instruments.spec import load_instrument
 from psymetrics_core.pluginsys.session import Session
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from test_population_structure import HS_ITEMS, ITEMS, SPEC, hs_long  # noqa: E402
+HS_ITEMS = [f"x{i}" for i in range(1, 10)]
+# Human loadings come with an instrument spec, so these tests keep H&S as a 9-item test
+# instrument: each score is an integer multiple of 1/k_j (k_j below), written as the integer
+# code x_j * k_j (ML loadings do not change when an item is multiplied by a constant). Your own
+# survey needs none of this (tests/test_population_structure.py reads the scores as they are).
+HS_SCALE = [6, 4, 8, 3, 4, 7, 23, 20, 36]
+SPEC = """\
+schema_version: 1
+id: hs
+name: Holzinger & Swineford (1939) ability tests as a questionnaire
+version: "1"
+citation: Holzinger & Swineford (1939), lavaan's HolzingerSwineford1939
+license: {status: test}
+item_source: test
+forms: {original: items.csv}
+response_scales:
+  default: {min: 0, max: 333, labels: [LABELS]}
+scales:
+  visual: {method: mean}
+  textual: {method: mean}
+  speed: {method: mean}
+prompt: {instruction: Answer.}
+""".replace("LABELS", ", ".join(f"v{i}" for i in range(334)))
+ITEMS = "id,text,scale,reverse\n" + "".join(
+    f"x{i},test {i},{s},0\n"
+    for i, s in zip(range(1, 10), ["visual"] * 3 + ["textual"] * 3 + ["speed"] * 3, strict=True)
+)
+
+
+def hs_long(hs: pd.DataFrame, path: Path, rows: pd.Index | None = None) -> Path:
+    """The H&S data as a long file of integer codes (respondent, school, item, response)."""
+    d = hs if rows is None else hs.loc[rows]
+    codes = np.rint(d[HS_ITEMS].to_numpy() * np.array(HS_SCALE)).astype(int)
+    assert np.allclose(codes / np.array(HS_SCALE), d[HS_ITEMS].to_numpy(), atol=1e-5)
+    pd.DataFrame(
+        {
+            "respondent": np.repeat([f"s{i}" for i in d.index], 9),
+            "school": np.repeat(d["school"].to_numpy(), 9),
+            "item": np.tile(HS_ITEMS, len(d)),
+            "response": codes.reshape(-1),
+        }
+    ).to_csv(path, index=False)
+    return path
+
 
 LOADINGS = 'human_loadings: {file: loadings.csv, source: "H&S by scikit-learn", n: 301, ' \
     "rotation: varimax, method: ml}\n"  # fmt: skip

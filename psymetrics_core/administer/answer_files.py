@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from psymetrics_core.administer.kinds.task import Task
 
 __all__ = ["ALL", "RATING_COLUMNS", "Rating", "read_ratings", "read_ratings_table",
-           "read_responses", "read_generations"]  # fmt: skip
+           "read_responses", "read_generations", "read_answer_table"]  # fmt: skip
 
 RATING_COLUMNS = ("respondent", "item", "response")
 ALL = "all"  # the group of every row when the file is not grouped
@@ -74,6 +74,12 @@ def _csv(p: Path, need: tuple[str, ...], expected: str) -> CsvTable:
             f"{p}, line 1: missing column(s) {', '.join(missing)} (expected columns: {expected})"
         )
     return table
+
+
+def read_answer_table(path: str | Path) -> CsvTable:
+    """The CSV at ``path`` as read for ``--responses`` (a regular file, bounded), unchecked:
+    your own survey's numbers (``analysis.population.survey``) are checked by their reader."""
+    return read_csv(_existing(path), what="responses file")
 
 
 def read_ratings(

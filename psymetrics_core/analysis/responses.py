@@ -1,13 +1,16 @@
-"""``psym analyze --task TASK --responses FILE.csv``: analyse answers that did not come from
-``psym eval`` (human data, other tools' outputs) with the same statistics.
+"""``psym analyze --responses FILE.csv [--task TASK]``: analyse answers that did not come from
+``psym eval`` (human data, other tools' outputs, your own survey) with the same statistics.
 
-The file is the long format of ``psym score``: ``respondent,item,response`` plus optional
-columns (e.g. ``model``, ``context``) to group by, read by ``administer.answer_files``. Per
-group: scale descriptives over respondents (n, mean, SD, skew, excess kurtosis), Cronbach's
-alpha (rows used of rows given), McDonald's omega, and each item's mean and variance of its
-keyed values. Items are keyed by
-``spec_scoring.keyed_values`` (the scorer's own keying); MRAT-centred scales subtract each
-respondent's mean rating over their answered scored items.
+With ``--task`` the file is the long format of ``psym score``: ``respondent,item,response``
+plus optional columns (e.g. ``model``, ``context``) to group by, read by
+``administer.answer_files``. Without it the file is your own survey (``population.survey``):
+numeric answers, wide or long, the items named by ``--cfa-model`` (or every column), no
+instrument file. Per group: scale descriptives over respondents (n, mean, SD, skew, excess
+kurtosis), Cronbach's alpha (rows used of rows given), McDonald's omega, and each item's mean
+and variance of its keyed values. Items of a task are keyed by ``spec_scoring.keyed_values``
+(the scorer's own keying); MRAT-centred scales subtract each respondent's mean rating over their
+answered scored items. A survey's scale score is the mean of the answered items of the scale
+(``diagnostics.scale_scores``), its items taken as they are.
 """
 
 from __future__ import annotations
@@ -26,15 +29,24 @@ from psymetrics_core.administer.answer_files import (
     read_ratings_table,
 )
 from psymetrics_core.analysis import reliability
+from psymetrics_core.analysis.population.data import Responses
+from psymetrics_core.analysis.population.diagnostics import scale_scores
 from psymetrics_core.analysis.population.long import (
     CLUSTER_DEFAULT,
+    ItemKey,
     invariance_across,
     population_data,
     population_report,
     respondent_columns,
 )
 from psymetrics_core.analysis.population.options import PopulationOptions
-from psymetrics_core.analysis.population.structure import check_model_items
+from psymetrics_core.analysis.population.structure import StructureOptions, check_model_items
+from psymetrics_core.analysis.population.survey import (
+    check_categories,
+    check_criterion,
+    read_survey,
+    survey_key,
+)
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.reading import CsvTable
 from psymetrics_core.base.types import Answer, Instrument
@@ -144,20 +156,44 @@ def _group_report(
             .reindex(index=respondents, columns=members)
             .astype(float)
         )
-        out["scales"][scale] = {
-            "descriptives": describe(vals),
-            "alpha": reliability.cronbach_alpha(mat, deletion),
-            "omega": reliability.mcdonald_omega(mat),
-            "items": {
-                str(i): {
-                    "n": int(mat[i].notna().sum()),
-                    "mean": _num(mat[i].mean()),
-                    "variance": _num(mat[i].var(ddof=1)),
-                }
-                for i in mat.columns
-            },
-        }
+        out["scales"][scale] = _scale_block(vals, mat, deletion)
     return out
+
+
+def _survey_report(key: ItemKey, frame: pd.DataFrame, deletion: str) -> dict[str, Any]:
+    """``_group_report`` of your own survey: scale scores are item means (``scale_scores``)."""
+    respondents = list(dict.fromkeys(frame["respondent"]))
+    values = (
+        frame.pivot(index="respondent", columns="item", values="response")
+        .reindex(index=respondents, columns=list(key.items))
+        .astype(float)
+    )
+    scores = scale_scores(Responses(values), key.structure)
+    return {
+        "n_respondents": len(respondents),
+        "scales": {
+            scale: _scale_block(pd.Series(scores[scale]), values.loc[:, list(items)], deletion)
+            for scale, items in key.structure.scales.items()
+        },
+    }
+
+
+def _scale_block(scores: pd.Series, mat: pd.DataFrame, deletion: str) -> dict[str, Any]:
+    """A scale's descriptives (of its ``scores``), alpha, omega and item statistics (``mat``:
+    respondents x the scale's items, keyed)."""
+    return {
+        "descriptives": describe(scores),
+        "alpha": reliability.cronbach_alpha(mat, deletion),
+        "omega": reliability.mcdonald_omega(mat),
+        "items": {
+            str(i): {
+                "n": int(mat[i].notna().sum()),
+                "mean": _num(mat[i].mean()),
+                "variance": _num(mat[i].var(ddof=1)),
+            }
+            for i in mat.columns
+        },
+    }
 
 
 def _num(x: Any) -> float | None:
@@ -165,7 +201,7 @@ def _num(x: Any) -> float | None:
 
 
 def analyze_responses(
-    task: str,
+    task: str | None,
     path: str | Path,
     session: Session,
     *,
@@ -176,65 +212,133 @@ def analyze_responses(
     population: PopulationOptions | None = None,
     human: str | Path | None = None,
 ) -> dict[str, Any]:
-    """The report for a long-format response file, one section per ``group`` value (``task``
-    and its scoring hooks from ``session``), and per group the population analyses
-    (``population``: diagnostics, reliability with naive and ``cluster``-clustered bootstrap
-    intervals, one CFA per scale, criterion validity against label columns, parallel analysis,
-    and what ``population`` asks for: EFA, a CFA model, a graded response model per scale).
-    ``human``: a second file of human answers in the same layout; the groups are then the
-    source (llm, human).
+    """The report for a response file, one section per ``group`` value (``task`` and its
+    scoring hooks from ``session``; None: your own survey, ``population.survey``), and per group
+    the population analyses (``population``: diagnostics, reliability with naive and
+    ``cluster``-clustered bootstrap intervals, one CFA per scale, criterion validity against
+    label columns, parallel analysis, and what ``population`` asks for: EFA, a CFA model, a
+    graded response model per scale). ``human``: a second file of human answers in the same
+    layout; the groups are then the source (llm, human).
     With groups, ``invariance`` is the ladder across them (one factor per scale). The
     population parts are typed records (``PopulationEntry``, ``InvarianceEntry``):
     ``responses_json`` gives the report's JSON."""
 
     if deletion not in reliability.DELETION:
         raise PsymError(f"--deletion must be one of {', '.join(reliability.DELETION)}")
-    inst = session.get_instrument(task)
-    if inst.kind != "questionnaire":
-        raise PsymError(f"task '{task}' is not a questionnaire (kind {inst.kind})")
-    if form not in inst.forms:
-        raise PsymError(f"task '{task}' has no form '{form}' (forms: {', '.join(inst.forms)})")
     if human is not None and group is not None:
         raise PsymError(
             f"--human: the groups are the source (llm, human); not with --group {group}"
         )
     population = population or PopulationOptions()
-    structure = population.structure
-    if structure is not None and structure.cfa_model is not None:
-        if structure.cfa_model.task not in (None, task):
-            raise PsymError(f"--cfa-model {structure.cfa_model.task}={structure.cfa_model.path}: "
-                            f"the responses are of task {task}")  # fmt: skip
-        check_model_items(structure.cfa_model, task, [it.id for it in inst.forms[form]])
-    parts = [_part(path, inst, form, group, cluster, None if human is None else "llm")]
-    if human is not None:
-        parts.append(_part(human, inst, form, None, cluster, "human"))
+    if task is None:
+        key, parts = _survey_parts(path, group, cluster, population, human)
+    else:
+        key, parts = _task_parts(task, path, session, form, group, cluster, population, human)
     cluster = parts[0].cluster
     groups = {g: (p, sub, p.labels(sub, group)) for p in parts for g, sub in p.groups().items()}
     by = "source" if human is not None else group
     rep: dict[str, Any] = {
         "task": task,
-        "form": form,
+        "form": form if task is not None else None,
         "responses": str(path),
         "group_by": by,
         "alpha_deletion": deletion,
         "respondents": "rows are the file's respondents (within each group)",
         "groups": {
-            g: _group_report(inst, form, sub, deletion, session.hook)
+            g: _group_report(key.instrument, form, sub, deletion, session.hook)
+            if key.instrument is not None else _survey_report(key, sub, deletion)
             for g, (_, sub, _) in groups.items()
         },
         "population": {
-            g: population_report(inst, form, sub, labels, p.cluster, population)
+            g: population_report(key, sub, labels, p.cluster, population)
             for g, (p, sub, labels) in groups.items()
         },
         "cluster": cluster,
     }  # fmt: skip
+    if task is None:
+        rep["survey"] = _survey_json(key, parts[0].skip)
     if human is not None:
         rep["human"] = str(human)
     if by is not None:
-        pops = {g: population_data(inst, form, sub, labels, p.cluster)
+        pops = {g: population_data(key, sub, labels, p.cluster)
                 for g, (p, sub, labels) in groups.items()}  # fmt: skip
         rep["invariance"] = invariance_across(by, pops)
     return rep
+
+
+def _task_parts(
+    task: str,
+    path: str | Path,
+    session: Session,
+    form: str,
+    group: str | None,
+    cluster: str | None,
+    population: PopulationOptions,
+    human: str | Path | None,
+) -> tuple[ItemKey, list[_Part]]:
+    """The key of ``task`` and its response files read (checked against its instrument)."""
+    inst = session.get_instrument(task)
+    if inst.kind != "questionnaire":
+        raise PsymError(f"task '{task}' is not a questionnaire (kind {inst.kind})")
+    if form not in inst.forms:
+        raise PsymError(f"task '{task}' has no form '{form}' (forms: {', '.join(inst.forms)})")
+    structure = population.structure
+    if structure is not None and structure.cfa_model is not None:
+        if structure.cfa_model.task not in (None, task):
+            raise PsymError(
+                f"--cfa-model {structure.cfa_model.task}={structure.cfa_model.path}: "
+                f"the responses are of task {task}"
+            )
+        check_model_items(structure.cfa_model, task, [it.id for it in inst.forms[form]])
+    parts = [_part(path, inst, form, group, cluster, None if human is None else "llm")]
+    if human is not None:
+        parts.append(_part(human, inst, form, None, cluster, "human"))
+    return ItemKey.of(inst, form), parts
+
+
+def _survey_parts(
+    path: str | Path,
+    group: str | None,
+    cluster: str | None,
+    population: PopulationOptions,
+    human: str | Path | None,
+) -> tuple[ItemKey, list[_Part]]:
+    """Your own survey (no ``--task``): its key and files (``population.survey``)."""
+    model = (population.structure or StructureOptions()).cfa_model
+    if model is not None and model.task is not None:
+        raise PsymError(
+            f"--cfa-model {model.task}={model.path}: TASK= names a task's items; "
+            "without --task the model's names are the file's columns"
+        )
+    labels = [*(population.criterion or {}).values()]
+    first = read_survey(path, model, group=group, cluster=cluster, labels=labels)
+    files = [(first, None if human is None else "llm")]
+    if human is not None:
+        second = read_survey(human, cluster=cluster, labels=labels, items=first.items)
+        files.append((second, "human"))
+    if population.irt:
+        for sf, _ in files:
+            check_categories(sf)
+    key = survey_key(Path(path).name, first.items, model)
+    check_criterion(population.criterion or {}, key, first)  # before any analysis
+    parts = [
+        _Part(sf.frame, sf.table, _cluster_of(sf.table, cluster, source, group), sf.skip)
+        for sf, source in files
+    ]
+    for part, (_, source) in zip(parts, files, strict=True):
+        if source is not None:
+            part.frame["group"] = source
+    return key, parts
+
+
+def _survey_json(key: ItemKey, skip: frozenset[str]) -> dict[str, Any]:
+    """What the survey's layout, items and scales were taken to be."""
+    return {
+        "name": key.task,
+        "layout": "long" if {"item", "response"} <= skip else "wide",
+        "items": list(key.items),
+        "scales": {s: list(its) for s, its in key.structure.scales.items()},
+    }
 
 
 def responses_json(rep: Mapping[str, Any]) -> dict[str, Any]:
@@ -248,11 +352,13 @@ def responses_json(rep: Mapping[str, Any]) -> dict[str, Any]:
 
 @dataclass
 class _Part:
-    """One response file read: its long frame (row i = table row i) and the CSV table."""
+    """One response file read: its long frame (its index: the row's position in the CSV
+    table), the CSV table, the persona column and the columns that are not labels."""
 
     frame: pd.DataFrame
     table: CsvTable
     cluster: str | None
+    skip: frozenset[str] = frozenset(RATING_COLUMNS)
 
     def groups(self) -> dict[str, pd.DataFrame]:
         return {str(g): sub for g, sub in self.frame.groupby("group", sort=False)}
@@ -260,8 +366,22 @@ class _Part:
     def labels(self, sub: pd.DataFrame, group: str | None) -> pd.DataFrame:
         rows = [self.table.rows[i] for i in sub.index]
         who = sub["respondent"].tolist()
-        skip = {*RATING_COLUMNS, group or ""}
+        skip = {*self.skip, group or ""}
         return respondent_columns(self.table.columns, rows, skip, who, self.cluster)
+
+
+def _cluster_of(
+    table: CsvTable, cluster: str | None, source: str | None, group: str | None
+) -> str | None:
+    """The persona column: ``cluster`` (a human file without it: none, clustered by
+    respondent), else ``persona`` where the file has one."""
+    if cluster is not None and cluster not in table.columns:
+        if source != "human":
+            raise PsymError(f"--cluster {cluster}: {table.path} has no column {cluster!r}")
+        cluster = None
+    if cluster is None and CLUSTER_DEFAULT in table.columns and CLUSTER_DEFAULT != group:
+        cluster = CLUSTER_DEFAULT
+    return cluster
 
 
 def _part(
@@ -271,12 +391,7 @@ def _part(
     """Read ``path``; ``source`` (llm, human) replaces the group when comparing with humans
     (a file without the ``--cluster`` column is then clustered by respondent)."""
     ratings, table = read_ratings_table(path, inst, form, group=group)
-    if cluster is not None and cluster not in table.columns:
-        if source != "human":
-            raise PsymError(f"--cluster {cluster}: {path} has no column {cluster!r}")
-        cluster = None
-    if cluster is None and CLUSTER_DEFAULT in table.columns and CLUSTER_DEFAULT != group:
-        cluster = CLUSTER_DEFAULT
+    cluster = _cluster_of(table, cluster, source, group)
     frame = _long_frame(ratings)  # row i of the frame is row i of the table
     if source is not None:
         frame["group"] = source

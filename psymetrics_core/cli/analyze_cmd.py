@@ -34,12 +34,21 @@ def _fence_k(value: float) -> float:
 @click.argument(
     "run_dirs", nargs=-1, required=False, type=click.Path(file_okay=False, path_type=Path)
 )
-@click.option("--task", default=None, help="With --responses: the task whose key applies.")
+@click.option(
+    "--task",
+    default=None,
+    help="With --responses: the task whose key applies (without it: your own survey, numeric "
+    "answers, no instrument file).",
+)
 @click.option(
     "--responses",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    help="Analyse a long CSV (respondent,item,response[,...]) instead of run directories.",
+    help="Analyse a CSV instead of run directories: with --task the long format "
+    "(respondent,item,response[,...]); without --task your own survey, wide (a row per "
+    "respondent, a column per item, optional respondent and label columns) or long, the items "
+    "being --cfa-model's names (default: every column but respondent, persona, --group, "
+    "--cluster and --criterion labels).",
 )
 @population_options(
     group_help="With --responses: column to analyse by group (and the invariance ladder across "
@@ -55,7 +64,9 @@ def _fence_k(value: float) -> float:
     help="With --responses: human answers in the same layout; LLM vs human invariance ladder "
     "(groups: llm, human).",
 )
-@click.option("--form", default="original", show_default=True, help="With --responses.")
+@click.option(
+    "--form", default="original", show_default=True, help="With --task --responses: the form."
+)
 @click.option(
     "--cluster",
     default=None,
@@ -140,17 +151,20 @@ def analyze_cmd(
     human: Path | None,
     population: PopulationOptions,
 ) -> None:
-    """Analyse run directories of `psym eval`, or a long CSV of responses (no model calls).
+    """Analyse run directories of `psym eval`, or a CSV of responses (no model calls): a
+    task's long format with --task, or your own survey's numeric answers without it.
 
     Plugins add sections for their own tasks (the projective tests: κ, DCR with direction and
     |μΔ| against the neutral cell, accuracy against --labels, two-judge agreement).
     """
     group = population.structure.group if population.structure else None
     if human is not None and responses is None:
-        raise PsymError("--human: give --task TASK --responses FILE (the LLM answers) too")
+        raise PsymError("--human: give --responses FILE (the LLM answers) too")
     if responses is not None or task is not None:
-        if run_dirs or responses is None or task is None:
-            raise PsymError("give run directories, or --task TASK --responses FILE (not both)")
+        if run_dirs or responses is None:
+            raise PsymError("give run directories, or --responses FILE [--task TASK] (not both)")
+        if task is None and form != "original":
+            raise PsymError(f"--form {form}: a form of --task TASK; your own survey has none")
         if population.mtmm is not None:
             raise PsymError(f"--mtmm {population.mtmm}: applies to population run directories, "
                             "not to --responses")  # fmt: skip
@@ -164,7 +178,7 @@ def analyze_cmd(
         print_responses_report(rep)
         return
     if not run_dirs:
-        raise PsymError("give run directories of `psym eval`, or --task TASK --responses FILE")
+        raise PsymError("give run directories of `psym eval`, or --responses FILE [--task TASK]")
     inputs = [
         *run_inputs(run_dirs),
         *(p for p in (baseline, labels, population.mtmm) if p is not None),

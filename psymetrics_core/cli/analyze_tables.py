@@ -225,8 +225,15 @@ def print_responses_report(rep: dict[str, Any]) -> None:
             marks.append(str(notes.index(x) + 1))
         return ",".join(marks)
 
+    name = rep["task"] or rep["survey"]["name"]
+    if rep["task"] is None:
+        sv = rep["survey"]
+        scales = "; ".join(f"{s}: {', '.join(its)}" for s, its in sv["scales"].items())
+        click.echo(
+            f"{name}: your own survey ({sv['layout']}), {len(sv['items'])} items; scales {scales}"
+        )
     for grp, g in rep["groups"].items():
-        title = f"{rep['task']} · {rep['group_by'] or 'all respondents'}"
+        title = f"{name} · {rep['group_by'] or 'all respondents'}"
         title += f" = {grp}" if rep["group_by"] else ""
         t = table(
             f"{title} ({g['n_respondents']} respondents)",
@@ -251,7 +258,7 @@ def print_responses_report(rep: dict[str, Any]) -> None:
     for grp, entry in rep["population"].items():
         title = f"Population psychometrics ({rep['group_by']} = {grp})" if rep["group_by"] else (
             "Population psychometrics")  # fmt: skip
-        click.echo(f"\n{title}\n" + "\n".join(task_text(rep["task"], entry)))
+        click.echo(f"\n{title}\n" + "\n".join(task_text(name, entry)))
     if "invariance" in rep:
-        title = f"Measurement invariance ({rep['task']}, one factor per scale)"
+        title = f"Measurement invariance ({name}, one factor per scale)"
         click.echo(f"\n{title}\n" + "\n".join(invariance_text(rep["invariance"])))

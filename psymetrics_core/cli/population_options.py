@@ -56,7 +56,7 @@ _OPTIONS = (
     click.option("--cfa-model", default=None, metavar="[TASK=]FILE",
                  help="Population analyses: a CFA model in lavaan syntax (F =~ item + item, "
                  "a ~~ b) over the item ids of the task that has them all (TASK=: of that "
-                 "task)."),
+                 "task); with --responses and no --task, over the file's columns."),
     click.option("--irt", is_flag=True,
                  help="Population analyses: a graded response model per scale "
                  "(discrimination, thresholds, test information); needs the irt extra."),

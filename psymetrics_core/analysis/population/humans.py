@@ -28,10 +28,19 @@ from psymetrics_core.analysis.population.diagnostics import diagnose, scale_scor
 from psymetrics_core.analysis.population.entry import Distribution, HumanParts, Norm, VarianceRatio
 from psymetrics_core.base.types import Instrument
 
-__all__ = ["FLAT_RATIO", "NO_NORMS", "ScaleNorm", "human_diagnostics", "scale_norms", "midpoint"]
+__all__ = [
+    "FLAT_RATIO",
+    "NO_NORMS",
+    "NO_INSTRUMENT",
+    "ScaleNorm",
+    "human_diagnostics",
+    "scale_norms",
+    "midpoint",
+]
 
 FLAT_RATIO = 0.25  # variance ratio below this (SD under half the human SD) is flagged
 NO_NORMS = "no human norms for this instrument"
+NO_INSTRUMENT = "no instrument: your own survey has no human norms"
 
 
 @dataclass(frozen=True)
@@ -52,7 +61,7 @@ def scale_norms(
     """Per scale of ``structure``: its norm in the instrument's default group, or the reason
     there is none."""
     if inst is None:
-        return {s: "no instrument for this task" for s in structure.scales}
+        return {s: NO_INSTRUMENT for s in structure.scales}
     groups = inst.norm_groups()
     if not groups:
         return {s: NO_NORMS for s in structure.scales}
@@ -88,7 +97,7 @@ def midpoint(inst: Instrument | None, items: Sequence[str], form: str) -> tuple[
     """The midpoint (min + max) / 2 of the response scale the ``items`` are answered on, or
     None with the reason (no instrument, or scales with different midpoints)."""
     if inst is None:
-        return None, "no instrument for this task"
+        return None, "no instrument: your own survey has no response-scale midpoint"
     wanted = set(items)
     mids: dict[float, list[str]] = {}
     for it in inst.forms[form]:
@@ -149,8 +158,8 @@ def human_text(h: HumanParts) -> list[str]:
     sources = sorted({n.source for n in used})
     groups = sorted({n.group for n in used})
     out = []
-    if rows and all(r.reason == NO_NORMS for r in rows):
-        out.append(f"  variance ratio vs human norms: undefined ({NO_NORMS})")
+    if rows and len({r.reason for r in rows}) == 1 and rows[0].reason in (NO_NORMS, NO_INSTRUMENT):
+        out.append(f"  variance ratio vs human norms: undefined ({rows[0].reason})")
     elif rows:
         parts = [f"{r.scale} — ({r.reason})" if r.ratio is None else
                  f"{r.scale} {r.ratio:.2f}" + (" FLAT" if r.ratio < FLAT_RATIO else "")

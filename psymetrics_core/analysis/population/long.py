@@ -13,7 +13,7 @@ scale, criterion validity (``runs.task_analysis``), parallel analysis, EFA and a
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import pandas as pd
 
@@ -29,10 +29,29 @@ from psymetrics_core.analysis.population.structure import invariance_entry
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.types import Instrument
 
-__all__ = ["CLUSTER_DEFAULT", "respondent_columns", "population_data", "population_report",
-           "invariance_across"]  # fmt: skip
+__all__ = ["CLUSTER_DEFAULT", "ItemKey", "respondent_columns", "population_data",
+           "population_report", "invariance_across"]  # fmt: skip
 
 CLUSTER_DEFAULT = "persona"
+
+
+@dataclass(frozen=True)
+class ItemKey:
+    """What the items of a long file are: the task's name, its items in order and its scales,
+    with the ``instrument`` they come from (its norms and human loadings); ``instrument`` is
+    None for your own survey (``analysis.population.survey``)."""
+
+    task: str
+    items: tuple[str, ...]
+    structure: ScaleStructure
+    form: str = "original"
+    instrument: Instrument | None = None
+
+    @classmethod
+    def of(cls, inst: Instrument, form: str) -> ItemKey:
+        """The key of an installed instrument's ``form``."""
+        items = tuple(it.id for it in inst.forms[form])
+        return cls(inst.id, items, ScaleStructure.from_instrument(inst, form), form, inst)
 
 
 def respondent_columns(
@@ -69,33 +88,33 @@ def _cluster(labels: pd.DataFrame, cluster: str | None) -> pd.Series:
 
 
 def population_data(
-    inst: Instrument, form: str, frame: pd.DataFrame, labels: pd.DataFrame, cluster: str | None
+    key: ItemKey, frame: pd.DataFrame, labels: pd.DataFrame, cluster: str | None
 ) -> tuple[PopulationData, ScaleStructure]:
     """One group of a long file as population data with its scale structure: ``frame`` has
     ``respondent, item, response`` rows, ``labels`` one row per respondent
     (``respondent_columns``)."""
     values = frame.pivot(index="respondent", columns="item", values="response").astype(float)
     order = list(dict.fromkeys(frame["respondent"]))
-    items = [it.id for it in inst.forms[form] if it.id in set(values.columns)]
+    items = [i for i in key.items if i in set(values.columns)]
     values = values.reindex(index=order, columns=items)
     persona = _cluster(labels, cluster)
     lab = labels.drop(columns=[c for c in (cluster,) if c in labels.columns]).reindex(order)
     pop = PopulationData(
-        inst.id, values, persona.reindex(order), lab, int(len(frame)),
-        int(frame["response"].notna().sum()), {form},
+        key.task, values, persona.reindex(order), lab, int(len(frame)),
+        int(frame["response"].notna().sum()), {key.form},
     )  # fmt: skip
-    return pop, present_structure(ScaleStructure.from_instrument(inst, form), pop)
+    return pop, present_structure(key.structure, pop)
 
 
 def population_report(
-    inst: Instrument, form: str, frame: pd.DataFrame, labels: pd.DataFrame,
-    cluster: str | None, options: PopulationOptions,
+    key: ItemKey, frame: pd.DataFrame, labels: pd.DataFrame, cluster: str | None,
+    options: PopulationOptions,
 ) -> PopulationEntry:  # fmt: skip
     """The population analyses of one group of a long file (``population_data``); the
     grouping of ``options.structure`` is left to ``invariance_across`` (one group here)."""
-    pop, structure = population_data(inst, form, frame, labels, cluster)
+    pop, structure = population_data(key, frame, labels, cluster)
     opts = None if options.structure is None else replace(options.structure, group=None)
-    return task_analysis(pop, structure, replace(options, structure=opts), inst)
+    return task_analysis(pop, structure, replace(options, structure=opts), key.instrument)
 
 
 def invariance_across(
