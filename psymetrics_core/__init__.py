@@ -70,6 +70,7 @@ if TYPE_CHECKING:
         Score,
         Verdict,
     )
+    from psymetrics_core.base.writing import atomic_write
 
 # the re-exported names, by the module that defines them (imported on first use)
 _LAZY: dict[str, str] = {
@@ -86,6 +87,7 @@ _LAZY: dict[str, str] = {
         "administer.kinds",
     ),
     "Condition": "administer.conditions",
+    "atomic_write": "base.writing",
     **dict.fromkeys(
         ["evaluate", "score_responses", "get_instrument", "list_instruments", "load_instrument"],
         "administer.api",
@@ -142,6 +144,7 @@ __all__ = [
     "ProbeTask",
     "share_score",
     "Condition",
+    "atomic_write",
 ]
 
 

@@ -41,7 +41,6 @@ MOVED: dict[str, str] = {
     "base.safe_io": "base.reading",
     "base.safe_yaml": "base.reading",
     "base.input_errors": "base.reading",
-    "stat_memo": "base.stat_memo",
     "records.version": "base.versions",
     "records.base": "base.models",
     # instruments

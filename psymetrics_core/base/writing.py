@@ -9,7 +9,8 @@ analysis files, cache exports, imported instruments, plugin reports):
 - the target must not be one of the command's own ``inputs`` (the run records it reads, the
   response cache's database): compared by file identity (``os.path.samefile``) and by the
   resolved path;
-- the content goes to a unique temporary file in the target's folder (``tempfile.mkstemp``, so
+- the content goes (``atomic_write``, the one atomic write every writer of the project shares)
+  to a unique temporary file in the target's folder (``tempfile.mkstemp``, so
   concurrent writers never share one), is flushed to disk (``fsync``) and renamed over the
   target (``os.replace``): a reader sees the old file or the new one, never half of one;
 - every failure (an empty path, a name too long, a parent that is a file or missing, no
@@ -42,6 +43,8 @@ from psymetrics_core.base.errors import PsymError
 __all__ = [
     "Content",
     "write_output",
+    "atomic_write",
+    "NoTemporaryFile",
     "check_target",
     "output_dir",
     "check_output_dir",
@@ -239,9 +242,47 @@ def write_output(
     if make_parents:
         _make_folder(p.parent, p, what)
     try:
+        atomic_write(p, content, existing=lambda q: _check_kind(q, what))
+    except NoTemporaryFile as exc:
+        raise _fail(what, p, f"cannot write in {p.parent} ({exc.strerror or exc})") from None
+    except OSError as exc:
+        raise _fail(what, p, f"cannot write it ({_reason(exc)})") from None
+    return p
+
+
+class NoTemporaryFile(OSError):
+    """The temporary file beside the target could not be created (nothing was written)."""
+
+
+def _existing_file(path: Path) -> os.stat_result | None:
+    try:
+        return os.stat(path)
+    except FileNotFoundError:
+        return None
+
+
+def atomic_write(
+    path: str | os.PathLike[str],
+    content: Content,
+    *,
+    existing: Callable[[Path], os.stat_result | None] = _existing_file,
+) -> None:
+    """The one atomic write of the project: ``content`` (text as UTF-8, bytes, or a callback
+    given the binary file object) goes to a unique temporary file beside ``path``, is flushed
+    to disk and renamed over ``path``, so a reader sees the old file or the new one, never half
+    of one. The new file keeps the old one's permissions (``existing(path)``, called just
+    before the rename, gives the old file's stat or None, and may raise to refuse the target).
+
+    Raises ``OSError`` (:class:`NoTemporaryFile` when the temporary file cannot be created),
+    leaving no temporary file behind; it checks nothing else: :func:`write_output` is the
+    checked writer of a command's outputs, this is what it and the other writers (the
+    population file, plugins' tables and caches) share.
+    """
+    p = Path(path)
+    try:
         fd, name = tempfile.mkstemp(prefix=f".{p.name[:80]}.", suffix=".tmp", dir=p.parent)
     except OSError as exc:
-        raise _fail(what, p, f"cannot write in {p.parent} ({exc.strerror or exc})") from None
+        raise NoTemporaryFile(exc.errno, exc.strerror) from None
     tmp = Path(name)
     try:
         with os.fdopen(fd, "wb") as fh:
@@ -253,16 +294,12 @@ def write_output(
                 content(fh)
             fh.flush()
             os.fsync(fh.fileno())
-        old = _check_kind(p, what)  # again, just before the rename
+        old = existing(p)  # again, just before the rename
         os.chmod(tmp, stat.S_IMODE(old.st_mode) if old is not None else NEW_FILE_MODE)
         os.replace(tmp, p)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise _fail(what, p, f"cannot write it ({_reason(exc)})") from None
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
-    return p
 
 
 def _reason(exc: OSError) -> str:

@@ -9,6 +9,7 @@ files. Secrets in the command line (``api_key=...``, ``--token X``) are replaced
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import subprocess
 import sys
@@ -17,9 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from psymetrics_core.base.errors import PsymError
+from psymetrics_core.base.paths import cache_dir
 from psymetrics_core.base.reading import load_yaml
 from psymetrics_core.base.redaction import redact_url
-from psymetrics_core.base.stat_memo import read_memo, write_memo
+from psymetrics_core.base.writing import atomic_write
 
 __all__ = ["command_line", "git_commit", "sha256_file", "file_records", "run_provenance"]
 
@@ -73,6 +75,25 @@ _MEMO_FILE = "file-hashes.json"
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
+def _read_memo() -> dict[str, Any]:
+    """The memo of large files' hashes (empty when absent, unreadable or malformed)."""
+    try:
+        data = json.loads((cache_dir() / _MEMO_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _write_memo(memo: dict[str, Any]) -> None:
+    """Replace the memo atomically; a read-only or full cache only costs hashing again."""
+    path = cache_dir() / _MEMO_FILE
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(path, json.dumps(memo, sort_keys=True))
+    except OSError:
+        pass
+
+
 def sha256_file(path: Path) -> str:
     """Hex sha256 of a file, memoised by path, size, modification time and inode: in this
     process for every file, and in the cache directory (``file-hashes.json``) for files of
@@ -83,7 +104,7 @@ def sha256_file(path: Path) -> str:
     if key in _HASHES:
         return _HASHES[key]
     stamp = [st.st_size, st.st_mtime_ns, st.st_ino]
-    memo = read_memo(_MEMO_FILE) if st.st_size >= _MEMO_MIN_BYTES else None
+    memo = _read_memo() if st.st_size >= _MEMO_MIN_BYTES else None
     entry = memo.get(resolved) if memo is not None else None
     if (
         isinstance(entry, dict)
@@ -99,7 +120,7 @@ def sha256_file(path: Path) -> str:
     _HASHES[key] = h.hexdigest()
     if memo is not None:
         memo[resolved] = {"stamp": stamp, "sha256": _HASHES[key]}
-        write_memo(_MEMO_FILE, memo)
+        _write_memo(memo)
     return _HASHES[key]
 
 

@@ -15,9 +15,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
-import os
 import random
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +23,7 @@ from typing import Any
 
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.reading import parse_json, read_csv, read_lines
+from psymetrics_core.base.writing import atomic_write
 from psymetrics_core.records.population import (
     MAX_PERSONA,
     MAX_RESPONDENTS,
@@ -113,20 +112,13 @@ def write_population(path: Path, people: Sequence[Respondent]) -> None:
 
 
 def _write(path: Path, text: str) -> None:
-    """Atomic write (a unique temporary name beside ``path``, then a rename); one line on
-    failure. (To be replaced by the core's one writer of outputs.)"""
+    """Atomic write (``atomic_write``: a unique temporary name beside ``path``, then a
+    rename); one line on failure."""
     if path.exists() and not path.is_file():
         raise PsymError(f"{path}: expected a regular file or a new path")
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        atomic_write(path, text)
     except OSError as exc:
-        raise PsymError(f"{path}: cannot write the population file ({exc.strerror})") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except OSError as exc:
-        Path(tmp).unlink(missing_ok=True)
         raise PsymError(f"{path}: cannot write the population file ({exc.strerror})") from None
 
 

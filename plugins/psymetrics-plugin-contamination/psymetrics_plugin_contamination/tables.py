@@ -25,7 +25,6 @@ import csv
 import io
 import math
 import os
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +32,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from psymetrics_core import atomic_write
 from psymetrics_core.base.errors import PsymError
 
 from .summary import METRIC
@@ -340,8 +340,8 @@ def render(tables: Sequence[Table], runs: Sequence[RunValues], fmt: str) -> str:
 
 
 def write_output(path: Path, text: str, inputs: Sequence[Path] = ()) -> Path:
-    """Write ``text`` to ``path`` atomically (the one place the tables are written; the
-    project's output writer replaces this). Refuses a target that is not a regular file or a
+    """Write ``text`` to ``path`` atomically (the one place the tables are written, through
+    the core's ``atomic_write``). Refuses a target that is not a regular file or a
     new path, one under /proc or /sys, and any of the command's own inputs."""
     shown = str(path)
     if not shown.strip():
@@ -362,17 +362,8 @@ def write_output(path: Path, text: str, inputs: Sequence[Path] = ()) -> Path:
     except OSError as exc:
         raise PsymError(f"{path}: cannot write ({exc.strerror or exc})") from None
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        atomic_write(target, text)
     except OSError as exc:
-        raise PsymError(f"{path}: cannot write ({exc.strerror or exc})") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, target)
-    except OSError as exc:
-        Path(tmp).unlink(missing_ok=True)
         raise PsymError(f"{path}: cannot write ({exc.strerror or exc})") from None
     return path
 
