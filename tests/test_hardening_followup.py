@@ -61,11 +61,17 @@ def test_library_evaluate_failure_leaves_no_empty_directory(tmp_path: Path) -> N
     assert not out.exists()
 
 
-def test_nested_claim_in_one_process_is_allowed(tmp_path: Path) -> None:
+def test_a_held_claim_is_handed_on_not_claimed_again(tmp_path: Path) -> None:
+    """The run directory is claimed once: a caller holding it passes its claim as ``run_dir``;
+    a second claim of it, even in this process, is refused (no process-wide claim map)."""
     out = tmp_path / "run"
-    with claim_run_dir(out):
-        res = evaluate(["bfi"], backend=ScriptedBackend(_answer), limit=2, output=out)
-    assert res["tasks"]["bfi"]["n_items"] == 2
+    with claim_run_dir(out) as held:
+        res = evaluate(["bfi"], backend=ScriptedBackend(_answer), limit=2, output=out, run_dir=held)
+        assert res["tasks"]["bfi"]["n_items"] == 2
+        with pytest.raises(PsymError, match="in use by another psym run"):
+            evaluate(["bfi"], backend=ScriptedBackend(_answer), limit=2, output=out, resume=True)
+        with pytest.raises(PsymError, match="is not the run's output"):
+            evaluate(["bfi"], backend=ScriptedBackend(_answer), output=tmp_path / "b", run_dir=held)
 
 
 def test_plan_runner_locks_its_shard_and_still_resumes(tmp_path: Path, fresh_plugins) -> None:

@@ -1,4 +1,4 @@
-"""``psym merge`` claims its output like ``psym eval`` (rundir.ensure_run_dir), and ``psym cache
+"""``psym merge`` claims its output like ``psym eval`` (rundir.claim_run_dir), and ``psym cache
 export`` never shares a temporary file with another writer.
 
 Shards are real ``psym run --shard i/2`` processes against the loopback OpenAI-compatible

@@ -26,11 +26,12 @@ def evaluate(tasks: list[Any], **kwargs: Any) -> dict[str, Any]:
 
     The keyword arguments are the fields of ``psymetrics_core.administer.config.RunConfig``
     (``model``, ``mode``, ``limit``, ``output``, ``conditions``, ...; an unknown one is a
-    ``TypeError``) and ``session``, ``backend``, ``progress``; see
+    ``TypeError``) and ``session``, ``backend``, ``progress``, ``run_dir`` (the caller's claim
+    of ``output``, from ``records.rundir.claim_run_dir``); see
     ``psymetrics_core.administer.runner.evaluate``. ``config=RunConfig(...)`` passes a ready
     configuration instead.
     """
-    live = {k: kwargs.pop(k) for k in ("session", "backend", "progress") if k in kwargs}
+    live = {k: kwargs.pop(k) for k in ("session", "backend", "progress", "run_dir") if k in kwargs}
     config = kwargs.pop("config", None)
     if config is None:
         config = RunConfig.from_options(**kwargs)

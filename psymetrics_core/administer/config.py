@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from psymetrics_core.pluginsys.backend_hints import DEFAULT_MODEL
+
 __all__ = ["RunConfig", "Unit"]
 
 Unit = tuple[str, str, int]  # (task id, cell name, repeat): one unit of work of a plan
@@ -35,7 +37,7 @@ class RunConfig:
     ``sample``: a seeded sample of that many respondents.
     """
 
-    model: str = "smollm2"
+    model: str = DEFAULT_MODEL
     model_args: str | Mapping[str, str] | None = None
     mode: str = "generate"
     seed: int = 1234

@@ -8,7 +8,7 @@ The runner dispatches on a task's kind once (``Session.kind_of``); the kinds
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from contextlib import closing, nullcontext
+from contextlib import AbstractContextManager, closing, nullcontext
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -50,7 +50,7 @@ from psymetrics_core.pluginsys.loader import plugin_versions
 from psymetrics_core.pluginsys.session import Session
 from psymetrics_core.records.population_summary import with_population
 from psymetrics_core.records.provenance import run_provenance
-from psymetrics_core.records.rundir import ensure_run_dir
+from psymetrics_core.records.rundir import RunDir, claim_run_dir
 from psymetrics_core.records.writer import SampleWriter, provenance, redact, write_results
 
 __all__ = [
@@ -112,6 +112,7 @@ def evaluate(
     session: Session | None = None,
     backend: Any = None,
     progress: Callable[[str, int], Reporter] | None = None,
+    run_dir: RunDir | None = None,
     **options: Any,
 ) -> dict[str, Any]:
     """Administer ``tasks`` to a model and return the results dict (also written to
@@ -137,8 +138,9 @@ def evaluate(
     stages of judged tasks; its calls share the run's response cache. ``units`` restricts the
     run to these (task, cell name, repeat) units (one shard of a plan, see
     ``psymetrics_core.study.plan``); tasks with none are left out of the results.
-    ``output`` is claimed for the run (``rundir.ensure_run_dir``): locked, and a directory that
-    already holds a run is refused unless ``overwrite`` or ``resume``. A third-party hook that
+    ``output`` is claimed for the run (``rundir.claim_run_dir``): locked, and a directory that
+    already holds a run is refused unless ``overwrite`` or ``resume``; a caller that holds it
+    already (the plan runner) passes its claim as ``run_dir`` instead. A third-party hook that
     raises stops the run with a ``PsymError`` naming the plugin and the hook; the samples and
     cached responses received so far are kept.
     """
@@ -148,13 +150,7 @@ def evaluate(
         raise TypeError("evaluate(): pass a RunConfig or keyword options, not both")
     check_run(tasks, config)
     sess = session if session is not None else Session()
-    out = config.output
-    claim = (
-        ensure_run_dir(out, overwrite=config.overwrite, resume=config.resume)
-        if out is not None
-        else nullcontext()
-    )
-    with claim:
+    with _claim(config, run_dir):
         run = _start(tasks, config, sess, backend)
         try:
             _administer(run, progress)
@@ -169,6 +165,20 @@ def evaluate(
             _close(run)
         _finish(run)
     return run.results
+
+
+def _claim(config: RunConfig, run_dir: RunDir | None) -> AbstractContextManager[Any]:
+    """The claim of ``config.output`` for the run: the caller's ``run_dir`` (which must be that
+    directory), else a new one (none without an output)."""
+    if run_dir is not None:
+        if config.output is None or Path(config.output).resolve() != run_dir.path.resolve():
+            raise PsymError(
+                f"evaluate(): run_dir {run_dir.path} is not the run's output ({config.output})"
+            )
+        return nullcontext(run_dir)
+    if config.output is None:
+        return nullcontext()
+    return claim_run_dir(config.output, overwrite=config.overwrite, resume=config.resume)
 
 
 def check_run(tasks: Sequence[str | Instrument], config: RunConfig) -> None:

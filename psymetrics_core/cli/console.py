@@ -21,9 +21,26 @@ stderr = Console(stderr=True)
 stdout = Console(highlight=False)
 
 
+class _BarOnFirstTask(Progress):
+    """A ``Progress`` that shows from its first task: a command that fails before any (e.g. a
+    refused ``--output``, claimed by the library call inside the ``with``) prints its one
+    error line alone."""
+
+    def __enter__(self) -> _BarOnFirstTask:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.live.is_started:
+            self.stop()
+
+    def add_task(self, *args: Any, **kwargs: Any) -> Any:
+        self.start()  # once: starting a started bar does nothing
+        return super().add_task(*args, **kwargs)
+
+
 def progress_bar() -> Progress:
-    """A progress bar on stderr for long model work."""
-    return Progress(
+    """A progress bar on stderr for long model work (shown from its first task on)."""
+    return _BarOnFirstTask(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),

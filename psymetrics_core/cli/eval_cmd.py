@@ -33,8 +33,8 @@ from psymetrics_core.cli.population_screen import model_name, print_population
 from psymetrics_core.instruments.indicators import SHORT_NAMES, degenerate_sentence, warnings_of
 from psymetrics_core.instruments.item_texts import parse_items_option
 from psymetrics_core.instruments.norms import parse_norm_group_option
+from psymetrics_core.pluginsys.backend_hints import DEFAULT_MODEL
 from psymetrics_core.records.population_summary import fired, is_population_run
-from psymetrics_core.records.rundir import claim_run_dir
 
 if TYPE_CHECKING:
     from psymetrics_core.administer.config import RunConfig
@@ -45,7 +45,7 @@ if TYPE_CHECKING:
 @click.option("--tasks", required=True, help="Comma-separated task ids, e.g. bfi,mfq.")
 @click.option(
     "--model",
-    default="smollm2",
+    default=DEFAULT_MODEL,
     show_default=True,
     help="Backend name: smollm2 (default, SmolLM2 on CPU), hf, openai-chat, "
     "openai-completions, lm-eval:NAME (`psym plugins --backends`).",
@@ -237,8 +237,7 @@ def eval_cmd(ctx: click.Context, tasks: str, as_json: bool, **opts: Any) -> None
                 highlight=False,
                 soft_wrap=True,
             )
-    claim = claim_run_dir(output, overwrite=config.overwrite, resume=config.resume)
-    with claim, progress_bar() as bar, status_lines():
+    with progress_bar() as bar, status_lines():  # evaluate claims the output
 
         class _Reporter:
             def __init__(self, task: str, total: int) -> None:

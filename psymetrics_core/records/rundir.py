@@ -12,11 +12,13 @@
 - when the run fails, a directory it created is removed again if nothing was written into it
   (an empty ``samples.jsonl`` counts as nothing).
 
-Every writer of a run directory claims it: ``psym eval`` and ``psym contamination`` with
-``claim_run_dir``, the library writers (``evaluate(output=...)``, the plan runner,
-``contamination(output=...)``) with ``ensure_run_dir``, which passes straight through when the
-calling thread already holds that directory (a command's claim around its library call) and
-claims it otherwise. A second ``claim_run_dir`` of a held directory is refused, even in-process.
+Every run directory is claimed once, by the library function that writes it
+(``evaluate(output=...)``, the plan runner, ``merge``, ``contamination(output=...)``); the
+commands only pass the path on. ``claim_run_dir`` yields a :class:`RunDir`, the proof of the
+claim: a writer that claimed a directory and hands the run to another writer (the plan runner
+and ``contamination`` to ``evaluate``) passes it as ``run_dir=``, so nothing is claimed twice
+and no process-wide record of claims exists. A second ``claim_run_dir`` of a held directory is
+refused, even in-process.
 """
 
 from __future__ import annotations
@@ -24,20 +26,26 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
 from psymetrics_core.base.errors import PsymError
 
-__all__ = ["claim_run_dir", "ensure_run_dir", "check_output_path", "LOCK_NAME", "RUN_FILES"]
+__all__ = ["RunDir", "claim_run_dir", "check_output_path", "LOCK_NAME", "RUN_FILES"]
 
 LOCK_NAME = ".psym.lock"
 RUN_FILES = ("results.json", "samples.jsonl", "judge.jsonl", "contamination.json")
 
-_HELD: dict[Path, int] = {}  # directory -> thread that holds it (see ensure_run_dir)
+
+@dataclass(frozen=True)
+class RunDir:
+    """A run directory this process holds, for the ``with claim_run_dir(...)`` block that
+    yielded it (pass it on as ``run_dir=`` instead of claiming the directory again)."""
+
+    path: Path
 
 
 def check_output_path(path: Path) -> None:
@@ -60,7 +68,7 @@ def _holds_run(path: Path) -> bool:
 
 
 @contextmanager
-def claim_run_dir(path: Path, *, overwrite: bool = False, resume: bool = False) -> Iterator[Path]:
+def claim_run_dir(path: Path, *, overwrite: bool = False, resume: bool = False) -> Iterator[RunDir]:
     """Hold ``path`` as this run's directory for the ``with`` block (see the module docstring)."""
     if overwrite and resume:
         raise PsymError("--overwrite and --resume exclude each other")
@@ -81,11 +89,9 @@ def claim_run_dir(path: Path, *, overwrite: bool = False, resume: bool = False) 
         if overwrite:
             for name in RUN_FILES:
                 (path / name).unlink(missing_ok=True)
-        _HELD[path.resolve()] = threading.get_ident()
-        yield path
+        yield RunDir(path)
     except BaseException:
         if lock is not None:
-            _HELD.pop(path.resolve(), None)
             _unlock(path, lock)
             lock = None
         if created:
@@ -93,18 +99,7 @@ def claim_run_dir(path: Path, *, overwrite: bool = False, resume: bool = False) 
         raise
     finally:
         if lock is not None:
-            _HELD.pop(path.resolve(), None)
             _unlock(path, lock)
-
-
-@contextmanager
-def ensure_run_dir(path: Path, *, overwrite: bool = False, resume: bool = False) -> Iterator[Path]:
-    """``claim_run_dir`` unless this thread already holds ``path`` (then nothing more is done)."""
-    if _HELD.get(path.resolve()) == threading.get_ident():
-        yield path
-        return
-    with claim_run_dir(path, overwrite=overwrite, resume=resume):
-        yield path
 
 
 def _lock(path: Path) -> IO[str]:

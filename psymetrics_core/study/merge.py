@@ -21,7 +21,7 @@ from psymetrics_core.instruments.indicators import add_run_indicators
 from psymetrics_core.records.inputs import run_inputs
 from psymetrics_core.records.population_summary import with_population
 from psymetrics_core.records.read import check_samples, iter_lines, read_results_record
-from psymetrics_core.records.rundir import ensure_run_dir
+from psymetrics_core.records.rundir import claim_run_dir
 from psymetrics_core.records.samples import JudgeRecord, SampleRecord
 from psymetrics_core.records.writer import write_results
 from psymetrics_core.study.plan import Plan, Unit, read_plan, write_plan
@@ -185,7 +185,7 @@ def merge_runs(
     """Merge the complete shard directories ``dirs`` of one plan into ``output`` (the tasks'
     instruments, for the run indicators, from ``session``).
 
-    ``output`` is claimed as a run directory (``rundir.ensure_run_dir``): one that already holds
+    ``output`` is claimed as a run directory (``rundir.claim_run_dir``): one that already holds
     a run is refused unless ``overwrite``, and one another process is writing is refused.
     """
     if not dirs:
@@ -239,7 +239,7 @@ def merge_runs(
     # the output is claimed like `psym eval`'s: an existing run is refused unless overwrite, and
     # a second writer (another merge, eval or run into the same directory) stops at once
     inputs = run_inputs(s.directory for s in shards)
-    with ensure_run_dir(output, overwrite=overwrite):
+    with claim_run_dir(output, overwrite=overwrite):
         write_plan(plan, output / "plan.jsonl", inputs=inputs)
         text = "".join(x + "\n" for x in lines)
         write_output(output / "samples.jsonl", text, inputs=inputs, what="merged samples")

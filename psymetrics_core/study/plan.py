@@ -31,6 +31,7 @@ from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.reading import read_text
 from psymetrics_core.base.regular import require_regular_file
 from psymetrics_core.base.writing import write_output
+from psymetrics_core.pluginsys.backend_hints import DEFAULT_MODEL
 from psymetrics_core.study.plan_records import (
     PLAN_FORMAT,
     PlanHeader,
@@ -72,7 +73,7 @@ class PlanSettings:
     """The ``psym eval`` arguments a plan runs with (every shard runs with the same)."""
 
     tasks: tuple[str, ...]
-    model: str = "smollm2"
+    model: str = DEFAULT_MODEL
     model_args: dict[str, str] = field(default_factory=dict)
     mode: str = "generate"
     seed: int = 1234

@@ -18,7 +18,7 @@ from psymetrics_core.administer.runner import evaluate
 from psymetrics_core.backends.base import Reporter
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.writing import write_output
-from psymetrics_core.records.rundir import LOCK_NAME, ensure_run_dir
+from psymetrics_core.records.rundir import LOCK_NAME, claim_run_dir
 from psymetrics_core.study.plan import Plan, build_plan, check_plan_inputs, write_plan
 from psymetrics_core.study.plan_records import ShardRecord, read_shard_file
 
@@ -77,14 +77,14 @@ def run_plan(
 
     A directory holding the same shard complete is left as it is; one holding a different plan
     or shard is an error; an incomplete one (killed run) is run again from the response cache.
-    ``output`` is locked for the run (``rundir.ensure_run_dir``), so two runs of one shard
-    directory do not interleave.
+    ``output`` is locked for the run (``rundir.claim_run_dir``, the claim handed on to
+    ``evaluate``), so two runs of one shard directory do not interleave.
     """
 
     index, count = shard
     units = plan.shard(index, count)
     output = Path(output)
-    with ensure_run_dir(output, resume=True):  # locked; a shard directory is resumed
+    with claim_run_dir(output, resume=True) as run_dir:  # locked; a shard is resumed
         old = read_shard_record(output)
         if old is not None:
             if old.plan != plan.hash or old.shard != [index, count]:
@@ -111,7 +111,7 @@ def run_plan(
             )
             evaluate(
                 list(plan.settings.tasks), config, progress=progress, backend=backend,
-                session=session,
+                session=session, run_dir=run_dir,
             )  # fmt: skip
         else:  # more shards than units
             write_output(output / "samples.jsonl", "", what="samples file")

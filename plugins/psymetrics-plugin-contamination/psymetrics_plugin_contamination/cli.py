@@ -88,7 +88,6 @@ def contamination_cmd(
     from psymetrics_core.cli import session_of
     from psymetrics_core.cli.console import print_json, progress_bar, stderr
     from psymetrics_core.instruments.item_texts import parse_items_option
-    from psymetrics_core.records.rundir import claim_run_dir
 
     from .keywords import parse_keywords_option
     from .options import parse_probe_options, parse_probes
@@ -101,7 +100,7 @@ def contamination_cmd(
     kw_files = parse_keywords_option(keywords, task_list)
     if output is None:
         output = Path("psym-results") / datetime.now().strftime("contamination-%Y%m%d-%H%M%S")
-    with claim_run_dir(output, overwrite=overwrite, resume=resume), progress_bar() as bar:
+    with progress_bar() as bar:  # contamination() claims the output
 
         class _Reporter:
             def __init__(self, task: str, total: int) -> None:

@@ -24,7 +24,7 @@ from psymetrics_core.base.errors import BackendError, PsymError
 from psymetrics_core.instruments.item_texts import require_item_texts
 from psymetrics_core.pluginsys.loader import plugin_versions
 from psymetrics_core.pluginsys.session import Session
-from psymetrics_core.records.rundir import ensure_run_dir
+from psymetrics_core.records.rundir import claim_run_dir
 from psymetrics_core.records.writer import provenance, redact, write_results
 
 from .inventory import Inventory, build_inventory
@@ -88,7 +88,8 @@ def contamination(
     ``session`` supplies the plugins (``psym contamination`` passes its own; default: a fresh
     session of the installed plugins).
 
-    ``output`` is claimed like ``psym eval``'s (``psymetrics_core.records.rundir.ensure_run_dir``):
+    ``output`` is claimed like ``psym eval``'s (``psymetrics_core.records.rundir.claim_run_dir``,
+    the claim handed to ``evaluate``):
     locked, and refused when it already holds a run unless ``overwrite`` or ``resume``.
     """
     opts = options or ProbeOptions()
@@ -98,12 +99,12 @@ def contamination(
     if limit is not None:
         bound("contamination --limit").check(limit, "--limit")
     claim = (
-        ensure_run_dir(Path(output), overwrite=overwrite, resume=resume)
+        claim_run_dir(Path(output), overwrite=overwrite, resume=resume)
         if output is not None
         else nullcontext()
     )
     session = session if session is not None else Session()
-    with claim:
+    with claim as run_dir:
         prepared = {
             t: prepare(
                 t, probes, opts, item_files, keyword_files, permutations, limit, session=session
@@ -124,6 +125,7 @@ def contamination(
             results = evaluate(
                 run_tasks, model=model, model_args=args, backend=be, seed=opts.seed,
                 output=output, cache=cache, progress=progress, session=session,
+                run_dir=run_dir,
             )  # fmt: skip
         report: dict[str, Any] = {
             "schema": SCHEMA,
