@@ -129,7 +129,7 @@ def test_the_reports_parallel_analysis_keeps_the_sequential_count() -> None:
 
 def test_a_cfa_model_whose_items_two_tasks_share_needs_its_task(tmp_path) -> None:
     """bfi and pb-epqr both number their items 1, 2, ...: a model over 1, 2, 3 is ambiguous."""
-    from psymetrics_core.analysis.population.runs import PopulationData
+    from psymetrics_core.analysis.population.population_data import PopulationData
     from psymetrics_core.analysis.population.structure import (
         StructureOptions,
         check_options,

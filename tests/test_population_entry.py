@@ -21,7 +21,7 @@ from psymetrics_core.analysis.population.data import ScaleStructure
 from psymetrics_core.analysis.population.entry import PopulationEntry
 from psymetrics_core.analysis.population.options import PopulationOptions
 from psymetrics_core.analysis.population.runs import present_structure, task_analysis, task_text
-from psymetrics_core.analysis.population.structure import StructureOptions
+from psymetrics_core.analysis.population.structure_options import StructureOptions
 from psymetrics_core.pluginsys.session import Session
 
 BASE = ["n_respondents", "n_personas", "clustering", "parse_rate", "constant_items",

@@ -40,7 +40,8 @@ from psymetrics_core.analysis.population.long import (
     respondent_columns,
 )
 from psymetrics_core.analysis.population.options import PopulationOptions
-from psymetrics_core.analysis.population.structure import StructureOptions, check_model_items
+from psymetrics_core.analysis.population.structure import check_model_items
+from psymetrics_core.analysis.population.structure_options import StructureOptions
 from psymetrics_core.analysis.population.survey import (
     check_categories,
     check_criterion,

@@ -12,7 +12,7 @@ import click
 
 from psymetrics_core.analysis.population.dimensionality import ROTATIONS
 from psymetrics_core.analysis.population.options import PopulationOptions
-from psymetrics_core.analysis.population.structure import StructureOptions, read_cfa_model
+from psymetrics_core.analysis.population.structure_options import StructureOptions, read_cfa_model
 from psymetrics_core.base.errors import PsymError
 
 __all__ = ["population_options", "criteria_pairs"]

@@ -40,11 +40,11 @@ from scipy.stats import t as t_dist
 
 from psymetrics_core.analysis.population.data import Responses, ScaleStructure
 from psymetrics_core.analysis.population.diagnostics import scale_scores
+from psymetrics_core.analysis.population.population_data import PopulationData
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.reading import parse_yaml, read_text
 
 if TYPE_CHECKING:
-    from psymetrics_core.analysis.population.runs import PopulationData
     from psymetrics_core.base.types import Instrument
 
 __all__ = ["TraitTable", "Variable", "Correlation", "CFCriterion", "MTMM", "load_trait_table",

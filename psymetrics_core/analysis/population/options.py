@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from psymetrics_core.analysis.population.structure import StructureOptions
+from psymetrics_core.analysis.population.structure_options import StructureOptions
 
 __all__ = ["PopulationOptions"]
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +35,7 @@ from psymetrics_core.analysis.population.humans import human_diagnostics, human_
 from psymetrics_core.analysis.population.irt import graded_response, irt_text
 from psymetrics_core.analysis.population.mtmm import mtmm_part, mtmm_text, trait_table
 from psymetrics_core.analysis.population.options import PopulationOptions
+from psymetrics_core.analysis.population.population_data import PopulationData
 from psymetrics_core.analysis.population.reliability import Coefficient, scale_reliability
 from psymetrics_core.analysis.population.structure import (
     check_options,
@@ -49,20 +50,6 @@ from psymetrics_core.records.samples import SampleRecord
 
 __all__ = ["PopulationData", "read_population_runs", "criterion_table", "population_section",
            "population_analysis", "present_structure", "task_analysis", "task_text"]  # fmt: skip
-
-
-@dataclass
-class PopulationData:
-    """One task's answers in a population run: respondents x items, personas, labels."""
-
-    task: str
-    values: pd.DataFrame  # index: respondent key (cell|repeat), columns: item ids, NaN = none
-    persona: pd.Series  # respondent key -> respondent (persona) id
-    labels: pd.DataFrame  # respondent key -> label fields
-    n_lines: int = 0
-    n_parsed: int = 0
-    forms: set[str] = field(default_factory=set)
-    cells: pd.DataFrame | None = None  # respondent key -> run, condition (cell less respondent)
 
 
 def read_population_runs(run_dirs: Sequence[Path]) -> dict[str, PopulationData]:
