@@ -119,6 +119,8 @@ def contamination_cmd(
             item_files=parse_items_option(items),
             keyword_files=kw_files,
             output=output,
+            overwrite=overwrite,
+            resume=resume,
             limit=limit,
             cache=not no_cache,
             progress=_Reporter,
