@@ -54,6 +54,8 @@ class Bound:
             return False
         if self.integer and not isinstance(value, int):
             return False
+        if isinstance(value, int):  # exact: isfinite() overflows on an int beyond a float
+            return self.lo <= value <= self.hi
         return math.isfinite(value) and self.lo <= value <= self.hi
 
     def check(self, value: object, name: str | None = None) -> None:
