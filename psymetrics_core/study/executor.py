@@ -3,7 +3,9 @@
 ``psym run PLAN --executor dask --shards N`` submits one task per shard to a Dask cluster (a
 local one with N worker processes by default, or ``--scheduler ADDRESS``) and merges the shard
 directories when all are done. Nothing is scheduled here beyond the plan file: Dask places the
-tasks; a shard is ``psymetrics_core.study.shard.run_plan`` on one worker.
+tasks; a shard is ``psymetrics_core.study.shard.run_plan`` on one worker. A ``--scheduler``
+address is checked before Dask is asked, and one where no scheduler answers within
+``SCHEDULER_WAIT`` seconds is one line (docs/reference/bounds.md).
 """
 
 from __future__ import annotations
@@ -96,7 +98,7 @@ def _run_dask(
     plan: Plan, dirs: list[Path], shards: int, scheduler: str | None, options: dict[str, Any]
 ) -> None:
     try:
-        from dask.distributed import Client, LocalCluster  # on demand: the [dask] extra
+        from distributed import Client, LocalCluster, comm  # on demand: the [dask] extra
     except ImportError:
         raise PsymError(
             "--executor dask needs Dask: pip install 'psymetrics-core[dask]' (dask[distributed])"
@@ -111,7 +113,7 @@ def _run_dask(
             host="127.0.0.1",
         )
     try:
-        with _client(Client, cluster, scheduler) as client:
+        with _client(Client, comm, cluster, scheduler) as client:
             futures = [
                 client.submit(run_shard_task, plan, str(d), i, shards, options, pure=False)
                 for i, d in enumerate(dirs, 1)
@@ -123,22 +125,18 @@ def _run_dask(
             cluster.close()
 
 
-def check_scheduler(address: str) -> str:
-    """``address`` as Dask reads a scheduler address (``[PROTOCOL://]HOST:PORT``), or one line
-    naming ``--scheduler`` and what was expected."""
-    from distributed.comm import parse_address
-    from distributed.comm.addressing import parse_host_port
-    from distributed.comm.registry import backends
-
+def check_scheduler(address: str, comm: Any) -> str:
+    """``address`` as Dask reads a scheduler address (``[PROTOCOL://]HOST:PORT``, parsed by
+    Dask's ``distributed.comm``), or one line naming ``--scheduler`` and what was expected."""
     shown = address.strip()[:200]
     expected = "expected [tcp://]HOST:PORT, e.g. tcp://10.0.0.5:8786"
     try:
-        protocol, location = parse_address(address.strip())
-        if protocol not in backends:
+        protocol, location = comm.parse_address(address.strip())
+        if protocol not in comm.registry.backends:
             raise ValueError(f"unknown protocol {protocol[:40]!r}")
         if protocol != "inproc":
             try:
-                _, port = parse_host_port(location)
+                _, port = comm.parse_host_port(location)
             except ValueError as exc:
                 if "invalid literal" not in str(exc):
                     raise
@@ -151,12 +149,12 @@ def check_scheduler(address: str) -> str:
     return address.strip()
 
 
-def _client(client_cls: Any, cluster: Any, scheduler: str | None) -> Any:
+def _client(client_cls: Any, comm: Any, cluster: Any, scheduler: str | None) -> Any:
     """A Dask client of ``cluster`` or of the scheduler at ``scheduler``: an address that is
     malformed, or where no scheduler answers within ``SCHEDULER_WAIT`` seconds, is one line."""
     if cluster is not None:
         return client_cls(cluster)
-    address = check_scheduler(str(scheduler))
+    address = check_scheduler(str(scheduler), comm)
     try:
         return client_cls(address, timeout=SCHEDULER_WAIT)
     except (OSError, TimeoutError, ValueError) as exc:
