@@ -84,6 +84,12 @@ def _read_shard(directory: Path) -> _Shard:
     )  # fmt: skip
     if results is not None:  # the files are those the shard's own results.json describes
         verify_records(directory, results.get("records"), what="shard")
+    elif samples or judge:  # a shard of no units (more shards than units) records nothing
+        what = "samples.jsonl" if samples else "judge.jsonl"
+        raise PsymError(
+            f"{directory / what}: holds records, but the shard has no results.json (its "
+            f"shard.json lists {len(record.units)} unit(s)); run the shard again"
+        )
     return _Shard(directory, record, results, samples, judge)
 
 

@@ -299,6 +299,26 @@ def test_fuzz_merge_refuses_a_tampered_shard(
     assert not (tmp_path / "merged" / "results.json").exists()
 
 
+def test_fuzz_merge_refuses_records_in_a_shard_of_no_units(
+    session: Session, shards: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """3 shards of a 2-unit plan: the third ran nothing, so a line added to its empty
+    samples.jsonl has no results.json to verify it and is refused (not silently dropped)."""
+    from psymetrics_core.study.shard import run_plan
+
+    plan = build_plan(PlanSettings(tasks=("bfi",), limit=2, repeats=2), session)
+    dirs = [tmp_path / f"t{i}" for i in (1, 2, 3)]
+    for i, d in enumerate(dirs, 1):
+        run_plan(plan, d, (i, 3), session=session, backend=_Scripted(), cache=False)
+    assert (dirs[2] / "samples.jsonl").read_bytes() == b""
+    run_cli(["merge", *map(str, dirs), "-o", str(tmp_path / "ok")])  # untouched: merges
+    line = (shards[0] / "samples.jsonl").read_text().splitlines()[0]
+    (dirs[2] / "samples.jsonl").write_text(line + "\n")
+    argv = ["merge", *map(str, dirs), "-o", str(tmp_path / "m")]
+    out = expect_clean_error(lambda: run_cli(argv), [str(dirs[2] / "samples.jsonl")])
+    assert "no results.json" in out.message, out.message
+
+
 def _sha(path: Path) -> tuple[int, str]:
     blob = path.read_bytes()
     return blob.count(b"\n"), hashlib.sha256(blob).hexdigest()
@@ -438,6 +458,6 @@ def test_an_empty_letter_is_still_scored_as_unparsed(session: Session, tmp_path:
 
 def test_fuzz_residual_case_count() -> None:
     """The named cases of this file (issue 31's closing note)."""
-    n = len(SCHEDULERS) + 2 + 1 + len(TAMPERED) + len(SHARD_SPECS) + 1 + len(PERSONAS)
+    n = len(SCHEDULERS) + 2 + 2 + len(TAMPERED) + len(SHARD_SPECS) + 1 + len(PERSONAS)
     n += len(GENERATIONS)
     assert n >= 40, n
