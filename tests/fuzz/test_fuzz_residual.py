@@ -18,8 +18,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 import socket
+import subprocess
+import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -456,8 +459,56 @@ def test_an_empty_letter_is_still_scored_as_unparsed(session: Session, tmp_path:
     assert item.id == "f-20-student" and text == ""
 
 
+def test_fuzz_residual_through_the_real_command(
+    plan_path: Path, shards: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """A sample of the inputs above through ``python -m psymetrics_core``: exit 1 and exactly
+    one ``psym: error:`` line on stderr naming the input, no traceback, no output written."""
+    pytest.importorskip("distributed")
+    persona = tmp_path / "p.json"
+    persona.write_text('{"system": 5}')
+    letters = tmp_path / "letters.jsonl"
+    letters.write_text('{"item": "f-20-student", "text": null}\n')
+    two = tmp_path / "s2"
+    shutil.copytree(shards[1], two)
+    _lines(_set(0, "completion", "5"))(two)
+    out = str(tmp_path / "out")
+    cases = [
+        (["run", str(plan_path), "--shard", "1/1000000000000", "-o", out], "--shard N"),
+        (
+            ["run", str(plan_path), "--executor", "dask", "--scheduler", "nonsense", "-o", out],
+            "--scheduler 'nonsense'",
+        ),
+        (["merge", str(shards[0]), str(two), "-o", out], str(two / "samples.jsonl")),
+        (
+            ["plan", "--tasks", "bfi", "--condition", f"persona={persona}", "-o", out],
+            f"{persona}, field 'system'",
+        ),
+        (
+            ["score", "--task", "refletter", "--responses", str(letters)],
+            f"{letters}, line 1: field 'text'",
+        ),
+    ]
+    env = {**os.environ, "PSYM_CACHE_DIR": str(tmp_path / "cache"), "PSYM_DEBUG": "0"}
+    for argv, expect in cases:
+        r = subprocess.run(
+            [sys.executable, "-m", "psymetrics_core", *argv],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        err = r.stderr.strip()
+        assert r.returncode == 1, f"{argv[0]}: exit {r.returncode}: {err[-1000:]}"
+        assert "Traceback" not in err, err[-2000:]
+        lines = [x for x in err.splitlines() if x.strip()]
+        assert len(lines) == 1 and lines[0].startswith("psym: error: "), err[-1000:]
+        assert expect in lines[0], lines[0]
+        assert not Path(out).exists(), argv
+
+
 def test_fuzz_residual_case_count() -> None:
     """The named cases of this file (issue 31's closing note)."""
-    n = len(SCHEDULERS) + 2 + 2 + len(TAMPERED) + len(SHARD_SPECS) + 1 + len(PERSONAS)
+    n = len(SCHEDULERS) + 2 + 2 + 5 + len(TAMPERED) + len(SHARD_SPECS) + 1 + len(PERSONAS)
     n += len(GENERATIONS)
     assert n >= 40, n
