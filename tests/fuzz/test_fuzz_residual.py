@@ -403,14 +403,16 @@ PERSONAS: list[tuple[str, str, bytes, str]] = [
 
 @pytest.mark.parametrize("name, fname, raw, expect", PERSONAS, ids=[c[0] for c in PERSONAS])
 def test_fuzz_persona_system_not_text(
-    tmp_path: Path, name: str, fname: str, raw: bytes, expect: str
+    session: Session, tmp_path: Path, name: str, fname: str, raw: bytes, expect: str
 ) -> None:
+    """``--condition persona=FILE`` as ``psym eval`` and ``psym plan`` build it (the command
+    itself: ``test_fuzz_residual_through_the_real_command``)."""
+    from psymetrics_core.administer.conditions import cells_for
+
     p = tmp_path / fname
     p.write_bytes(raw)
-    argv = ["plan", "--tasks", "bfi", "--condition", f"persona={p}", "-o", str(tmp_path / "x")]
-    out = expect_clean_error(lambda: run_cli(argv), [str(p)], label=name)
+    out = expect_clean_error(lambda: cells_for([f"persona={p}"], session), [str(p)], label=name)
     assert expect in out.message and "text" in out.message, out.message
-    assert not (tmp_path / "x").exists()
 
 
 def test_a_persona_with_a_text_system_prompt_is_used(session: Session, tmp_path: Path) -> None:
@@ -441,11 +443,17 @@ GENERATIONS: list[tuple[str, bytes, str]] = [
 
 
 @pytest.mark.parametrize("name, raw, expect", GENERATIONS, ids=[c[0] for c in GENERATIONS])
-def test_fuzz_refletter_generations(tmp_path: Path, name: str, raw: bytes, expect: str) -> None:
+def test_fuzz_refletter_generations(
+    session: Session, tmp_path: Path, name: str, raw: bytes, expect: str
+) -> None:
+    """The reader of ``psym score --task refletter --responses FILE`` (the command itself:
+    ``test_fuzz_residual_through_the_real_command``)."""
+    from psymetrics_core.administer.answer_files import read_generations
+
+    task = session.get_instrument("refletter")
     p = tmp_path / "letters.jsonl"
     p.write_bytes(raw)
-    argv = ["score", "--task", "refletter", "--responses", str(p)]
-    out = expect_clean_error(lambda: run_cli(argv), [str(p)], label=name)
+    out = expect_clean_error(lambda: read_generations(p, task), [str(p)], label=name)
     assert expect in out.message, out.message
 
 
