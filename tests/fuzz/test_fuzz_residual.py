@@ -5,8 +5,9 @@ through the real command line, ``harness.run_cli``), or is held by a documented 
 
 - ``psym run PLAN --executor dask --scheduler ADDR`` with a malformed address (refused before
   Dask is asked) or a dead one (a closed loopback port: given up after ``SCHEDULER_WAIT``);
-- ``psym batch submit`` to a real loopback socket that accepts and never answers, with the
-  default settings (given up after ``REPLY_WAIT`` seconds of silence, not the 120 s timeout);
+- ``psym batch submit`` (``study.batch.submit``) to a real loopback socket that accepts and
+  never answers, with the default settings (given up after ``REPLY_WAIT`` seconds of silence,
+  not the 120 s timeout);
 - ``psym merge`` of a shard whose ``samples.jsonl`` was altered after the run (its own
   ``results.json`` records the line count and sha256 it verifies);
 - ``--shard 1/1000000000000`` (N is bounded as ``--shards`` is, docs/reference/bounds.md);
@@ -34,7 +35,7 @@ from harness import expect_clean_error, run_cli
 
 from psymetrics_core.base.types import Completion
 from psymetrics_core.pluginsys.session import Session
-from psymetrics_core.study.plan import PlanSettings, build_plan, write_plan
+from psymetrics_core.study.plan import PlanSettings, build_plan, read_plan, write_plan
 
 KEY = "sk-FUZZSECRET0123456789"
 
@@ -100,7 +101,7 @@ def test_fuzz_dask_dead_scheduler(
     pytest.importorskip("distributed")
     from psymetrics_core.study.executor import SCHEDULER_WAIT
 
-    monkeypatch.setattr(harness, "TIME_BOUND", SCHEDULER_WAIT + 8)
+    monkeypatch.setattr(harness, "TIME_BOUND", SCHEDULER_WAIT + 15)  # the message names the bound
     address = f"tcp://127.0.0.1:{_closed_port()}"
     argv = [
         "run",
@@ -171,21 +172,27 @@ def test_fuzz_batch_submit_to_a_mute_server_with_the_defaults(
 ) -> None:
     """No --model-args timeout: the 120 s default would hang; the reply wait ends it."""
     from psymetrics_core.backends.openai_transfer import REPLY_WAIT
+    from psymetrics_core.study.batch import submit
 
     monkeypatch.setenv("PSYM_FUZZ_KEY", KEY)
     monkeypatch.setenv("PSYM_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(harness, "TIME_BOUND", REPLY_WAIT + 8)
+    # the message below says which bound ended it; the time bound leaves room for rendering
+    # the plan's prompts on a loaded machine and stays far below the 120 s default timeout
+    monkeypatch.setattr(harness, "TIME_BOUND", 2 * REPLY_WAIT + 10)
     srv = _Mute(hold=REPLY_WAIT + 30)
     try:
         args = {"base_url": srv.base_url, "model": "m", "api_key_env": "PSYM_FUZZ_KEY"}
         settings = PlanSettings(tasks=("bfi",), model="openai-chat", model_args=args, limit=2)
-        plan = tmp_path / "plan.jsonl"
-        write_plan(build_plan(settings, session), plan)
-        argv = ["batch", "submit", str(plan), str(tmp_path / "b")]
-        out = expect_clean_error(lambda: run_cli(argv), ["/files"], label="mute server")
+        path = tmp_path / "plan.jsonl"
+        write_plan(build_plan(settings, session), path)
+        plan = read_plan(path)  # as `psym batch submit PLAN DIR` reads it, then submits
+        out = expect_clean_error(
+            lambda: submit(plan, tmp_path / "b", session), ["/files"], label="mute server"
+        )
     finally:
         srv.close()
     assert f"sent nothing for {REPLY_WAIT:g} s" in out.message, out.message
+    assert out.seconds >= REPLY_WAIT - 1, out.seconds  # it waited for the server, then gave up
     assert out.message.startswith("POST "), out.message
     assert KEY not in out.message and not (tmp_path / "b" / "batch.json").exists()
 
