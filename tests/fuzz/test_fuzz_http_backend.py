@@ -19,16 +19,13 @@ from harness import expect_clean_error
 from psymetrics_core.backends.base import GenerationSettings
 from psymetrics_core.base.types import Prompt
 
-EXAMPLE = (
-    Path(__file__).resolve().parents[2] / "docs" / "plugins" / "examples" / "anthropic_backend.py"
-)
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLE = REPO / "docs" / "plugins" / "examples" / "anthropic_backend.py"
 KEY = "sk-ant-fuzz-9876543210"
 
 
 def _example() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "anthropic_fuzz", EXAMPLE / "anthropic_backend.py"
-    )
+    spec = importlib.util.spec_from_file_location("anthropic_fuzz", EXAMPLE)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
