@@ -9,13 +9,9 @@ These are short control calls, so a server that stops talking is given up early:
 
 from __future__ import annotations
 
-from psymetrics_core.backends.openai_api import (
-    OpenAIBackend,
-    _error_text,
-    _read_capped,
-    run_sync,
-)
-from psymetrics_core.backends.openai_args import join_url
+from psymetrics_core.backends.http import error_text, read_capped, run_sync
+from psymetrics_core.backends.http_args import join_url
+from psymetrics_core.backends.openai_api import OpenAIBackend
 from psymetrics_core.base.errors import BackendError
 from psymetrics_core.base.redaction import redact_text
 
@@ -55,7 +51,7 @@ async def _api_async(
         async with aiohttp.ClientSession(headers=headers, timeout=timeout) as client:
             url = join_url(be.base_url, path)
             async with client.request(method, url, data=data) as resp:
-                raw = await _read_capped(resp, be.max_response_bytes)
+                raw = await read_capped(resp, be.max_response_bytes)
                 status = resp.status
     except aiohttp.ConnectionTimeoutError:
         raise BackendError(f"{shown}: no connection within {connect:g} s") from None
@@ -77,7 +73,7 @@ async def _api_async(
         )
     if status >= 400:
         text = raw.decode("utf-8", errors="replace")
-        raise BackendError(f"{shown}: HTTP {status}: {be._redact(_error_text(text))}")
+        raise BackendError(f"{shown}: HTTP {status}: {be._redact(error_text(text))}")
     return raw
 
 
