@@ -219,7 +219,7 @@ def test_responses_with_irt_give_the_irt_key_and_a_text_block(tmp_path: Path, ps
     assert irt["information"]["theta"] == list(THETA) and len(irt["information"]["test"]) == 33
     text = psym("analyze", "--task", "grm6", "--responses", str(path), "--irt").output
     line = next(x for x in text.splitlines() if "IRT (graded) S" in x)
-    assert "6 items, n 1500, a " in line and "information peaks at theta" in line
+    assert "6 items, n 1500 of 1500 (listwise), a " in line and "information peaks at" in line
     plain = psym("analyze", "--task", "grm6", "--responses", str(path), "--json")
     assert "irt" not in json.loads(plain.output)["population"]["all"]  # only when asked
 

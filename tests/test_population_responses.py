@@ -90,8 +90,9 @@ def test_cfa_recovers_the_simulated_loadings_next_to_the_old_report(instrument: 
     rep = _analyze(psym, "--responses", str(_long(instrument / "long.csv")))
     assert rep["groups"]["all"]["scales"]["a"]["alpha"]["alpha"] > 0.6  # the existing report
     pop = rep["population"]["all"]
-    assert rep["cluster"] == "persona" and pop["n_personas"] == 60
-    assert pop["n_respondents"] == 1500 and pop["parse_rate"] == 1.0
+    assert rep["cluster"] == "persona" and pop["n_clusters"] == 60
+    assert pop["n_respondents"] == 1500 and pop["cells_answered"] == 1.0
+    assert "parse_rate" not in pop and pop["source"] == "responses" and rep["missing"] == "listwise"
     cfa = pop["cfa"]["a"]
     assert cfa["reason"] is None and cfa["fit"]["df"] == 5
     std = {x["item"]: x["std"] for x in cfa["loadings"]}
@@ -130,7 +131,7 @@ def test_a_constant_item_is_named_and_no_numbers_come_from_it(instrument: Path, 
     assert pop["cfa"]["a"]["fit"] is None and pop["cfa"]["a"]["reason"] == (
         "items that never vary: 3"
     )
-    assert pop["n_personas"] == 200  # no persona column: each respondent is its own
+    assert pop["n_clusters"] == 200  # no persona column: each respondent is its own
 
 
 def test_cluster_column_must_exist_and_name_one_persona(instrument: Path, psym) -> None:
@@ -159,4 +160,18 @@ def test_groups_reuse_respondent_ids_with_their_own_personas(instrument: Path, p
     assert set(rep["population"]) == {"m1", "m2"}
     for g in ("m1", "m2"):
         assert rep["population"][g]["n_respondents"] == 300
-        assert rep["population"][g]["n_personas"] == 30
+        assert rep["population"][g]["n_clusters"] == 30
+
+
+def test_human_data_speak_of_respondents_and_cells_answered(instrument: Path, psym) -> None:
+    """A response file is people, not a model run (issue 31, item 6): its entry counts
+    respondents (and the clusters of its persona column) and the cells answered, never a
+    parse rate or personas; every analysis line states its rows."""
+    path = _long(instrument / "long.csv")
+    res = psym("analyze", "--task", "onefac", "--responses", str(path))
+    assert res.exit_code == 0, res.output
+    head = next(x for x in res.output.splitlines() if x.startswith("onefac: "))
+    assert head.startswith("onefac: 1500 respondents (60 clusters), cells answered 1.00")
+    assert "parse rate" not in res.output and "personas)" not in res.output
+    assert "  missing answers: listwise (" in res.output
+    assert "n 1500 of 1500 (listwise)" in res.output

@@ -188,7 +188,7 @@ def analyze_responses(
     ``responses_json`` gives the report's JSON."""
 
     if deletion not in reliability.DELETION:
-        raise PsymError(f"--deletion must be one of {', '.join(reliability.DELETION)}")
+        raise PsymError(f"--missing must be one of {', '.join(reliability.DELETION)}")
     inst = session.get_instrument(task)
     if inst.kind != "questionnaire":
         raise PsymError(f"task '{task}' is not a questionnaire (kind {inst.kind})")
@@ -217,6 +217,7 @@ def analyze_responses(
         "responses": str(path),
         "group_by": by,
         "alpha_deletion": deletion,
+        "missing": deletion,
         "respondents": "rows are the file's respondents (within each group)",
         "groups": {
             g: _group_report(inst, form, sub, deletion, session.hook)
@@ -233,7 +234,7 @@ def analyze_responses(
     if by is not None:
         pops = {g: population_data(inst, form, sub, labels, p.cluster)
                 for g, (p, sub, labels) in groups.items()}  # fmt: skip
-        rep["invariance"] = invariance_across(by, pops)
+        rep["invariance"] = invariance_across(by, pops, population.missing)
     return rep
 
 
