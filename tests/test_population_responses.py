@@ -175,3 +175,50 @@ def test_human_data_speak_of_respondents_and_cells_answered(instrument: Path, ps
     assert "parse rate" not in res.output and "personas)" not in res.output
     assert "  missing answers: listwise (" in res.output
     assert "n 1500 of 1500 (listwise)" in res.output
+
+
+def test_criterion_keeps_every_pair_of_one_scale(instrument: Path, psym) -> None:
+    """``--criterion a=trait --criterion a=flip`` gives both rows (issue 31: a dict per scale
+    kept only the last); a pair given twice is one row. flip = -trait: rho changes sign."""
+    path = _long(instrument / "long.csv", n=300, personas=300)
+    frame = pd.read_csv(path)
+    frame.assign(flip=-frame["trait"]).to_csv(path, index=False)
+    rep = _analyze(psym, "--responses", str(path), "--criterion", "a=trait",
+                   "--criterion", "a=flip", "--criterion", "a=trait")  # fmt: skip
+    rows = rep["population"]["all"]["criterion"]
+    assert [(r["scale"], r["label"]) for r in rows] == [("a", "trait"), ("a", "flip")]
+    assert rows[0]["value"] == pytest.approx(-rows[1]["value"]) and rows[0]["value"] > 0.4
+
+
+def test_missing_policy_on_a_response_file(instrument: Path, psym) -> None:
+    """``--missing`` reaches every analysis of a response file and is recorded; the old
+    ``--deletion`` is read as it with a warning; both, differing, is one error; fiml refuses
+    the EFA in one line naming it. 60 of the 300 respondents skip item 4."""
+    path = _long(instrument / "long.csv", n=300, personas=300)
+    frame = pd.read_csv(path)
+    skip = frame["item"].eq(4) & frame["respondent"].isin([f"r{i}" for i in range(60)])
+    frame.loc[skip, "response"] = np.nan
+    frame.to_csv(path, index=False)
+    lw = _analyze(psym, "--responses", str(path), "--efa", "1")
+    pw = _analyze(psym, "--responses", str(path), "--efa", "1", "--missing", "pairwise")
+    assert (lw["missing"], pw["missing"]) == ("listwise", "pairwise")
+    a, b = lw["population"]["all"], pw["population"]["all"]
+    assert a["missing"] == "listwise" and b["missing"] == "pairwise"
+    assert a["cfa"]["a"]["rows"]["n"] == 240 and b["cfa"]["a"]["rows"]["n"] == 240
+    assert b["cfa"]["a"]["rows"]["n_pairs_max"] == 300
+    assert a["cfa"]["a"]["fit"]["chisq"] != b["cfa"]["a"]["fit"]["chisq"]
+    assert a["parallel_analysis"]["n"] == 240 and a["efa"]["rows"]["n"] == 240
+    assert "60 rows with an unanswered item left out" in a["reliability"][0]["rows"]["dropped"]
+    old = psym("analyze", "--task", "onefac", "--responses", str(path), "--deletion",
+               "pairwise", "--json")  # fmt: skip
+    assert old.exit_code == 0 and "--deletion is now --missing" in old.stderr
+    assert json.loads(old.stdout)["population"]["all"]["missing"] == "pairwise"
+    both = psym("analyze", "--task", "onefac", "--responses", str(path), "--deletion",
+                "pairwise", "--missing", "listwise")  # fmt: skip
+    assert isinstance(both.exception, PsymError)
+    assert "--deletion is the old name of --missing" in str(both.exception)
+    fiml = psym("analyze", "--task", "onefac", "--responses", str(path), "--missing", "fiml",
+                "--efa", "1")  # fmt: skip
+    assert fiml.exit_code == 0, fiml.output
+    assert "--missing fiml: the EFA has no full-information estimator here" in fiml.stdout
+    assert "CFA a: chi2 " in fiml.stdout and "n 300 of 300 (fiml)" in fiml.stdout

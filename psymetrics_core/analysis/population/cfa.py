@@ -12,11 +12,12 @@ rows than free parameters, or a fit that does not converge.
 from __future__ import annotations
 
 import logging
+import re
 import time
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -163,7 +164,7 @@ def cfa(
     out.reason = f"items that never vary: {', '.join(const)}" if const else None
     out.reason = out.reason or _refusal(inp, _free_count(sem, inp))
     if out.reason is None and missing == "fiml":
-        fit_fiml(semopy.ModelMeans(syntax), inp.frame, out)
+        fit_fiml(semopy.ModelMeans, syntax, inp.frame, out)
     elif out.reason is None:
         _fit(sem, inp, out)
     out.seconds = time.perf_counter() - start
@@ -203,12 +204,27 @@ def _fit(sem: object, data: _Input, out: CFAResult) -> None:
     _loadings(sem, out)
 
 
-def fit_fiml(sem: Any, frame: pd.DataFrame, out: CFAResult) -> None:
+_NAME_TOKEN = re.compile(r"(?<![\w.])([A-Za-z0-9_.]+)(?![\w.]|\s*\*)")
+
+
+def _safe_names(syntax: str, observed: list[str]) -> tuple[str, dict[str, str]]:
+    """``syntax`` with each item renamed ``v0``, ``v1`` ... (semopy's ``ModelMeans`` reads an
+    item named ``1`` as its intercept), and the map back to the items' names."""
+    names = {item: f"v{j}_" for j, item in enumerate(observed)}
+    text = _NAME_TOKEN.sub(lambda m: names.get(m.group(1), m.group(1)), syntax)
+    return text, {v: k for k, v in names.items()}
+
+
+def fit_fiml(model_means: Any, syntax: str, frame: pd.DataFrame, out: CFAResult) -> None:
     """FIML: semopy's ``ModelMeans`` (``obj="ML"`` is its full-information likelihood over
     the observed cells, intercepts free). chi-square = the model's -2 log-likelihood less the
     saturated model's (its EM means and covariances), the baseline's likewise (independent
     items: each item's own mean and variance); SRMR against the EM covariances (lavaan's h1).
-    ``sem``: semopy's ``ModelMeans`` of the model."""
+    ``model_means``: semopy's ``ModelMeans`` class; items are renamed for it (``_safe_names``)
+    and their names restored in the loadings."""
+    text, back = _safe_names(syntax, [str(c) for c in frame.columns])
+    sem = model_means(text)
+    frame = frame.rename(columns={v: k for k, v in back.items()})
     frame = frame.loc[:, list(sem.vars["observed"])]
     x = frame.to_numpy(dtype=float)
     try:
@@ -233,6 +249,9 @@ def fit_fiml(sem: Any, frame: pd.DataFrame, out: CFAResult) -> None:
     out.fit = fit_indices(max(chisq, 0.0), df, (max(base, 0.0), p * (p - 1) // 2), out.n,
                           srmr_value=srmr(s_h1, implied))  # fmt: skip
     _loadings(sem, out)
+    out.loadings = [replace(x, item=back.get(x.item, x.item)) for x in out.loadings]
+    out.heywood = [back.get(h.split(":", 1)[0], h.split(":", 1)[0]) + ":" + h.split(":", 1)[1]
+                   for h in out.heywood]  # fmt: skip
 
 
 @contextmanager
