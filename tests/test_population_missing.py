@@ -22,9 +22,11 @@ from scipy.stats import multivariate_normal
 from psymetrics_core.analysis.population.cfa import cfa
 from psymetrics_core.analysis.population.data import Responses, ScaleStructure
 from psymetrics_core.analysis.population.dimensionality import (
+    auto_basis,
     efa,
     minres_communalities,
     parallel_analysis,
+    parallel_text,
 )
 from psymetrics_core.analysis.population.invariance import measurement_invariance
 from psymetrics_core.analysis.population.missing import em_moments, fiml_loss, rows_used
@@ -198,3 +200,21 @@ def test_fiml_refusals_name_the_analysis(bfi: pd.DataFrame) -> None:
     rel = scale_reliability(Responses(items), ScaleStructure({"N": tuple(NEURO)}), n_boot=0,
                             missing="fiml")[0]  # fmt: skip
     assert rel.n == 2800 and rel.coefficients[0].value is not None  # EM covariances (Enders)
+
+
+def test_efa_auto_says_which_count_and_by_how_much(bfi: pd.DataFrame) -> None:
+    """``--efa auto``'s line names parallel analysis's kind and the margins of the last
+    retained eigenvalue and of the next one over their random references."""
+    items = bfi.loc[:, ITEMS]
+    pa = parallel_analysis(items, kind="components")
+    text = auto_basis(pa)
+    assert pa.margin is not None and pa.miss is not None
+    assert text.startswith("--efa auto: 5 from parallel analysis of components")
+    assert f"eigenvalue 5 exceeds its random 95% quantile by {pa.margin:.3f}" in text
+    assert f"eigenvalue 6 falls short of its by {-pa.miss:.3f}" in text
+    assert pa.margin == pytest.approx(pa.observed[4] - pa.random_quantile[4])
+    lines = parallel_text(pa)
+    assert lines == [f"  parallel analysis (components): 5 component(s) (eigenvalues above the "
+                     f"random 95% quantile, the last by {pa.margin:.3f}; the next falls short by "
+                     f"{-pa.miss:.3f}); n 2436 of 2800 (listwise: 364 rows with an unanswered "
+                     "item left out)"]  # fmt: skip

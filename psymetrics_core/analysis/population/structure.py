@@ -410,7 +410,8 @@ def structure_text(parts: StructureParts) -> list[str]:
 
 
 def _efa_text(x: EFAEntry) -> list[str]:
-    head = f"  EFA ({x.method}, {x.rotation or 'unrotated'}, {x.n_factors} factor(s))"
+    k = "—" if x.n_factors is None else x.n_factors
+    head = f"  EFA ({x.method}, {x.rotation or 'unrotated'}, {k} factor(s))"
     used = "" if x.rows is None else f"; {x.rows.text()}"
     basis = [] if x.basis is None else [f"    {x.basis}"]
     if x.loadings is None or x.factors is None:
