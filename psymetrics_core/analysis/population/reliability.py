@@ -103,6 +103,8 @@ def _corr(x: np.ndarray, names: list[str] | None, missing: str = "listwise") -> 
     else:
         c = _cov(x, missing)
         sd = np.sqrt(np.diag(c))
+        if not np.all(sd > 0):
+            raise Undefined("an item does not vary")
         r = c / np.outer(sd, sd)
     dep = dependent_items(r, names or [str(j) for j in range(x.shape[1])])
     if dep is not None:
