@@ -30,6 +30,8 @@ CASES = [
      "--criterion grit=flag: task bfi has no scale 'grit'"),
     ("criterion-label-not-per-respondent", HEADER + GOOD.replace("r0,p0,0,6", "r0,p0,1,6"),
      {"criterion": (("extraversion", "flag"),)}, "the respondents have no label 'flag'"),
+    ("missing-unknown-policy", HEADER + GOOD, {"missing": "mice"},
+     "--missing 'mice': one of listwise, pairwise, fiml"),
 ]  # fmt: skip
 
 
@@ -51,5 +53,6 @@ def test_fuzz_population_responses(
 def _split(kwargs: dict) -> dict:
     """The case's keywords: criterion (and the bootstrap draws) go into the options record."""
     kw = dict(kwargs)
-    kw["population"] = PopulationOptions(criterion=kw.pop("criterion", None), n_boot=0)
+    kw["population"] = PopulationOptions(criterion=kw.pop("criterion", None), n_boot=0,
+                                         missing=kw.pop("missing", "listwise"))  # fmt: skip
     return kw

@@ -33,7 +33,7 @@ from psymetrics_core.analysis.population.entry import (
 from psymetrics_core.analysis.population.fitstats import FitIndices
 from psymetrics_core.analysis.population.humans import human_diagnostics, human_text
 from psymetrics_core.analysis.population.irt import graded_response, irt_text
-from psymetrics_core.analysis.population.missing import RowsUsed
+from psymetrics_core.analysis.population.missing import POLICIES, RowsUsed
 from psymetrics_core.analysis.population.mtmm import mtmm_part, mtmm_text, trait_table
 from psymetrics_core.analysis.population.options import PopulationOptions
 from psymetrics_core.analysis.population.reliability import Coefficient, scale_reliability
@@ -228,6 +228,8 @@ def task_analysis(
     options = options or PopulationOptions()
     resp = Responses(pop.values, pop.persona)
     missing = options.missing
+    if missing not in POLICIES:
+        raise PsymError(f"--missing {missing!r}: one of {', '.join(POLICIES)}")
     grm = graded_response(resp, structure, missing=missing) if options.irt else None  # at once
     diag = diagnose(resp, structure)
     rel = scale_reliability(resp, structure, n_boot=options.n_boot, missing=missing)
