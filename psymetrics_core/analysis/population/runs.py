@@ -230,11 +230,11 @@ def task_analysis(
     missing = options.missing
     if missing not in POLICIES:
         raise PsymError(f"--missing {missing!r}: one of {', '.join(POLICIES)}")
+    crit = criterion_table(pop, structure, options.criterion)  # a bad pair: one line at once
     grm = graded_response(resp, structure, missing=missing) if options.irt else None  # at once
     diag = diagnose(resp, structure)
     rel = scale_reliability(resp, structure, n_boot=options.n_boot, missing=missing)
     cfas = cfa_by_scale(resp, structure, missing)
-    crit = criterion_table(pop, structure, options.criterion)
     return PopulationEntry(
         n_respondents=int(len(pop.values)),
         n_personas=int(pop.persona.nunique()),
