@@ -215,11 +215,21 @@ def _safe_names(syntax: str, observed: list[str]) -> tuple[str, dict[str, str]]:
     return text, {v: k for k, v in names.items()}
 
 
+def _srmr_means(s: np.ndarray, implied: np.ndarray, m: np.ndarray, mu: np.ndarray) -> float:
+    """SRMR with a mean structure, as lavaan's with ``missing = "ml"``: the standardized
+    residual covariances and means ((m_j - mu_j) / sqrt(s_jj)) averaged together."""
+    p = len(m)
+    cov_part = srmr(s, implied) ** 2 * (p * (p + 1) // 2)
+    mean_part = float(np.sum(((m - mu) / np.sqrt(np.diag(s))) ** 2))
+    return float(np.sqrt((cov_part + mean_part) / (p * (p + 1) // 2 + p)))
+
+
 def fit_fiml(model_means: Any, syntax: str, frame: pd.DataFrame, out: CFAResult) -> None:
     """FIML: semopy's ``ModelMeans`` (``obj="ML"`` is its full-information likelihood over
     the observed cells, intercepts free). chi-square = the model's -2 log-likelihood less the
     saturated model's (its EM means and covariances), the baseline's likewise (independent
-    items: each item's own mean and variance); SRMR against the EM covariances (lavaan's h1).
+    items: each item's own mean and variance); SRMR against the EM moments, means included
+    (lavaan's h1 and its SRMR with a mean structure).
     ``model_means``: semopy's ``ModelMeans`` class; items are renamed for it (``_safe_names``)
     and their names restored in the loadings."""
     text, back = _safe_names(syntax, [str(c) for c in frame.columns])
@@ -246,8 +256,8 @@ def fit_fiml(model_means: Any, syntax: str, frame: pd.DataFrame, out: CFAResult)
     base = fiml_loss(x, np.nanmean(x, axis=0), np.diag(np.nanvar(x, axis=0))) - h1
     p = x.shape[1]
     df = p * (p + 1) // 2 + p - len(sem.param_vals)
-    out.fit = fit_indices(max(chisq, 0.0), df, (max(base, 0.0), p * (p - 1) // 2), out.n,
-                          srmr_value=srmr(s_h1, implied))  # fmt: skip
+    out.fit = fit_indices(float(max(chisq, 0.0)), df, (float(max(base, 0.0)), p * (p - 1) // 2), out.n,
+                          srmr_value=_srmr_means(s_h1, implied, mu_h1, mu))  # fmt: skip
     _loadings(sem, out)
     out.loadings = [replace(x, item=back.get(x.item, x.item)) for x in out.loadings]
     out.heywood = [back.get(h.split(":", 1)[0], h.split(":", 1)[0]) + ":" + h.split(":", 1)[1]
