@@ -256,7 +256,8 @@ def fit_fiml(model_means: Any, syntax: str, frame: pd.DataFrame, out: CFAResult)
     base = fiml_loss(x, np.nanmean(x, axis=0), np.diag(np.nanvar(x, axis=0))) - h1
     p = x.shape[1]
     df = p * (p + 1) // 2 + p - len(sem.param_vals)
-    out.fit = fit_indices(float(max(chisq, 0.0)), df, (float(max(base, 0.0)), p * (p - 1) // 2), out.n,
+    bdf = p * (p - 1) // 2
+    out.fit = fit_indices(float(max(chisq, 0.0)), df, (float(max(base, 0.0)), bdf), out.n,
                           srmr_value=_srmr_means(s_h1, implied, mu_h1, mu))  # fmt: skip
     _loadings(sem, out)
     out.loadings = [replace(x, item=back.get(x.item, x.item)) for x in out.loadings]
