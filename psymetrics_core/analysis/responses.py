@@ -224,7 +224,7 @@ def analyze_responses(
     ``responses_json`` gives the report's JSON."""
 
     if deletion not in reliability.DELETION:
-        raise PsymError(f"--deletion must be one of {', '.join(reliability.DELETION)}")
+        raise PsymError(f"--missing must be one of {', '.join(reliability.DELETION)}")
     if human is not None and group is not None:
         raise PsymError(
             f"--human: the groups are the source (llm, human); not with --group {group}"
@@ -243,6 +243,7 @@ def analyze_responses(
         "responses": str(path),
         "group_by": by,
         "alpha_deletion": deletion,
+        "missing": deletion,
         "respondents": "rows are the file's respondents (within each group)",
         "groups": {
             g: _group_report(key.instrument, form, sub, deletion, session.hook)
@@ -262,7 +263,7 @@ def analyze_responses(
     if by is not None:
         pops = {g: population_data(key, sub, labels, p.cluster)
                 for g, (p, sub, labels) in groups.items()}  # fmt: skip
-        rep["invariance"] = invariance_across(by, pops)
+        rep["invariance"] = invariance_across(by, pops, population.missing)
     return rep
 
 

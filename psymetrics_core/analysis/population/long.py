@@ -114,12 +114,14 @@ def population_report(
     grouping of ``options.structure`` is left to ``invariance_across`` (one group here)."""
     pop, structure = population_data(key, frame, labels, cluster)
     opts = None if options.structure is None else replace(options.structure, group=None)
-    return task_analysis(pop, structure, replace(options, structure=opts), key.instrument)
+    scoped = replace(options, structure=opts)
+    return task_analysis(pop, structure, scoped, key.instrument, "responses")
 
 
 def invariance_across(
-    name: str, groups: Mapping[str, tuple[PopulationData, ScaleStructure]]
-) -> InvarianceEntry:
+    name: str, groups: Mapping[str, tuple[PopulationData, ScaleStructure]],
+    missing: str = "listwise",
+) -> InvarianceEntry:  # fmt: skip
     """The invariance ladder across the groups of a long file (the items every group has)."""
     pops = [p for p, _ in groups.values()]
     common = set.intersection(*(set(p.values.columns) for p in pops))
@@ -133,4 +135,4 @@ def invariance_across(
         {s: its for s, its in scales.items() if its},
         {i: r for i, r in first.reverse.items() if i in common},
     )
-    return invariance_entry(name, Responses(values, group=group), structure)
+    return invariance_entry(name, Responses(values, group=group), structure, missing)
