@@ -15,9 +15,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
-import os
 import random
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +23,7 @@ from typing import Any
 
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.reading import parse_json, read_csv, read_lines
+from psymetrics_core.base.writing import check_target, write_output
 from psymetrics_core.records.population import (
     MAX_PERSONA,
     MAX_RESPONDENTS,
@@ -39,6 +38,7 @@ __all__ = [
     "build",
     "Built",
     "write_population",
+    "check_build_output",
     "GENERATORS",
     "TRAIT_MARKERS",
     "read_source",
@@ -95,6 +95,11 @@ def build(spec: BuildSpec) -> Built:
     found = len(pool)
     pool = _dedupe(pool, str(spec.source or f"--generate {spec.generate}"))
     dropped = found - len(pool)
+    if spec.n is None and len(pool) > MAX_RESPONDENTS:
+        raise PsymError(
+            f"{spec.source}: {len(pool):,} distinct personas; a population file holds at most "
+            f"{MAX_RESPONDENTS:,} respondents (the bound psym eval reads): draw a sample with --n"
+        )
     if spec.n is None or spec.n == len(pool):
         return Built(pool, dropped)
     if spec.n > len(pool):
@@ -105,29 +110,34 @@ def build(spec: BuildSpec) -> Built:
     return Built(_stratified(pool, spec.stratify, spec.n, rng), dropped)
 
 
-def write_population(path: Path, people: Sequence[Respondent]) -> None:
+def write_population(
+    path: str | Path, people: Sequence[Respondent], inputs: Sequence[str | Path] = ()
+) -> Path:
     """Write ``people`` to the population file ``path`` (one JSON line each; complete or not
-    at all)."""
+    at all) through the core's one writer: ``inputs`` (the persona source) are never replaced,
+    and a population over ``MAX_RESPONDENTS`` is refused here, where the file is written, not
+    only where ``psym eval`` reads it."""
+    if len(people) > MAX_RESPONDENTS:
+        raise PsymError(
+            f"-o {path}: {len(people):,} respondents; a population file holds at most "
+            f"{MAX_RESPONDENTS:,} (draw a sample with --n)"
+        )
     text = "".join(population_line(r) + "\n" for r in people)
-    _write(path, text)
+    return write_output(path, text, inputs=inputs, what="-o")
 
 
-def _write(path: Path, text: str) -> None:
-    """Atomic write (a unique temporary name beside ``path``, then a rename); one line on
-    failure. (To be replaced by the core's one writer of outputs.)"""
-    if path.exists() and not path.is_file():
-        raise PsymError(f"{path}: expected a regular file or a new path")
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    except OSError as exc:
-        raise PsymError(f"{path}: cannot write the population file ({exc.strerror})") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except OSError as exc:
-        Path(tmp).unlink(missing_ok=True)
-        raise PsymError(f"{path}: cannot write the population file ({exc.strerror})") from None
+def check_build_output(path: str | Path, spec: BuildSpec) -> Path:
+    """Refuse an output that would replace the persona source (or is not a writable file
+    path) before the source is read."""
+    return check_target(path, inputs=_source_files(spec.source), what="-o")
+
+
+def _source_files(source: Path | None) -> list[Path]:
+    if source is None:
+        return []
+    if source.is_dir():
+        return [source, *(p for p in source.rglob("*") if p.is_file())]
+    return [source]
 
 
 def _dedupe(pool: list[Respondent], where: str) -> list[Respondent]:
@@ -222,6 +232,11 @@ def read_source(path: Path, split: str | None = None) -> list[tuple[int, dict[st
     lines become ``{"persona": line}``)."""
     if path.is_dir():
         return _saved_dataset(path, split)
+    if split is not None:
+        raise PsymError(
+            f"--split {split}: {path} is a file; --split chooses a split of a dataset folder "
+            "written by datasets' save_to_disk"
+        )
     if not path.is_file():
         raise PsymError(f"{path}: no such persona source (a .jsonl, .csv, .parquet or .txt file, "
                         "or a dataset folder written by datasets' save_to_disk)")  # fmt: skip
