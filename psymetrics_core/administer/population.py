@@ -39,6 +39,7 @@ __all__ = [
     "template_ref",
     "population_files",
     "persona_conditions",
+    "given_template",
 ]
 
 # name -> (Jinja2 template, source)
@@ -124,6 +125,14 @@ def input_digests(path: str | Path, template: str = "jung") -> dict[str, str]:
         "population": hashlib.sha256(blob).hexdigest(),
         "persona_template": hashlib.sha256(source.encode("utf-8")).hexdigest(),
     }
+
+
+def given_template(template: str | None, population: str | Path | None) -> str:
+    """The ``--persona-template`` to use: refused when given without ``--population`` (even
+    the default's name: never silently ignored), else the default ``jung``."""
+    if template is not None and population is None:
+        raise PsymError(f"--persona-template {template}: needs --population FILE")
+    return template or "jung"
 
 
 def check_population_options(

@@ -28,6 +28,7 @@ from psymetrics_core.administer.answer_files import (
 from psymetrics_core.analysis import reliability
 from psymetrics_core.analysis.population.long import (
     CLUSTER_DEFAULT,
+    check_grouping,
     invariance_across,
     population_data,
     population_report,
@@ -206,6 +207,7 @@ def analyze_responses(
                             f"the responses are of task {task}")  # fmt: skip
         check_model_items(structure.cfa_model, task, [it.id for it in inst.forms[form]])
     parts = [_part(path, inst, form, group, cluster, None if human is None else "llm")]
+    check_grouping(parts[0].frame, path, group, cluster)
     if human is not None:
         parts.append(_part(human, inst, form, None, cluster, "human"))
     cluster = parts[0].cluster

@@ -16,7 +16,7 @@ import hashlib
 import itertools
 import json
 import random
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -95,11 +95,6 @@ def build(spec: BuildSpec) -> Built:
     found = len(pool)
     pool = _dedupe(pool, str(spec.source or f"--generate {spec.generate}"))
     dropped = found - len(pool)
-    if spec.n is None and len(pool) > MAX_RESPONDENTS:
-        raise PsymError(
-            f"{spec.source}: {len(pool):,} distinct personas; a population file holds at most "
-            f"{MAX_RESPONDENTS:,} respondents (the bound psym eval reads): draw a sample with --n"
-        )
     if spec.n is None or spec.n == len(pool):
         return Built(pool, dropped)
     if spec.n > len(pool):
@@ -186,7 +181,7 @@ def _stratified(
 def _from_source(spec: BuildSpec) -> list[Respondent]:
     assert spec.source is not None
     path = spec.source
-    rows = read_source(path, spec.split)
+    rows = read_source(path, spec.split, max_rows=MAX_RESPONDENTS if spec.n is None else None)
     digest = _sha256(path)
     out = []
     for row_no, row in rows:
@@ -227,9 +222,23 @@ def _label(value: Any) -> Any:
     return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
 
 
-def read_source(path: Path, split: str | None = None) -> list[tuple[int, dict[str, Any]]]:
+def read_source(
+    path: Path, split: str | None = None, max_rows: int | None = None
+) -> list[tuple[int, dict[str, Any]]]:
     """(row number, fields) of every row of a persona source (1-based rows; a text file's
-    lines become ``{"persona": line}``)."""
+    lines become ``{"persona": line}``); a source of over ``max_rows`` rows is refused (as
+    soon as the row after the bound is read, for a text or JSON-lines source)."""
+    rows = _rows(path, split)
+    out = list(itertools.islice(rows, max_rows + 1)) if max_rows is not None else list(rows)
+    if max_rows is not None and len(out) > max_rows:
+        raise PsymError(
+            f"{path}: over {max_rows:,} rows without --n; a population file holds at most "
+            f"{MAX_RESPONDENTS:,} respondents (the bound psym eval reads): draw a sample with --n"
+        )
+    return out
+
+
+def _rows(path: Path, split: str | None) -> Iterable[tuple[int, dict[str, Any]]]:
     if path.is_dir():
         return _saved_dataset(path, split)
     if split is not None:
@@ -242,15 +251,15 @@ def read_source(path: Path, split: str | None = None) -> list[tuple[int, dict[st
                         "or a dataset folder written by datasets' save_to_disk)")  # fmt: skip
     suffix = path.suffix.lower()
     if suffix in (".jsonl", ".ndjson"):
-        return [(n, _object(parse_json(line, path, line=n), path, n))
-                for n, line in read_lines(path, what="persona source") if line.strip()]  # fmt: skip
+        lines = read_lines(path, what="persona source")
+        return ((n, _object(parse_json(t, path, line=n), path, n)) for n, t in lines if t.strip())
     if suffix == ".csv":
         return [(n, dict(row)) for n, row in read_csv(path, what="persona source").rows]
     if suffix == ".parquet":
         return _parquet(path)
     if suffix == ".txt":
-        return [(n, {"persona": line.strip()})
-                for n, line in read_lines(path, what="persona source") if line.strip()]  # fmt: skip
+        lines = read_lines(path, what="persona source")
+        return ((n, {"persona": t.strip()}) for n, t in lines if t.strip())
     raise PsymError(
         f"{path}: unknown persona source type {suffix or '(none)'!r} "
         "(expected .jsonl, .csv, .parquet, .txt or a saved dataset folder)"

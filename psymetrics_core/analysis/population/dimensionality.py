@@ -29,6 +29,7 @@ __all__ = [
     "ROTATIONS",
     "parallel_analysis",
     "efa",
+    "efa_parameters",
     "tucker_congruence",
     "Congruence",
     "match_congruence",
@@ -105,6 +106,12 @@ def efa_df(p: int, k: int) -> int:
     return ((p - k) ** 2 - (p + k)) // 2
 
 
+def efa_parameters(p: int, k: int) -> int:
+    """Free parameters of a k-factor EFA of p items: loadings and uniquenesses less the
+    k(k - 1)/2 fixed by the rotational indeterminacy (p k + p - k(k - 1)/2)."""
+    return p * k + p - k * (k - 1) // 2
+
+
 def efa(
     values: pd.DataFrame, n_factors: int, rotation: str | None = "oblimin", method: str = "ml"
 ) -> EFAResult:
@@ -116,6 +123,12 @@ def efa(
     frame, why = _complete(values)
     if why is None and not 1 <= n_factors < frame.shape[1]:
         why = f"{n_factors} factors for {frame.shape[1]} items"
+    if why is None and len(frame) < (par := efa_parameters(frame.shape[1], n_factors)):
+        need = "an EFA needs a respondent per parameter, as the CFA and the graded response model"
+        why = (
+            f"{len(frame)} complete respondents for {par} free parameters "
+            f"({frame.shape[1]} items, {n_factors} factors; {need})"
+        )
     if why is None and (df := efa_df(frame.shape[1], n_factors)) < 0:
         why = (f"not identified: {n_factors} factors for {frame.shape[1]} items leave df {df} "
                "(an EFA needs (items - factors)^2 >= items + factors)")  # fmt: skip

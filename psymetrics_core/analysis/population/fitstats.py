@@ -10,6 +10,7 @@ none; this is lavaan's ``srmr_bentler`` for a model without mean structure).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -25,6 +26,9 @@ __all__ = [
     "rmsea_ci",
     "constant_items",
     "dependent_items",
+    "natural_key",
+    "SATURATED",
+    "fit_caveat",
 ]
 
 
@@ -44,6 +48,25 @@ class FitIndices:
     baseline_chisq: float
     baseline_df: int
     reason: str | None = None  # why CFI and TLI are None, when they are
+    # what the fit is when no index may be read as "good": a saturated model (df 0) fits
+    # by construction; items that do not covary leave no structure to fit (no verdicts then)
+    caveat: str | None = None
+
+
+SATURATED = (
+    "saturated model (df 0): it reproduces the covariances exactly by construction, so its "
+    "fit indices say nothing about whether it fits"
+)
+
+
+def fit_caveat(df: int, baseline_reason: str | None) -> str | None:
+    """Why no fit index of a model may be labelled good (None: they may be read)."""
+    if df == 0:
+        return SATURATED
+    if baseline_reason is not None:
+        tail = "any model fits such data, so the fit indices say nothing about this one"
+        return f"no structure to fit: {baseline_reason}; {tail}"
+    return None
 
 
 def baseline_chisq(covs: list[np.ndarray], ns: list[int]) -> tuple[float, int]:
@@ -100,7 +123,7 @@ def fit_indices(
     if df > 0:
         rmsea = float(np.sqrt(max(chisq / n / df - 1.0 / n, 0.0)) * np.sqrt(n_groups))
     return FitIndices(chisq, df, pval, cfi, tli, rmsea, rmsea_ci(chisq, df, n, n_groups),
-                      srmr_value, n, bchi, bdf, why)  # fmt: skip
+                      srmr_value, n, bchi, bdf, why, fit_caveat(df, why))  # fmt: skip
 
 
 BASELINE_ALPHA = 0.05
@@ -121,8 +144,16 @@ def _baseline_refusal(bchi: float, bdf: int) -> str | None:
 
 
 def constant_items(values: pd.DataFrame) -> list[str]:
-    """Items whose answered values never vary (or that nobody answered)."""
-    return [str(c) for c in values.columns if values[c].nunique(dropna=True) < 2]
+    """Items whose answered values never vary (or that nobody answered), in natural order
+    (ids as numbers where numeric: 2 before 10)."""
+    const = [str(c) for c in values.columns if values[c].nunique(dropna=True) < 2]
+    return sorted(const, key=natural_key)
+
+
+def natural_key(name: str) -> tuple[tuple[int, int | str], ...]:
+    """Sort key of an item id: its digit runs as numbers (``q2`` before ``q10``)."""
+    parts = [p for p in re.split(r"(\d+)", str(name)) if p]
+    return tuple((0, int(p)) if p.isdigit() else (1, p) for p in parts)
 
 
 def dependent_items(cov: np.ndarray, names: list[str], tol: float = 1e-8) -> list[str] | None:

@@ -20,6 +20,7 @@ import pandas as pd
 from psymetrics_core.analysis.population.data import Responses, ScaleStructure
 from psymetrics_core.analysis.population.entry import InvarianceEntry, PopulationEntry
 from psymetrics_core.analysis.population.options import PopulationOptions
+from psymetrics_core.analysis.population.quiet import quiet_analysis
 from psymetrics_core.analysis.population.runs import (
     PopulationData,
     present_structure,
@@ -30,9 +31,32 @@ from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.types import Instrument
 
 __all__ = ["CLUSTER_DEFAULT", "respondent_columns", "population_data", "population_report",
-           "invariance_across"]  # fmt: skip
+           "invariance_across", "check_grouping"]  # fmt: skip
 
 CLUSTER_DEFAULT = "persona"
+
+
+def check_grouping(
+    frame: pd.DataFrame, path: object, group: str | None, cluster: str | None
+) -> None:
+    """``--group`` and ``--cluster`` must name respondent-level fields: not the file's
+    respondent, item or response column, and (``--group``) one value per respondent in
+    ``frame`` (a long frame with ``respondent`` and ``group`` columns)."""
+    for option, col in (("--group", group), ("--cluster", cluster)):
+        if col in ("respondent", "item", "response"):
+            raise PsymError(
+                f"{option} {col}: the {col!r} column of {path} is not a respondent-level field "
+                "(name a label column that holds one value per respondent)"
+            )
+    if group is None:
+        return
+    per = frame.groupby("respondent", sort=False)["group"].nunique()
+    if (per > 1).any():
+        who = str(per.index[(per > 1).to_numpy()][0])
+        raise PsymError(
+            f"--group {group}: respondent {who[:60]!r} has more than one {group!r} value in "
+            f"{path} (a group holds whole respondents: name a respondent-level label)"
+        )
 
 
 def respondent_columns(
@@ -98,6 +122,7 @@ def population_report(
     return task_analysis(pop, structure, replace(options, structure=opts), inst)
 
 
+@quiet_analysis
 def invariance_across(
     name: str, groups: Mapping[str, tuple[PopulationData, ScaleStructure]]
 ) -> InvarianceEntry:

@@ -392,6 +392,8 @@ def structure_text(parts: StructureParts) -> list[str]:
             f"RMSEA {_n(f.rmsea, 3)} SRMR {_n(f.srmr, 3)}, n {c.n}"))  # fmt: skip
         if f is not None and f.reason:
             out.append(f"    CFI, TLI undefined: {f.reason}")
+        if f is not None and f.caveat:
+            out.append(f"    not a verdict: {f.caveat}")
         if c.heywood:
             out.append(f"    Heywood: {'; '.join(c.heywood)}")
     if parts.invariance is not None:
