@@ -228,14 +228,33 @@ def read_source(
     """(row number, fields) of every row of a persona source (1-based rows; a text file's
     lines become ``{"persona": line}``); a source of over ``max_rows`` rows is refused (as
     soon as the row after the bound is read, for a text or JSON-lines source)."""
-    rows = _rows(path, split)
-    out = list(itertools.islice(rows, max_rows + 1)) if max_rows is not None else list(rows)
-    if max_rows is not None and len(out) > max_rows:
-        raise PsymError(
-            f"{path}: over {max_rows:,} rows without --n; a population file holds at most "
-            f"{MAX_RESPONDENTS:,} respondents (the bound psym eval reads): draw a sample with --n"
-        )
+    if max_rows is None:
+        return list(_rows(path, split))
+    if _line_rows(path) > max_rows:  # a text or JSON-lines source: counted before it is parsed
+        raise _over_bound(path, max_rows)
+    out = list(itertools.islice(_rows(path, split), max_rows + 1))
+    if len(out) > max_rows:
+        raise _over_bound(path, max_rows)
     return out
+
+
+def _over_bound(path: Path, max_rows: int) -> PsymError:
+    return PsymError(
+        f"{path}: over {max_rows:,} rows without --n; a population file holds at most "
+        f"{MAX_RESPONDENTS:,} respondents (the bound psym eval reads): draw a sample with --n"
+    )
+
+
+def _line_rows(path: Path) -> int:
+    """Non-blank lines of a text or JSON-lines source (0 for other sources or unreadable
+    files: their reader says why)."""
+    if path.suffix.lower() not in (".jsonl", ".ndjson", ".txt") or not path.is_file():
+        return 0
+    try:
+        with path.open("rb") as fh:
+            return sum(1 for line in fh if line.strip())
+    except OSError:
+        return 0
 
 
 def _rows(path: Path, split: str | None) -> Iterable[tuple[int, dict[str, Any]]]:
