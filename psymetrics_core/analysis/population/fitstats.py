@@ -59,13 +59,26 @@ SATURATED = (
 )
 
 
-def fit_caveat(df: int, baseline_reason: str | None) -> str | None:
+# Kenny's (2015, "Measuring model fit") rule: when the independence model's RMSEA is below
+# .158, the items covary so weakly that the incremental indices cannot be informative (and
+# RMSEA and SRMR have little misfit to find): no index is read as a verdict then
+WEAK_BASELINE_RMSEA = 0.158
+
+
+def fit_caveat(
+    df: int, baseline_reason: str | None, baseline_rmsea: float | None = None
+) -> str | None:
     """Why no fit index of a model may be labelled good (None: they may be read)."""
     if df == 0:
         return SATURATED
     if baseline_reason is not None:
-        tail = "any model fits such data, so the fit indices say nothing about this one"
-        return f"no structure to fit: {baseline_reason}; {tail}"
+        return f"no structure to fit: {baseline_reason}; any model fits such data"
+    if baseline_rmsea is not None and baseline_rmsea < WEAK_BASELINE_RMSEA:
+        return (
+            f"little structure to fit: the independence model's RMSEA is {baseline_rmsea:.3f}, "
+            f"under {WEAK_BASELINE_RMSEA} (Kenny 2015): the items barely covary, so no index "
+            "can tell a good model from none"
+        )
     return None
 
 
@@ -119,14 +132,20 @@ def fit_indices(
         cfi = 1.0 - max(chisq - df, 0.0) / denom if denom > 0 else None
         if df > 0:
             tli = (bchi / bdf - chisq / df) / (bchi / bdf - 1.0)
-    rmsea = None
-    if df > 0:
-        rmsea = float(np.sqrt(max(chisq / n / df - 1.0 / n, 0.0)) * np.sqrt(n_groups))
+    rmsea = _rmsea(chisq, df, n, n_groups)
     return FitIndices(chisq, df, pval, cfi, tli, rmsea, rmsea_ci(chisq, df, n, n_groups),
-                      srmr_value, n, bchi, bdf, why, fit_caveat(df, why))  # fmt: skip
+                      srmr_value, n, bchi, bdf, why,
+                      fit_caveat(df, why, _rmsea(bchi, bdf, n, n_groups)))  # fmt: skip
 
 
 BASELINE_ALPHA = 0.05
+
+
+def _rmsea(chisq: float, df: int, n: int, n_groups: int = 1) -> float | None:
+    """lavaan's RMSEA of a chi-square (None without df)."""
+    if df <= 0 or n <= 0:
+        return None
+    return float(np.sqrt(max(chisq / n / df - 1.0 / n, 0.0)) * np.sqrt(n_groups))
 
 
 def _baseline_refusal(bchi: float, bdf: int) -> str | None:

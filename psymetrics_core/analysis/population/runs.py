@@ -303,8 +303,7 @@ def fit_text(f: FitIndices | None, reason: str | None, heywood: Sequence[str]) -
     if f.reason:
         out += f" (CFI, TLI undefined: {f.reason})"
     if f.caveat:  # (the no-structure caveat repeats the reason: said once)
-        short = f.caveat if f.df == 0 or not f.reason else f.caveat.replace(f"{f.reason}; ", "")
-        out += f"; no verdict: {short}"
+        out += "; no verdict: " + (f.caveat.replace(f"{f.reason}; ", "") if f.reason else f.caveat)
     if heywood:
         out += f"; Heywood: {'; '.join(heywood[:3])}" + (" ..." if len(heywood) > 3 else "")
     return out
