@@ -25,6 +25,7 @@ from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.reading import parse_json, read_csv, read_lines
 from psymetrics_core.base.writing import check_target, write_output
 from psymetrics_core.records.population import (
+    MAX_LABELS,
     MAX_PERSONA,
     MAX_RESPONDENTS,
     Respondent,
@@ -212,6 +213,8 @@ def _row_respondent(
         raise PsymError(f"{where}: field {spec.id_field!r}: respondent id {rid[:60]!r}: {problem} "
                         "(the id rule of population files)")  # fmt: skip
     labels = {k: _label(v) for k, v in row.items() if k not in (field, spec.id_field)}
+    if len(labels) > MAX_LABELS:  # the bound read_population applies, enforced here too
+        raise PsymError(f"{where}: {len(labels)} label fields; at most {MAX_LABELS} per respondent")
     source = {"file": path.name, "sha256": digest, "row": row_no}
     return Respondent(rid, text.strip(), labels, source, spec.licence)
 

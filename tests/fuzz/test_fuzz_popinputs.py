@@ -81,6 +81,17 @@ def test_write_population_enforces_the_bound(tmp_path: Path) -> None:
     assert not out.exists()
 
 
+def test_build_enforces_the_label_bound(tmp_path: Path) -> None:
+    """A source row of 201 label fields: refused at build (read_population would refuse the
+    file it wrote)."""
+    src = tmp_path / "wide.jsonl"
+    src.write_text(json.dumps({"persona": "a nurse", **{f"f{i}": i for i in range(201)}}) + "\n")
+    argv = ["population", "build", "--source", str(src), "-o", str(tmp_path / "pop.jsonl")]
+    res = expect_clean_error(lambda: run_cli(argv), ["wide.jsonl"], label="labels")
+    assert "201 label fields; at most 200" in res.message
+    assert not (tmp_path / "pop.jsonl").exists()
+
+
 @pytest.mark.parametrize(
     ("name", "output", "extra", "expect"),
     [
@@ -272,3 +283,23 @@ def test_persona_template_without_population(tmp_path: Path, template: str) -> N
         res = expect_clean_error(lambda argv=argv: run_cli(argv), [template], label=command)
         assert "needs --population FILE" in res.message
     assert not (tmp_path / "out").exists()
+
+
+def test_bounds_page_states_the_population_bounds() -> None:
+    """docs/reference/bounds.md's population table gives the bounds the code enforces."""
+    from psymetrics_core.administer import persona_template as pt
+    from psymetrics_core.analysis.population import identification as ident
+    from psymetrics_core.records.population import MAX_PERSONA
+
+    page = (Path(__file__).parents[2] / "docs" / "reference" / "bounds.md").read_text("utf-8")
+    rows = {
+        "respondents of a population file": f"{MAX_RESPONDENTS:,} (`MAX_RESPONDENTS`)",
+        "persona text": f"{MAX_PERSONA:,} characters",
+        "one rendered persona prompt": f"{pt.MAX_OUTPUT:,} characters",
+        "rendering one respondent's prompt": f"{pt.RENDER_SECONDS:g} s",
+        "the result of `**` in a template": f"{pt.MAX_POWER_BITS:,} bits",
+        "factors of a `--cfa-model`": f"{ident.MAX_FACTORS} (`MAX_FACTORS`)",
+        "loadings and covariances of a `--cfa-model`": f"{ident.MAX_TERMS:,} (`MAX_TERMS`)",
+    }
+    for what, bound in rows.items():
+        assert f"| {what} | {bound}" in page, (what, bound)
