@@ -206,8 +206,8 @@ def analyze_responses(
             raise PsymError(f"--cfa-model {structure.cfa_model.task}={structure.cfa_model.path}: "
                             f"the responses are of task {task}")  # fmt: skip
         check_model_items(structure.cfa_model, task, [it.id for it in inst.forms[form]])
+    check_grouping(path, group, cluster)
     parts = [_part(path, inst, form, group, cluster, None if human is None else "llm")]
-    check_grouping(parts[0].frame, path, group, cluster)
     if human is not None:
         parts.append(_part(human, inst, form, None, cluster, "human"))
     cluster = parts[0].cluster

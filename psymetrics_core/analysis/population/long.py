@@ -36,27 +36,16 @@ __all__ = ["CLUSTER_DEFAULT", "respondent_columns", "population_data", "populati
 CLUSTER_DEFAULT = "persona"
 
 
-def check_grouping(
-    frame: pd.DataFrame, path: object, group: str | None, cluster: str | None
-) -> None:
-    """``--group`` and ``--cluster`` must name respondent-level fields: not the file's
-    respondent, item or response column, and (``--group``) one value per respondent in
-    ``frame`` (a long frame with ``respondent`` and ``group`` columns)."""
+def check_grouping(path: object, group: str | None, cluster: str | None) -> None:
+    """``--group`` and ``--cluster`` must name respondent-level fields, not the file's
+    respondent, item or response column (which vary within a respondent: grouping by them
+    would split each respondent's answers, by answer value for ``response``)."""
     for option, col in (("--group", group), ("--cluster", cluster)):
         if col in ("respondent", "item", "response"):
             raise PsymError(
                 f"{option} {col}: the {col!r} column of {path} is not a respondent-level field "
                 "(name a label column that holds one value per respondent)"
             )
-    if group is None:
-        return
-    per = frame.groupby("respondent", sort=False)["group"].nunique()
-    if (per > 1).any():
-        who = str(per.index[(per > 1).to_numpy()][0])
-        raise PsymError(
-            f"--group {group}: respondent {who[:60]!r} has more than one {group!r} value in "
-            f"{path} (a group holds whole respondents: name a respondent-level label)"
-        )
 
 
 def respondent_columns(
