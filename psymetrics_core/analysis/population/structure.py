@@ -273,10 +273,10 @@ def _cfa_model_entry(keyed: pd.DataFrame, model: CFAModel) -> CFAModelEntry:
     if miss is not None:
         why = f"the model names {miss[1]!r} (line {miss[0]}), not an item of this task"
         return CFAModelEntry(model.syntax, model.path, CFAResult(model.syntax, 0, reason=why))
-    why = model.identification()
-    if why is not None:
+    problem = model.identification()
+    if problem is not None:
         rows = len(keyed.loc[:, [c for c in keyed.columns if c in model.observed]].dropna())
-        reason = f"model not identified: {why}"
+        reason = f"model not identified: {problem}"
         return CFAModelEntry(model.syntax, model.path, CFAResult(model.syntax, rows, reason=reason))
     try:
         res = cfa(keyed, model.syntax)
