@@ -184,7 +184,8 @@ TEMPLATES = [
         "{% set a = a ~ a %}{% set a = a ~ a %}{% set a = a ~ a %}{{ a | length }}",
         "budget",
     ),
-    ("recursion", "{% macro f(x) %}{{ f(x) }}{% endmacro %}{{ f(persona) }}", "RecursionError"),
+    # RecursionError, or the time budget first on a loaded machine: either is one line
+    ("recursion", "{% macro f(x) %}{{ f(x) }}{% endmacro %}{{ f(persona) }}", "respondent 'r0': "),
     ("include", "{% include 'other.j2' %}{{ persona }}", "{% include %} is not available"),
     ("import", "{% import 'other.j2' as o %}{{ persona }}", "{% import %} is not available"),
     ("from-import", "{% from 'other.j2' import x %}{{ persona }}", "is not available"),
