@@ -13,8 +13,9 @@ line naming the template:
 and ``MAX_OUTPUT`` characters: ``range`` is bounded by ``MAX_OUTPUT`` steps, ``*`` and ``**`` are
 checked before they run (a repeated text or list of over ``MAX_OUTPUT`` items, a power of over
 ``MAX_POWER_BITS`` bits), a number argument over ``MAX_OUTPUT`` to a filter or method (``center``,
-``indent``, ``ljust``, a format width) is refused, every line of the template checks the clock
-and its texts' lengths, and the sandbox is the immutable one (no ``append`` or ``update``).
+``indent``, ``ljust``, a format width) is refused, macro calls nest at most ``MAX_NESTING``
+deep, every line of the template checks the clock and its texts' lengths, and the sandbox is
+the immutable one (no ``append`` or ``update``).
 Anything the sandbox refuses, and any error the template raises, is one ``PsymError`` line naming
 the template and the respondent.
 """
@@ -50,6 +51,7 @@ __all__ = [
 MAX_OUTPUT = 100_000  # characters of one rendered prompt (and items of a range or list)
 RENDER_SECONDS = 2.0  # wall time of one respondent's render
 MAX_POWER_BITS = 100_000  # bits of the result of ``**``
+MAX_NESTING = 50  # template frames (macro calls) nested in one another
 _USES = ("persona", "id", "labels")
 _PYTHON_SYNTAX = re.compile(r"(?<!\{)\{\s*(persona|id|labels)\b[^{}]*\}(?!\})")
 _BIG_NUMBER = re.compile(r"\d{6,}")  # a width or precision of 100,000 or more in a format
@@ -248,9 +250,9 @@ def render(compiled: jinja2.Template, name: str, respondent: str, **values: Any)
 
 
 def _budgeted(compiled: jinja2.Template, values: dict[str, Any]) -> str:
-    deadline = time.monotonic() + RENDER_SECONDS
+    budget = _Budget(time.monotonic() + RENDER_SECONDS)
     before = sys.gettrace()
-    sys.settrace(functools.partial(_trace, deadline))
+    sys.settrace(budget.enter)
     try:
         parts, size = [], 0
         for chunk in compiled.generate(**values):
@@ -263,19 +265,39 @@ def _budgeted(compiled: jinja2.Template, values: dict[str, Any]) -> str:
         sys.settrace(before)
 
 
-def _trace(deadline: float, frame: FrameType, event: str, arg: Any) -> Any:
-    """The global trace function: the template's own frames get the line check."""
-    if frame.f_code.co_filename != "<template>":
-        return None
-    return functools.partial(_line, deadline)
+class _Budget:
+    """The trace functions of one render: every new frame of the template (``enter``) is
+    checked for its nesting depth, every line (``line``) for the clock and its values'
+    lengths; the first breach raises once (the frames it unwinds are not traced again)."""
 
+    def __init__(self, deadline: float) -> None:
+        self.deadline = deadline
+        self.spent = False
 
-def _line(deadline: float, frame: FrameType, event: str, arg: Any) -> Any:
-    if time.monotonic() > deadline:
-        raise _OverBudget(f"rendering took over {RENDER_SECONDS:g} s (the time budget)")
-    if any(_size(v) > MAX_OUTPUT for v in _values(frame)):
-        raise _too_big("a value")
-    return functools.partial(_line, deadline)
+    def enter(self, frame: FrameType, event: str, arg: Any) -> Any:
+        if self.spent or frame.f_code.co_filename != "<template>":
+            return None
+        depth, f = 0, frame
+        while f is not None and depth <= MAX_NESTING:
+            depth += f.f_code.co_filename == "<template>"
+            f = f.f_back
+        if depth > MAX_NESTING:
+            self._breach(f"macros nested over {MAX_NESTING} deep (the template recurses)")
+        return self.line
+
+    def line(self, frame: FrameType, event: str, arg: Any) -> Any:
+        if self.spent:
+            return None
+        if time.monotonic() > self.deadline:
+            self._breach(f"rendering took over {RENDER_SECONDS:g} s (the time budget)")
+        if any(_size(v) > MAX_OUTPUT for v in _values(frame)):
+            self.spent = True
+            raise _too_big("a value")
+        return self.line
+
+    def _breach(self, why: str) -> None:
+        self.spent = True
+        raise _OverBudget(why)
 
 
 def _values(frame: FrameType) -> Iterator[Any]:

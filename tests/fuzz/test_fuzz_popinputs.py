@@ -184,8 +184,8 @@ TEMPLATES = [
         "{% set a = a ~ a %}{% set a = a ~ a %}{% set a = a ~ a %}{{ a | length }}",
         "budget",
     ),
-    # RecursionError, or the time budget first on a loaded machine: either is one line
-    ("recursion", "{% macro f(x) %}{{ f(x) }}{% endmacro %}{{ f(persona) }}", "respondent 'r0': "),
+    # a macro that calls itself: stopped at the nesting bound, not by Python's RecursionError
+    ("recursion", "{% macro f(x) %}{{ f(x) }}{% endmacro %}{{ f(persona) }}", "nested over 50"),
     ("include", "{% include 'other.j2' %}{{ persona }}", "{% include %} is not available"),
     ("import", "{% import 'other.j2' as o %}{{ persona }}", "{% import %} is not available"),
     ("from-import", "{% from 'other.j2' import x %}{{ persona }}", "is not available"),
@@ -299,6 +299,7 @@ def test_bounds_page_states_the_population_bounds() -> None:
         "one rendered persona prompt": f"{pt.MAX_OUTPUT:,} characters",
         "rendering one respondent's prompt": f"{pt.RENDER_SECONDS:g} s",
         "the result of `**` in a template": f"{pt.MAX_POWER_BITS:,} bits",
+        "macro calls nested in one another": f"{pt.MAX_NESTING} (`MAX_NESTING`)",
         "factors of a `--cfa-model`": f"{ident.MAX_FACTORS} (`MAX_FACTORS`)",
         "loadings and covariances of a `--cfa-model`": f"{ident.MAX_TERMS:,} (`MAX_TERMS`)",
     }
