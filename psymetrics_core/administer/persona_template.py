@@ -277,7 +277,8 @@ class _Budget:
     def enter(self, frame: FrameType, event: str, arg: Any) -> Any:
         if self.spent or frame.f_code.co_filename != "<template>":
             return None
-        depth, f = 0, frame
+        depth = 0
+        f: FrameType | None = frame
         while f is not None and depth <= MAX_NESTING:
             depth += f.f_code.co_filename == "<template>"
             f = f.f_back
