@@ -34,6 +34,7 @@ from psymetrics_core.analysis.population.diagnostics import scale_scores
 from psymetrics_core.analysis.population.long import (
     CLUSTER_DEFAULT,
     ItemKey,
+    check_grouping,
     invariance_across,
     population_data,
     population_report,
@@ -230,6 +231,7 @@ def analyze_responses(
             f"--human: the groups are the source (llm, human); not with --group {group}"
         )
     population = population or PopulationOptions()
+    check_grouping(path, group, cluster)
     if task is None:
         key, parts = _survey_parts(path, group, cluster, population, human)
     else:

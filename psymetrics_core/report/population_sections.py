@@ -259,11 +259,14 @@ def _fit_cells(fit: FitIndices | None, reason: str | None) -> dict[str, Any]:
         return None if fit is None else getattr(fit, key)
 
     ci = get("rmsea_ci90")
-    cells = {"n": _cell(get("n"), 0, reason), "chisq": _cell(get("chisq"), 2, reason),
-             "df": _cell(get("df"), 0, reason)}  # fmt: skip
+    cells: dict[str, Any] = {"n": _cell(get("n"), 0, reason),
+                             "chisq": _cell(get("chisq"), 2, reason),
+                             "df": _cell(get("df"), 0, reason)}  # fmt: skip
+    caveat = get("caveat")  # a saturated model, or no structure to fit: no verdicts
+    cells["caveat"] = caveat or ""
     for c in FIT_CUTOFFS:
         v = num(get(c.key))
-        verdict = fit_verdict(c.key, v)
+        verdict = "" if caveat else fit_verdict(c.key, v)
         cell = _cell(v, 3, reason, f"fit-{verdict.replace(' ', '-')}" if verdict else "")
         cell["verdict"] = verdict
         cells[c.key] = cell

@@ -40,6 +40,7 @@ __all__ = [
     "ROTATIONS",
     "parallel_analysis",
     "efa",
+    "efa_parameters",
     "tucker_congruence",
     "Congruence",
     "match_congruence",
@@ -212,6 +213,12 @@ def efa_df(p: int, k: int) -> int:
     return ((p - k) ** 2 - (p + k)) // 2
 
 
+def efa_parameters(p: int, k: int) -> int:
+    """Free parameters of a k-factor EFA of p items: loadings and uniquenesses less the
+    k(k - 1)/2 fixed by the rotational indeterminacy (p k + p - k(k - 1)/2)."""
+    return p * k + p - k * (k - 1) // 2
+
+
 def efa(
     values: pd.DataFrame, n_factors: int, rotation: str | None = "oblimin", method: str = "ml",
     missing: str = "listwise",
@@ -226,6 +233,12 @@ def efa(
     p, why = len(c.columns), c.reason
     if why is None and not 1 <= n_factors < p:
         why = f"{n_factors} factors for {p} items"
+    if why is None and c.rows.n < (par := efa_parameters(p, n_factors)):
+        need = "an EFA needs a respondent per parameter, as the CFA and the graded response model"
+        why = (
+            f"{c.rows.n} respondents ({c.rows.policy}) for {par} free parameters "
+            f"({p} items, {n_factors} factors; {need})"
+        )
     if why is None and (df := efa_df(p, n_factors)) < 0:
         why = (f"not identified: {n_factors} factors for {p} items leave df {df} "
                "(an EFA needs (items - factors)^2 >= items + factors)")  # fmt: skip

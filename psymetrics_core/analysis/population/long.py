@@ -20,6 +20,7 @@ import pandas as pd
 from psymetrics_core.analysis.population.data import Responses, ScaleStructure
 from psymetrics_core.analysis.population.entry import InvarianceEntry, PopulationEntry
 from psymetrics_core.analysis.population.options import PopulationOptions
+from psymetrics_core.analysis.population.quiet import quiet_analysis
 from psymetrics_core.analysis.population.runs import (
     PopulationData,
     present_structure,
@@ -30,7 +31,7 @@ from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.types import Instrument
 
 __all__ = ["CLUSTER_DEFAULT", "ItemKey", "respondent_columns", "population_data",
-           "population_report", "invariance_across"]  # fmt: skip
+           "population_report", "invariance_across", "check_grouping"]  # fmt: skip
 
 CLUSTER_DEFAULT = "persona"
 
@@ -52,6 +53,18 @@ class ItemKey:
         """The key of an installed instrument's ``form``."""
         items = tuple(it.id for it in inst.forms[form])
         return cls(inst.id, items, ScaleStructure.from_instrument(inst, form), form, inst)
+
+
+def check_grouping(path: object, group: str | None, cluster: str | None) -> None:
+    """``--group`` and ``--cluster`` must name respondent-level fields, not the file's
+    respondent, item or response column (which vary within a respondent: grouping by them
+    would split each respondent's answers, by answer value for ``response``)."""
+    for option, col in (("--group", group), ("--cluster", cluster)):
+        if col in ("respondent", "item", "response"):
+            raise PsymError(
+                f"{option} {col}: the {col!r} column of {path} is not a respondent-level field "
+                "(name a label column that holds one value per respondent)"
+            )
 
 
 def respondent_columns(
@@ -118,6 +131,7 @@ def population_report(
     return task_analysis(pop, structure, scoped, key.instrument, "responses")
 
 
+@quiet_analysis
 def invariance_across(
     name: str, groups: Mapping[str, tuple[PopulationData, ScaleStructure]],
     missing: str = "listwise",

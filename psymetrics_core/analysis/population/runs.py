@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from psymetrics_core.analysis.population.cfa import cfa_by_scale
-from psymetrics_core.analysis.population.criterion import criterion_row
+from psymetrics_core.analysis.population.criterion import criterion_row, with_composites
 from psymetrics_core.analysis.population.data import Responses, ScaleStructure
 from psymetrics_core.analysis.population.diagnostics import diagnose, scale_scores
 from psymetrics_core.analysis.population.entry import (
@@ -36,6 +36,7 @@ from psymetrics_core.analysis.population.irt import graded_response, irt_text
 from psymetrics_core.analysis.population.missing import POLICIES, RowsUsed
 from psymetrics_core.analysis.population.mtmm import mtmm_part, mtmm_text, trait_table
 from psymetrics_core.analysis.population.options import PopulationOptions
+from psymetrics_core.analysis.population.quiet import quiet_analysis
 from psymetrics_core.analysis.population.reliability import Coefficient, scale_reliability
 from psymetrics_core.analysis.population.structure import (
     check_options,
@@ -165,6 +166,7 @@ def population_section(
     return AnalysisSection("population", "Population psychometrics", res.text, res.to_json())
 
 
+@quiet_analysis
 def population_analysis(
     run_dirs: Sequence[Path],
     instruments: Mapping[str, Instrument],
@@ -217,6 +219,7 @@ def present_structure(structure: ScaleStructure, pop: PopulationData) -> ScaleSt
     )
 
 
+@quiet_analysis
 def task_analysis(
     pop: PopulationData, structure: ScaleStructure, options: PopulationOptions | None = None,
     instrument: Instrument | None = None, source: str = "runs",
@@ -230,7 +233,12 @@ def task_analysis(
     missing = options.missing
     if missing not in POLICIES:
         raise PsymError(f"--missing {missing!r}: one of {', '.join(POLICIES)}")
-    crit = criterion_table(pop, structure, options.criterion)  # a bad pair: one line at once
+    form = sorted(pop.forms or {"original"})[0]
+    crit = criterion_table(  # composite scales (total) too: psym show lists them; a bad pair:
+        pop,  # one line at once, before the analyses
+        with_composites(structure, instrument, form, list(pop.values.columns)),
+        options.criterion,
+    )
     grm = graded_response(resp, structure, missing=missing) if options.irt else None  # at once
     diag = diagnose(resp, structure)
     rel = scale_reliability(resp, structure, n_boot=options.n_boot, missing=missing)
@@ -242,7 +250,7 @@ def task_analysis(
         parse_rate=pop.n_parsed / pop.n_lines if pop.n_lines else None,
         constant_items=diag.constant_items,
         straightlining_share=diag.straightlining_share,
-        reasons=dict(diag.reasons),
+        reasons={k: v for k, v in diag.reasons.items() if k != "acquiescence"},  # see human
         reliability=list(rel),
         cfa=dict(cfas),
         criterion=crit,
@@ -309,6 +317,8 @@ def fit_text(f: FitIndices | None, reason: str | None, heywood: Sequence[str]) -
     )
     if f.reason:
         out += f" (CFI, TLI undefined: {f.reason})"
+    if f.caveat:  # (the no-structure caveat repeats the reason: said once)
+        out += "; no verdict: " + (f.caveat.replace(f"{f.reason}; ", "") if f.reason else f.caveat)
     if heywood:
         out += f"; Heywood: {'; '.join(heywood[:3])}" + (" ..." if len(heywood) > 3 else "")
     return out

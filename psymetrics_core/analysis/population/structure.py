@@ -17,7 +17,6 @@ with fewer than 3 shared items, or no human loadings, phi is None with the reaso
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -27,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from psymetrics_core.analysis.population.cfa import CFAResult, cfa
+from psymetrics_core.analysis.population.cfa_model import CFAModel, read_cfa_model
 from psymetrics_core.analysis.population.data import Responses, ScaleStructure
 from psymetrics_core.analysis.population.dimensionality import (
     ParallelAnalysis,
@@ -51,7 +51,6 @@ from psymetrics_core.analysis.population.invariance import (
 )
 from psymetrics_core.analysis.records import unit_label
 from psymetrics_core.base.errors import PsymError
-from psymetrics_core.base.reading import read_text
 from psymetrics_core.base.types import HumanLoadings
 from psymetrics_core.records.read import read_results
 
@@ -67,85 +66,6 @@ MIN_CONGRUENCE_ITEMS = 3  # phi over fewer shared items says nothing
 READING = ("Lorenzo-Seva & ten Berge (2006): phi >= .95 equal, .85-.94 fair similarity, "
            "below .85 not equal")  # fmt: skip
 RUN_GROUPS = ("model", "condition")
-_NAME = re.compile(r"[A-Za-z0-9_.]+")
-_TERM = re.compile(r"(?:[-+]?(?:\d+\.?\d*|\.\d+|NA)\*)?([A-Za-z0-9_.]+)")
-
-
-@dataclass(frozen=True)
-class Statement:
-    """One model statement: ``lhs =~ a + b`` or ``lhs ~~ a``, with its line in the file."""
-
-    line: int
-    lhs: str
-    op: str
-    terms: tuple[str, ...]  # as written (with modifiers such as 0*)
-    names: tuple[str, ...]  # the variable names of ``terms``
-
-
-@dataclass(frozen=True)
-class CFAModel:
-    """A CFA model read from a file in lavaan syntax (``=~`` and ``~~`` statements)."""
-
-    path: str
-    statements: tuple[Statement, ...]
-    task: str | None = None  # the task it is fitted to (--cfa-model TASK=FILE)
-
-    @property
-    def syntax(self) -> str:
-        return "\n".join(f"{s.lhs} {s.op} {' + '.join(s.terms)}" for s in self.statements)
-
-    @property
-    def factors(self) -> set[str]:
-        return {s.lhs for s in self.statements if s.op == "=~"}
-
-    def unknown(self, columns: Sequence[str]) -> tuple[int, str] | None:
-        """(line, name) of the first name that is neither a factor nor a column."""
-        known = self.factors | {str(c) for c in columns}
-        for s in self.statements:
-            for name in (s.lhs, *s.names):
-                if name not in known:
-                    return s.line, name
-        return None
-
-
-_TASK_PREFIX = re.compile(r"([a-z0-9][a-z0-9_-]*)=(.+)")
-
-
-def read_cfa_model(path: str | Path) -> CFAModel:
-    """Parse ``path`` (``TASK=FILE``: the model of that task); a line that is not
-    ``F =~ item + item`` or ``a ~~ b`` is one error naming the file and line (``#`` starts a
-    comment; ``;`` separates statements)."""
-    task = None
-    m = _TASK_PREFIX.fullmatch(str(path))
-    if m is not None and not Path(path).exists():
-        task, path = m.group(1), m.group(2)
-    text = read_text(path, what="CFA model (lavaan syntax)", limit=1024 * 1024)
-    out: list[Statement] = []
-    for n, raw in enumerate(text.splitlines(), 1):
-        for part in raw.split("#", 1)[0].split(";"):
-            if part.strip():
-                out.append(_statement(str(path), n, part.strip()))
-    if not any(s.op == "=~" for s in out):
-        raise PsymError(f"--cfa-model {path}: no 'factor =~ item + item' line")
-    return CFAModel(str(path), tuple(out), task)
-
-
-def _statement(path: str, n: int, text: str) -> Statement:
-    where = f"--cfa-model {path}, line {n}"
-    op = "=~" if "=~" in text else "~~" if "~~" in text else None
-    if op is None:
-        raise PsymError(f"{where}: expected 'factor =~ item + item' or 'a ~~ b', got {text[:60]!r}")
-    lhs, rhs = (t.strip() for t in text.split(op, 1))
-    if not _NAME.fullmatch(lhs):
-        raise PsymError(f"{where}: {lhs[:40]!r} is not a factor or item name")
-    terms = tuple(t.strip() for t in rhs.split("+"))
-    names = []
-    for t in terms:
-        m = _TERM.fullmatch(t)
-        if m is None:
-            raise PsymError(f"{where}: {t[:40]!r} is not an item or factor name")
-        names.append(m.group(1))
-    return Statement(n, lhs, op, terms, tuple(names))
 
 
 @dataclass(frozen=True)
@@ -214,6 +134,8 @@ def check_options(found: Mapping[str, PopulationData], opts: StructureOptions | 
         check_model_items(model, model.task, list(found[model.task].values.columns))
         return
     fits = sorted(t for t, p in found.items() if model.unknown(list(p.values.columns)) is None)
+    for t in fits:  # a factor named like an item of the task the model fits
+        check_model_items(model, t, list(found[t].values.columns))
     if not fits:
         first = min(found.values(), key=lambda p: p.task)
         check_model_items(model, first.task, list(first.values.columns))
@@ -225,6 +147,12 @@ def check_options(found: Mapping[str, PopulationData], opts: StructureOptions | 
 def check_model_items(model: CFAModel, task: str, columns: Sequence[str]) -> None:
     """One error naming the file and line of the first name that is not a factor of the model
     or an item of ``task`` (``columns``)."""
+    clash = next((s for s in model.statements if s.op == "=~" and s.lhs in set(columns)), None)
+    if clash is not None:
+        raise PsymError(
+            f"--cfa-model {model.path}, line {clash.line}: factor {clash.lhs!r} is "
+            f"named like an item of task {task}; give the factor a name of its own"
+        )
     miss = model.unknown(columns)
     if miss is not None:
         cols = [str(c) for c in columns]
@@ -357,6 +285,11 @@ def _cfa_model_entry(keyed: pd.DataFrame, model: CFAModel, missing: str) -> CFAM
     if miss is not None:
         why = f"the model names {miss[1]!r} (line {miss[0]}), not an item of this task"
         return CFAModelEntry(model.syntax, model.path, CFAResult(model.syntax, 0, reason=why))
+    problem = model.identification()
+    if problem is not None:
+        rows = len(keyed.loc[:, [c for c in keyed.columns if c in model.observed]].dropna())
+        reason = f"model not identified: {problem}"
+        return CFAModelEntry(model.syntax, model.path, CFAResult(model.syntax, rows, reason=reason))
     try:
         res = cfa(keyed, model.syntax, missing)
     except PsymError as exc:
@@ -402,6 +335,8 @@ def structure_text(parts: StructureParts) -> list[str]:
             + ("" if c.rows is None else f", {c.rows.text()}"))  # fmt: skip
         if f is not None and f.reason:
             out.append(f"    CFI, TLI undefined: {f.reason}")
+        if f is not None and f.caveat:
+            out.append(f"    not a verdict: {f.caveat}")
         if c.heywood:
             out.append(f"    Heywood: {'; '.join(c.heywood)}")
     if parts.invariance is not None:
