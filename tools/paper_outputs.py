@@ -31,6 +31,7 @@ dates and ``plan`` hashes are masked. Regenerate every page after a change of th
     python tools/paper_outputs.py --write            # all pages (slow: real model runs)
     python tools/paper_outputs.py --write rao-2023   # one page
     python tools/paper_outputs.py                    # check only: exit 1 and a diff on drift
+    python tools/paper_outputs.py --keep /tmp/runs   # keep the run directories (samples, ...)
 
 ``tests/test_paper_outputs.py`` reruns every page and fails on any difference; the docs build
 (``tools/docs_hooks.py``) fails on an output block of a paper page that this tool does not
@@ -271,21 +272,28 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("pages", nargs="*", help="page names (file stems); default: every page")
     ap.add_argument("--write", action="store_true", help="rewrite the pages (default: check)")
+    ap.add_argument(
+        "--keep",
+        type=Path,
+        metavar="DIR",
+        help="run each page in DIR/PAGE and keep what the runs wrote (to read the "
+        "samples while writing a page's prose); default: a temporary directory",
+    )
     args = ap.parse_args(argv)
     bad = 0
     for page in pages(args.pages):
-        bad += not check_page(page, write=args.write)
+        bad += not check_page(page, write=args.write, keep=args.keep)
     return 1 if bad else 0
 
 
-def check_page(page: Path, write: bool) -> bool:
+def check_page(page: Path, write: bool, keep: Path | None = None) -> bool:
     """Regenerate one page; write it (``write``) or print the diff. True when nothing is wrong."""
     name, t0 = page.relative_to(REPO), time.monotonic()
     print(f"{name}: running", file=sys.stderr)
     try:
         with tempfile.TemporaryDirectory(prefix=f"paper-{page.stem}-") as tmp:
-            workdir = Path(tmp) / "run"
-            workdir.mkdir()
+            workdir = (keep.resolve() if keep else Path(tmp)) / page.stem
+            workdir.mkdir(parents=True, exist_ok=False)
             new = regenerate(page, workdir, log=True)
     except (RuntimeError, ValueError, OSError, subprocess.TimeoutExpired) as exc:
         print(f"{name}: {exc}", file=sys.stderr)
