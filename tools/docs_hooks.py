@@ -80,9 +80,13 @@ def _check_paper_outputs(uri: str, markdown: str) -> None:
     """A paper page's output blocks come from ``tools/paper_outputs.py``, never by hand."""
     tool = _paper_outputs()
     try:
-        tool.parse(markdown)
+        runs = tool.parse(markdown)
     except ValueError as exc:
         raise PluginError(f"{uri}: {exc}") from None
+    if any(out.start == out.end for run in runs for out in run.outputs):
+        raise PluginError(
+            f"{uri}: an output block is empty: run `python tools/paper_outputs.py --write`"
+        )
     for first in tool.unmarked_outputs(markdown):
         raise PluginError(
             f"{uri}: an output block ({first[:40]!r}) is not generated: mark its command block "
