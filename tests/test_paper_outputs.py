@@ -107,6 +107,13 @@ def test_failing_commands_and_bad_markers_are_named(tmp_path: Path) -> None:
         po.parse("<!-- paper-run -->\n```bash\nls\n```\n<!-- paper-output: lines=3 -->\n```\n```\n")
     with pytest.raises(ValueError, match="from='nowhere'"):
         po.select(["a\nb"], {"from": ["nowhere"]}, tmp_path)
+    with pytest.raises(ValueError, match="cmd=3: the run has commands 1 to 2"):
+        po.select(["a", "b"], {"cmd": ["3"]}, tmp_path)
+    (tmp_path / "s.jsonl").write_text('{"x": 1}\n')
+    with pytest.raises(ValueError, match="has records 1 to 1"):
+        po.select([], {"sample": ["s.jsonl#2"]}, tmp_path)
+    with pytest.raises(ValueError, match="no rendered_prompt"):
+        po.select([], {"sample": ["s.jsonl"]}, tmp_path)
 
 
 @pytest.mark.model

@@ -154,18 +154,31 @@ def mask(text: str, workdir: Path) -> str:
 def select(printed: list[str], opts: dict[str, list[str]], workdir: Path) -> str:
     """The text of one output block from the run's printed outputs (one per command)."""
     if "sample" in opts:
-        path, _, n = opts["sample"][0].partition("#")
-        lines = (workdir / path).read_text(encoding="utf-8").splitlines()
-        return str(json.loads(lines[int(n or 1) - 1])["rendered_prompt"]).strip("\n")
-    chosen = [printed[int(opts["cmd"][0]) - 1]] if "cmd" in opts else printed
-    text = "\n".join(x.rstrip("\n") for x in chosen)
-    lines = mask(text, workdir).splitlines()
+        return _sample(workdir, opts["sample"][0])
+    if "cmd" in opts:
+        n = opts["cmd"][0]
+        if not n.isdigit() or not 1 <= int(n) <= len(printed):
+            raise ValueError(f"cmd={n}: the run has commands 1 to {len(printed)}")
+        printed = [printed[int(n) - 1]]
+    lines = mask("\n".join(x.rstrip("\n") for x in printed), workdir).splitlines()
     if "from" in opts:
         lines = _from(lines, opts["from"][0])
     if "to" in opts:
         lines = _to(lines, opts["to"][0])
     drops = opts.get("drop", [])
     return "\n".join(x for x in lines if not any(d in x for d in drops))
+
+
+def _sample(workdir: Path, spec: str) -> str:
+    """``PATH#N``: the rendered prompt of record N (1-based) of a samples file of the run."""
+    path, _, n = spec.partition("#")
+    lines = (workdir / path).read_text(encoding="utf-8").splitlines()
+    if not (n or "1").isdigit() or not 1 <= int(n or 1) <= len(lines):
+        raise ValueError(f"sample={spec}: {path} has records 1 to {len(lines)}")
+    record = json.loads(lines[int(n or 1) - 1])
+    if not isinstance(record, dict) or not isinstance(record.get("rendered_prompt"), str):
+        raise ValueError(f"sample={spec}: the record has no rendered_prompt")
+    return str(record["rendered_prompt"]).strip("\n")
 
 
 def _from(lines: list[str], text: str) -> list[str]:
