@@ -55,6 +55,7 @@ if TYPE_CHECKING:
         share_score,
     )
     from psymetrics_core.backends.base import Backend, GenerationSettings
+    from psymetrics_core.backends.http import HTTP_ARGS, HTTPBackend
     from psymetrics_core.base.errors import BackendError, PsymError, ResponsesError, SpecError
     from psymetrics_core.base.types import (
         Answer,
@@ -81,6 +82,7 @@ _LAZY: dict[str, str] = {
         "base.types",
     ),
     **dict.fromkeys(["Backend", "GenerationSettings"], "backends.base"),
+    **dict.fromkeys(["HTTPBackend", "HTTP_ARGS"], "backends.http"),
     **dict.fromkeys(
         ["Task", "TaskKind", "TaskResults", "TaskScores", "FreeTextTask", "JudgedTask"]
         + ["JudgeStage", "ProbeTask", "share_score"],
@@ -133,6 +135,9 @@ __all__ = [
     # the backend contract
     "Backend",
     "GenerationSettings",
+    # the HTTP base of API backends (backends/http.py; docs/plugins/http-backend.md)
+    "HTTPBackend",
+    "HTTP_ARGS",
     # task kinds and conditions
     "Task",
     "TaskKind",

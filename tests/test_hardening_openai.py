@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from hostile_server import HostileServer, Reply, chat_ok  # noqa: E402
 
 from psymetrics_core.backends.base import GenerationSettings  # noqa: E402
-from psymetrics_core.backends.openai_api import _retry_after  # noqa: E402
+from psymetrics_core.backends.http_util import _retry_after  # noqa: E402
 from psymetrics_core.backends.openai_chat import OpenAIChatBackend  # noqa: E402
 from psymetrics_core.backends.openai_completions import OpenAICompletionsBackend  # noqa: E402
 from psymetrics_core.base.errors import BackendError  # noqa: E402

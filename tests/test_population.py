@@ -175,4 +175,7 @@ def test_auc_of_tied_scores_says_why_there_is_no_interval() -> None:
     from psymetrics_core.analysis.population.criterion import auc
 
     c = auc(np.array([3.0, 3.0, 3.0, 3.0]), np.array([0.0, 1.0, 0.0, 1.0]))
-    assert c.value == 0.5 and c.ci95 is None and "do not vary" in (c.reason or "")
+    # every score tied: no AUC at all (issue 31: 0.50 read as "no better than chance")
+    assert c.value is None and c.ci95 is None and "the scores never vary" in (c.reason or "")
+    c = auc(np.array([3.0, 3.0, 4.0, 4.0, 3.0]), np.array([0.0, 0.0, 1.0, 1.0, 1.0]))
+    assert c.value == pytest.approx(5 / 6)  # ties within a group: an AUC, by hand: 5/6

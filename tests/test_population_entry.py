@@ -26,7 +26,8 @@ from psymetrics_core.pluginsys.session import Session
 
 BASE = ["n_respondents", "n_personas", "clustering", "parse_rate", "constant_items",
         "straightlining_share", "reasons", "reliability", "cfa", "criterion", "variance_ratio",
-        "acquiescence", "acquiescence_reason", "distributions", "parallel_analysis"]  # fmt: skip
+        "acquiescence", "acquiescence_reason", "distributions", "parallel_analysis",
+        "missing", "source"]  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -49,14 +50,23 @@ def test_json_keys_in_contract_order(entries: tuple[PopulationEntry, PopulationE
     j = asked.to_json()
     assert list(j) == [*BASE, "efa", "invariance", "irt"]
     assert list(j["efa"]) == ["n_factors", "rotation", "method", "loadings", "factors",
-                              "factor_corr", "reason", "heywood", "congruence", "congruence_reason",
+                              "factor_corr", "reason", "heywood", "n", "rows", "basis",
+                              "congruence", "congruence_reason",
                               "congruence_source", "congruence_match", "congruence_reading",
                               "congruence_items", "congruence_note"]  # fmt: skip
-    assert list(j["invariance"]) == ["group", "groups", "steps", "reason"]
+    assert list(j["invariance"]) == ["group", "groups", "steps", "reason", "rows"]
     assert j["invariance"]["groups"] == {"a": 60, "b": 60}
-    assert list(j["irt"]["extraversion"]) == ["n", "model", "items", "information", "reason"]
+    assert list(j["irt"]["extraversion"]) == [
+        "n",
+        "model",
+        "items",
+        "information",
+        "reason",
+        "rows",
+        "note",
+    ]
     assert list(j["reliability"][0]) == ["scale", "n", "k", "n_personas", "reason",
-                                         "coefficients"]  # fmt: skip
+                                         "coefficients", "rows"]  # fmt: skip
     assert list(j["variance_ratio"][0]) == ["scale", "ratio", "population_sd", "human_sd",
                                             "reason"]  # fmt: skip
     assert list(j["distributions"]["extraversion"]["norm"]) == ["mean", "sd", "source", "group"]

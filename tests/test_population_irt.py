@@ -163,9 +163,13 @@ def test_missing_answers_are_left_out_not_filled() -> None:
     data = simulate(2000, 4)
     data = data.mask(np.random.default_rng(0).random(data.shape) < 0.15)
     data.loc[0] = np.nan  # a respondent with no answer at all is dropped
-    res = graded_response(Responses(data), STRUCTURE)["S"]
+    res = graded_response(Responses(data), STRUCTURE, missing="fiml")["S"]
     assert res.reason is None and res.n == 1999
     assert np.abs(np.array([it.discrimination for it in res.items]) - A).max() < 0.3
+    # --missing listwise (the default): the complete rows only, counted by hand
+    lw = graded_response(Responses(data), STRUCTURE)["S"]
+    assert lw.n == int(data.notna().all(axis=1).sum()) and lw.rows is not None
+    assert lw.rows.dropped == f"{2000 - lw.n} rows with an unanswered item left out"
 
 
 # --- the CLI: --responses and population runs ---------------------------------------------
@@ -219,7 +223,7 @@ def test_responses_with_irt_give_the_irt_key_and_a_text_block(tmp_path: Path, ps
     assert irt["information"]["theta"] == list(THETA) and len(irt["information"]["test"]) == 33
     text = psym("analyze", "--task", "grm6", "--responses", str(path), "--irt").output
     line = next(x for x in text.splitlines() if "IRT (graded) S" in x)
-    assert "6 items, n 1500, a " in line and "information peaks at theta" in line
+    assert "6 items, n 1500 of 1500 (listwise), a " in line and "information peaks at" in line
     plain = psym("analyze", "--task", "grm6", "--responses", str(path), "--json")
     assert "irt" not in json.loads(plain.output)["population"]["all"]  # only when asked
 

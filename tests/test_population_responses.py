@@ -90,8 +90,9 @@ def test_cfa_recovers_the_simulated_loadings_next_to_the_old_report(instrument: 
     rep = _analyze(psym, "--responses", str(_long(instrument / "long.csv")))
     assert rep["groups"]["all"]["scales"]["a"]["alpha"]["alpha"] > 0.6  # the existing report
     pop = rep["population"]["all"]
-    assert rep["cluster"] == "persona" and pop["n_personas"] == 60
-    assert pop["n_respondents"] == 1500 and pop["parse_rate"] == 1.0
+    assert rep["cluster"] == "persona" and pop["n_clusters"] == 60
+    assert pop["n_respondents"] == 1500 and pop["cells_answered"] == 1.0
+    assert "parse_rate" not in pop and pop["source"] == "responses" and rep["missing"] == "listwise"
     cfa = pop["cfa"]["a"]
     assert cfa["reason"] is None and cfa["fit"]["df"] == 5
     std = {x["item"]: x["std"] for x in cfa["loadings"]}
@@ -130,7 +131,7 @@ def test_a_constant_item_is_named_and_no_numbers_come_from_it(instrument: Path, 
     assert pop["cfa"]["a"]["fit"] is None and pop["cfa"]["a"]["reason"] == (
         "items that never vary: 3"
     )
-    assert pop["n_personas"] == 200  # no persona column: each respondent is its own
+    assert pop["n_clusters"] == 200  # no persona column: each respondent is its own
 
 
 def test_cluster_column_must_exist_and_name_one_persona(instrument: Path, psym) -> None:
@@ -159,4 +160,65 @@ def test_groups_reuse_respondent_ids_with_their_own_personas(instrument: Path, p
     assert set(rep["population"]) == {"m1", "m2"}
     for g in ("m1", "m2"):
         assert rep["population"][g]["n_respondents"] == 300
-        assert rep["population"][g]["n_personas"] == 30
+        assert rep["population"][g]["n_clusters"] == 30
+
+
+def test_human_data_speak_of_respondents_and_cells_answered(instrument: Path, psym) -> None:
+    """A response file is people, not a model run (issue 31, item 6): its entry counts
+    respondents (and the clusters of its persona column) and the cells answered, never a
+    parse rate or personas; every analysis line states its rows."""
+    path = _long(instrument / "long.csv")
+    res = psym("analyze", "--task", "onefac", "--responses", str(path))
+    assert res.exit_code == 0, res.output
+    head = next(x for x in res.output.splitlines() if x.startswith("onefac: "))
+    assert head.startswith("onefac: 1500 respondents (60 clusters), cells answered 1.00")
+    assert "parse rate" not in res.output and "personas)" not in res.output
+    assert "  missing answers: listwise (" in res.output
+    assert "n 1500 of 1500 (listwise)" in res.output
+
+
+def test_criterion_keeps_every_pair_of_one_scale(instrument: Path, psym) -> None:
+    """``--criterion a=trait --criterion a=flip`` gives both rows (issue 31: a dict per scale
+    kept only the last); a pair given twice is one row. flip = -trait: rho changes sign."""
+    path = _long(instrument / "long.csv", n=300, personas=300)
+    frame = pd.read_csv(path)
+    frame.assign(flip=-frame["trait"]).to_csv(path, index=False)
+    rep = _analyze(psym, "--responses", str(path), "--criterion", "a=trait",
+                   "--criterion", "a=flip", "--criterion", "a=trait")  # fmt: skip
+    rows = rep["population"]["all"]["criterion"]
+    assert [(r["scale"], r["label"]) for r in rows] == [("a", "trait"), ("a", "flip")]
+    assert rows[0]["value"] == pytest.approx(-rows[1]["value"]) and rows[0]["value"] > 0.4
+
+
+def test_missing_policy_on_a_response_file(instrument: Path, psym) -> None:
+    """``--missing`` reaches every analysis of a response file and is recorded; the old
+    ``--deletion`` is read as it with a warning; both, differing, is one error; fiml refuses
+    the EFA in one line naming it. 60 of the 300 respondents skip item 4."""
+    path = _long(instrument / "long.csv", n=300, personas=300)
+    frame = pd.read_csv(path)
+    skip = frame["item"].eq(4) & frame["respondent"].isin([f"r{i}" for i in range(60)])
+    frame.loc[skip, "response"] = np.nan
+    frame.to_csv(path, index=False)
+    lw = _analyze(psym, "--responses", str(path), "--efa", "1")
+    pw = _analyze(psym, "--responses", str(path), "--efa", "1", "--missing", "pairwise")
+    assert (lw["missing"], pw["missing"]) == ("listwise", "pairwise")
+    a, b = lw["population"]["all"], pw["population"]["all"]
+    assert a["missing"] == "listwise" and b["missing"] == "pairwise"
+    assert a["cfa"]["a"]["rows"]["n"] == 240 and b["cfa"]["a"]["rows"]["n"] == 240
+    assert b["cfa"]["a"]["rows"]["n_pairs_max"] == 300
+    assert a["cfa"]["a"]["fit"]["chisq"] != b["cfa"]["a"]["fit"]["chisq"]
+    assert a["parallel_analysis"]["n"] == 240 and a["efa"]["rows"]["n"] == 240
+    assert "60 rows with an unanswered item left out" in a["reliability"][0]["rows"]["dropped"]
+    old = psym("analyze", "--task", "onefac", "--responses", str(path), "--deletion",
+               "pairwise", "--json")  # fmt: skip
+    assert old.exit_code == 0 and "--deletion is now --missing" in old.stderr
+    assert json.loads(old.stdout)["population"]["all"]["missing"] == "pairwise"
+    both = psym("analyze", "--task", "onefac", "--responses", str(path), "--deletion",
+                "pairwise", "--missing", "listwise")  # fmt: skip
+    assert isinstance(both.exception, PsymError)
+    assert "--deletion is the old name of --missing" in str(both.exception)
+    fiml = psym("analyze", "--task", "onefac", "--responses", str(path), "--missing", "fiml",
+                "--efa", "1")  # fmt: skip
+    assert fiml.exit_code == 0, fiml.output
+    assert "--missing fiml: the EFA has no full-information estimator here" in fiml.stdout
+    assert "CFA a: chi2 " in fiml.stdout and "n 300 of 300 (fiml)" in fiml.stdout

@@ -8,13 +8,19 @@ generated, so that they cannot drift from the code.
 - ``reference/schemas.md``: the JSON Schemas that ``psym schema`` prints.
 
 A fenced command on a hand-written page that names a ``psym`` subcommand which does not exist
-fails the build too (``on_page_markdown``).
+fails the build too (``on_page_markdown``), and so does an output block on a paper page
+(``papers/*.md``) that ``tools/paper_outputs.py`` does not generate from a real run, or a
+malformed ``paper-run``/``paper-output`` marker.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
+import sys
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import click
@@ -51,7 +57,42 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
                     f"{page.file.src_uri}: `psym {name}` is not a psym command "
                     f"(known: {', '.join(sorted(known))})"
                 )
+    if page.file.src_uri.startswith("papers/"):
+        _check_paper_outputs(page.file.src_uri, markdown)
     return markdown
+
+
+def _paper_outputs() -> ModuleType:
+    """``tools/paper_outputs.py`` (beside this file; ``tools`` is not a package)."""
+    name = "psym_paper_outputs"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(
+            name, Path(__file__).with_name("paper_outputs.py")
+        )
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module  # dataclasses look their module up while the class is built
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+def _check_paper_outputs(uri: str, markdown: str) -> None:
+    """A paper page's output blocks come from ``tools/paper_outputs.py``, never by hand."""
+    tool = _paper_outputs()
+    try:
+        runs = tool.parse(markdown)
+    except ValueError as exc:
+        raise PluginError(f"{uri}: {exc}") from None
+    if any(out.start == out.end for run in runs for out in run.outputs):
+        raise PluginError(
+            f"{uri}: an output block is empty: run `python tools/paper_outputs.py --write`"
+        )
+    for first in tool.unmarked_outputs(markdown):
+        raise PluginError(
+            f"{uri}: an output block ({first[:40]!r}) is not generated: mark its command block "
+            "<!-- paper-run --> and the output block <!-- paper-output -->, then run "
+            "`python tools/paper_outputs.py --write`"
+        )
 
 
 def _root() -> tuple[click.Group, click.Context]:

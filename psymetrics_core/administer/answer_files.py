@@ -178,9 +178,7 @@ def read_generations(path: str | Path, task: Task) -> dict[str, list[tuple[Item,
                 f"{p}, line {line}: item {item_id!r} is not an item of task '{task.id}' "
                 f"(see `psym show {task.id} --json`)"
             )
-        text = row["completion"] if "completion" in row else row.get("text")
-        if text is not None and not isinstance(text, str):
-            raise ResponsesError(f"{p}, line {line}: field 'text' must be a string")
+        text = _text(p, line, row)
         who = _respondent(row)
         if (who, item_id) in seen:
             raise ResponsesError(f"{p}, line {line}: respondent {who!r} has item {item_id!r} twice")
@@ -189,6 +187,24 @@ def read_generations(path: str | Path, task: Task) -> dict[str, list[tuple[Item,
     if not out:
         raise ResponsesError(f"{p}: no rows for task '{task.id}'")
     return out
+
+
+def _text(p: Path, line: int, row: Mapping[str, Any]) -> str | None:
+    """The generated text of a row: ``text`` (a string; "" for no answer) or a samples.jsonl
+    line's ``completion`` (null there: the run recorded no text, scored as unparsed)."""
+    if "completion" in row:
+        text = row["completion"]
+        if text is not None and not isinstance(text, str):
+            raise ResponsesError(f"{p}, line {line}: field 'completion' must be a string")
+        return text
+    text = row.get("text")
+    if not isinstance(text, str):
+        got = "null" if text is None else type(text).__name__
+        raise ResponsesError(
+            f"{p}, line {line}: field 'text' must be the generated text as a string (\"\" for "
+            f"no answer), got {got}"
+        )
+    return text
 
 
 def _respondent(row: Mapping[str, Any]) -> str:

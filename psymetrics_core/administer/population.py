@@ -19,11 +19,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import jinja2
-import jinja2.sandbox
-
 from psymetrics_core.administer.conditions.base import Cell, Condition
 from psymetrics_core.administer.conditions.builtin import system_prefix
+from psymetrics_core.administer.persona_template import compile_template, render, trusted
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.reading import read_text
 from psymetrics_core.records.population import Respondent, read_population
@@ -41,6 +39,7 @@ __all__ = [
     "template_ref",
     "population_files",
     "persona_conditions",
+    "given_template",
 ]
 
 # name -> (Jinja2 template, source)
@@ -68,7 +67,6 @@ TEMPLATES: dict[str, tuple[str, str]] = {
     ),
     "plain": ("{{ persona }}", "the persona text as it is"),
 }
-_ENV = jinja2.sandbox.SandboxedEnvironment(undefined=jinja2.StrictUndefined, autoescape=False)
 
 
 def template_ref(name_or_file: str) -> str:
@@ -129,6 +127,14 @@ def input_digests(path: str | Path, template: str = "jung") -> dict[str, str]:
     }
 
 
+def given_template(template: str | None, population: str | Path | None) -> str:
+    """The ``--persona-template`` to use: refused when given without ``--population`` (even
+    the default's name: never silently ignored), else the default ``jung``."""
+    if template is not None and population is None:
+        raise PsymError(f"--persona-template {template}: needs --population FILE")
+    return template or "jung"
+
+
 def check_population_options(
     population: str | Path | None, template: str = "jung", sample: int | None = None
 ) -> None:
@@ -157,23 +163,21 @@ def respondent_conditions(
         people = [people[i] for i in keep]
     template = template_ref(template)
     source, origin = template_text(template)
-    try:
-        compiled = _ENV.from_string(source)
-    except jinja2.TemplateSyntaxError as exc:
-        raise PsymError(
-            f"--persona-template {template}: line {exc.lineno}: {exc.message}"
-        ) from None
+    compiled = trusted(source) if template in TEMPLATES else compile_template(source, template)
     digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
-    return [_condition(r, compiled, template, origin, digest) for r in people]
+    texts = [
+        render(compiled, template, r.id, persona=r.persona, id=r.id, labels=r.labels).strip()
+        for r in people
+    ]
+    if len(texts) > 1 and len(set(texts)) == 1:
+        raise PsymError(
+            f"--persona-template {template}: gives all {len(texts):,} respondents the same "
+            "prompt (use {{ persona }} or a label that differs between them)"
+        )
+    return [_condition(r, t, template, origin, digest) for r, t in zip(people, texts, strict=True)]
 
 
-def _condition(
-    r: Respondent, compiled: jinja2.Template, template: str, origin: str, file_digest: str
-) -> Condition:
-    try:
-        text = compiled.render(persona=r.persona, id=r.id, labels=r.labels).strip()
-    except jinja2.UndefinedError as exc:
-        raise PsymError(f"--persona-template {template}: respondent {r.id!r}: {exc}") from None
+def _condition(r: Respondent, text: str, template: str, origin: str, file_digest: str) -> Condition:
     persona_hash = hashlib.sha256(r.persona.encode("utf-8")).hexdigest()[:16]
 
     info = {"respondent": r.id, "persona_sha256": persona_hash, "labels": r.labels,

@@ -48,6 +48,7 @@ from psymetrics_core.instruments.norms import check_norm_groups, resolve_norm_gr
 from psymetrics_core.pluginsys.failures import hook_failure
 from psymetrics_core.pluginsys.loader import plugin_versions
 from psymetrics_core.pluginsys.session import Session
+from psymetrics_core.records.digest import record_digests
 from psymetrics_core.records.population_summary import with_population
 from psymetrics_core.records.provenance import run_provenance
 from psymetrics_core.records.rundir import RunDir, claim_run_dir
@@ -369,6 +370,7 @@ def _finish(run: _Run) -> None:
             other=population_files(config.population, config.persona_template),
         )
     if config.output is not None:
+        results["records"] = record_digests(config.output)  # what `psym merge` verifies
         write_results(config.output / "results.json", results)
 
 

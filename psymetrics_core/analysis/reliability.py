@@ -15,6 +15,8 @@ import numpy as np
 import pandas as pd
 from scipy.stats import f as f_dist
 
+from psymetrics_core.analysis.population.missing import em_moments
+
 __all__ = [
     "cronbach_alpha",
     "mcdonald_omega",
@@ -24,7 +26,7 @@ __all__ = [
     "DELETION",
 ]
 
-DELETION = ("listwise", "pairwise")
+DELETION = ("listwise", "pairwise", "fiml")  # the --missing policies (population.missing)
 
 
 def cronbach_alpha(data: pd.DataFrame, deletion: str = "listwise") -> dict[str, Any]:
@@ -33,9 +35,10 @@ def cronbach_alpha(data: pd.DataFrame, deletion: str = "listwise") -> dict[str, 
     alpha = k/(k-1) * (1 - trace(C) / sum(C)), C the item covariance matrix (ddof 1).
     ``listwise`` (default) uses complete rows only (as pingouin's ``nan_policy='listwise'``);
     ``pairwise`` estimates each covariance from the rows that answered both items (as R
-    psych's ``alpha``, ``use = "pairwise"``) and uses every row with 2+ answered items.
-    None (with a note) when fewer than 2 items or 3 usable rows, or when the total score
-    does not vary.
+    psych's ``alpha``, ``use = "pairwise"``) and uses every row with 2+ answered items;
+    ``fiml`` takes C from the EM estimate of the saturated covariances over every row with an
+    answer (Enders 2003). None (with a note) when fewer than 2 items or 3 usable rows, or
+    when the total score does not vary.
     """
     if deletion not in DELETION:
         raise ValueError(f"deletion must be one of {', '.join(DELETION)}, got {deletion!r}")
@@ -43,6 +46,8 @@ def cronbach_alpha(data: pd.DataFrame, deletion: str = "listwise") -> dict[str, 
     d = data.dropna(axis=1, how="all").astype(float)
     if deletion == "listwise":
         d = d.dropna(axis=0, how="any")
+    elif deletion == "fiml":
+        d = d.dropna(axis=0, how="all")
     else:
         d = d[d.notna().sum(axis=1) >= 2]
     n, k = d.shape
@@ -54,6 +59,9 @@ def cronbach_alpha(data: pd.DataFrame, deletion: str = "listwise") -> dict[str, 
         return out
     cov = d.cov(ddof=1).to_numpy()  # pandas: pairwise-complete covariances
     total = float(np.nansum(cov)) if deletion == "pairwise" else float(d.sum(axis=1).var(ddof=1))
+    if deletion == "fiml" and d.isna().to_numpy().any():
+        cov = em_moments(d.to_numpy(dtype=float))[1]
+        total = float(cov.sum())
     if not np.all(np.isfinite(cov)):
         out["note"] = "some item pairs share fewer than 2 answered rows (pairwise)"
         return out

@@ -95,14 +95,15 @@ def analyze(
 ) -> dict[str, Any]:
     """The full report for ``paths`` (run directories) as a JSON-able dict.
 
-    ``deletion`` is alpha's handling of unanswered items: ``listwise`` (complete
-    administrations) or ``pairwise`` (see ``reliability.cronbach_alpha``). The human norms
-    come from the instruments of ``session``; without one, each task's ``norms`` is a note.
+    ``deletion`` is alpha's handling of unanswered items (``--missing``): ``listwise``
+    (complete administrations), ``pairwise`` or ``fiml`` (see ``reliability.cronbach_alpha``).
+    The human norms come from the instruments of ``session``; without one, each task's
+    ``norms`` is a note.
     """
     if nan_policy not in cons.NAN_POLICIES:
         raise PsymError(f"--nan-policy must be one of {', '.join(cons.NAN_POLICIES)}")
     if deletion not in reliability.DELETION:
-        raise PsymError(f"--deletion must be one of {', '.join(reliability.DELETION)}")
+        raise PsymError(f"--missing must be one of {', '.join(reliability.DELETION)}")
     hyps = [validity.parse_hypothesis(h) for h in hypotheses]
     runs = load_runs(list(paths))
     base = read_baseline(baseline) if baseline else None
@@ -112,6 +113,7 @@ def analyze(
         ),
         "nan_policy": nan_policy,
         "alpha_deletion": deletion,
+        "missing": deletion,
         "reference_condition": reference,
         "runs": [_run_info(r) for r in runs],
         "analyses": {},
@@ -243,7 +245,7 @@ def _reliability(keyed: pd.DataFrame, deletion: str = "listwise") -> dict[str, A
             "omega": reliability.mcdonald_omega(mat),
             "respondents": (
                 f"{alpha['n']} of {len(mat)} administrations "
-                f"({'complete' if deletion == 'listwise' else 'pairwise'})"
+                f"({'complete' if deletion == 'listwise' else deletion})"
             ),
             "distinct_patterns": distinct,
         }

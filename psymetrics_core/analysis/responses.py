@@ -34,6 +34,7 @@ from psymetrics_core.analysis.population.diagnostics import scale_scores
 from psymetrics_core.analysis.population.long import (
     CLUSTER_DEFAULT,
     ItemKey,
+    check_grouping,
     invariance_across,
     population_data,
     population_report,
@@ -225,12 +226,13 @@ def analyze_responses(
     ``responses_json`` gives the report's JSON."""
 
     if deletion not in reliability.DELETION:
-        raise PsymError(f"--deletion must be one of {', '.join(reliability.DELETION)}")
+        raise PsymError(f"--missing must be one of {', '.join(reliability.DELETION)}")
     if human is not None and group is not None:
         raise PsymError(
             f"--human: the groups are the source (llm, human); not with --group {group}"
         )
     population = population or PopulationOptions()
+    check_grouping(path, group, cluster)
     if task is None:
         key, parts = _survey_parts(path, group, cluster, population, human)
     else:
@@ -244,6 +246,7 @@ def analyze_responses(
         "responses": str(path),
         "group_by": by,
         "alpha_deletion": deletion,
+        "missing": deletion,
         "respondents": "rows are the file's respondents (within each group)",
         "groups": {
             g: _group_report(key.instrument, form, sub, deletion, session.hook)
@@ -263,7 +266,7 @@ def analyze_responses(
     if by is not None:
         pops = {g: population_data(key, sub, labels, p.cluster)
                 for g, (p, sub, labels) in groups.items()}  # fmt: skip
-        rep["invariance"] = invariance_across(by, pops)
+        rep["invariance"] = invariance_across(by, pops, population.missing)
     return rep
 
 

@@ -1,18 +1,13 @@
-"""The ``--model-args`` and the server URL of the OpenAI-compatible backends: the accepted keys
-(``MODEL_ARGS``, listed by ``psym plugins --backends``), their parsing with bounds, the URL checks
-and the default key variable (``OPENAI_API_KEY`` for OpenAI's own API)."""
+"""The ``--model-args`` of the OpenAI-compatible backends (``MODEL_ARGS``, listed by
+``psym plugins --backends``: the HTTP base's ``HTTP_ARGS`` plus ``top_logprobs``), the endpoint
+suffix stripped from a pasted URL and the default key variable (``OPENAI_API_KEY`` for OpenAI's
+own API). Their parsing and the URL checks are the HTTP base's (``http_args.py``)."""
 
 from __future__ import annotations
 
-import math
-from typing import TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
-from psymetrics_core.base.bounds import bound
-from psymetrics_core.base.errors import BackendError
-
-__all__ = ["MODEL_ARGS", "check_url", "strip_endpoint", "join_url", "default_key_env", "int_arg",
-           "float_arg"]  # fmt: skip
+__all__ = ["MODEL_ARGS", "strip_endpoint", "default_key_env"]
 
 
 # the --model-args of the OpenAI-compatible backends, for ``psym plugins --backends``
@@ -34,24 +29,6 @@ MODEL_ARGS: tuple[tuple[str, str], ...] = (
 )
 
 
-def check_url(url: str, shown: str) -> None:
-    """A one-line error at once for a base_url that cannot work (no retries)."""
-    try:
-        parts = urlsplit(url)
-        parts.port  # noqa: B018 -- raises ValueError for a bad port
-    except ValueError as exc:
-        raise BackendError(f"base_url {shown!r} is not a valid URL ({exc})") from None
-    if parts.scheme not in ("http", "https"):
-        raise BackendError(
-            f"base_url {shown!r} must start with http:// or https:// "
-            f"(got {parts.scheme + '://' if parts.scheme else 'no scheme'})"
-        )
-    if not parts.hostname:
-        raise BackendError(f"base_url {shown!r} names no host")
-    if any(c.isspace() for c in url):
-        raise BackendError(f"base_url {shown!r} contains whitespace")
-
-
 def strip_endpoint(url: str) -> str:
     """``url`` without a trailing ``/chat/completions`` or ``/completions`` in its path."""
     try:
@@ -65,15 +42,6 @@ def strip_endpoint(url: str) -> str:
     return urlunsplit(parts._replace(path=path))
 
 
-def join_url(url: str, endpoint: str) -> str:
-    """``url`` with ``/endpoint`` appended to its path (a query string stays at the end)."""
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return f"{url}/{endpoint}"
-    return urlunsplit(parts._replace(path=parts.path.rstrip("/") + "/" + endpoint))
-
-
 def default_key_env(base_url: str) -> str | None:
     """``OPENAI_API_KEY`` for OpenAI's own API (as the OpenAI SDK, lm-eval and llm read it);
     no key for other servers unless ``api_key_env`` names one."""
@@ -82,41 +50,3 @@ def default_key_env(base_url: str) -> str | None:
     except ValueError:
         return None
     return "OPENAI_API_KEY" if host == "api.openai.com" else None
-
-
-def int_arg(args: dict[str, str], key: str, default: int, low: int) -> int:
-    raw = args.pop(key, None)
-    if raw is None:
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise BackendError(f"--model-args {key} must be an integer, got {raw!r}") from None
-    if value < low:
-        raise BackendError(f"--model-args {key} must be at least {low}, got {value}")
-    return _bounded(key, value)
-
-
-_N = TypeVar("_N", int, float)
-
-
-def _bounded(key: str, value: _N) -> _N:
-    """``value`` within the bound ``base/bounds.py`` declares for ``--model-args KEY``."""
-    b = bound(f"--model-args {key}")
-    if not b.holds(value):
-        raise BackendError(b.message(value))
-    return value
-
-
-def float_arg(args: dict[str, str], key: str, default: float, positive: bool = False) -> float:
-    raw = args.pop(key, None)
-    if raw is None:
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        raise BackendError(f"--model-args {key} must be a number, got {raw!r}") from None
-    if not math.isfinite(value) or value < 0 or (positive and value == 0):
-        want = "a positive number" if positive else "a number >= 0"
-        raise BackendError(f"--model-args {key} must be {want}, got {raw!r}")
-    return _bounded(key, value)

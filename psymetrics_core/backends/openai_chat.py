@@ -1,6 +1,6 @@
 """The ``openai-chat`` backend: ``/chat/completions`` with the prompt's chat messages as they
 are (images as data-URL parts); ``logprob`` mode reads each option among the first reply
-token's ``top_logprobs``. Transport, retries and redaction: :mod:`.openai_api`."""
+token's ``top_logprobs``. Transport, retries and redaction: the HTTP base (:mod:`.http`)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from dataclasses import replace
 from typing import Any
 
 from psymetrics_core.backends.base import GenerationSettings, OnResult, Reporter, check_requests
-from psymetrics_core.backends.openai_api import OpenAIBackend, _finish, _number
+from psymetrics_core.backends.http import Request, number
+from psymetrics_core.backends.openai_api import OpenAIBackend, finish_reason
 from psymetrics_core.base.errors import BackendError
 from psymetrics_core.base.types import Completion, Prompt
 
@@ -50,9 +51,8 @@ class OpenAIChatBackend(OpenAIBackend):
         check_requests(self, [(p, scoring) for p in prompts])
         return super().option_logprobs(prompts, settings, progress, on_result)
 
-    async def _generate_one(
-        self, client: Any, prompt: Prompt, settings: GenerationSettings
-    ) -> Completion:
+    def build_request(self, prompt: Prompt, settings: GenerationSettings) -> Request:
+        """The messages, length, temperature and seed."""
         body = {
             "model": self.model,
             "messages": chat_messages(prompt),
@@ -60,18 +60,21 @@ class OpenAIChatBackend(OpenAIBackend):
             "temperature": settings.temperature,
             "seed": settings.seed,
         }
-        choice = self._choice(await self._post(client, body))
+        return self.endpoint, body
+
+    def parse_response(self, body: dict[str, Any], prompt: Prompt) -> Completion:
+        """The first choice's ``message.content`` and ``finish_reason``."""
+        choice = self.choice(body)
         message = choice.get("message") or {}
         if not isinstance(message, dict):
-            raise self._malformed("'message' should be an object", message)
+            raise self.malformed("'message' should be an object", message)
         text = message.get("content") or ""
         if not isinstance(text, str):
-            raise self._malformed("'message.content' should be a string", text)
-        return Completion(text=text, meta={"finish_reason": _finish(choice)})
+            raise self.malformed("'message.content' should be a string", text)
+        return Completion(text=text, meta={"finish_reason": finish_reason(choice)})
 
-    async def _logprob_one(
-        self, client: Any, prompt: Prompt, settings: GenerationSettings
-    ) -> Completion:
+    def build_logprob_requests(self, prompt: Prompt, settings: GenerationSettings) -> list[Request]:
+        """One request for the first reply token's ``top_logprobs``."""
         if prompt.has_continuations:  # also when reached without option_logprobs' check
             raise BackendError(self.continuation_refusal())
         body = {
@@ -83,15 +86,20 @@ class OpenAIChatBackend(OpenAIBackend):
             "logprobs": True,
             "top_logprobs": self.top_logprobs,
         }
-        try:
-            choice = self._choice(await self._post(client, body))
-        except BackendError as exc:
-            if "HTTP 4" in str(exc):
-                raise BackendError(
-                    f"{exc} -- this server may not offer logprobs on chat completions; use "
-                    "--mode generate, or --model openai-completions if it echoes prompt logprobs"
-                ) from None
-            raise
+        return [(self.endpoint, body)]
+
+    def logprob_error(self, exc: BackendError) -> BackendError:
+        """A refused request (HTTP 4xx) may mean the server has no chat logprobs: say so."""
+        if "HTTP 4" in str(exc):
+            return BackendError(
+                f"{exc} -- this server may not offer logprobs on chat completions; use "
+                "--mode generate, or --model openai-completions if it echoes prompt logprobs"
+            )
+        return exc
+
+    def parse_logprob_responses(self, bodies: list[dict[str, Any]], prompt: Prompt) -> Completion:
+        """Each option's log-probability among the first token's ``top_logprobs``."""
+        choice = self.choice(bodies[0])
         logprobs = choice.get("logprobs") or {}
         content = logprobs.get("content") if isinstance(logprobs, dict) else None
         if (
@@ -101,14 +109,14 @@ class OpenAIChatBackend(OpenAIBackend):
             or (content[0].get("top_logprobs") is None)
         ):
             raise BackendError(
-                f"{self._shown()} returned no top_logprobs: the server does "
+                f"{self.shown()} returned no top_logprobs: the server does "
                 "not offer logprobs for chat; use --mode generate, or --model openai-completions"
             )
         top = content[0]["top_logprobs"]
         if not isinstance(top, list) or not all(
-            isinstance(a, dict) and _number(a.get("logprob")) for a in top
+            isinstance(a, dict) and number(a.get("logprob")) for a in top
         ):
-            raise self._malformed("'top_logprobs' should be objects with a numeric 'logprob'", top)
+            raise self.malformed("'top_logprobs' should be objects with a numeric 'logprob'", top)
         return _options_from_top(prompt, top, str(content[0].get("token", "")))
 
 

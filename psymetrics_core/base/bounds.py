@@ -54,6 +54,8 @@ class Bound:
             return False
         if self.integer and not isinstance(value, int):
             return False
+        if isinstance(value, int):  # exact: isfinite() overflows on an int beyond a float
+            return self.lo <= value <= self.hi
         return math.isfinite(value) and self.lo <= value <= self.hi
 
     def check(self, value: object, name: str | None = None) -> None:
@@ -93,6 +95,7 @@ BOUNDS: dict[str, Bound] = {
         _b("--temperature", 0, 100, "sampling temperature (0 = greedy)", integer=False),
         _b("--concurrency", 1, 1024, "requests in flight at once"),
         _b("--shards", 1, 1000, "shards of a plan under an executor"),
+        _b("--shard N", 1, 1000, "shards of a plan: the N of --shard i/N (and of shard.json)"),
         _b("--fence-k", 0, 100, "Tukey fence k of psym analyze", integer=False),
         _b("--permutations", 1, 10_000, "order-test permutations (one request each)"),
         _b("contamination --limit", 2, 1_000_000, "items per task of psym contamination"),

@@ -73,13 +73,6 @@ def _fence_k(value: float) -> float:
     help="With --responses: the column naming each respondent's persona, for clustered "
     "bootstrap intervals [default: persona, where the file has it].",
 )
-@click.option(
-    "--deletion",
-    type=click.Choice(["listwise", "pairwise"]),
-    default="listwise",
-    show_default=True,
-    help="Alpha's handling of unanswered items: complete rows only, or pairwise covariances.",
-)
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.option(
     "--output",
@@ -138,7 +131,6 @@ def analyze_cmd(
     task: str | None,
     responses: Path | None,
     form: str,
-    deletion: str,
     as_json: bool,
     output: str | None,
     reference: str,
@@ -158,6 +150,7 @@ def analyze_cmd(
     |μΔ| against the neutral cell, accuracy against --labels, two-judge agreement).
     """
     group = population.structure.group if population.structure else None
+    deletion = population.missing  # alpha of the tables follows --missing too
     if human is not None and responses is None:
         raise PsymError("--human: give --responses FILE (the LLM answers) too")
     if responses is not None or task is not None:

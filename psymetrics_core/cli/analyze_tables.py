@@ -252,8 +252,8 @@ def print_responses_report(rep: dict[str, Any]) -> None:
     for i, text in enumerate(notes, start=1):
         stdout.print(f"[dim]{i}: {text}[/dim]")
     stdout.print(
-        f"[dim]kurt: excess kurtosis; rows: rows used by alpha ({rep['alpha_deletion']} "
-        "deletion) of rows given; item means and variances: --json[/dim]"
+        f"[dim]kurt: excess kurtosis; rows: rows used by alpha (--missing "
+        f"{rep['alpha_deletion']}) of rows given; item means and variances: --json[/dim]"
     )
     for grp, entry in rep["population"].items():
         title = f"Population psychometrics ({rep['group_by']} = {grp})" if rep["group_by"] else (

@@ -10,7 +10,7 @@ import click
 
 from psymetrics_core.administer.config import RunConfig
 from psymetrics_core.administer.options import parse_task_args
-from psymetrics_core.administer.population import persona_conditions
+from psymetrics_core.administer.population import given_template, persona_conditions
 from psymetrics_core.administer.preflight import check_label
 from psymetrics_core.administer.ranges import range_text, scale_ranges
 from psymetrics_core.administer.runner import evaluate
@@ -135,10 +135,10 @@ if TYPE_CHECKING:
 )
 @click.option(
     "--persona-template",
-    default="jung",
-    show_default=True,
-    help="How a persona is put to the model: jung, serapio-garcia, psychobench, genpt, plain, "
-    "or a Jinja2 file ({{ persona }}, {{ id }}, {{ labels.FIELD }}).",
+    default=None,
+    help="With --population: how a persona is put to the model: jung, serapio-garcia, "
+    "psychobench, genpt, plain, or a Jinja2 file ({{ persona }}, {{ id }}, {{ labels.FIELD }}) "
+    "[default: jung].",
 )
 @click.option(
     "--sample",
@@ -222,6 +222,7 @@ def eval_cmd(ctx: click.Context, tasks: str, as_json: bool, **opts: Any) -> None
     )
     session = session_of(ctx)
     task_list = [session.task_id(t.strip()) for t in tasks.split(",") if t.strip()]
+    opts["persona_template"] = given_template(opts["persona_template"], opts["population"])
     config = run_config(task_list, session, **{**opts, "output": output})
     if config.repeats > 1 and config.temperature == 0 and config.mode == "generate":
         stderr.print(

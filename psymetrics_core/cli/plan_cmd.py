@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from psymetrics_core.administer.options import parse_task_args
-from psymetrics_core.administer.population import template_ref
+from psymetrics_core.administer.population import given_template, template_ref
 from psymetrics_core.backends.base import parse_model_args
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.cli import session_of
@@ -68,7 +68,7 @@ def plan_cmd(
     judge_model_args: str,
     judge_max_new_tokens: int | None,
     population: Path | None,
-    persona_template: str,
+    persona_template: str | None,
     sample: int | None,
 ) -> None:
     """Write the run plan of a study: one line per unit (model, task, cell, repeat, seed).
@@ -79,6 +79,7 @@ def plan_cmd(
 
     session = session_of(ctx)
     task_list = [session.task_id(t.strip()) for t in tasks.split(",") if t.strip()]
+    persona_template = given_template(persona_template, population)
     settings = PlanSettings(
         tasks=tuple(task_list),
         model=model,

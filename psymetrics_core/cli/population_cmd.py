@@ -13,6 +13,7 @@ from psymetrics_core.study.population import (
     GENERATORS,
     BuildSpec,
     build,
+    check_build_output,
     write_population,
 )
 
@@ -67,12 +68,12 @@ def population_cmd() -> None:
     default="",
     help="The source's licence, recorded with every respondent (e.g. CC-BY-NC-SA-4.0).",
 )
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), required=True,
-              help="Population file to write (JSON lines).")  # fmt: skip
+@click.option("-o", "--output", type=click.Path(), required=True,
+              help="Population file to write (JSON lines; not the persona source).")  # fmt: skip
 def build_cmd(
     source: Path | None, generate: str | None, levels: str | None, n: int | None, seed: int,
     stratify: str, text_field: str | None, id_field: str, split: str | None, licence: str,
-    output: Path,
+    output: str,
 ) -> None:  # fmt: skip
     """Draw a population from a persona source, or generate one, and write it to --output."""
     try:
@@ -88,9 +89,10 @@ def build_cmd(
         stratify=tuple(f.strip() for f in stratify.split(",") if f.strip()),
         text_field=text_field, id_field=id_field, licence=licence, levels=level_list, split=split,
     )  # fmt: skip
+    check_build_output(output, spec)  # before the source is read: never replace an input
     built = build(spec)
     people = built.people
-    write_population(output, people)
+    write_population(output, people, inputs=[source] if source is not None else [])
     dropped = (
         f" ({built.duplicates:,} duplicate persona{'s' * (built.duplicates != 1)} dropped)"
         if built.duplicates

@@ -10,23 +10,27 @@ from typing import Any
 
 import click
 
-from psymetrics_core.analysis.population.dimensionality import ROTATIONS
+from psymetrics_core.analysis.population.cfa_model import read_cfa_model
+from psymetrics_core.analysis.population.dimensionality import PA_KINDS, ROTATIONS
+from psymetrics_core.analysis.population.missing import POLICIES
 from psymetrics_core.analysis.population.options import PopulationOptions
-from psymetrics_core.analysis.population.structure_options import StructureOptions, read_cfa_model
+from psymetrics_core.analysis.population.structure_options import StructureOptions
 from psymetrics_core.base.errors import PsymError
 
 __all__ = ["population_options", "criteria_pairs"]
 
 
-def criteria_pairs(values: tuple[str, ...]) -> dict[str, str] | None:
-    """``--criterion SCALE=FIELD`` values as {scale: field} (None when none was given)."""
-    out: dict[str, str] = {}
+def criteria_pairs(values: tuple[str, ...]) -> tuple[tuple[str, str], ...] | None:
+    """``--criterion SCALE=FIELD`` values as (scale, field) pairs in the order given, each
+    kept (a scale may be paired with several fields; a repeated pair once); None when none
+    was given."""
+    out: dict[tuple[str, str], None] = {}
     for v in values:
         scale, sep, fld = v.partition("=")
         if not sep or not scale.strip() or not fld.strip():
             raise PsymError(f"--criterion {v[:80]!r}: expected SCALE=FIELD")
-        out[scale.strip()] = fld.strip()
-    return out or None
+        out[(scale.strip(), fld.strip())] = None
+    return tuple(out) or None
 
 
 def _efa(value: str | None) -> int | str | None:
@@ -53,6 +57,17 @@ _OPTIONS = (
                  "count), with Tucker's congruence where the instrument ships human loadings."),
     click.option("--rotation", type=click.Choice([*ROTATIONS, "none"]), default=None,
                  help="With --efa: the rotation [default: oblimin]."),
+    click.option("--pa", type=click.Choice(PA_KINDS), default="factors", show_default=True,
+                 help="Population analyses: what parallel analysis counts: common factors "
+                 "(eigenvalues with one-factor communalities on the diagonal, as psych's "
+                 "fa.parallel) or principal components (Horn 1965); --efa auto takes it."),
+    click.option("--missing", type=click.Choice(POLICIES), default=None,
+                 help="Population analyses: unanswered items in every analysis (reliability, "
+                 "parallel analysis, EFA, CFA, invariance, IRT): complete rows only, pairwise "
+                 "correlations, or full-information ML where the estimator has it (else one "
+                 "line saying so) [default: listwise]."),
+    click.option("--deletion", type=click.Choice(POLICIES[:2]), default=None, hidden=True,
+                 help="Deprecated: --missing."),
     click.option("--cfa-model", default=None, metavar="[TASK=]FILE",
                  help="Population analyses: a CFA model in lavaan syntax (F =~ item + item, "
                  "a ~~ b) over the item ids of the task that has them all (TASK=: of that "
@@ -92,12 +107,27 @@ def population_options(
     return decorate
 
 
-_NAMES = ("group", "criteria", "efa", "rotation", "cfa_model", "irt", "mtmm")
+_NAMES = ("group", "criteria", "efa", "rotation", "cfa_model", "irt", "mtmm", "pa", "missing",
+          "deletion")  # fmt: skip
+
+
+def missing_policy(missing: str | None, deletion: str | None) -> str:
+    """``--missing``, or the old ``--deletion`` (alpha only, once) read as it, with a warning;
+    both, differing, is one error."""
+    if deletion is None:
+        return missing or "listwise"
+    if missing is not None and missing != deletion:
+        raise PsymError(f"--deletion {deletion} and --missing {missing}: --deletion is the old "
+                        "name of --missing; give --missing only")  # fmt: skip
+    click.echo(f"warning: --deletion is now --missing (it applies to every population "
+               f"analysis): read as --missing {deletion}", err=True)  # fmt: skip
+    return deletion
 
 
 def _options(
     group: str | None, criteria: tuple[str, ...], efa: int | str | None, rotation: str | None,
-    cfa_model: str | None, irt: bool, mtmm: Path | None,
+    cfa_model: str | None, irt: bool, mtmm: Path | None, pa: str, missing: str | None,
+    deletion: str | None,
 ) -> PopulationOptions:  # fmt: skip
     """The options as one record (``--cfa-model`` read here, so a bad model line fails
     before any analysis)."""
@@ -108,6 +138,7 @@ def _options(
         efa=efa,
         rotation=None if rotation == "none" else rotation or "oblimin",
         cfa_model=None if cfa_model is None else read_cfa_model(cfa_model),
+        pa=pa,
     )
     return PopulationOptions(criterion=criteria_pairs(criteria), irt=irt, structure=structure,
-                             mtmm=mtmm)  # fmt: skip
+                             mtmm=mtmm, missing=missing_policy(missing, deletion))  # fmt: skip

@@ -25,6 +25,7 @@ __all__ = [
     "id_problem",
     "MAX_RESPONDENTS",
     "MAX_PERSONA",
+    "MAX_LABELS",
 ]
 
 MAX_RESPONDENTS = 100_000  # respondents in one population file

@@ -22,6 +22,7 @@ __all__ = [
     "PopulationGroup",
     "TaskEntry",
     "ResultsRecord",
+    "RecordDigest",
 ]
 
 
@@ -233,6 +234,13 @@ def same_as_first_run(entry: TaskEntry) -> None:
             )
 
 
+class RecordDigest(Strict):
+    """A record file as the run wrote it (``records.digest``)."""
+
+    lines: Count
+    sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+
+
 class ResultsRecord(Strict):
     """The whole ``results.json`` of one ``psym eval`` run."""
 
@@ -264,4 +272,9 @@ class ResultsRecord(Strict):
     )
     merged_from: list[dict[str, Any]] | None = Field(
         default=None, description="the shard run directories a `psym merge` combined"
+    )
+    records: dict[Literal["samples.jsonl", "judge.jsonl"], RecordDigest] | None = Field(
+        default=None,
+        description="line count and sha256 of the run's samples.jsonl and judge.jsonl as "
+        "written (`psym merge` verifies each shard against them)",
     )

@@ -30,7 +30,7 @@ from psymetrics_core.analysis.population.humans import FLAT_RATIO
 from psymetrics_core.analysis.population.irt import GRMResult
 from psymetrics_core.analysis.population.mtmm import MTMM
 from psymetrics_core.analysis.population.options import PopulationOptions
-from psymetrics_core.analysis.population.runs import population_analysis
+from psymetrics_core.analysis.population.runs import MISSING_TEXT, population_analysis
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.pluginsys.session import Session
 from psymetrics_core.records.population_summary import is_population_run
@@ -154,6 +154,7 @@ def _task_block(
                 h.acquiescence_reason or "",
             ),
             ("items that never vary", ", ".join(e.constant_items) or "none", ""),
+            ("missing answers (--missing)", e.missing, MISSING_TEXT[e.missing]),
         ],  # fmt: skip
         "ratios": _ratios(h.variance_ratio),
         "figure": _figure(task, h.distributions, flagged),
@@ -258,11 +259,14 @@ def _fit_cells(fit: FitIndices | None, reason: str | None) -> dict[str, Any]:
         return None if fit is None else getattr(fit, key)
 
     ci = get("rmsea_ci90")
-    cells = {"n": _cell(get("n"), 0, reason), "chisq": _cell(get("chisq"), 2, reason),
-             "df": _cell(get("df"), 0, reason)}  # fmt: skip
+    cells: dict[str, Any] = {"n": _cell(get("n"), 0, reason),
+                             "chisq": _cell(get("chisq"), 2, reason),
+                             "df": _cell(get("df"), 0, reason)}  # fmt: skip
+    caveat = get("caveat")  # a saturated model, or no structure to fit: no verdicts
+    cells["caveat"] = caveat or ""
     for c in FIT_CUTOFFS:
         v = num(get(c.key))
-        verdict = fit_verdict(c.key, v)
+        verdict = "" if caveat else fit_verdict(c.key, v)
         cell = _cell(v, 3, reason, f"fit-{verdict.replace(' ', '-')}" if verdict else "")
         cell["verdict"] = verdict
         cells[c.key] = cell
@@ -327,7 +331,8 @@ def _parallel(pa: ParallelAnalysis) -> dict[str, Any]:
          "kept": i < (pa.n_factors or 0)}  # the sequential rule: up to the first below
         for i, o in enumerate(obs)
     ]  # fmt: skip
-    return {"n_factors": pa.n_factors, "quantile": fmt(pa.quantile),
+    return {"n_factors": pa.n_factors, "quantile": fmt(pa.quantile), "kind": pa.kind,
+            "used": "" if pa.rows is None else pa.rows.text(),
             "rows": rows, "reason": pa.reason or ""}  # fmt: skip
 
 
@@ -354,6 +359,8 @@ def _efa(efa: EFAEntry | None) -> dict[str, Any] | None:
         "factor_corr": [[fmt(v) for v in row] for row in efa.factor_corr or []],
         "reason": efa.reason or "",
         "heywood": "; ".join(efa.heywood),
+        "used": "" if efa.rows is None else efa.rows.text(),
+        "basis": efa.basis or "",
     }  # fmt: skip
 
 

@@ -3,7 +3,9 @@
 ``psym run PLAN --executor dask --shards N`` submits one task per shard to a Dask cluster (a
 local one with N worker processes by default, or ``--scheduler ADDRESS``) and merges the shard
 directories when all are done. Nothing is scheduled here beyond the plan file: Dask places the
-tasks; a shard is ``psymetrics_core.study.shard.run_plan`` on one worker.
+tasks; a shard is ``psymetrics_core.study.shard.run_plan`` on one worker. A ``--scheduler``
+address is checked before Dask is asked, and one where no scheduler answers within
+``SCHEDULER_WAIT`` seconds is one line (docs/reference/bounds.md).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from psymetrics_core.base.bounds import bound
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.pluginsys.session import Session
 from psymetrics_core.study.merge import MergeReport, merge_runs
@@ -25,6 +28,7 @@ if TYPE_CHECKING:
 __all__ = ["run_sharded", "run_shard_task", "EXECUTORS"]
 
 EXECUTORS = ("local", "dask")
+SCHEDULER_WAIT = 10  # seconds to reach a --scheduler (docs/reference/bounds.md)
 
 
 def run_shard_task(
@@ -62,6 +66,9 @@ def run_sharded(
     """
     if executor not in EXECUTORS:
         raise PsymError(f"--executor must be one of {', '.join(EXECUTORS)}, got {executor!r}")
+    bound("--shards").check(shards)
+    if scheduler is not None and executor != "dask":
+        raise PsymError("--scheduler is a Dask scheduler's address: use it with --executor dask")
     output = Path(output)
     if output.exists() and any(p.name != "shards" for p in output.iterdir()):
         raise PsymError(f"{output} exists and is not empty; use another --output")
@@ -91,7 +98,7 @@ def _run_dask(
     plan: Plan, dirs: list[Path], shards: int, scheduler: str | None, options: dict[str, Any]
 ) -> None:
     try:
-        from dask.distributed import Client, LocalCluster  # on demand: the [dask] extra
+        from distributed import Client, LocalCluster, comm  # on demand: the [dask] extra
     except ImportError:
         raise PsymError(
             "--executor dask needs Dask: pip install 'psymetrics-core[dask]' (dask[distributed])"
@@ -106,7 +113,7 @@ def _run_dask(
             host="127.0.0.1",
         )
     try:
-        with Client(cluster if cluster is not None else scheduler) as client:
+        with _client(Client, comm, cluster, scheduler) as client:
             futures = [
                 client.submit(run_shard_task, plan, str(d), i, shards, options, pure=False)
                 for i, d in enumerate(dirs, 1)
@@ -116,3 +123,43 @@ def _run_dask(
     finally:
         if cluster is not None:
             cluster.close()
+
+
+def check_scheduler(address: str, comm: Any) -> str:
+    """``address`` as Dask reads a scheduler address (``[PROTOCOL://]HOST:PORT``, parsed by
+    Dask's ``distributed.comm``), or one line naming ``--scheduler`` and what was expected."""
+    shown = address.strip()[:200]
+    expected = "expected [tcp://]HOST:PORT, e.g. tcp://10.0.0.5:8786"
+    try:
+        protocol, location = comm.parse_address(address.strip())
+        if protocol not in comm.registry.backends:
+            raise ValueError(f"unknown protocol {protocol[:40]!r}")
+        if protocol != "inproc":
+            try:
+                _, port = comm.parse_host_port(location)
+            except ValueError as exc:
+                if "invalid literal" not in str(exc):
+                    raise
+                raise ValueError("the port is not a number") from None
+            if not isinstance(port, int) or not 1 <= port <= 65535:
+                raise ValueError(f"port {port} is not in 1-65535")
+    except (ValueError, TypeError) as exc:
+        reason = f"{exc}; {expected}"
+        raise PsymError(f"--scheduler {shown!r}: not a scheduler address ({reason})") from None
+    return address.strip()
+
+
+def _client(client_cls: Any, comm: Any, cluster: Any, scheduler: str | None) -> Any:
+    """A Dask client of ``cluster`` or of the scheduler at ``scheduler``: an address that is
+    malformed, or where no scheduler answers within ``SCHEDULER_WAIT`` seconds, is one line."""
+    if cluster is not None:
+        return client_cls(cluster)
+    address = check_scheduler(str(scheduler), comm)
+    try:
+        return client_cls(address, timeout=SCHEDULER_WAIT)
+    except (OSError, TimeoutError, ValueError) as exc:
+        reason = " ".join(str(exc).split())[:200] or type(exc).__name__
+        raise PsymError(
+            f"--scheduler {address[:200]!r}: no Dask scheduler answered within "
+            f"{SCHEDULER_WAIT} s ({reason})"
+        ) from None

@@ -1,7 +1,9 @@
 """``psym merge DIRS --output DIR``: shards of one plan back into one run directory.
 
 Every unit of the plan must be in exactly one complete shard, and the shards must agree on the
-versions that produced them (psymetrics, plugins, instruments, backend identity). The merged
+versions that produced them (psymetrics, plugins, instruments, backend identity). Each shard's
+``samples.jsonl`` and ``judge.jsonl`` must be those its own ``results.json`` describes (line
+counts and sha256, field ``records``): a shard altered after its run is refused. The merged
 ``results.json`` and ``samples.jsonl`` are those a single process running the whole plan writes:
 units in plan order, each task's first unit in full, every unit's summary under ``runs``.
 """
@@ -18,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.writing import write_output
 from psymetrics_core.instruments.indicators import add_run_indicators
+from psymetrics_core.records.digest import text_digest, verify_records
 from psymetrics_core.records.inputs import run_inputs
 from psymetrics_core.records.population_summary import with_population
 from psymetrics_core.records.read import check_samples, iter_lines, read_results_record
@@ -80,6 +83,14 @@ def _read_shard(directory: Path) -> _Shard:
         if judge_path.is_file()
         else []
     )  # fmt: skip
+    if results is not None:  # the files are those the shard's own results.json describes
+        verify_records(directory, results.get("records"), what="shard")
+    elif samples or judge:  # a shard of no units (more shards than units) records nothing
+        what = "samples.jsonl" if samples else "judge.jsonl"
+        raise PsymError(
+            f"{directory / what}: holds records, but the shard has no results.json (its "
+            f"shard.json lists {len(record.units)} unit(s)); run the shard again"
+        )
     return _Shard(directory, record, results, samples, judge)
 
 
@@ -239,12 +250,14 @@ def merge_runs(
     # the output is claimed like `psym eval`'s: an existing run is refused unless overwrite, and
     # a second writer (another merge, eval or run into the same directory) stops at once
     inputs = run_inputs(s.directory for s in shards)
+    texts = {"samples.jsonl": "".join(x + "\n" for x in lines)}
+    if judge_lines:
+        texts["judge.jsonl"] = "".join(x + "\n" for x in judge_lines)
+    merged["records"] = {name: text_digest(text) for name, text in texts.items()}
     with claim_run_dir(output, overwrite=overwrite):
         write_plan(plan, output / "plan.jsonl", inputs=inputs)
-        text = "".join(x + "\n" for x in lines)
-        write_output(output / "samples.jsonl", text, inputs=inputs, what="merged samples")
-        if judge_lines:
-            text = "".join(x + "\n" for x in judge_lines)
-            write_output(output / "judge.jsonl", text, inputs=inputs, what="merged judge calls")
+        for name, text in texts.items():
+            what = "merged samples" if name == "samples.jsonl" else "merged judge calls"
+            write_output(output / name, text, inputs=inputs, what=what)
         write_results(output / "results.json", with_population(merged))  # over every shard
     return MergeReport(output, len(shards), len(plan.units), len(lines))

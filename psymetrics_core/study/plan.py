@@ -27,6 +27,7 @@ from psymetrics_core.administer.population import (
 )
 from psymetrics_core.administer.preflight import check_generation_options, check_run_numbers
 from psymetrics_core.backends.cache import _VOLATILE
+from psymetrics_core.base.bounds import bound
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.reading import read_text
 from psymetrics_core.base.regular import require_regular_file
@@ -55,6 +56,8 @@ __all__ = [
     "parse_shard",
     "check_plan_inputs",
 ]
+
+SHARD_COUNT = "--shard N"  # the bound of N in --shard i/N (docs/reference/bounds.md)
 
 # a secret in a plan would be copied into every shard directory and batch record
 _NO_SECRETS = (
@@ -163,18 +166,21 @@ class Plan:
         """Units of shard ``index`` of ``count`` (1-based): every ``count``-th unit."""
         if count < 1 or not 1 <= index <= count:
             raise PsymError(f"--shard must be i/N with 1 <= i <= N, got {index}/{count}")
+        bound(SHARD_COUNT).check(count)  # the bound holds where shard.json is written too
         return tuple(u for u in self.units if u.index % count == index - 1)
 
 
 def parse_shard(text: str) -> tuple[int, int]:
-    """Parse ``i/N`` (1-based) into (i, N)."""
+    """Parse ``i/N`` (1-based) into (i, N); N is bounded as ``--shards`` is (``SHARD_COUNT``
+    in ``base.bounds``: 1-1000)."""
     i, sep, n = text.partition("/")
     try:
         index, count = int(i), int(n)
     except ValueError:
         index = count = 0
     if not sep or count < 1 or not 1 <= index <= count:
-        raise PsymError(f"--shard must be i/N with 1 <= i <= N (e.g. 1/2), got {text!r}")
+        raise PsymError(f"--shard must be i/N with 1 <= i <= N (e.g. 1/2), got {text[:40]!r}")
+    bound(SHARD_COUNT).check(count)
     return index, count
 
 

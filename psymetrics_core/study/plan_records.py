@@ -16,6 +16,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field, StringConstraints, ValidationError, field_validator
 
+from psymetrics_core.base.bounds import bound
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.models import Strict
 from psymetrics_core.base.reading import InputError, load_json, parse_json
@@ -121,6 +122,9 @@ class ShardRecord(_StrictTyped):
     def _i_of_n(cls, value: list[int]) -> list[int]:
         if value[0] > value[1]:
             raise ValueError(f"expected [i, N] with i <= N, got {value}")
+        n = bound("--shard N")
+        if not n.holds(value[1]):
+            raise ValueError(f"expected N in {n.span} (the bound of --shard i/N)")
         return value
 
 

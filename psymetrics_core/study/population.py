@@ -16,15 +16,16 @@ import hashlib
 import itertools
 import json
 import random
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.reading import parse_json, read_csv, read_lines
-from psymetrics_core.base.writing import atomic_write
+from psymetrics_core.base.writing import check_target, write_output
 from psymetrics_core.records.population import (
+    MAX_LABELS,
     MAX_PERSONA,
     MAX_RESPONDENTS,
     Respondent,
@@ -38,6 +39,7 @@ __all__ = [
     "build",
     "Built",
     "write_population",
+    "check_build_output",
     "GENERATORS",
     "TRAIT_MARKERS",
     "read_source",
@@ -104,22 +106,34 @@ def build(spec: BuildSpec) -> Built:
     return Built(_stratified(pool, spec.stratify, spec.n, rng), dropped)
 
 
-def write_population(path: Path, people: Sequence[Respondent]) -> None:
+def write_population(
+    path: str | Path, people: Sequence[Respondent], inputs: Sequence[str | Path] = ()
+) -> Path:
     """Write ``people`` to the population file ``path`` (one JSON line each; complete or not
-    at all)."""
+    at all) through the core's one writer: ``inputs`` (the persona source) are never replaced,
+    and a population over ``MAX_RESPONDENTS`` is refused here, where the file is written, not
+    only where ``psym eval`` reads it."""
+    if len(people) > MAX_RESPONDENTS:
+        raise PsymError(
+            f"-o {path}: {len(people):,} respondents; a population file holds at most "
+            f"{MAX_RESPONDENTS:,} (draw a sample with --n)"
+        )
     text = "".join(population_line(r) + "\n" for r in people)
-    _write(path, text)
+    return write_output(path, text, inputs=inputs, what="-o")
 
 
-def _write(path: Path, text: str) -> None:
-    """Atomic write (``atomic_write``: a unique temporary name beside ``path``, then a
-    rename); one line on failure."""
-    if path.exists() and not path.is_file():
-        raise PsymError(f"{path}: expected a regular file or a new path")
-    try:
-        atomic_write(path, text)
-    except OSError as exc:
-        raise PsymError(f"{path}: cannot write the population file ({exc.strerror})") from None
+def check_build_output(path: str | Path, spec: BuildSpec) -> Path:
+    """Refuse an output that would replace the persona source (or is not a writable file
+    path) before the source is read."""
+    return check_target(path, inputs=_source_files(spec.source), what="-o")
+
+
+def _source_files(source: Path | None) -> list[Path]:
+    if source is None:
+        return []
+    if source.is_dir():
+        return [source, *(p for p in source.rglob("*") if p.is_file())]
+    return [source]
 
 
 def _dedupe(pool: list[Respondent], where: str) -> list[Respondent]:
@@ -168,7 +182,7 @@ def _stratified(
 def _from_source(spec: BuildSpec) -> list[Respondent]:
     assert spec.source is not None
     path = spec.source
-    rows = read_source(path, spec.split)
+    rows = read_source(path, spec.split, max_rows=MAX_RESPONDENTS if spec.n is None else None)
     digest = _sha256(path)
     out = []
     for row_no, row in rows:
@@ -199,6 +213,8 @@ def _row_respondent(
         raise PsymError(f"{where}: field {spec.id_field!r}: respondent id {rid[:60]!r}: {problem} "
                         "(the id rule of population files)")  # fmt: skip
     labels = {k: _label(v) for k, v in row.items() if k not in (field, spec.id_field)}
+    if len(labels) > MAX_LABELS:  # the bound read_population applies, enforced here too
+        raise PsymError(f"{where}: {len(labels)} label fields; at most {MAX_LABELS} per respondent")
     source = {"file": path.name, "sha256": digest, "row": row_no}
     return Respondent(rid, text.strip(), labels, source, spec.licence)
 
@@ -209,25 +225,63 @@ def _label(value: Any) -> Any:
     return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
 
 
-def read_source(path: Path, split: str | None = None) -> list[tuple[int, dict[str, Any]]]:
+def read_source(
+    path: Path, split: str | None = None, max_rows: int | None = None
+) -> list[tuple[int, dict[str, Any]]]:
     """(row number, fields) of every row of a persona source (1-based rows; a text file's
-    lines become ``{"persona": line}``)."""
+    lines become ``{"persona": line}``); a source of over ``max_rows`` rows is refused (as
+    soon as the row after the bound is read, for a text or JSON-lines source)."""
+    if max_rows is None:
+        return list(_rows(path, split))
+    if _line_rows(path) > max_rows:  # a text or JSON-lines source: counted before it is parsed
+        raise _over_bound(path, max_rows)
+    out = list(itertools.islice(_rows(path, split), max_rows + 1))
+    if len(out) > max_rows:
+        raise _over_bound(path, max_rows)
+    return out
+
+
+def _over_bound(path: Path, max_rows: int) -> PsymError:
+    return PsymError(
+        f"{path}: over {max_rows:,} rows without --n; a population file holds at most "
+        f"{MAX_RESPONDENTS:,} respondents (the bound psym eval reads): draw a sample with --n"
+    )
+
+
+def _line_rows(path: Path) -> int:
+    """Non-blank lines of a text or JSON-lines source (0 for other sources or unreadable
+    files: their reader says why)."""
+    if path.suffix.lower() not in (".jsonl", ".ndjson", ".txt") or not path.is_file():
+        return 0
+    try:
+        with path.open("rb") as fh:
+            return sum(1 for line in fh if line.strip())
+    except OSError:
+        return 0
+
+
+def _rows(path: Path, split: str | None) -> Iterable[tuple[int, dict[str, Any]]]:
     if path.is_dir():
         return _saved_dataset(path, split)
+    if split is not None:
+        raise PsymError(
+            f"--split {split}: {path} is a file; --split chooses a split of a dataset folder "
+            "written by datasets' save_to_disk"
+        )
     if not path.is_file():
         raise PsymError(f"{path}: no such persona source (a .jsonl, .csv, .parquet or .txt file, "
                         "or a dataset folder written by datasets' save_to_disk)")  # fmt: skip
     suffix = path.suffix.lower()
     if suffix in (".jsonl", ".ndjson"):
-        return [(n, _object(parse_json(line, path, line=n), path, n))
-                for n, line in read_lines(path, what="persona source") if line.strip()]  # fmt: skip
+        lines = read_lines(path, what="persona source")
+        return ((n, _object(parse_json(t, path, line=n), path, n)) for n, t in lines if t.strip())
     if suffix == ".csv":
         return [(n, dict(row)) for n, row in read_csv(path, what="persona source").rows]
     if suffix == ".parquet":
         return _parquet(path)
     if suffix == ".txt":
-        return [(n, {"persona": line.strip()})
-                for n, line in read_lines(path, what="persona source") if line.strip()]  # fmt: skip
+        lines = read_lines(path, what="persona source")
+        return ((n, {"persona": t.strip()}) for n, t in lines if t.strip())
     raise PsymError(
         f"{path}: unknown persona source type {suffix or '(none)'!r} "
         "(expected .jsonl, .csv, .parquet, .txt or a saved dataset folder)"

@@ -62,6 +62,14 @@ def test_fuzz_report_criterion(
         ("cfa-model-unknown-task", "pop", ["--cfa-model", "mfq=MODEL"], "no population task 'mfq'"),
         ("mtmm-missing", "pop", ["--mtmm", "absent.yaml"], "absent.yaml"),
         ("irt-not-a-population-run", "plain", ["--irt"], "no run here was given to a population"),
+        ("missing-unknown-policy", "pop", ["--missing", "mice"], "'mice' is not one of"),
+        ("missing-empty", "pop", ["--missing", ""], "'' is not one of"),
+        ("deletion-fiml", "pop", ["--deletion", "fiml"], "'fiml' is not one of"),
+        ("deletion-and-missing-differ", "pop", ["--deletion", "pairwise", "--missing", "fiml"],
+         "--deletion is the old name of --missing"),
+        ("pa-unknown-kind", "pop", ["--pa", "both"], "'both' is not one of"),
+        ("pa-not-a-population-run", "plain", ["--pa", "components"],
+         "no run here was given to a population"),
     ],
 )  # fmt: skip
 def test_fuzz_report_population_options(

@@ -12,8 +12,9 @@ import pytest
 from click.testing import CliRunner
 from harness import expect_clean_error
 
+from psymetrics_core.analysis.population.cfa_model import read_cfa_model
 from psymetrics_core.analysis.population.options import PopulationOptions
-from psymetrics_core.analysis.population.structure_options import StructureOptions, read_cfa_model
+from psymetrics_core.analysis.population.structure_options import StructureOptions
 from psymetrics_core.analysis.responses import analyze_responses
 from psymetrics_core.cli import cli
 from psymetrics_core.pluginsys.session import Session

@@ -197,11 +197,30 @@ def _profile_text(path: Path, raw: str) -> str:
     if not isinstance(data, dict):
         raise PsymError(f"{path}: a persona profile must be a mapping or a string")
     for key in ("system", "system_prompt", "prompt"):
-        if isinstance(data.get(key), str):
-            return str(data[key]).strip()
+        if key not in data:
+            continue
+        if not isinstance(data[key], str):
+            raise PsymError(
+                f"{path}, field '{key}': expected the persona's system prompt as text, got "
+                f"{_json_kind(data[key])}"
+            )
+        return str(data[key]).strip()
     parts = [f"You are {data['name']}." if data.get("name") else ""]
     parts += [f"{k.replace('_', ' ').capitalize()}: {v}" for k, v in data.items() if k != "name"]
     return "\n".join(p for p in parts if p).strip()
+
+
+def _json_kind(value: object) -> str:
+    """What a parsed JSON/YAML value is, in the words of an error message."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, list | dict):
+        return "a list" if isinstance(value, list) else "a mapping"
+    return type(value).__name__  # e.g. a YAML date
 
 
 def _framing(arg: str | None) -> Condition:

@@ -12,11 +12,12 @@ rows than free parameters, or a fit that does not converge.
 from __future__ import annotations
 
 import logging
+import re
 import time
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -30,6 +31,14 @@ from psymetrics_core.analysis.population.fitstats import (
     dependent_items,
     fit_indices,
     srmr,
+)
+from psymetrics_core.analysis.population.missing import (
+    RowsUsed,
+    em_moments,
+    fiml_loss,
+    pairwise_cov,
+    rows_used,
+    usable,
 )
 from psymetrics_core.analysis.population.mlfit import one_blas_thread
 from psymetrics_core.base.errors import PsymError
@@ -58,6 +67,7 @@ class CFAResult:
     heywood: list[str] = field(default_factory=list)
     reason: str | None = None
     seconds: float = 0.0
+    rows: RowsUsed | None = None
 
 
 def model_syntax(structure: ScaleStructure) -> str:
@@ -79,25 +89,62 @@ def _prepare(
     return model, values
 
 
-def _refusal(frame: pd.DataFrame, n_free: int) -> str | None:
-    """Why no model may be fitted to these complete rows (None: nothing in the way)."""
-    n, p = frame.shape
+@dataclass(frozen=True)
+class _Input:
+    """What a fit rests on under ``--missing``: the rows used, S (N divisor) and its n."""
+
+    frame: pd.DataFrame
+    cov: np.ndarray
+    n: int
+    missing: str
+    rows: RowsUsed
+
+    def fit_args(self) -> dict[str, Any]:
+        """semopy's ``fit`` and ``load`` arguments: the rows, or S and n (pairwise)."""
+        if self.missing == "pairwise":
+            cols = list(self.frame.columns)
+            return {"cov": pd.DataFrame(self.cov, index=cols, columns=cols), "n_samples": self.n}
+        return {"data": self.frame}
+
+
+def _input(values: pd.DataFrame, missing: str) -> _Input:
+    frame = usable(values, missing)
+    rows = rows_used(values, missing)
+    if missing == "pairwise":
+        cov = pairwise_cov(frame, ddof=0)
+    elif missing == "fiml" and frame.isna().to_numpy().any():
+        cov = em_moments(frame.to_numpy(dtype=float))[1]
+    else:
+        cov = np.atleast_2d(np.cov(frame.to_numpy(dtype=float).T, ddof=0))
+    return _Input(frame, cov, rows.n, missing, rows)
+
+
+def _refusal(data: _Input, n_free: int) -> str | None:
+    """Why no model may be fitted to these rows (None: nothing in the way)."""
+    frame, n = data.frame, data.n
+    p = frame.shape[1]
     if n <= p or n < n_free:
-        return f"{n} complete respondents for {p} items and {n_free} free parameters"
+        kind = "complete" if data.missing == "listwise" else data.missing
+        return f"{n} {kind} respondents for {p} items and {n_free} free parameters"
     if n_free > p * (p + 1) // 2:  # e.g. a scale of 1 or 2 items (--limit)
         return (
             f"model not identified: {n_free} free parameters for {p * (p + 1) // 2} "
             f"(co)variances of {p} item{'s' if p != 1 else ''} ({', '.join(frame.columns)})"
         )
-    cov = np.atleast_2d(np.cov(frame.to_numpy().T, ddof=0))
-    dep = dependent_items(cov, list(frame.columns))
+    if not np.all(np.isfinite(data.cov)):
+        return "a pairwise covariance is undefined (two items never answered together)"
+    dep = dependent_items(data.cov, list(frame.columns))
     if dep is not None:
         return f"covariance matrix not positive definite; dependent items: {', '.join(dep)}"
     return None
 
 
-def cfa(data: Responses | pd.DataFrame, model: str | ScaleStructure) -> CFAResult:
-    """Fit ``model`` by ML to the complete rows of ``data``; see the module docstring."""
+def cfa(
+    data: Responses | pd.DataFrame, model: str | ScaleStructure, missing: str = "listwise"
+) -> CFAResult:
+    """Fit ``model`` by ML to ``data`` under ``missing``: the complete rows (listwise), the
+    pairwise covariances with their smallest pair count as n (pairwise), or every answered cell
+    (fiml: semopy's ``ModelMeans``, intercepts free); see the module docstring."""
     import semopy  # on demand: the [analysis] extra
 
     start = time.perf_counter()
@@ -108,33 +155,36 @@ def cfa(data: Responses | pd.DataFrame, model: str | ScaleStructure) -> CFAResul
         why = " ".join(str(exc).split())
         raise PsymError(f"CFA model: cannot parse the lavaan syntax: {why}") from None
     observed = list(sem.vars["observed"])
-    missing = [v for v in observed if v not in values.columns]
-    if missing:
-        raise PsymError(f"CFA model: variables not in the data: {', '.join(missing)}")
-    frame = values.loc[:, observed].dropna(axis=0, how="any")
-    out = CFAResult(syntax, len(frame))
-    const = constant_items(frame)
+    absent = [v for v in observed if v not in values.columns]
+    if absent:
+        raise PsymError(f"CFA model: variables not in the data: {', '.join(absent)}")
+    inp = _input(values.loc[:, observed], missing)
+    out = CFAResult(syntax, inp.n, rows=inp.rows)
+    const = constant_items(inp.frame)
     out.reason = f"items that never vary: {', '.join(const)}" if const else None
-    out.reason = out.reason or _refusal(frame, _free_count(sem, frame))
-    if out.reason is None:
-        _fit(sem, frame, out)
+    out.reason = out.reason or _refusal(inp, _free_count(sem, inp))
+    if out.reason is None and missing == "fiml":
+        fit_fiml(semopy.ModelMeans, syntax, inp.frame, out)
+    elif out.reason is None:
+        _fit(sem, inp, out)
     out.seconds = time.perf_counter() - start
     return out
 
 
-def _free_count(sem: object, frame: pd.DataFrame) -> int:
+def _free_count(sem: object, data: _Input) -> int:
     try:
-        sem.load(frame)  # type: ignore[attr-defined]
+        sem.load(**data.fit_args())  # type: ignore[attr-defined]
         return int(len(sem.param_vals))  # type: ignore[attr-defined]
     except Exception:  # noqa: BLE001 - counted again by the fit, which reports the failure
         return 0
 
 
-def _fit(sem: object, frame: pd.DataFrame, out: CFAResult) -> None:
+def _fit(sem: object, data: _Input, out: CFAResult) -> None:
+    kw = data.fit_args()
     try:
         with warnings.catch_warnings(), np.errstate(all="ignore"), one_blas_thread(), _quiet():
             warnings.simplefilter("ignore")
-            res = _polish(sem, frame, sem.fit(frame, obj="MLW"))  # type: ignore[attr-defined]
+            res = _polish(sem, kw, sem.fit(obj="MLW", **kw))  # type: ignore[attr-defined]
             implied = np.asarray(sem.calc_sigma()[0])  # type: ignore[attr-defined]
     except Exception as exc:  # noqa: BLE001 - a failed fit is reported, not raised
         out.reason = f"the fit failed: {type(exc).__name__}: {exc}"
@@ -142,9 +192,7 @@ def _fit(sem: object, frame: pd.DataFrame, out: CFAResult) -> None:
     if not getattr(res, "success", False) or not np.all(np.isfinite(implied)):
         out.reason = f"the fit did not converge ({getattr(res, 'message', 'no message')})"
         return
-    x = frame.to_numpy(dtype=float)
-    s = np.cov(x.T, ddof=0)
-    n, p = x.shape
+    s, n, p = data.cov, data.n, data.frame.shape[1]
     sign, logdet = np.linalg.slogdet(implied)
     if sign <= 0:
         out.reason = "the model-implied covariance matrix is not positive definite"
@@ -154,6 +202,67 @@ def _fit(sem: object, frame: pd.DataFrame, out: CFAResult) -> None:
     out.fit = fit_indices(float(n * f_ml), df, baseline_chisq([s], [n]), n,
                           srmr_value=srmr(s, implied))  # fmt: skip
     _loadings(sem, out)
+
+
+_NAME_TOKEN = re.compile(r"(?<![\w.])([A-Za-z0-9_.]+)(?![\w.]|\s*\*)")
+
+
+def _safe_names(syntax: str, observed: list[str]) -> tuple[str, dict[str, str]]:
+    """``syntax`` with each item renamed ``v0``, ``v1`` ... (semopy's ``ModelMeans`` reads an
+    item named ``1`` as its intercept), and the map back to the items' names."""
+    names = {item: f"v{j}_" for j, item in enumerate(observed)}
+    text = _NAME_TOKEN.sub(lambda m: names.get(m.group(1), m.group(1)), syntax)
+    return text, {v: k for k, v in names.items()}
+
+
+def _srmr_means(s: np.ndarray, implied: np.ndarray, m: np.ndarray, mu: np.ndarray) -> float:
+    """SRMR with a mean structure, as lavaan's with ``missing = "ml"``: the standardized
+    residual covariances and means ((m_j - mu_j) / sqrt(s_jj)) averaged together."""
+    p = len(m)
+    cov_part = srmr(s, implied) ** 2 * (p * (p + 1) // 2)
+    mean_part = float(np.sum(((m - mu) / np.sqrt(np.diag(s))) ** 2))
+    return float(np.sqrt((cov_part + mean_part) / (p * (p + 1) // 2 + p)))
+
+
+def fit_fiml(model_means: Any, syntax: str, frame: pd.DataFrame, out: CFAResult) -> None:
+    """FIML: semopy's ``ModelMeans`` (``obj="ML"`` is its full-information likelihood over
+    the observed cells, intercepts free). chi-square = the model's -2 log-likelihood less the
+    saturated model's (its EM means and covariances), the baseline's likewise (independent
+    items: each item's own mean and variance); SRMR against the EM moments, means included
+    (lavaan's h1 and its SRMR with a mean structure).
+    ``model_means``: semopy's ``ModelMeans`` class; items are renamed for it (``_safe_names``)
+    and their names restored in the loadings."""
+    text, back = _safe_names(syntax, [str(c) for c in frame.columns])
+    sem = model_means(text)
+    frame = frame.rename(columns={v: k for k, v in back.items()})
+    frame = frame.loc[:, list(sem.vars["observed"])]
+    x = frame.to_numpy(dtype=float)
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"), one_blas_thread(), _quiet():
+            warnings.simplefilter("ignore")
+            res = sem.fit(frame, obj="ML")
+            implied, (m, _) = sem.calc_sigma()
+            mu = np.asarray(sem.calc_mean(m), dtype=float)[:, 0]
+    except Exception as exc:  # noqa: BLE001 - a failed fit is reported, not raised
+        out.reason = f"the FIML fit failed: {type(exc).__name__}: {exc}"
+        return
+    implied = np.asarray(implied, dtype=float)
+    if not getattr(res, "success", False) or not np.all(np.isfinite(implied)):
+        out.reason = f"the FIML fit did not converge ({getattr(res, 'message', 'no message')})"
+        return
+    mu_h1, s_h1 = em_moments(x)
+    h1 = fiml_loss(x, mu_h1, s_h1)
+    chisq = fiml_loss(x, mu, implied) - h1
+    base = fiml_loss(x, np.nanmean(x, axis=0), np.diag(np.nanvar(x, axis=0))) - h1
+    p = x.shape[1]
+    df = p * (p + 1) // 2 + p - len(sem.param_vals)
+    bdf = p * (p - 1) // 2
+    out.fit = fit_indices(float(max(chisq, 0.0)), df, (float(max(base, 0.0)), bdf), out.n,
+                          srmr_value=_srmr_means(s_h1, implied, mu_h1, mu))  # fmt: skip
+    _loadings(sem, out)
+    out.loadings = [replace(x, item=back.get(x.item, x.item)) for x in out.loadings]
+    out.heywood = [back.get(h.split(":", 1)[0], h.split(":", 1)[0]) + ":" + h.split(":", 1)[1]
+                   for h in out.heywood]  # fmt: skip
 
 
 @contextmanager
@@ -168,13 +277,13 @@ def _quiet() -> Iterator[None]:
         logging.disable(before)
 
 
-def _polish(sem: Any, frame: pd.DataFrame, res: Any) -> Any:
+def _polish(sem: Any, kw: dict[str, Any], res: Any) -> Any:
     """semopy's SLSQP stops early when items have large variances (H&S scores coded 0-333:
     chi-square 86.87 for lavaan's 85.31); BFGS continues from its solution, kept when it
     lowers the objective (else the SLSQP estimates are restored)."""
     start = np.array(sem.param_vals, copy=True)
     try:
-        more = sem.fit(frame, obj="MLW", solver="BFGS")
+        more = sem.fit(obj="MLW", solver="BFGS", **kw)
     except Exception:  # noqa: BLE001 - the SLSQP solution stands
         more = None
     if more is not None and more.success and np.isfinite(more.fun) and more.fun < res.fun:
@@ -205,11 +314,13 @@ def _loadings(sem: object, out: CFAResult) -> None:
             out.heywood.append(f"{lval}: negative {kind} variance {float(row.Estimate):.3f}")
 
 
-def cfa_by_scale(data: Responses, structure: ScaleStructure) -> dict[str, CFAResult]:
-    """One one-factor CFA per scale (reverse-keyed items reversed)."""
+def cfa_by_scale(
+    data: Responses, structure: ScaleStructure, missing: str = "listwise"
+) -> dict[str, CFAResult]:
+    """One one-factor CFA per scale (reverse-keyed items reversed), under ``missing``."""
     structure.check(data.values)
     keyed = structure.keyed(data.values)
     out = {}
     for name, items in structure.scales.items():
-        out[name] = cfa(keyed, ScaleStructure({name: items}))
+        out[name] = cfa(keyed, ScaleStructure({name: items}), missing)
     return out

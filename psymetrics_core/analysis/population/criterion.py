@@ -8,6 +8,7 @@ on the logit scale, so it stays inside (0, 1). Undefined values are None with th
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,7 +16,18 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm, spearmanr
 
-__all__ = ["Criterion", "CriterionRow", "spearman", "auc", "label_values", "criterion_row"]
+from psymetrics_core.analysis.population.data import ScaleStructure
+from psymetrics_core.base.types import Instrument
+
+__all__ = [
+    "Criterion",
+    "CriterionRow",
+    "spearman",
+    "auc",
+    "label_values",
+    "criterion_row",
+    "with_composites",
+]
 
 
 @dataclass(frozen=True)
@@ -84,6 +96,9 @@ def auc(scores: np.ndarray, labels: np.ndarray) -> Criterion:
     kinds = np.unique(y)
     if not set(kinds.tolist()) <= {0.0, 1.0} or kinds.size < 2:
         return Criterion("auc", None, None, n, f"labels must be 0/1 with both present: {kinds[:5]}")
+    if np.unique(x).size < 2:  # a constant run: every respondent has the same score
+        why = "the scores never vary (every respondent has the same score): nobody ranks higher"
+        return Criterion("auc", None, None, n, why)
     pos, neg = x[y == 1], x[y == 0]
     if len(pos) < 2 or len(neg) < 2:
         return Criterion("auc", None, None, n, f"{_count(len(pos), 'positive')} and "
@@ -152,3 +167,24 @@ def criterion_row(
         x, y, unit = agg["x"].to_numpy(float), agg["y"].to_numpy(float), "persona"
     two = np.unique(y[~np.isnan(y)]).size == 2
     return CriterionRow(scale, name, auc(x, y) if two else spearman(x, y), unit, positive)
+
+
+def with_composites(
+    structure: ScaleStructure, inst: Instrument | None, form: str, columns: Sequence[str]
+) -> ScaleStructure:
+    """``structure`` with the instrument's composite scales added (a total over every item,
+    a union of scales: what ``psym show`` lists beside the item scales), over the items in
+    ``columns``: criterion validity may name them (``--criterion total=FIELD``)."""
+    if inst is None or form not in inst.forms:
+        return structure
+    present = set(map(str, columns))
+    scales = dict(structure.scales)
+    for name, sdef in inst.scales.items():
+        if name in scales or not (sdef.include_all or sdef.of_scales):
+            continue
+        items = tuple(
+            it.id for it in inst.forms[form] if it.id in present and inst.counts_towards(it, name)
+        )
+        if items:
+            scales[name] = items
+    return ScaleStructure(scales, dict(structure.reverse))

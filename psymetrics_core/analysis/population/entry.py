@@ -21,6 +21,7 @@ from psymetrics_core.analysis.population.diagnostics import VarianceRatio
 from psymetrics_core.analysis.population.dimensionality import ParallelAnalysis
 from psymetrics_core.analysis.population.invariance import InvarianceResult
 from psymetrics_core.analysis.population.irt import GRMResult, irt_json
+from psymetrics_core.analysis.population.missing import RowsUsed
 from psymetrics_core.analysis.population.mtmm import MTMM
 from psymetrics_core.analysis.population.reliability import ScaleReliability
 
@@ -29,21 +30,28 @@ __all__ = ["CriterionRow", "VarianceRatio", "Norm", "Distribution", "HumanParts"
            "PopulationAnalysis", "reliability_json", "cfa_json", "parallel_json"]  # fmt: skip
 
 
+def rows_json(rows: RowsUsed | None) -> dict[str, Any] | None:
+    """The rows an analysis used (``missing.RowsUsed``) as JSON."""
+    return None if rows is None else rows.to_json()
+
+
 def reliability_json(r: ScaleReliability) -> dict[str, Any]:
     return {"scale": r.scale, "n": r.n, "k": r.k, "n_personas": r.n_clusters, "reason": r.reason,
-            "coefficients": [c.__dict__ for c in r.coefficients]}  # fmt: skip
+            "coefficients": [c.__dict__ for c in r.coefficients],
+            "rows": rows_json(r.rows)}  # fmt: skip
 
 
 def cfa_json(c: CFAResult) -> dict[str, Any]:
     fit = None if c.fit is None else dict(c.fit.__dict__)
     return {"n": c.n, "fit": fit, "reason": c.reason, "heywood": c.heywood,
-            "loadings": [x.__dict__ for x in c.loadings]}  # fmt: skip
+            "loadings": [x.__dict__ for x in c.loadings], "rows": rows_json(c.rows)}  # fmt: skip
 
 
 def parallel_json(pa: ParallelAnalysis) -> dict[str, Any]:
     return {"n_factors": pa.n_factors, "observed": list(pa.observed),
             "random_quantile": list(pa.random_quantile), "quantile": pa.quantile,
-            "reason": pa.reason}  # fmt: skip
+            "reason": pa.reason, "kind": pa.kind, "n": None if pa.rows is None else pa.rows.n,
+            "rows": rows_json(pa.rows), "margin": pa.margin, "miss": pa.miss}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -112,12 +120,15 @@ class EFAEntry:
     reason: str | None = None
     congruence: Congruence | None = None
     heywood: list[str] = field(default_factory=list)
+    rows: RowsUsed | None = None
+    basis: str | None = None  # --efa auto: how parallel analysis chose the count
 
     def to_json(self) -> dict[str, Any]:
         out = {"n_factors": self.n_factors, "rotation": self.rotation, "method": self.method,
                "loadings": self.loadings, "factors": self.factors,
                "factor_corr": self.factor_corr, "reason": self.reason,
-               "heywood": self.heywood}  # fmt: skip
+               "heywood": self.heywood, "n": None if self.rows is None else self.rows.n,
+               "rows": rows_json(self.rows), "basis": self.basis}  # fmt: skip
         return out | (self.congruence.to_json() if self.congruence is not None else {})
 
 
@@ -134,7 +145,7 @@ class CFAModelEntry:
         return {"model": self.model, "file": self.file, "n": r.n,
                 "fit": None if r.fit is None else dict(r.fit.__dict__),
                 "loadings": [x.__dict__ for x in r.loadings], "heywood": r.heywood,
-                "reason": r.reason}  # fmt: skip
+                "reason": r.reason, "rows": rows_json(r.rows)}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -148,7 +159,7 @@ class InvarianceEntry:
         res = self.result
         return {"group": self.group, "groups": dict(res.groups),
                 "steps": [dict(s.__dict__, fit=dict(s.fit.__dict__)) for s in res.steps],
-                "reason": res.reason}  # fmt: skip
+                "reason": res.reason, "rows": rows_json(res.rows)}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -178,14 +189,17 @@ class PopulationEntry:
     structure: StructureParts
     irt: dict[str, GRMResult] | None = None
     clustering: str | None = None  # the caveat when respondents share personas
+    missing: str = "listwise"  # --missing: the policy of every analysis of the entry
+    source: str = "runs"  # runs (simulated respondents) or responses (a file of answers)
 
     def to_json(self) -> dict[str, Any]:
         h, s = self.human, self.structure
+        answered = "cells_answered" if self.source == "responses" else "parse_rate"
         out: dict[str, Any] = {
             "n_respondents": self.n_respondents,
-            "n_personas": self.n_personas,
+            "n_clusters" if self.source == "responses" else "n_personas": self.n_personas,
             "clustering": self.clustering,
-            "parse_rate": self.parse_rate,
+            answered: self.parse_rate,
             "constant_items": self.constant_items,
             "straightlining_share": self.straightlining_share,
             "reasons": dict(self.reasons),
@@ -197,6 +211,8 @@ class PopulationEntry:
             "acquiescence_reason": h.acquiescence_reason,
             "distributions": {k: d.to_json() for k, d in h.distributions.items()},
             "parallel_analysis": parallel_json(s.parallel_analysis),
+            "missing": self.missing,
+            "source": self.source,
         }
         parts = (("efa", s.efa), ("cfa_model", s.cfa_model), ("invariance", s.invariance))
         out.update({k: v.to_json() for k, v in parts if v is not None})

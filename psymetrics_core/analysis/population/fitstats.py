@@ -10,6 +10,7 @@ none; this is lavaan's ``srmr_bentler`` for a model without mean structure).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -25,6 +26,9 @@ __all__ = [
     "rmsea_ci",
     "constant_items",
     "dependent_items",
+    "natural_key",
+    "SATURATED",
+    "fit_caveat",
 ]
 
 
@@ -44,6 +48,38 @@ class FitIndices:
     baseline_chisq: float
     baseline_df: int
     reason: str | None = None  # why CFI and TLI are None, when they are
+    # what the fit is when no index may be read as "good": a saturated model (df 0) fits
+    # by construction; items that do not covary leave no structure to fit (no verdicts then)
+    caveat: str | None = None
+
+
+SATURATED = (
+    "saturated model (df 0): it reproduces the covariances exactly by construction, so its "
+    "fit indices say nothing about whether it fits"
+)
+
+
+# Kenny's (2015, "Measuring model fit") rule: when the independence model's RMSEA is below
+# .158, the items covary so weakly that the incremental indices cannot be informative (and
+# RMSEA and SRMR have little misfit to find): no index is read as a verdict then
+WEAK_BASELINE_RMSEA = 0.158
+
+
+def fit_caveat(
+    df: int, baseline_reason: str | None, baseline_rmsea: float | None = None
+) -> str | None:
+    """Why no fit index of a model may be labelled good (None: they may be read)."""
+    if df == 0:
+        return SATURATED
+    if baseline_reason is not None:
+        return f"no structure to fit: {baseline_reason}; any model fits such data"
+    if baseline_rmsea is not None and baseline_rmsea < WEAK_BASELINE_RMSEA:
+        return (
+            f"little structure to fit: the independence model's RMSEA is {baseline_rmsea:.3f}, "
+            f"under {WEAK_BASELINE_RMSEA} (Kenny 2015): the items barely covary, so no index "
+            "can tell a good model from none"
+        )
+    return None
 
 
 def baseline_chisq(covs: list[np.ndarray], ns: list[int]) -> tuple[float, int]:
@@ -96,14 +132,20 @@ def fit_indices(
         cfi = 1.0 - max(chisq - df, 0.0) / denom if denom > 0 else None
         if df > 0:
             tli = (bchi / bdf - chisq / df) / (bchi / bdf - 1.0)
-    rmsea = None
-    if df > 0:
-        rmsea = float(np.sqrt(max(chisq / n / df - 1.0 / n, 0.0)) * np.sqrt(n_groups))
+    rmsea = _rmsea(chisq, df, n, n_groups)
     return FitIndices(chisq, df, pval, cfi, tli, rmsea, rmsea_ci(chisq, df, n, n_groups),
-                      srmr_value, n, bchi, bdf, why)  # fmt: skip
+                      srmr_value, n, bchi, bdf, why,
+                      fit_caveat(df, why, _rmsea(bchi, bdf, n, n_groups)))  # fmt: skip
 
 
 BASELINE_ALPHA = 0.05
+
+
+def _rmsea(chisq: float, df: int, n: int, n_groups: int = 1) -> float | None:
+    """lavaan's RMSEA of a chi-square (None without df)."""
+    if df <= 0 or n <= 0:
+        return None
+    return float(np.sqrt(max(chisq / n / df - 1.0 / n, 0.0)) * np.sqrt(n_groups))
 
 
 def _baseline_refusal(bchi: float, bdf: int) -> str | None:
@@ -121,8 +163,16 @@ def _baseline_refusal(bchi: float, bdf: int) -> str | None:
 
 
 def constant_items(values: pd.DataFrame) -> list[str]:
-    """Items whose answered values never vary (or that nobody answered)."""
-    return [str(c) for c in values.columns if values[c].nunique(dropna=True) < 2]
+    """Items whose answered values never vary (or that nobody answered), in natural order
+    (ids as numbers where numeric: 2 before 10)."""
+    const = [str(c) for c in values.columns if values[c].nunique(dropna=True) < 2]
+    return sorted(const, key=natural_key)
+
+
+def natural_key(name: str) -> tuple[tuple[int, int | str], ...]:
+    """Sort key of an item id: its digit runs as numbers (``q2`` before ``q10``)."""
+    parts = [p for p in re.split(r"(\d+)", str(name)) if p]
+    return tuple((0, int(p)) if p.isdigit() else (1, p) for p in parts)
 
 
 def dependent_items(cov: np.ndarray, names: list[str], tol: float = 1e-8) -> list[str] | None:

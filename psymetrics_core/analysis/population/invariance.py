@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-import numpy as np
 import pandas as pd
 from scipy.stats import chi2
 
@@ -24,6 +23,13 @@ from psymetrics_core.analysis.population.fitstats import (
     constant_items,
     dependent_items,
     fit_indices,
+)
+from psymetrics_core.analysis.population.missing import (
+    RowsUsed,
+    fiml_refusal,
+    pairwise_cov,
+    rows_used,
+    usable,
 )
 from psymetrics_core.analysis.population.mlfit import LEVELS, GroupMoments, Pattern, fit_ml
 from psymetrics_core.base.errors import PsymError
@@ -56,6 +62,7 @@ class InvarianceResult:
     groups: dict[str, int]
     steps: list[InvarianceStep] = field(default_factory=list)
     reason: str | None = None
+    rows: RowsUsed | None = None
 
 
 def parse_factors(
@@ -80,8 +87,8 @@ def parse_factors(
     return out
 
 
-def _group_refusal(frames: dict[str, pd.DataFrame], min_n: int) -> str | None:
-    small = {g: len(f) for g, f in frames.items() if len(f) < min_n}
+def _group_refusal(frames: dict[str, pd.DataFrame], min_n: int, ns: dict[str, int]) -> str | None:
+    small = {g: ns[g] for g in frames if ns[g] < min_n}
     if len(frames) < 2:
         return f"needs 2+ groups, has {len(frames)}"
     if small:
@@ -91,7 +98,7 @@ def _group_refusal(frames: dict[str, pd.DataFrame], min_n: int) -> str | None:
         const = constant_items(f)
         if const:
             return f"items that never vary in group {g}: {', '.join(const)}"
-        dep = dependent_items(np.cov(f.to_numpy().T, ddof=0), list(f.columns))
+        dep = dependent_items(pairwise_cov(f, ddof=0), list(f.columns))
         if dep is not None:
             return (
                 f"covariance not positive definite in group {g}; dependent items: {', '.join(dep)}"
@@ -103,20 +110,30 @@ def measurement_invariance(
     data: Responses,
     model: str | ScaleStructure | Mapping[str, Sequence[str]],
     min_group_size: int | None = None,
+    missing: str = "listwise",
 ) -> InvarianceResult:
-    """The configural -> metric -> scalar ladder across ``data.group``."""
+    """The configural -> metric -> scalar ladder across ``data.group``: each group's moments
+    from its complete rows (listwise) or pairwise (n: the group's smallest pair count); the
+    multi-group engine has no full-information objective, so fiml is refused."""
     if data.group is None:
         raise PsymError("measurement invariance: the data have no group column")
     factors = parse_factors(model)
     items = list(dict.fromkeys(i for its in factors.values() for i in its))
     values = model.keyed(data.values) if isinstance(model, ScaleStructure) else data.values
-    missing = [i for i in items if i not in values.columns]
-    if missing:
-        raise PsymError(f"invariance model: items not in the data: {', '.join(missing)}")
-    frame = values.loc[:, items].assign(_g=data.group.to_numpy()).dropna()
-    frames = {str(g): f.drop(columns="_g") for g, f in frame.groupby("_g", sort=False)}
-    out = InvarianceResult({g: len(f) for g, f in frames.items()})
-    out.reason = _group_refusal(frames, min_group_size or 2 * len(items) + 1)
+    absent = [i for i in items if i not in values.columns]
+    if absent:
+        raise PsymError(f"invariance model: items not in the data: {', '.join(absent)}")
+    frame = values.loc[:, items].assign(_g=data.group.to_numpy())
+    frame = frame[frame["_g"].notna()]
+    frames = {str(g): usable(f.drop(columns="_g"), missing)
+              for g, f in frame.groupby("_g", sort=False)}  # fmt: skip
+    ns = {g: rows_used(f, missing).n for g, f in frames.items()}
+    out = InvarianceResult(ns, rows=rows_used(frame.drop(columns="_g"), missing))
+    if missing == "fiml":
+        out.reason = fiml_refusal("the invariance ladder",
+                                  "its multi-group engine fits sample moments")  # fmt: skip
+        return out
+    out.reason = _group_refusal(frames, min_group_size or 2 * len(items) + 1, ns)
     if out.reason is None:
         pos = {it: j for j, it in enumerate(items)}
         pat = Pattern(len(items), tuple(tuple(pos[i] for i in its) for its in factors.values()))
@@ -127,8 +144,9 @@ def measurement_invariance(
 def _ladder(pat: Pattern, frames: list[pd.DataFrame], out: InvarianceResult) -> None:
     moments = []
     for f in frames:
-        x = f.to_numpy(dtype=float)
-        moments.append(GroupMoments(np.cov(x.T, ddof=0), x.mean(axis=0), len(x)))
+        n = rows_used(f, "pairwise").n  # complete rows: their count
+        mean = f.mean(axis=0).to_numpy(dtype=float)
+        moments.append(GroupMoments(pairwise_cov(f, ddof=0), mean, n))
     base = baseline_chisq([m.cov for m in moments], [m.n for m in moments])
     total = sum(m.n for m in moments)
     for level in LEVELS:

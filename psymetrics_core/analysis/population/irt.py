@@ -39,6 +39,7 @@ import numpy as np
 import pandas as pd
 
 from psymetrics_core.analysis.population.data import Responses, ScaleStructure
+from psymetrics_core.analysis.population.missing import RowsUsed, rows_used, usable
 from psymetrics_core.base.errors import PsymError
 
 __all__ = ["GRMItem", "GRMResult", "graded_response", "irt_json", "irt_text", "THETA"]
@@ -76,6 +77,8 @@ class GRMResult:
     reason: str | None = None
     iterations: int = 0
     seconds: float = 0.0
+    rows: RowsUsed | None = None
+    note: str | None = None  # how --missing applied (pairwise: the full-information fallback)
 
 
 def _mirt() -> Any:
@@ -211,12 +214,23 @@ def _fit(
         out.items, out.information = fitted, [float(v) for v in info.reshape(-1)]
 
 
-def grm_scale(scale: str, frame: pd.DataFrame, max_iter: int = MAX_ITER) -> GRMResult:
+PAIRWISE_FALLBACK = ("--missing pairwise: a likelihood over answer patterns has no pairwise "
+                     "form; fitted on every answer (full information, as fiml)")  # fmt: skip
+
+
+def grm_scale(
+    scale: str, frame: pd.DataFrame, max_iter: int = MAX_ITER, missing: str = "fiml"
+) -> GRMResult:
     """The GRM of one scale's keyed answers (respondents x items; NaN = no answer), with at
-    most ``max_iter`` EM iterations."""
+    most ``max_iter`` EM iterations: on the complete rows (``missing`` listwise), else on every
+    answer (the marginal likelihood leaves a missing answer out: full information under MAR;
+    pairwise falls back to it, said in ``note``)."""
     start = time.perf_counter()
-    frame = frame.dropna(axis=0, how="all")
-    out = GRMResult(scale, int(len(frame)))
+    policy = "listwise" if missing == "listwise" else "fiml"
+    rows = rows_used(frame, policy)
+    frame = usable(frame, policy)
+    out = GRMResult(scale, rows.n, rows=rows,
+                    note=PAIRWISE_FALLBACK if missing == "pairwise" else None)  # fmt: skip
     codes, cats, why = _codes(frame)
     out.reason = why or _refusal(frame, codes, cats)
     if out.reason is None:
@@ -226,13 +240,15 @@ def grm_scale(scale: str, frame: pd.DataFrame, max_iter: int = MAX_ITER) -> GRMR
 
 
 def graded_response(
-    resp: Responses, structure: ScaleStructure, max_iter: int = MAX_ITER
-) -> dict[str, GRMResult]:
-    """One graded response model per scale of ``structure`` (reverse-keyed items reversed)."""
+    resp: Responses, structure: ScaleStructure, max_iter: int = MAX_ITER,
+    missing: str = "listwise",
+) -> dict[str, GRMResult]:  # fmt: skip
+    """One graded response model per scale of ``structure`` (reverse-keyed items reversed),
+    under ``missing`` (``grm_scale``)."""
     structure.check(resp.values)
     _mirt()  # the missing extra is one line before any work
     keyed = structure.keyed(resp.values)
-    return {name: grm_scale(name, keyed.loc[:, list(items)], max_iter)
+    return {name: grm_scale(name, keyed.loc[:, list(items)], max_iter, missing)
             for name, items in structure.scales.items()}  # fmt: skip
 
 
@@ -255,6 +271,8 @@ def irt_json(results: dict[str, GRMResult]) -> dict[str, Any]:
             if r.information is None
             else {"theta": list(r.theta), "test": r.information},
             "reason": r.reason,
+            "rows": None if r.rows is None else r.rows.to_json(),
+            "note": r.note,
         }
         for s, r in results.items()
     }
@@ -264,15 +282,20 @@ def irt_text(irt: dict[str, GRMResult]) -> list[str]:
     """Per scale: the range of a and b, and where the test information peaks."""
     out = []
     for scale, r in irt.items():
+        used = "" if r.rows is None else f", {r.rows.text()}"
         if r.information is None:
-            out.append(f"  IRT (graded) {scale}: undefined ({r.reason})")
+            out.append(f"  IRT (graded) {scale}: undefined ({r.reason}){used}")
             continue
         a = [i.discrimination for i in r.items]
         b = [t for i in r.items for t in i.thresholds]
         k = int(np.argmax(r.information))
         out.append(
-            f"  IRT (graded) {scale}: {len(a)} items, n {r.n}, a {min(a):.2f}..{max(a):.2f}, "
+            f"  IRT (graded) {scale}: {len(a)} items, "
+            + (r.rows.text() if r.rows is not None else f"n {r.n}")
+            + f", a {min(a):.2f}..{max(a):.2f}, "
             f"b {min(b):.2f}..{max(b):.2f}; information peaks at theta {r.theta[k]:+.2f} "
             f"({r.information[k]:.2f})"
         )
+        if r.note:
+            out.append(f"    {r.note}")
     return out

@@ -20,6 +20,7 @@ import pandas as pd
 from psymetrics_core.analysis.population.data import Responses, ScaleStructure
 from psymetrics_core.analysis.population.entry import InvarianceEntry, PopulationEntry
 from psymetrics_core.analysis.population.options import PopulationOptions
+from psymetrics_core.analysis.population.quiet import quiet_analysis
 from psymetrics_core.analysis.population.runs import (
     PopulationData,
     present_structure,
@@ -30,7 +31,7 @@ from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.types import Instrument
 
 __all__ = ["CLUSTER_DEFAULT", "ItemKey", "respondent_columns", "population_data",
-           "population_report", "invariance_across"]  # fmt: skip
+           "population_report", "invariance_across", "check_grouping"]  # fmt: skip
 
 CLUSTER_DEFAULT = "persona"
 
@@ -52,6 +53,18 @@ class ItemKey:
         """The key of an installed instrument's ``form``."""
         items = tuple(it.id for it in inst.forms[form])
         return cls(inst.id, items, ScaleStructure.from_instrument(inst, form), form, inst)
+
+
+def check_grouping(path: object, group: str | None, cluster: str | None) -> None:
+    """``--group`` and ``--cluster`` must name respondent-level fields, not the file's
+    respondent, item or response column (which vary within a respondent: grouping by them
+    would split each respondent's answers, by answer value for ``response``)."""
+    for option, col in (("--group", group), ("--cluster", cluster)):
+        if col in ("respondent", "item", "response"):
+            raise PsymError(
+                f"{option} {col}: the {col!r} column of {path} is not a respondent-level field "
+                "(name a label column that holds one value per respondent)"
+            )
 
 
 def respondent_columns(
@@ -114,12 +127,15 @@ def population_report(
     grouping of ``options.structure`` is left to ``invariance_across`` (one group here)."""
     pop, structure = population_data(key, frame, labels, cluster)
     opts = None if options.structure is None else replace(options.structure, group=None)
-    return task_analysis(pop, structure, replace(options, structure=opts), key.instrument)
+    scoped = replace(options, structure=opts)
+    return task_analysis(pop, structure, scoped, key.instrument, "responses")
 
 
+@quiet_analysis
 def invariance_across(
-    name: str, groups: Mapping[str, tuple[PopulationData, ScaleStructure]]
-) -> InvarianceEntry:
+    name: str, groups: Mapping[str, tuple[PopulationData, ScaleStructure]],
+    missing: str = "listwise",
+) -> InvarianceEntry:  # fmt: skip
     """The invariance ladder across the groups of a long file (the items every group has)."""
     pops = [p for p, _ in groups.values()]
     common = set.intersection(*(set(p.values.columns) for p in pops))
@@ -133,4 +149,4 @@ def invariance_across(
         {s: its for s, its in scales.items() if its},
         {i: r for i, r in first.reverse.items() if i in common},
     )
-    return invariance_entry(name, Responses(values, group=group), structure)
+    return invariance_entry(name, Responses(values, group=group), structure, missing)

@@ -1,6 +1,9 @@
 """Reliability across respondents: alpha, Guttman's lambda 6 and omega total, per scale.
 
-alpha on the item covariances; lambda 6 as R psych's ``G6(smc)``: 1 - sum(1 - smc_j) / sum(R)
+Missing answers follow ``--missing`` (``missing.py``): complete rows (listwise), each covariance
+from the rows that answered both items (pairwise, as psych's ``alpha(use = "pairwise")``), or
+the EM estimate of the saturated covariances (fiml; Enders 2003). alpha on the item covariances;
+lambda 6 as R psych's ``G6(smc)``: 1 - sum(1 - smc_j) / sum(R)
 on the item correlations; omega total from a one-factor ML fit (unit factor variance) with
 SIGNED standardized loadings, 1 - sum(psi) / sum(R) (psych's ``omega.tot`` for one factor).
 Percentile bootstrap intervals two ways, side by side: naive (respondents resampled) and
@@ -20,6 +23,14 @@ from scipy.optimize import minimize
 
 from psymetrics_core.analysis.population.data import Responses, ScaleStructure
 from psymetrics_core.analysis.population.fitstats import constant_items, dependent_items
+from psymetrics_core.analysis.population.missing import (
+    RowsUsed,
+    em_moments,
+    pairwise_corr,
+    pairwise_cov,
+    rows_used,
+    usable,
+)
 from psymetrics_core.analysis.population.mlfit import one_blas_thread
 
 __all__ = ["Undefined", "Coefficient", "ScaleReliability", "alpha", "lambda6", "omega_total",
@@ -43,7 +54,7 @@ class Coefficient:
 
 @dataclass
 class ScaleReliability:
-    """alpha, lambda 6 and omega of one scale over the complete rows."""
+    """alpha, lambda 6 and omega of one scale over the rows ``rows`` says (n: their count)."""
 
     scale: str
     n: int
@@ -51,21 +62,32 @@ class ScaleReliability:
     n_clusters: int | None
     coefficients: list[Coefficient] = field(default_factory=list)
     reason: str | None = None
+    rows: RowsUsed | None = None
 
 
-def _check(x: np.ndarray, names: list[str] | None = None) -> None:
-    n, k = x.shape
+def _cov(x: np.ndarray, missing: str = "listwise") -> np.ndarray:
+    """The item covariances of ``x`` under ``missing`` (rows with gaps: pairwise or EM)."""
+    if missing == "fiml" and np.isnan(x).any():
+        return em_moments(x)[1]
+    if missing == "pairwise":
+        return pairwise_cov(pd.DataFrame(x))
+    return np.cov(x.T)
+
+
+def _check(x: np.ndarray, names: list[str] | None = None, n_used: int | None = None) -> None:
+    k = x.shape[1]
+    n = len(x) if n_used is None else n_used
     if k < 2 or n < 3:
-        raise Undefined(f"needs 2+ items and 3+ complete respondents (has {k} and {n})")
+        raise Undefined(f"needs 2+ items and 3+ respondents (has {k} and {n})")
     frame = pd.DataFrame(x, columns=names or [str(j) for j in range(k)])
     const = constant_items(frame)
     if const:
         raise Undefined(f"items that never vary: {', '.join(const)}")
 
 
-def alpha(x: np.ndarray) -> float:
-    """Cronbach's alpha: k/(k-1) (1 - trace(C) / sum(C))."""
-    c = np.cov(x.T)
+def alpha(x: np.ndarray, missing: str = "listwise") -> float:
+    """Cronbach's alpha: k/(k-1) (1 - trace(C) / sum(C)), C under ``missing``."""
+    c = _cov(x, missing)
     total = float(c.sum())
     if not total > 0:
         raise Undefined("the total score does not vary")
@@ -73,27 +95,37 @@ def alpha(x: np.ndarray) -> float:
     return k / (k - 1) * (1.0 - float(np.trace(c)) / total)
 
 
-def _corr(x: np.ndarray, names: list[str] | None) -> np.ndarray:
-    r = np.corrcoef(x.T)
+def _corr(x: np.ndarray, names: list[str] | None, missing: str = "listwise") -> np.ndarray:
+    if missing == "pairwise":
+        r = pairwise_corr(pd.DataFrame(x))
+        if not np.all(np.isfinite(r)) or np.linalg.eigvalsh(r).min() <= 0:
+            raise Undefined("the pairwise correlation matrix is not positive definite")
+    else:
+        c = _cov(x, missing)
+        sd = np.sqrt(np.diag(c))
+        if not np.all(sd > 0):
+            raise Undefined("an item does not vary")
+        r = c / np.outer(sd, sd)
     dep = dependent_items(r, names or [str(j) for j in range(x.shape[1])])
     if dep is not None:
         raise Undefined(f"item correlations singular; dependent items: {', '.join(dep)}")
     return r
 
 
-def lambda6(x: np.ndarray, names: list[str] | None = None) -> float:
+def lambda6(x: np.ndarray, names: list[str] | None = None, missing: str = "listwise") -> float:
     """Guttman's lambda 6 on the correlations: 1 - sum(1/diag(R^-1)) / sum(R)."""
-    r = _corr(x, names)
+    r = _corr(x, names, missing)
     return 1.0 - float(np.sum(1.0 / np.diag(np.linalg.inv(r)))) / float(r.sum())
 
 
 def omega_total(
-    x: np.ndarray, names: list[str] | None = None, start: np.ndarray | None = None
-) -> float:
+    x: np.ndarray, names: list[str] | None = None, start: np.ndarray | None = None,
+    missing: str = "listwise",
+) -> float:  # fmt: skip
     """omega total from one ML factor with signed loadings, oriented to sum >= 0; uniquenesses
     bounded to [.005, 1] as R psych's ``fa`` and ``factanal`` (no Heywood case). ``start``:
     uniquenesses to start from (a bootstrap starts from the full sample's)."""
-    r = _corr(x, names)
+    r = _corr(x, names, missing)
     if x.shape[1] < 3:
         raise Undefined("omega needs 3+ items (a one-factor model of 2 items is not identified)")
     psi = one_factor_uniquenesses(r, start)
@@ -174,30 +206,36 @@ def _draws(
 
 
 def scale_reliability(
-    data: Responses, structure: ScaleStructure, n_boot: int = 500, seed: int = 0
-) -> list[ScaleReliability]:
-    """alpha, lambda 6 and omega of every scale, with naive and clustered intervals."""
+    data: Responses, structure: ScaleStructure, n_boot: int = 500, seed: int = 0,
+    missing: str = "listwise",
+) -> list[ScaleReliability]:  # fmt: skip
+    """alpha, lambda 6 and omega of every scale under ``missing``, with naive and clustered
+    intervals (a bootstrap draw resamples the rows ``missing`` uses, gaps and all)."""
     structure.check(data.values)
     keyed = structure.keyed(data.values)
     out = []
     for name, items in structure.scales.items():
         frame = keyed.loc[:, list(items)]
-        mask = frame.notna().all(axis=1).to_numpy()
-        x = frame.to_numpy(dtype=float)[mask]
+        rows = rows_used(frame, missing)
+        kept = usable(frame, missing)
+        mask = frame.index.isin(kept.index)
+        x = kept.to_numpy(dtype=float)
         clusters = None if data.cluster is None else data.cluster.to_numpy()[mask]
         n_cl = None if clusters is None else len(np.unique(clusters))
-        rel = ScaleReliability(name, len(x), len(items), n_cl)
+        rel = ScaleReliability(name, rows.n, len(items), n_cl, rows=rows)
+        names = list(items)
         try:
-            _check(x, list(items))
+            _check(x, names, rows.n)
         except Undefined as exc:
             rel.reason = str(exc)
             out.append(rel)
             continue
-        names = list(items)
         fns: dict[str, Callable[[np.ndarray], float]] = {
-            "alpha": alpha,
-            "lambda6": partial(lambda6, names=names),
-            "omega_total": partial(omega_total, names=names, start=_psi(x)),
+            "alpha": partial(alpha, missing=missing),
+            "lambda6": partial(lambda6, names=names, missing=missing),
+            "omega_total": partial(
+                omega_total, names=names, start=_psi(x, missing), missing=missing
+            ),  # fmt: skip
         }
         for cname, fn in fns.items():
             rel.coefficients.append(_coefficient(cname, fn, x, clusters, n_boot, seed))
@@ -205,10 +243,10 @@ def scale_reliability(
     return out
 
 
-def _psi(x: np.ndarray) -> np.ndarray | None:
+def _psi(x: np.ndarray, missing: str = "listwise") -> np.ndarray | None:
     """The full sample's uniquenesses, where defined (the bootstrap fits start from them)."""
     try:
-        return one_factor_uniquenesses(np.corrcoef(x.T))
+        return one_factor_uniquenesses(_corr(x, None, missing))
     except (Undefined, np.linalg.LinAlgError, ValueError):
         return None
 

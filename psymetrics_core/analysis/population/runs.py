@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from psymetrics_core.analysis.population.cfa import cfa_by_scale
-from psymetrics_core.analysis.population.criterion import criterion_row
+from psymetrics_core.analysis.population.criterion import criterion_row, with_composites
 from psymetrics_core.analysis.population.data import Responses, ScaleStructure
 from psymetrics_core.analysis.population.diagnostics import diagnose, scale_scores
 from psymetrics_core.analysis.population.entry import (
@@ -33,9 +33,11 @@ from psymetrics_core.analysis.population.entry import (
 from psymetrics_core.analysis.population.fitstats import FitIndices
 from psymetrics_core.analysis.population.humans import human_diagnostics, human_text
 from psymetrics_core.analysis.population.irt import graded_response, irt_text
+from psymetrics_core.analysis.population.missing import POLICIES, RowsUsed
 from psymetrics_core.analysis.population.mtmm import mtmm_part, mtmm_text, trait_table
 from psymetrics_core.analysis.population.options import PopulationOptions
 from psymetrics_core.analysis.population.population_data import PopulationData
+from psymetrics_core.analysis.population.quiet import quiet_analysis
 from psymetrics_core.analysis.population.reliability import Coefficient, scale_reliability
 from psymetrics_core.analysis.population.structure import (
     check_options,
@@ -115,18 +117,20 @@ def _data(
 
 
 def criterion_table(
-    data: PopulationData, structure: ScaleStructure, pairs: Mapping[str, str] | None = None
-) -> list[CriterionRow]:
-    """Criterion validity of each scale against a label: the given ``pairs`` (scale -> label
-    field), else every scale whose name is a label field (``criterion.criterion_row``: AUC for
+    data: PopulationData, structure: ScaleStructure,
+    pairs: Sequence[tuple[str, str]] | None = None,
+) -> list[CriterionRow]:  # fmt: skip
+    """Criterion validity of each scale against a label: the given ``pairs`` ((scale, label
+    field), every one kept, a scale paired with several labels included), else every scale
+    whose name is a label field (``criterion.criterion_row``: AUC for
     two-valued labels, numbers or text, else Spearman's rho; at persona level when personas
     have several respondents)."""
     resp = Responses(data.values, data.persona)
     scores = scale_scores(resp, structure)
     if pairs is None:
-        pairs = {s: s for s in scores if s in data.labels.columns}
+        pairs = [(s, s) for s in scores if s in data.labels.columns]
     out: list[CriterionRow] = []
-    for scale, fld in pairs.items():
+    for scale, fld in dict.fromkeys(pairs):  # a pair given twice is one row
         if scale not in scores:
             raise PsymError(f"--criterion {scale}={fld}: task {data.task} has no scale {scale!r}")
         if fld not in data.labels.columns:
@@ -149,6 +153,7 @@ def population_section(
     return AnalysisSection("population", "Population psychometrics", res.text, res.to_json())
 
 
+@quiet_analysis
 def population_analysis(
     run_dirs: Sequence[Path],
     instruments: Mapping[str, Instrument],
@@ -201,28 +206,38 @@ def present_structure(structure: ScaleStructure, pop: PopulationData) -> ScaleSt
     )
 
 
+@quiet_analysis
 def task_analysis(
     pop: PopulationData, structure: ScaleStructure, options: PopulationOptions | None = None,
-    instrument: Instrument | None = None,
+    instrument: Instrument | None = None, source: str = "runs",
 ) -> PopulationEntry:  # fmt: skip
     """One task's entry of the section: diagnostics, reliability, one CFA per scale, criterion
     validity, the diagnostics against people (``instrument``'s norms) and what ``options``
-    asks for beyond them."""
+    asks for beyond them, every analysis under ``options.missing``. ``source``: runs
+    (simulated respondents of personas) or responses (a file of people's answers)."""
     options = options or PopulationOptions()
     resp = Responses(pop.values, pop.persona)
-    grm = graded_response(resp, structure) if options.irt else None  # extra: at once
+    missing = options.missing
+    if missing not in POLICIES:
+        raise PsymError(f"--missing {missing!r}: one of {', '.join(POLICIES)}")
+    form = sorted(pop.forms or {"original"})[0]
+    crit = criterion_table(  # composite scales (total) too: psym show lists them; a bad pair:
+        pop,  # one line at once, before the analyses
+        with_composites(structure, instrument, form, list(pop.values.columns)),
+        options.criterion,
+    )
+    grm = graded_response(resp, structure, missing=missing) if options.irt else None  # at once
     diag = diagnose(resp, structure)
-    rel = scale_reliability(resp, structure, n_boot=options.n_boot)
-    cfas = cfa_by_scale(resp, structure)
-    crit = criterion_table(pop, structure, options.criterion)
+    rel = scale_reliability(resp, structure, n_boot=options.n_boot, missing=missing)
+    cfas = cfa_by_scale(resp, structure, missing)
     return PopulationEntry(
         n_respondents=int(len(pop.values)),
         n_personas=int(pop.persona.nunique()),
-        clustering=_clustering(len(pop.values), int(pop.persona.nunique())),
+        clustering=_clustering(len(pop.values), int(pop.persona.nunique()), source),
         parse_rate=pop.n_parsed / pop.n_lines if pop.n_lines else None,
         constant_items=diag.constant_items,
         straightlining_share=diag.straightlining_share,
-        reasons=dict(diag.reasons),
+        reasons={k: v for k, v in diag.reasons.items() if k != "acquiescence"},  # see human
         reliability=list(rel),
         cfa=dict(cfas),
         criterion=crit,
@@ -235,8 +250,11 @@ def task_analysis(
             structure,
             options.structure,
             human=instrument.human_loadings if instrument else None,
+            missing=missing,
         ),  # fmt: skip
         irt=grm,
+        missing=missing,
+        source=source,
     )
 
 
@@ -247,19 +265,25 @@ def _num(x: float | None, d: int = 2) -> str:
     return out[1:] if out.startswith("-") and float(out) == 0 else out  # no "-0.00"
 
 
-def _clustering(n: int, personas: int) -> str | None:
-    """The caveat of respondents that are not independent (several per persona)."""
+def _clustering(n: int, personas: int, source: str = "runs") -> str | None:
+    """The caveat of respondents that are not independent (several per persona, or per
+    cluster of a response file)."""
     if n <= personas:
         return None
-    return (f"{n} respondents are prompt variants or repeats of {personas} personas: "
-            "reliability has persona-clustered intervals and criterion validity is per persona, "
+    who = (f"{n} respondents fall in {personas} clusters (the --cluster column)"
+           if source == "responses" else
+           f"{n} respondents are prompt variants or repeats of {personas} personas")  # fmt: skip
+    unit = "cluster" if source == "responses" else "persona"
+    return (f"{who}: "
+            f"reliability has {unit}-clustered intervals and criterion validity is per {unit}, "
             "but chi-square, RMSEA, parallel analysis, EFA and invariance treat every "
             "respondent as independent (identical repeats inflate them)")  # fmt: skip
 
 
-def reliability_text(coefficients: Sequence[Coefficient], n: int, total: int) -> str:
+def reliability_text(coefficients: Sequence[Coefficient], rows: RowsUsed | None) -> str:
     """alpha, lambda 6 and omega with their naive 95% intervals, the persona-clustered ones
-    where personas have several respondents, and n when incomplete rows were left out."""
+    where personas have several respondents, and the rows used (n, and why rows were left
+    out)."""
     names = {"alpha": "alpha", "lambda6": "lambda6", "omega_total": "omega"}
     parts = []
     for c in coefficients:
@@ -267,8 +291,7 @@ def reliability_text(coefficients: Sequence[Coefficient], n: int, total: int) ->
         kind = " clustered" if c.cluster_ci95 else ""
         iv = f" [{_num(ci[0])}, {_num(ci[1])}{kind}]" if ci else ""
         parts.append(f"{names.get(c.name, c.name)} {_num(c.value)}{iv}")
-    used = f", n {n} of {total} (complete answers)" if n < total else ""
-    return " ".join(parts) + used
+    return " ".join(parts) + ("" if rows is None else f", {rows.text()}")
 
 
 def fit_text(f: FitIndices | None, reason: str | None, heywood: Sequence[str]) -> str:
@@ -281,17 +304,35 @@ def fit_text(f: FitIndices | None, reason: str | None, heywood: Sequence[str]) -
     )
     if f.reason:
         out += f" (CFI, TLI undefined: {f.reason})"
+    if f.caveat:  # (the no-structure caveat repeats the reason: said once)
+        out += "; no verdict: " + (f.caveat.replace(f"{f.reason}; ", "") if f.reason else f.caveat)
     if heywood:
         out += f"; Heywood: {'; '.join(heywood[:3])}" + (" ..." if len(heywood) > 3 else "")
     return out
 
 
+MISSING_TEXT = {
+    "listwise": "each analysis on the rows that answered all its items",
+    "pairwise": "each correlation on the rows that answered both items; n: the smallest pair count",
+    "fiml": "every answer in the likelihood (MAR); analyses without a full-information form say so",
+}
+
+
+def _head(task: str, e: PopulationEntry) -> str:
+    """The entry's first line: respondents and personas with the parse rate (runs), or
+    respondents with the share of cells answered (a response file)."""
+    straight = f"straight-lining {_num(e.straightlining_share)}"
+    if e.source == "responses":
+        clusters = f" ({e.n_personas} clusters)" if e.n_personas < e.n_respondents else ""
+        return (f"{task}: {e.n_respondents} respondents{clusters}, cells answered "
+                f"{_num(e.parse_rate)}, {straight}")  # fmt: skip
+    return (f"{task}: {e.n_respondents} respondents ({e.n_personas} personas), parse rate "
+            f"{_num(e.parse_rate)}, {straight}")  # fmt: skip
+
+
 def task_text(task: str, e: PopulationEntry) -> list[str]:
     """The plain-text lines of a task's entry."""
-    out = [
-        f"{task}: {e.n_respondents} respondents ({e.n_personas} personas), parse rate "
-        f"{_num(e.parse_rate)}, straight-lining {_num(e.straightlining_share)}"
-    ]
+    out = [_head(task, e), f"  missing answers: {e.missing} ({MISSING_TEXT[e.missing]})"]
     if e.clustering:
         out.append(f"  note: {e.clustering}")
     if e.constant_items:
@@ -299,11 +340,13 @@ def task_text(task: str, e: PopulationEntry) -> list[str]:
     out += human_text(e.human)
     for r in e.reliability:
         if r.reason:
-            out.append(f"  {r.scale}: reliability undefined ({r.reason})")
+            used = "" if r.rows is None else f", {r.rows.text()}"
+            out.append(f"  {r.scale}: reliability undefined ({r.reason}){used}")
             continue
-        out.append(f"  {r.scale}: " + reliability_text(r.coefficients, r.n, e.n_respondents))
+        out.append(f"  {r.scale}: " + reliability_text(r.coefficients, r.rows))
     for scale, c in e.cfa.items():
-        out.append(f"  CFA {scale}: " + fit_text(c.fit, c.reason, c.heywood))
+        used = "" if c.rows is None else f", {c.rows.text()}"
+        out.append(f"  CFA {scale}: " + fit_text(c.fit, c.reason, c.heywood) + used)
     out += structure_text(e.structure)
     for row in e.criterion:
         k = row.result

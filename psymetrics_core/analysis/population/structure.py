@@ -25,12 +25,16 @@ import numpy as np
 import pandas as pd
 
 from psymetrics_core.analysis.population.cfa import CFAResult, cfa
+from psymetrics_core.analysis.population.cfa_model import CFAModel, read_cfa_model
 from psymetrics_core.analysis.population.data import Responses, ScaleStructure
 from psymetrics_core.analysis.population.dimensionality import (
+    ParallelAnalysis,
+    auto_basis,
     congruence_reading,
     efa,
     match_congruence,
     parallel_analysis,
+    parallel_text,
 )
 from psymetrics_core.analysis.population.entry import (
     CFAModelEntry,
@@ -45,11 +49,7 @@ from psymetrics_core.analysis.population.invariance import (
     measurement_invariance,
 )
 from psymetrics_core.analysis.population.population_data import PopulationData
-from psymetrics_core.analysis.population.structure_options import (
-    CFAModel,
-    StructureOptions,
-    read_cfa_model,
-)
+from psymetrics_core.analysis.population.structure_options import StructureOptions
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.types import HumanLoadings
 
@@ -96,6 +96,8 @@ def check_options(found: Mapping[str, PopulationData], opts: StructureOptions | 
         check_model_items(model, model.task, list(found[model.task].values.columns))
         return
     fits = sorted(t for t, p in found.items() if model.unknown(list(p.values.columns)) is None)
+    for t in fits:  # a factor named like an item of the task the model fits
+        check_model_items(model, t, list(found[t].values.columns))
     if not fits:
         first = min(found.values(), key=lambda p: p.task)
         check_model_items(model, first.task, list(first.values.columns))
@@ -107,6 +109,12 @@ def check_options(found: Mapping[str, PopulationData], opts: StructureOptions | 
 def check_model_items(model: CFAModel, task: str, columns: Sequence[str]) -> None:
     """One error naming the file and line of the first name that is not a factor of the model
     or an item of ``task`` (``columns``)."""
+    clash = next((s for s in model.statements if s.op == "=~" and s.lhs in set(columns)), None)
+    if clash is not None:
+        raise PsymError(
+            f"--cfa-model {model.path}, line {clash.line}: factor {clash.lhs!r} is "
+            f"named like an item of task {task}; give the factor a name of its own"
+        )
     miss = model.unknown(columns)
     if miss is not None:
         cols = [str(c) for c in columns]
@@ -118,23 +126,24 @@ def check_model_items(model: CFAModel, task: str, columns: Sequence[str]) -> Non
 def structure_analysis(
     pop: PopulationData, structure: ScaleStructure, opts: StructureOptions | None,
     group: pd.Series | None = None, human: HumanLoadings | None = None,
+    missing: str = "listwise",
 ) -> StructureParts:  # fmt: skip
     """The task entry's parallel analysis, EFA (with --efa; Tucker's congruence with the
     instrument's ``human`` loadings), CFA model (with --cfa-model) and invariance (with a
-    grouping: ``opts.group`` or the given ``group``)."""
+    grouping: ``opts.group`` or the given ``group``), each under ``missing``."""
     opts = opts or StructureOptions()
     keyed = structure.keyed(pop.values)
     items = keyed.loc[:, structure.items()]
-    pa = parallel_analysis(items)
+    pa = parallel_analysis(items, kind=opts.pa, missing=missing)
     fa = None
     if opts.efa is not None:
-        fa = _efa_entry(items, opts, pa.n_factors, pa.reason)
+        fa = _efa_entry(items, opts, pa, missing)
         fa.congruence = congruence(fa, human, structure)
     cm = opts.cfa_model
     model = None
     if cm is not None and (cm.task or pop.task) == pop.task:
         if cm.task is not None or cm.unknown(list(keyed.columns)) is None:
-            model = _cfa_model_entry(keyed, cm)
+            model = _cfa_model_entry(keyed, cm, missing)
     inv = None
     if group is None and opts.group is not None:
         group = group_series(pop, opts)
@@ -143,20 +152,26 @@ def structure_analysis(
             inv = InvarianceEntry(opts.group, InvarianceResult({}, [], why))
     if group is not None:
         name = opts.group or str(group.name)
-        inv = invariance_entry(name, Responses(pop.values, group=group), structure)
+        inv = invariance_entry(name, Responses(pop.values, group=group), structure, missing)
     return StructureParts(pa, fa, model, inv)
 
 
 def _efa_entry(
-    items: pd.DataFrame, opts: StructureOptions, n_pa: int | None, pa_reason: str | None
+    items: pd.DataFrame, opts: StructureOptions, pa: ParallelAnalysis, missing: str
 ) -> EFAEntry:
-    n = opts.efa if isinstance(opts.efa, int) else n_pa
-    out = EFAEntry(n, opts.rotation)
-    if n is None or n < 1:
-        why = pa_reason or "parallel analysis retains no factor"
+    auto = not isinstance(opts.efa, int)
+    n = pa.n_factors if auto else opts.efa
+    out = EFAEntry(n if isinstance(n, int) else None, opts.rotation)
+    if auto and pa.reason is None:
+        out.basis = auto_basis(pa)
+    if out.n_factors is None or out.n_factors < 1:
+        why = pa.reason or "parallel analysis retains no factor"
         out.reason = f"--efa auto: {why}"
+        out.rows = pa.rows
         return out
-    res = efa(items, n, opts.rotation if n > 1 else None)
+    n = out.n_factors
+    res = efa(items, n, opts.rotation if n > 1 else None, missing=missing)
+    out.rows = res.rows
     out.method = res.method
     if res.loadings is None:
         out.reason = res.reason
@@ -227,19 +242,26 @@ def _congruence_note(
     return "; ".join(notes) or None
 
 
-def _cfa_model_entry(keyed: pd.DataFrame, model: CFAModel) -> CFAModelEntry:
+def _cfa_model_entry(keyed: pd.DataFrame, model: CFAModel, missing: str) -> CFAModelEntry:
     miss = model.unknown(list(keyed.columns))
     if miss is not None:
         why = f"the model names {miss[1]!r} (line {miss[0]}), not an item of this task"
         return CFAModelEntry(model.syntax, model.path, CFAResult(model.syntax, 0, reason=why))
+    problem = model.identification()
+    if problem is not None:
+        rows = len(keyed.loc[:, [c for c in keyed.columns if c in model.observed]].dropna())
+        reason = f"model not identified: {problem}"
+        return CFAModelEntry(model.syntax, model.path, CFAResult(model.syntax, rows, reason=reason))
     try:
-        res = cfa(keyed, model.syntax)
+        res = cfa(keyed, model.syntax, missing)
     except PsymError as exc:
         raise PsymError(f"--cfa-model {model.path}: {exc}") from None
     return CFAModelEntry(model.syntax, model.path, res)
 
 
-def invariance_entry(name: str, data: Responses, structure: ScaleStructure) -> InvarianceEntry:
+def invariance_entry(
+    name: str, data: Responses, structure: ScaleStructure, missing: str = "listwise"
+) -> InvarianceEntry:
     """The configural -> metric -> scalar ladder of ``data`` across ``data.group``, with the
     instrument's scales as factors, as the task entry's invariance part. Items are divided
     by their pooled SD first: the same affine map in every group leaves each rung's chi-square
@@ -247,9 +269,9 @@ def invariance_entry(name: str, data: Responses, structure: ScaleStructure) -> I
     that ladder does not converge, the one on the raw answers is tried."""
     sd = data.values.std()
     scaled = data.values / sd.where(sd > 0, 1.0)
-    res = measurement_invariance(Responses(scaled, group=data.group), structure)
+    res = measurement_invariance(Responses(scaled, group=data.group), structure, missing=missing)
     if res.reason is not None and "did not converge" in res.reason:
-        raw = measurement_invariance(data, structure)
+        raw = measurement_invariance(data, structure, missing=missing)
         res = raw if raw.reason is None else res
     return InvarianceEntry(name, res)
 
@@ -263,12 +285,7 @@ def _n(x: Any, d: int = 2, sign: bool = False) -> str:
 def structure_text(parts: StructureParts) -> list[str]:
     """Short lines of the structural parts of a task entry (those present)."""
     out: list[str] = []
-    pa = parts.parallel_analysis
-    out.append(
-        f"  parallel analysis: undefined ({pa.reason})" if pa.reason else
-        f"  parallel analysis: {pa.n_factors} factor(s) (eigenvalues above the random "
-        f"{pa.quantile:.0%} quantile)"
-    )  # fmt: skip
+    out += parallel_text(parts.parallel_analysis)
     if parts.efa is not None:
         out += _efa_text(parts.efa)
     if parts.cfa_model is not None:
@@ -276,9 +293,12 @@ def structure_text(parts: StructureParts) -> list[str]:
         out.append(f"  CFA model {Path(parts.cfa_model.file).name}: " + (
             f"undefined ({c.reason})" if f is None else
             f"chi2 {_n(f.chisq)} df {f.df} CFI {_n(f.cfi, 3)} TLI {_n(f.tli, 3)} "
-            f"RMSEA {_n(f.rmsea, 3)} SRMR {_n(f.srmr, 3)}, n {c.n}"))  # fmt: skip
+            f"RMSEA {_n(f.rmsea, 3)} SRMR {_n(f.srmr, 3)}")
+            + ("" if c.rows is None else f", {c.rows.text()}"))  # fmt: skip
         if f is not None and f.reason:
             out.append(f"    CFI, TLI undefined: {f.reason}")
+        if f is not None and f.caveat:
+            out.append(f"    not a verdict: {f.caveat}")
         if c.heywood:
             out.append(f"    Heywood: {'; '.join(c.heywood)}")
     if parts.invariance is not None:
@@ -287,10 +307,13 @@ def structure_text(parts: StructureParts) -> list[str]:
 
 
 def _efa_text(x: EFAEntry) -> list[str]:
-    head = f"  EFA ({x.method}, {x.rotation or 'unrotated'}, {x.n_factors} factor(s))"
+    k = "—" if x.n_factors is None else x.n_factors
+    head = f"  EFA ({x.method}, {x.rotation or 'unrotated'}, {k} factor(s))"
+    used = "" if x.rows is None else f"; {x.rows.text()}"
+    basis = [] if x.basis is None else [f"    {x.basis}"]
     if x.loadings is None or x.factors is None:
-        return [f"{head}: undefined ({x.reason})"]
-    out = [f"{head}: loadings >= .30 (largest first; all in --json)"]
+        return [f"{head}: undefined ({x.reason}){used}", *basis]
+    out = [f"{head}: loadings >= .30 (largest first; all in --json){used}", *basis]
     for j, fac in enumerate(x.factors):
         big = sorted(((abs(v[j]), i, v[j]) for i, v in x.loadings.items() if abs(v[j]) >= 0.3),
                      reverse=True)  # fmt: skip
@@ -325,7 +348,8 @@ def invariance_text(entry: InvarianceEntry) -> list[str]:
     """The ladder as a small table with the decisions."""
     inv = entry.result
     groups = ", ".join(f"{g} {n}" for g, n in inv.groups.items())
-    out = [f"  invariance by {entry.group} ({groups or 'no groups'})" + (
+    used = "" if inv.rows is None else f"; {inv.rows.text()}"
+    out = [f"  invariance by {entry.group} ({groups or 'no groups'}){used}" + (
         f": undefined ({inv.reason})" if inv.reason else "")]  # fmt: skip
     if not inv.steps:
         return out

@@ -28,9 +28,9 @@ import numpy as np
 import pandas as pd
 
 from psymetrics_core.administer.answer_files import ALL, RATING_COLUMNS, read_answer_table
+from psymetrics_core.analysis.population.cfa_model import CFAModel
 from psymetrics_core.analysis.population.data import ScaleStructure
 from psymetrics_core.analysis.population.long import CLUSTER_DEFAULT, ItemKey
-from psymetrics_core.analysis.population.structure_options import CFAModel
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.reading import CsvTable
 
