@@ -16,8 +16,7 @@ backend is built.
 The names in ``__all__`` are the stable surface for plugin authors (CONTRIBUTING: "The public
 API"): the functions below, ``hookimpl``, and the value types, errors, backend contract, task
 kinds and condition base that plugins build on, each importable from here (loaded on first use).
-Old module paths from before the layered layout still import, with a DeprecationWarning
-(``psymetrics_core._moved``).
+Everything else a plugin needs is in ``psymetrics_core.api``.
 """
 
 from __future__ import annotations
@@ -28,11 +27,9 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from psymetrics_core import _moved
 from psymetrics_core.base.versions import __version__
 from psymetrics_core.pluginsys.hookspecs import hookimpl
 
-_moved.install()
 
 if TYPE_CHECKING:
     from psymetrics_core.administer.api import (
