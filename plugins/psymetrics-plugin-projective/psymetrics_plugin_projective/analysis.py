@@ -30,7 +30,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from psymetrics_core.analysis.drift import (
+from psymetrics_plugin_projective.drift import (
     Stat,
     directional_consistency,
     exact_accuracy,

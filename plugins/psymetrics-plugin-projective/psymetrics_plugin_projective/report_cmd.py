@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from psymetrics_core.analysis.drift import Stat
+from psymetrics_plugin_projective.drift import Stat
 from psymetrics_core.analysis.sections import AnalysisSection
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.writing import check_target, write_output
