@@ -8,7 +8,6 @@ from pathlib import Path
 
 import click
 
-from psymetrics_plugin_projective.drift import Stat
 from psymetrics_core.analysis.sections import AnalysisSection
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.writing import check_target, write_output
@@ -16,6 +15,7 @@ from psymetrics_core.cli.bounded import bounded
 from psymetrics_core.records.inputs import run_inputs
 
 from .analysis import NEUTRAL, UNPARSED, Report, analyse, load_predictions
+from .drift import Stat
 from .labels import read_labels
 
 __all__ = ["projective_analyze", "format_report", "analyze_section"]

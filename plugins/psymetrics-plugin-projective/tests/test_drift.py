@@ -5,7 +5,6 @@ from __future__ import annotations
 import random
 
 import pytest
-
 from psymetrics_plugin_projective.drift import (
     directional_consistency,
     exact_accuracy,
