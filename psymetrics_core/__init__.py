@@ -30,8 +30,7 @@ from typing import TYPE_CHECKING, Any
 from psymetrics_core.base.versions import __version__
 from psymetrics_core.pluginsys.hookspecs import hookimpl
 
-
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # for type checkers; at run time each name comes from psymetrics_core.api
     from psymetrics_core.administer.api import (
         evaluate,
         get_instrument,
@@ -68,26 +67,18 @@ if TYPE_CHECKING:
         Verdict,
     )
 
-# the re-exported names, by the module that defines them (imported on first use)
-_LAZY: dict[str, str] = {
-    **dict.fromkeys(["PsymError", "SpecError", "BackendError", "ResponsesError"], "base.errors"),
-    **dict.fromkeys(
-        ["Item", "Option", "Instrument", "LazyInstrument", "Prompt", "ImagePart", "Completion"]
-        + ["Answer", "Generation", "Verdict", "Score", "PluginInfo"],
-        "base.types",
-    ),
-    **dict.fromkeys(["Backend", "GenerationSettings"], "backends.base"),
-    **dict.fromkeys(
-        ["Task", "TaskKind", "TaskResults", "TaskScores", "FreeTextTask", "JudgedTask"]
-        + ["JudgeStage", "ProbeTask", "share_score"],
-        "administer.kinds",
-    ),
-    "Condition": "administer.conditions",
-    **dict.fromkeys(
-        ["evaluate", "score_responses", "get_instrument", "list_instruments", "load_instrument"],
-        "administer.api",
-    ),
-}
+# the re-exported names, each taken from the plugin API (psymetrics_core.api, which says where
+# each is defined) on first use
+_LAZY: dict[str, str] = dict.fromkeys(
+    ["evaluate", "score_responses", "get_instrument", "list_instruments", "load_instrument"]
+    + ["Item", "Option", "Instrument", "LazyInstrument", "Prompt", "ImagePart", "Completion"]
+    + ["Answer", "Generation", "Verdict", "Score", "PluginInfo"]
+    + ["PsymError", "SpecError", "BackendError", "ResponsesError"]
+    + ["Backend", "GenerationSettings"]
+    + ["Task", "TaskKind", "TaskResults", "TaskScores", "FreeTextTask", "JudgedTask"]
+    + ["JudgeStage", "ProbeTask", "share_score", "Condition"],
+    "api",
+)
 
 
 def __getattr__(name: str) -> Any:

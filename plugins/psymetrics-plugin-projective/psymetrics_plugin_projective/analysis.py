@@ -30,8 +30,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from psymetrics_core.base.errors import PsymError
-from psymetrics_core.records.read import load_run_data
+from psymetrics_core.api import PsymError, load_run_data
 
 from .drift import (
     Stat,

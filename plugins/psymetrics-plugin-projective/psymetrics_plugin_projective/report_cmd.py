@@ -8,11 +8,14 @@ from pathlib import Path
 
 import click
 
-from psymetrics_core.analysis.sections import AnalysisSection
-from psymetrics_core.base.errors import PsymError
-from psymetrics_core.base.writing import check_target, write_output
-from psymetrics_core.cli.bounded import bounded
-from psymetrics_core.records.inputs import run_inputs
+from psymetrics_core.api import (
+    AnalysisSection,
+    PsymError,
+    bounded,
+    check_target,
+    run_inputs,
+    write_output,
+)
 
 from .analysis import NEUTRAL, UNPARSED, Report, analyse, load_predictions
 from .drift import Stat
