@@ -27,6 +27,7 @@ if TYPE_CHECKING:
         list_instruments,
         load_instrument,
         score_responses,
+        session_or_default,
     )
     from psymetrics_core.administer.conditions import Cell, Condition
     from psymetrics_core.administer.judge import user_prompt
@@ -106,7 +107,8 @@ if TYPE_CHECKING:
 _WHERE: dict[str, str] = {
     # the package's functions and the hook marker
     **dict.fromkeys(
-        ["evaluate", "score_responses", "get_instrument", "list_instruments", "load_instrument"],
+        ["evaluate", "score_responses", "get_instrument", "list_instruments", "load_instrument"]
+        + ["session_or_default"],
         "administer.api",
     ),
     "data_files": "",

@@ -88,12 +88,12 @@ def contamination(
     progress: Callable[[str, int], Reporter] | None = None,
     overwrite: bool = False,
     resume: bool = False,
-    session: Session | None = None,
+    session: Session,
 ) -> dict[str, Any]:
     """Run the probes on ``tasks`` and return (and write to ``output``) the report dict.
 
-    ``session`` supplies the plugins (``psym contamination`` passes its own; default: a fresh
-    session of the installed plugins).
+    ``session`` supplies the plugins (``psym contamination`` passes its own; a library caller
+    passes ``psymetrics_core.api.session_or_default()``).
 
     ``output`` is claimed like ``psym eval``'s (``psymetrics_core.records.rundir.ensure_run_dir``):
     locked, and refused when it already holds a run unless ``overwrite`` or ``resume``.
@@ -109,7 +109,6 @@ def contamination(
         if output is not None
         else nullcontext()
     )
-    session = session if session is not None else Session()
     with claim:
         prepared = {
             t: prepare(
