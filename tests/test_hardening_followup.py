@@ -15,7 +15,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for benchmarks/
 from behaviour_fakes import ScriptedBackend  # noqa: E402
 
-from psymetrics_core.administer.runner import evaluate  # noqa: E402
+from psymetrics_core import evaluate  # noqa: E402
 from psymetrics_core.base.errors import PsymError  # noqa: E402
 from psymetrics_core.pluginsys.loader import make_plugin_manager  # noqa: E402
 from psymetrics_core.pluginsys.session import Session  # noqa: E402

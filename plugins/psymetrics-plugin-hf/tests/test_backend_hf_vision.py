@@ -129,7 +129,7 @@ def test_rorschach_task_runs_on_the_image_text_model(tiny_vlm: Path, tmp_path: P
     pytest.importorskip("psymetrics_plugin_projective")
     import json
 
-    from psymetrics_core.administer.runner import evaluate
+    from psymetrics_core import evaluate
 
     opts = {"interpreter_tokens": "4", "diagnostician_tokens": "4", "targets": "depression"}
     out = evaluate(

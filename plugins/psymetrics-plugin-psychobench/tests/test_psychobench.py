@@ -607,7 +607,7 @@ class _Battery:
 
 def test_battery_run_scores_the_whole_scale():
     """All 10 GSE items answered 4 in one battery prompt: the §12.2 maximum 40, z vs the norm."""
-    from psymetrics_core.administer.runner import evaluate
+    from psymetrics_core import evaluate
 
     entry = evaluate(["pb-gse"], backend=_Battery(), conditions=["battery"])["tasks"]["pb-gse"]
     overall = entry["scales"]["overall"]
