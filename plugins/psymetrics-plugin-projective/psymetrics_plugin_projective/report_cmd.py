@@ -182,7 +182,7 @@ def projective_analyze(
     The same report is the projective section of `psym analyze RUN... [--labels FILE]`; this
     command adds --unparsed, --n-boot and the JSON file.
     """
-    inputs = [*run_inputs(run_dirs), *([labels_file] if labels_file else [])]
+    inputs: list[str | Path] = [*run_inputs(run_dirs), *([labels_file] if labels_file else [])]
     try:
         if json_out is not None:
             check_target(json_out, inputs=inputs, what="--json")  # before the analysis
