@@ -19,9 +19,7 @@ from psymetrics_plugin_contamination.options import ProbeOptions
 from psymetrics_plugin_contamination.run import contamination
 
 from psymetrics_core import get_instrument
-from psymetrics_core.api import session_or_default
-from psymetrics_core.base.errors import PsymError
-from psymetrics_core.instruments.item_texts import require_item_texts
+from psymetrics_core.api import PsymError, require_item_texts, session_or_default
 
 ITEMS = {
     "pvq40": DATA / "PLACEHOLDER_items_pvq40.csv",

@@ -19,10 +19,8 @@ from psymetrics_plugin_contamination.options import ProbeOptions
 from psymetrics_plugin_contamination.run import contamination
 from psymetrics_plugin_contamination.tasks import ContaminationTask
 
-from psymetrics_core.api import session_or_default
-from psymetrics_core.backends.base import Backend, GenerationSettings
+from psymetrics_core.api import Backend, Completion, GenerationSettings, Prompt, session_or_default
 from psymetrics_core.backends.cache import ResponseCache, request_key
-from psymetrics_core.base.types import Completion, Prompt
 from psymetrics_core.records import SampleRecord
 
 FIVE = ("verbatim", "keyword", "item-dimension", "option-score", "target-score")
@@ -130,7 +128,7 @@ def test_each_probe_is_a_probe_task_with_its_target(tmp_path: Path) -> None:
     from psymetrics_plugin_contamination.run import prepare
     from psymetrics_plugin_contamination.tasks import ProbeSet, probe_tasks
 
-    from psymetrics_core.pluginsys.session import Session
+    from psymetrics_core.api import Session
 
     opts = ProbeOptions()
     inv, prompts, _, inst = prepare("sr2k", list(FIVE), opts, limit=3, session=Session())

@@ -36,6 +36,6 @@ def smollm2(_hf_cache_dir: None) -> Any:
 @pytest.fixture
 def fresh_plugins() -> Any:
     """A fresh session of the installed plugins, handed to what the test calls."""
-    from psymetrics_core.pluginsys.session import Session
+    from psymetrics_core.api import Session
 
     return Session()

@@ -16,9 +16,7 @@ import pytest
 from psymetrics_plugin_hf.hf import HFBackend
 from psymetrics_plugin_hf.hf_vision import is_image_text_model
 
-from psymetrics_core.backends.base import GenerationSettings
-from psymetrics_core.base.errors import BackendError
-from psymetrics_core.base.types import ImagePart, Prompt
+from psymetrics_core.api import BackendError, GenerationSettings, ImagePart, Prompt
 
 TEMPLATE = (
     "{% for m in messages %}<|im_start|>{{ m['role'] }}\n"
