@@ -56,8 +56,9 @@ lint:
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/ruff format --check psymetrics_core tests
 
+# the core and every bundled plugin's package (the plugins build on the public API's types)
 typecheck:
-	$(VENV)/bin/mypy psymetrics_core
+	$(VENV)/bin/mypy psymetrics_core $(wildcard plugins/*/psymetrics_plugin_*)
 
 # tasks/ must be exactly what `psym export lm-eval` writes for the installed plugins
 check-tasks:

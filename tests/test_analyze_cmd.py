@@ -72,8 +72,10 @@ def value_run(fresh_plugins, tmp_path: Path) -> Path:
     return out
 
 
-def test_consistency_styles_and_facets_on_a_value_consistent_respondent(value_run: Path):
-    rep = analyze([value_run])
+def test_consistency_styles_and_facets_on_a_value_consistent_respondent(
+    fresh_plugins, value_run: Path
+):
+    rep = analyze([value_run], session=fresh_plugins)
     a = rep["analyses"]["run"]["bfi"]
     # answers do not depend on option order -> consistency 1 in every seed
     assert a["consistency"]["mean"] == {"reversed-options": 1.0}
@@ -94,7 +96,7 @@ def test_consistency_styles_and_facets_on_a_value_consistent_respondent(value_ru
     assert "respondents are administrations" in rep["respondents"]
 
 
-def test_consistency_matches_a_direct_count_from_samples(value_run: Path):
+def test_consistency_matches_a_direct_count_from_samples(fresh_plugins, value_run: Path):
     # independent computation: count unchanged answers straight from samples.jsonl
     lines = [json.loads(x) for x in (value_run / "samples.jsonl").read_text().splitlines()]
     by = {(x["condition"], x["seed"], x["item"]): x["answer"] for x in lines}
@@ -103,22 +105,24 @@ def test_consistency_matches_a_direct_count_from_samples(value_run: Path):
         by[("original", seed, i)] == by[("reversed-options", seed, i)]
         for i in map(str, range(1, 11))
     ]
-    rep = analyze([value_run], nan_policy="mismatch")
+    rep = analyze([value_run], nan_policy="mismatch", session=fresh_plugins)
     row = next(
         r for r in rep["analyses"]["run"]["bfi"]["consistency"]["per_seed"] if r["seed"] == seed
     )
     assert row["consistency"] == pytest.approx(sum(same) / len(same))
 
 
-def test_baseline_fences_flag_out_of_range_models(value_run: Path, tmp_path: Path):
+def test_baseline_fences_flag_out_of_range_models(fresh_plugins, value_run: Path, tmp_path: Path):
     base = tmp_path / "human.csv"
     base.write_text("consistency\n0.5\n0.6\n0.7\n0.8\n0.9\n")  # fences 0.3 .. 1.1
-    rep = analyze([value_run], baseline=base)
+    rep = analyze([value_run], baseline=base, session=fresh_plugins)
     c = rep["analyses"]["run"]["bfi"]["consistency"]
     assert c["human_fences"]["upper"] == pytest.approx(1.1)
     assert not any(r["outside_fences"] for r in c["per_seed"])
     base.write_text("consistency\n0.5\n0.5\n0.5\n0.5\n")  # fences collapse to 0.5
-    c = analyze([value_run], baseline=base)["analyses"]["run"]["bfi"]["consistency"]
+    c = analyze([value_run], baseline=base, session=fresh_plugins)["analyses"]["run"]["bfi"][
+        "consistency"
+    ]
     assert all(r["outside_fences"] for r in c["per_seed"])
 
 
@@ -154,7 +158,7 @@ def test_convergent_validity_across_persona_units(fresh_plugins, tmp_path: Path,
     rep2 = analyze([out], hypotheses=["mfq.care~mfq.purity:+"], session=fresh_plugins)
     assert "varying" in rep2["convergent_validity"]["rows"][0]["note"]
     # without declared hypotheses, an exploratory table over all scale pairs
-    assert analyze([out])["convergent_validity"]["exploratory"] is True
+    assert analyze([out], session=fresh_plugins)["convergent_validity"]["exploratory"] is True
 
 
 def test_cli_json_output_dir_and_errors(value_run: Path, tmp_path: Path, capsys):
@@ -187,7 +191,7 @@ def test_analyze_a_real_smollm2_run(fresh_plugins, smollm2, tmp_path: Path):
              session=fresh_plugins)  # fmt: skip
     lines = (out / "samples.jsonl").read_text().splitlines()
     assert len(lines) == 2 * 2 * 2
-    rep = analyze([out])
+    rep = analyze([out], session=fresh_plugins)
     a = rep["analyses"]["real"]["mfq"]
     assert set(a["consistency"]["mean"]) == {"reversed-options"}
     assert 0.0 <= a["consistency"]["mean"]["reversed-options"] <= 1.0
@@ -198,7 +202,7 @@ def test_totals_and_rescaled_items_reach_the_item_analyses(fresh_plugins, tmp_pa
     out = tmp_path / "asi"
     evaluate(["asi"], backend=_ValueBackend(), limit=6, repeats=2, output=out,
              session=fresh_plugins)  # fmt: skip
-    rel = analyze([out])["analyses"]["asi"]["asi"]["reliability"]
+    rel = analyze([out], session=fresh_plugins)["analyses"]["asi"]["asi"]["reliability"]
     assert "total" in rel and rel["total"]["k"] == 6  # the total uses every scored item
     # SR2K item 3 is rescaled (1-3 onto 1-4) after reverse keying; the keyed value used by
     # the item analyses is the one the scorer uses

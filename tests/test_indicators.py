@@ -99,7 +99,7 @@ def test_option_order_sensitivity_only_when_measured():
 def test_option_order_sensitivity_recorded_for_a_run_that_varies_option_order(tmp_path):
     import json
 
-    from psymetrics_core.administer.runner import evaluate
+    from psymetrics_core import evaluate
     from psymetrics_core.base.types import Completion
 
     class Flat:  # answers "1" to everything (a fake model, unit test)

@@ -7,7 +7,7 @@ import json
 import pytest
 from behaviour_fakes import ScriptedBackend
 
-from psymetrics_core import get_instrument
+from psymetrics_core import evaluate, get_instrument
 from psymetrics_core.administer.kinds import (
     JudgedTask,
     JudgeStage,
@@ -16,7 +16,6 @@ from psymetrics_core.administer.kinds import (
     TaskScores,
     Verdict,
 )
-from psymetrics_core.administer.runner import evaluate
 from psymetrics_core.base.types import Completion, Item, Option, Prompt
 
 META = dict(version="1", citation="-", license_status="-", item_source="-", scoring_rule="-")

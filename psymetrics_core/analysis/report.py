@@ -91,14 +91,14 @@ def analyze(
     fence_k: float = 1.5,
     hypotheses: Sequence[str] = (),
     deletion: str = "listwise",
-    session: Session | None = None,
+    session: Session,
 ) -> dict[str, Any]:
     """The full report for ``paths`` (run directories) as a JSON-able dict.
 
     ``deletion`` is alpha's handling of unanswered items (``--missing``): ``listwise``
     (complete administrations), ``pairwise`` or ``fiml`` (see ``reliability.cronbach_alpha``).
-    The human norms come from the instruments of ``session``; without one, each task's
-    ``norms`` is a note.
+    The human norms and the scales named by ``hypotheses`` come from the instruments of
+    ``session`` (a task that is not installed gets a ``norms`` note saying so).
     """
     if nan_policy not in cons.NAN_POLICIES:
         raise PsymError(f"--nan-policy must be one of {', '.join(cons.NAN_POLICIES)}")
@@ -154,8 +154,8 @@ def _task_report(
     nan_policy: str,
     base: pd.DataFrame | None,
     fence_k: float,
-    deletion: str = "listwise",
-    session: Session | None = None,
+    deletion: str,
+    session: Session,
 ) -> dict[str, Any]:
     conditions = list(dict.fromkeys(items["condition"]))
     ref = reference if reference in conditions else conditions[0]
@@ -295,10 +295,8 @@ def _nanmean(values: Sequence[float]) -> float:
 
 
 def _norms(
-    task: str, scores: pd.DataFrame, ref: str, session: Session | None, population: bool = False
+    task: str, scores: pd.DataFrame, ref: str, session: Session, population: bool = False
 ) -> dict[str, Any]:
-    if session is None:
-        return {"note": "no plugin session given; norms of the installed instruments not read"}
     try:
         groups = norms.norm_groups(session.get_instrument(task))
     except PsymError:
@@ -403,7 +401,7 @@ def _facets(run: Run, scores: pd.DataFrame) -> dict[str, Any]:
 
 
 def _convergent(
-    runs: Sequence[Run], hyps: list[validity.Hypothesis], session: Session | None
+    runs: Sequence[Run], hyps: list[validity.Hypothesis], session: Session
 ) -> dict[str, Any]:
     """Spearman's rho across units of analysis (``records.unit_scores``)."""
     units = unit_scores([(r.label, r.results) for r in runs])

@@ -58,7 +58,7 @@ def load_runs_for_report(paths: Sequence[str | Path], labels: Sequence[str] = ()
 
 def build_report(
     runs: Sequence[RunData],
-    session: Session | None = None,
+    session: Session,
     population: PopulationOptions | None = None,
 ) -> str:
     """The report page for ``runs`` as a string (``session``: the installed instruments, for
@@ -92,7 +92,8 @@ def write_report(
     paths: Sequence[str | Path],
     output: str | Path,
     labels: Sequence[str] = (),
-    session: Session | None = None,
+    *,
+    session: Session,
     population: PopulationOptions | None = None,
 ) -> Path:
     """Write the report of ``paths`` to ``output`` (atomically, never onto a run's own record

@@ -20,8 +20,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from psymetrics_core.base.errors import BackendError
-from psymetrics_core.base.stat_memo import store_quietly
+from psymetrics_core.api import BackendError, store_quietly
 from psymetrics_plugin_llama_engine.native_llama import LlamaShape
 
 __all__ = ["OnnxLlama", "onnx_available", "read_safetensors"]
