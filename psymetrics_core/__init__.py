@@ -42,14 +42,12 @@ if TYPE_CHECKING:
         load_instrument,
         score_responses,
     )
-    from psymetrics_core.administer.conditions import Condition
     from psymetrics_core.administer.kinds import (
         FreeTextTask,
         JudgedTask,
         JudgeStage,
         ProbeTask,
         Task,
-        TaskKind,
         TaskResults,
         TaskScores,
         share_score,
@@ -70,6 +68,7 @@ if TYPE_CHECKING:
         Score,
         Verdict,
     )
+    from psymetrics_core.contracts import Administration, Cell, CellRun, Condition, TaskKind
 
 # the re-exported names, by the module that defines them (imported on first use)
 _LAZY: dict[str, str] = {
@@ -81,11 +80,11 @@ _LAZY: dict[str, str] = {
     ),
     **dict.fromkeys(["Backend", "GenerationSettings"], "backends.base"),
     **dict.fromkeys(
-        ["Task", "TaskKind", "TaskResults", "TaskScores", "FreeTextTask", "JudgedTask"]
+        ["Task", "TaskResults", "TaskScores", "FreeTextTask", "JudgedTask"]
         + ["JudgeStage", "ProbeTask", "share_score"],
         "administer.kinds",
     ),
-    "Condition": "administer.conditions",
+    **dict.fromkeys(["Condition", "Cell", "TaskKind", "CellRun", "Administration"], "contracts"),
     **dict.fromkeys(
         ["evaluate", "score_responses", "get_instrument", "list_instruments", "load_instrument"],
         "administer.api",
@@ -142,6 +141,9 @@ __all__ = [
     "ProbeTask",
     "share_score",
     "Condition",
+    "Cell",
+    "CellRun",
+    "Administration",
 ]
 
 

@@ -22,10 +22,10 @@ from typing import TYPE_CHECKING
 import jinja2
 import jinja2.sandbox
 
-from psymetrics_core.administer.conditions.base import Cell, Condition
 from psymetrics_core.administer.conditions.builtin import system_prefix
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.reading import read_text
+from psymetrics_core.contracts.conditions import Cell, Condition
 from psymetrics_core.records.population import Respondent, read_population
 
 if TYPE_CHECKING:
