@@ -3,6 +3,8 @@ they are handed, judge stages and administration modes.
 
 They sit below ``pluginsys`` (import-linter's layers in pyproject.toml), so the hook
 specifications and the ``Session`` take and return them typed.
+
+May import: base, instruments, records, backends.
 """
 
 from __future__ import annotations
