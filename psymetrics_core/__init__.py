@@ -38,14 +38,12 @@ if TYPE_CHECKING:  # for type checkers; at run time each name comes from psymetr
         load_instrument,
         score_responses,
     )
-    from psymetrics_core.administer.conditions import Condition
     from psymetrics_core.administer.kinds import (
         FreeTextTask,
         JudgedTask,
         JudgeStage,
         ProbeTask,
         Task,
-        TaskKind,
         TaskResults,
         TaskScores,
         share_score,
@@ -67,6 +65,7 @@ if TYPE_CHECKING:  # for type checkers; at run time each name comes from psymetr
         Score,
         Verdict,
     )
+    from psymetrics_core.contracts import Administration, Cell, CellRun, Condition, TaskKind
 
 # the re-exported names, each taken from the plugin API (psymetrics_core.api, which says where
 # each is defined) on first use
@@ -77,7 +76,8 @@ _LAZY: dict[str, str] = dict.fromkeys(
     + ["PsymError", "SpecError", "BackendError", "ResponsesError"]
     + ["Backend", "GenerationSettings", "HTTPBackend", "HTTP_ARGS"]
     + ["Task", "TaskKind", "TaskResults", "TaskScores", "FreeTextTask", "JudgedTask"]
-    + ["JudgeStage", "ProbeTask", "share_score", "Condition"],
+    + ["JudgeStage", "ProbeTask", "share_score"]
+    + ["Condition", "Cell", "TaskKind", "CellRun", "Administration"],
     "api",
 )
 
@@ -134,6 +134,9 @@ __all__ = [
     "ProbeTask",
     "share_score",
     "Condition",
+    "Cell",
+    "CellRun",
+    "Administration",
 ]
 
 

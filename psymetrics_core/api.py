@@ -29,23 +29,17 @@ if TYPE_CHECKING:
         score_responses,
         session_or_default,
     )
-    from psymetrics_core.administer.conditions import Cell, Condition
-    from psymetrics_core.administer.judge import user_prompt
     from psymetrics_core.administer.kinds import (
-        CellRun,
         FreeTextTask,
         JudgedKind,
         JudgedTask,
-        JudgeStage,
         ProbeTask,
         Task,
-        TaskKind,
         TaskResults,
         TaskScores,
         share_score,
     )
     from psymetrics_core.administer.kinds.free_text import task_sample
-    from psymetrics_core.administer.runner import instrument_record
     from psymetrics_core.analysis.sections import AnalysisSection
     from psymetrics_core.backends.base import (
         Backend,
@@ -86,6 +80,16 @@ if TYPE_CHECKING:
     from psymetrics_core.cli import session_of
     from psymetrics_core.cli.bounded import bounded
     from psymetrics_core.cli.console import print_json, progress_bar, stderr, stdout, table
+    from psymetrics_core.contracts import (
+        Administration,
+        Cell,
+        CellRun,
+        Condition,
+        JudgeStage,
+        TaskKind,
+        instrument_record,
+        user_prompt,
+    )
     from psymetrics_core.instruments.item_texts import parse_items_option, require_item_texts
     from psymetrics_core.instruments.scoring import scale_value
     from psymetrics_core.pluginsys.backend_hints import (
@@ -143,15 +147,17 @@ _WHERE: dict[str, str] = {
         ["HF_DIST", "SMOLLM2_WHEEL_INSTALL", "backend_install"], "pluginsys.backend_hints"
     ),
     # conditions, cells and task kinds (one line each to change when they move)
-    **dict.fromkeys(["Condition", "Cell"], "administer.conditions"),
     **dict.fromkeys(
-        ["TaskKind", "Task", "TaskResults", "TaskScores", "CellRun", "FreeTextTask", "JudgedTask"]
-        + ["JudgedKind", "JudgeStage", "ProbeTask", "share_score"],
+        ["Condition", "Cell", "TaskKind", "CellRun", "Administration", "JudgeStage"]
+        + ["user_prompt", "instrument_record"],
+        "contracts",
+    ),
+    **dict.fromkeys(
+        ["Task", "TaskResults", "TaskScores", "FreeTextTask", "JudgedTask", "JudgedKind"]
+        + ["ProbeTask", "share_score"],
         "administer.kinds",
     ),
     "task_sample": "administer.kinds.free_text",
-    "user_prompt": "administer.judge",
-    "instrument_record": "administer.runner",
     # scoring helpers and item texts
     "scale_value": "instruments.scoring",
     "default_score": "pluginsys.defaults.score:score",

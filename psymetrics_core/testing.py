@@ -100,7 +100,7 @@ def check_instrument(
                         item=it,
                         prompt=prompt,
                         completion=Completion(text=reply),
-                        session=session,
+                        parsers=session.parsers(),
                     )
                     if ans.value != o.value:
                         problems.append(

@@ -197,7 +197,7 @@ class Streamed(Backend):
 
 @dataclass
 class _Cell:
-    battery: bool = False
+    administration: str = "item-by-item"
 
 
 @dataclass

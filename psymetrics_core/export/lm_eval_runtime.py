@@ -129,7 +129,7 @@ def _answer(
     item = _items(session, task, form)[item_id]
     prompt = _prompt(session, task, form, item_id)
     answer: Answer = session.hook.parse_response(
-        instrument=inst, item=item, prompt=prompt, completion=completion, session=session
+        instrument=inst, item=item, prompt=prompt, completion=completion, parsers=session.parsers()
     )
     return inst, item, answer
 

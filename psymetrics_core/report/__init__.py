@@ -3,7 +3,8 @@
 Figures are matplotlib SVG inlined in the page; styles and the sample search script are
 inlined too, so the file makes no network request. The same runs give the same bytes.
 
-May import: base, instruments, records, backends, pluginsys, administer, study, analysis, export.
+May import: base, instruments, records, backends, contracts, pluginsys, administer, study,
+analysis, export.
 """
 
 from __future__ import annotations

@@ -557,7 +557,7 @@ def test_user_texts_are_required_and_accepted(tmp_path):
 def test_battery_condition_reproduces_the_psychobench_gse_prompt():
     """§5.2/§12.9: under `--condition battery` the GSE in original order is sent byte-for-byte
     as the PsychoBench worked example (system message, instruction, numbered statements)."""
-    from psymetrics_core.administer.kinds.battery import battery_prompts
+    from psymetrics_core.administer.administration.battery import battery_prompts
 
     inst = get_instrument("pb-gse")
     [(prompt, chunk)] = battery_prompts(inst, inst.items, {})
