@@ -12,8 +12,9 @@ Indicators and thresholds (fixed, documented here and in the README):
   "1" to 43 of 44 BFI items has 0.98; careless-responding screens flag long identical strings
   the same way (Meade and Craig, 2012; Curran, 2016).
 - ``acquiescence``: mean of (answer - midpoint) / half-range over answered items, in [-1, 1];
-  +1 agrees with everything, -1 disagrees with everything (Paulhus, 1991). Fires at
-  |value| >= 0.50.
+  +1 agrees with everything, -1 disagrees with everything (Paulhus, 1991). The sign follows
+  the response scale's ``agree`` end: on a scale whose low codes mean agreement
+  (``agree: low``, e.g. 16p's 1 = Agree) the term is negated. Fires at |value| >= 0.50.
 - ``reverse_keyed_inconsistency``: for every scale with answered forward- and reverse-keyed
   items, |mean keyed forward - mean keyed reverse| / scale range, averaged over those scales.
   0 = the reverse-keyed items tell the same story as the forward ones; 1 = they contradict it
@@ -75,6 +76,7 @@ class AnswerRow:
     lo: float
     hi: float
     scored: bool = True
+    agree_low: bool = False  # the response scale's low end means agreement (spec ``agree: low``)
 
 
 def _indicator(name: str, value: float | None, n: int, reason: str | None = None, **detail: Any):
@@ -138,7 +140,7 @@ def questionnaire_indicators(rows: Sequence[AnswerRow]) -> dict[str, dict[str, A
             longest_run=longest,
         )
         acq = [
-            (v - (r.lo + r.hi) / 2) / ((r.hi - r.lo) / 2)
+            (-1 if r.agree_low else 1) * (v - (r.lo + r.hi) / 2) / ((r.hi - r.lo) / 2)
             for v, r in zip(values, scored, strict=True)
         ]
         out["acquiescence"] = _indicator("acquiescence", sum(acq) / k, k)
