@@ -61,3 +61,23 @@ def test_scale_ranges_sum_and_mean() -> None:
     inst = session.get_instrument("bdi2")
     assert inst.scales["depression"].method == "sum"
     assert range_text(ranges["bdi2", "depression"]) == "0–63"  # 21 items x 0-3, by hand
+
+
+def test_no_answer_parsed_says_so_not_degenerate(tmp_path: Path) -> None:
+    """Every answer unparseable (the pb-gse runs of the Huang et al., 2024 page): no pattern to
+    describe, every score undefined; the screen and the report say that no answer parsed."""
+    from psymetrics_core.instruments.indicators import degenerate_sentence
+    from psymetrics_core.report import build_report, load_runs_for_report
+
+    session = Session()
+    backend = ScriptedBackend(lambda _: "no idea")
+    results = evaluate(["bfi"], backend=backend, session=session, output=tmp_path / "run")
+    assert results["tasks"]["bfi"]["n_answered"] == 0
+    with stdout.capture() as cap:
+        _print_table(results, session)
+    text = " ".join(cap.get().split())
+    assert "bfi: no answer parsed" in text, text
+    assert "degenerate" not in text and "describe that pattern" not in text
+    html = build_report(load_runs_for_report([tmp_path / "run"]), session)
+    assert degenerate_sentence("bfi", "the validity indicators below", n_answered=0) in html
+    assert "describe that pattern" not in html

@@ -386,7 +386,8 @@ def _print_table(results: dict[str, Any], session: Session) -> None:
     for line in _norm_legend(tasks) + notes:
         stdout.print(line, markup=False, soft_wrap=True)
     for task in invalid:
-        stdout.print(f"[bold yellow]![/bold yellow] {degenerate_sentence(task)}", soft_wrap=True)
+        sentence = degenerate_sentence(task, n_answered=tasks[task].get("n_answered"))
+        stdout.print(f"[bold yellow]![/bold yellow] {sentence}", soft_wrap=True)
     _print_indicators(results)
     _print_runs(results)
 

@@ -244,9 +244,17 @@ SHORT_NAMES = {
 }  # column headers of the indicators on every screen
 
 
-def degenerate_sentence(task: str, where: str = "the validity indicators below") -> str:
+def degenerate_sentence(
+    task: str, where: str = "the validity indicators below", *, n_answered: int | None = None
+) -> str:
     """What every screen says beside scores whose answer pattern a validity indicator flagged
-    (the terminal, the report): one wording, one home."""
+    (the terminal, the report): one wording, one home. With ``n_answered`` 0 no answer
+    parsed: there is no pattern to describe and every score is undefined, and it says so."""
+    if n_answered == 0:
+        return (
+            f"{task}: no answer parsed (see {where}): there is no answer pattern to describe "
+            "and no score"
+        )
     return (
         f"{task}: the answer pattern is degenerate (see {where}): these scores describe that "
         "pattern, not a personality"

@@ -162,7 +162,8 @@ def score_notes(runs: Sequence[RunData]) -> list[dict[str, Any]]:
                         text += ". " + degenerate_sentence(task, "the validity table below")
                     out.append({"text": who + text, "mark": s.n_degenerate > 0})
             elif fired(e.get("indicators")):
-                sentence = degenerate_sentence(task, "the validity indicators below")
+                where = "the validity indicators below"
+                sentence = degenerate_sentence(task, where, n_answered=e.get("n_answered"))
                 out.append({"text": who + sentence, "mark": True})
     return out
 
