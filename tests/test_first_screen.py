@@ -81,3 +81,30 @@ def test_no_answer_parsed_says_so_not_degenerate(tmp_path: Path) -> None:
     html = build_report(load_runs_for_report([tmp_path / "run"]), session)
     assert degenerate_sentence("bfi", "the validity indicators below", n_answered=0) in html
     assert "describe that pattern" not in html
+
+
+def test_indicator_title_fits_the_narrowest_table() -> None:
+    """sct's screen (Wang et al., 2026 page): one task, one indicator (the judge parse rate);
+    the title stays one line at 80 columns and the legend follows the table."""
+    from psymetrics_core.cli.eval_cmd import _print_indicators
+    from psymetrics_core.instruments.indicators import judge_parse_rate
+
+    results = {"tasks": {"sct": {"indicators": {"judge_parse_rate": judge_parse_rate(0, 2)}}}}
+    with stdout.capture() as cap:
+        _print_indicators(results)
+    lines = [line.rstrip() for line in cap.get().splitlines()]
+    assert lines[0] == "validity indicators", lines
+    assert lines[1].startswith("┏") and len(lines[1]) < 80
+    assert "! = beyond its threshold (docs: guides/report.md)" in lines
+
+
+def test_no_score_computed_says_so_not_degenerate() -> None:
+    """sct with no judge verdict parsed: answers parsed, every score undefined."""
+    from psymetrics_core.instruments.indicators import degenerate_sentence, n_scored
+
+    entry = {"n_answered": 2, "scales": {"CA": {"score": None}, "ER": {"score": None}}}
+    text = degenerate_sentence("sct", n_answered=2, n_scored=n_scored(entry))
+    assert text.startswith("sct: no score could be computed from the answers")
+    assert "degenerate" not in text
+    entry["scales"]["CA"]["score"] = 2.5
+    assert "degenerate" in degenerate_sentence("sct", n_scored=n_scored(entry))

@@ -30,7 +30,12 @@ from psymetrics_core.cli.console import (
     table,
 )
 from psymetrics_core.cli.population_screen import model_name, print_population
-from psymetrics_core.instruments.indicators import SHORT_NAMES, degenerate_sentence, warnings_of
+from psymetrics_core.instruments.indicators import (
+    SHORT_NAMES,
+    degenerate_sentence,
+    n_scored,
+    warnings_of,
+)
 from psymetrics_core.instruments.item_texts import parse_items_option
 from psymetrics_core.instruments.norms import parse_norm_group_option
 from psymetrics_core.records.population_summary import fired, is_population_run
@@ -386,7 +391,8 @@ def _print_table(results: dict[str, Any], session: Session) -> None:
     for line in _norm_legend(tasks) + notes:
         stdout.print(line, markup=False, soft_wrap=True)
     for task in invalid:
-        sentence = degenerate_sentence(task, n_answered=tasks[task].get("n_answered"))
+        e = tasks[task]
+        sentence = degenerate_sentence(task, n_answered=e.get("n_answered"), n_scored=n_scored(e))
         stdout.print(f"[bold yellow]![/bold yellow] {sentence}", soft_wrap=True)
     _print_indicators(results)
     _print_runs(results)
@@ -443,13 +449,13 @@ def _print_indicators(results: dict[str, Any]) -> None:
         for n in ("judge_parse_rate", "option_order_sensitivity")
         if any(n in ind for _, ind in rows)
     ]
-    t = table(
-        "validity indicators (! = beyond its threshold; docs: guides/report.md)",
-        ["task", *(SHORT_NAMES.get(n, n) for n in names + extra)],
-    )
+    # the title stays one line on the narrowest table (one task, one column: sct's judge parse
+    # rate); the legend goes under the table, where the terminal wraps it like any text
+    t = table("validity indicators", ["task", *(SHORT_NAMES.get(n, n) for n in names + extra)])
     for task, ind in rows:
         t.add_row(task, *(_indicator_cell(ind.get(n)) for n in names + extra))
     stdout.print(t)
+    stdout.print("! = beyond its threshold (docs: guides/report.md)", markup=False, soft_wrap=True)
     for task, ind in rows:
         for line in warnings_of(ind):
             stdout.print(f"[bold yellow]warning[/bold yellow] {task}: {line}", soft_wrap=True)

@@ -42,6 +42,7 @@ __all__ = [
     "warnings_of",
     "add_run_indicators",
     "degenerate_sentence",
+    "n_scored",
     "SHORT_NAMES",
 ]
 
@@ -245,20 +246,35 @@ SHORT_NAMES = {
 
 
 def degenerate_sentence(
-    task: str, where: str = "the validity indicators below", *, n_answered: int | None = None
+    task: str,
+    where: str = "the validity indicators below",
+    *,
+    n_answered: int | None = None,
+    n_scored: int | None = None,
 ) -> str:
     """What every screen says beside scores whose answer pattern a validity indicator flagged
-    (the terminal, the report): one wording, one home. With ``n_answered`` 0 no answer
-    parsed: there is no pattern to describe and every score is undefined, and it says so."""
+    (the terminal, the report): one wording, one home. With ``n_answered`` 0 no answer parsed,
+    with ``n_scored`` 0 no score could be computed (e.g. no judge verdict parsed): there is no
+    pattern to describe and every score is undefined, and it says so."""
     if n_answered == 0:
         return (
             f"{task}: no answer parsed (see {where}): there is no answer pattern to describe "
-            "and no score"
+            "and every score is undefined"
+        )
+    if n_scored == 0:
+        return (
+            f"{task}: no score could be computed from the answers (see the notes above and "
+            f"{where}): there is no scored pattern to describe"
         )
     return (
         f"{task}: the answer pattern is degenerate (see {where}): these scores describe that "
         "pattern, not a personality"
     )
+
+
+def n_scored(entry: Mapping[str, Any]) -> int:
+    """How many of a task entry's scales have a score (``degenerate_sentence``'s ``n_scored``)."""
+    return sum(1 for s in (entry.get("scales") or {}).values() if s.get("score") is not None)
 
 
 def warnings_of(indicators: Mapping[str, Mapping[str, Any]]) -> list[str]:
