@@ -108,3 +108,21 @@ def test_no_score_computed_says_so_not_degenerate() -> None:
     assert "degenerate" not in text
     entry["scales"]["CA"]["score"] = 2.5
     assert "degenerate" in degenerate_sentence("sct", n_scored=n_scored(entry))
+
+
+def test_multi_cell_first_table_is_labelled(tmp_path: Path) -> None:
+    """Several condition levels, no population: the first table is the first cell's scores
+    and says so, naming the level (as the report's first column does)."""
+    session = Session()
+    conditions = ["original", "reversed-options"]
+    backend = ScriptedBackend(lambda _: "3")
+    out = tmp_path / "run"
+    results = evaluate(["bfi"], backend=backend, session=session, output=out, conditions=conditions)
+    with stdout.capture() as cap:
+        _print_table(results, session)
+    text = cap.get()
+    first = text.splitlines()[0]
+    assert first.startswith("scores of the first run: condition original, seed 1234 (of 2 runs"), (
+        text
+    )
+    assert "│ reversed" in text  # the per-run table

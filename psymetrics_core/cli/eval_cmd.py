@@ -352,6 +352,8 @@ def _print_table(results: dict[str, Any], session: Session) -> None:
     has_ci = any(s.get("ci_low") is not None for _, _, s in scales)
     invalid = {task for task, e in tasks.items() if fired(e.get("indicators"))}
     ranges = scale_ranges(results, session)
+    if (cell := _first_cell(tasks)) is not None:
+        stdout.print(cell, markup=False, soft_wrap=True)
     t = table(
         f"model: {model_name(results)}  mode: {results['settings']['mode']}  "
         f"seed: {results['seed']}",
@@ -396,6 +398,21 @@ def _print_table(results: dict[str, Any], session: Session) -> None:
         stdout.print(f"[bold yellow]![/bold yellow] {sentence}", soft_wrap=True)
     _print_indicators(results)
     _print_runs(results)
+
+
+def _first_cell(tasks: dict[str, Any]) -> str | None:
+    """The label of the score table when a task made several runs (condition levels or
+    repeats): its scores are the first run's, named by its condition level (the report's first
+    column, "original" when that ran first) and seed."""
+    for e in tasks.values():
+        runs = e.get("runs") or []
+        if len(runs) > 1:
+            return (
+                f"scores of the first run: condition {runs[0].get('condition')}, seed "
+                f"{runs[0].get('seed')} (of {len(runs)} runs; every run: the table of scores "
+                "per condition and repeat below)"
+            )
+    return None
 
 
 def _z_cell(s: dict[str, Any], normed: bool, *, first: bool) -> str:
