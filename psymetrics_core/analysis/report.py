@@ -250,9 +250,11 @@ def _reliability(keyed: pd.DataFrame, deletion: str = "listwise") -> dict[str, A
             "distinct_patterns": distinct,
         }
         if distinct < 3 and "note" not in alpha:
-            out[scale]["note"] = (
-                f"only {distinct} distinct answer patterns: alpha/omega are not informative"
-            )
+            # alpha and omega of two or fewer patterns are artefacts (0 or 1 by construction):
+            # null with the reason, never a number beside "not informative"
+            note = f"only {distinct} distinct answer patterns: alpha/omega are not informative"
+            out[scale].update(alpha=None, ci95=None, note=note)
+            out[scale]["omega"] = {**out[scale]["omega"], "omega": None, "note": note}
     return out
 
 
