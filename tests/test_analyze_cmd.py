@@ -281,3 +281,19 @@ def test_uninformative_reliability_is_null_and_model_is_named(fresh_plugins, tmp
     main(["analyze", str(out), "--json"])
     report = json.loads(capsys.readouterr().out)
     assert report["analyses"]["run"]["bfi"]["reliability"]["openness"]["alpha"] is None
+
+
+def test_response_styles_follow_the_agree_end_of_16p(fresh_plugins, tmp_path: Path):
+    """16p codes 1 = agree (Rao et al., 2023): answering "1" everywhere is acquiescence +1 and
+    agree rate 1 by hand, in ``psym analyze`` as on the eval screen."""
+    from behaviour_fakes import ScriptedBackend
+
+    out = tmp_path / "p16"
+    evaluate(
+        ["16p"], backend=ScriptedBackend(lambda _: "1"), limit=6, output=out, session=fresh_plugins
+    )  # noqa: E501
+    rep = analyze([out], session=fresh_plugins)
+    mean = rep["analyses"]["p16"]["16p"]["response_styles"]["mean"]["original"]
+    assert mean["acquiescence"] == pytest.approx(1.0) and mean["agree_rate"] == pytest.approx(1.0)
+    ind = json.loads((out / "results.json").read_text())["tasks"]["16p"]["indicators"]
+    assert ind["acquiescence"]["value"] == pytest.approx(1.0)
