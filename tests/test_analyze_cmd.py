@@ -241,3 +241,63 @@ def test_norm_comparison_in_the_report(fresh_plugins, value_run: Path, monkeypat
     assert row["z"] == pytest.approx((m - 3.25) / 0.9)
     ref = nm.psychobench_test(m, row["model_sd"], 3, 3.25, 0.9, 6076)
     assert row["psychobench_test"]["p"] == pytest.approx(ref["p"])
+
+
+class _FirstOptionBackend:
+    """Unit-test backend: always the first option shown (Jung et al., 2026's SmolLM2 pattern:
+    one answer in the original order, the opposite when the options are reversed)."""
+
+    def identity(self) -> dict[str, str]:
+        return {"backend": "scripted-first"}
+
+    def generate(self, prompts, settings, progress=None):
+        return [Completion(text=str(p.options[0].value)) for p in prompts]
+
+
+def test_uninformative_reliability_is_null_and_model_is_named(fresh_plugins, tmp_path, capsys):
+    from psymetrics_core.cli import main
+
+    out = tmp_path / "run"
+    conditions = ["original", "changed-eos", "reversed-options"]
+    evaluate(
+        ["bfi"],
+        backend=_FirstOptionBackend(),
+        limit=10,
+        conditions=conditions,
+        output=out,
+        session=fresh_plugins,
+    )  # noqa: E501
+    # the run as a local model records it: the converted copy's path, beside the model's name
+    res = json.loads((out / "results.json").read_text())
+    res["model"], res["backend"] = "smollm2", {"pretrained": "/venv/lib/models/smollm2-copy"}
+    (out / "results.json").write_text(json.dumps(res))
+    rel = analyze([out])["analyses"]["run"]["bfi"]["reliability"]
+    for scale, r in rel.items():  # 3 administrations, 2 distinct patterns
+        assert r["distinct_patterns"] == 2, scale
+        assert r["alpha"] is None and r["omega"]["omega"] is None, (scale, r)
+        assert "not informative" in r["note"] or "does not vary" in r["note"], (scale, r)
+    assert any("not informative" in r["note"] for r in rel.values())  # alpha 0 or 1 before
+    main(["analyze", str(out)])
+    text = capsys.readouterr().out
+    assert "/venv/lib" not in text and "smollm2" in text
+    block = text[text.index("internal consistency") :].split("└")[0]
+    assert "0.00" not in block and "1.00" not in block and "—" in block
+    main(["analyze", str(out), "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert report["analyses"]["run"]["bfi"]["reliability"]["openness"]["alpha"] is None
+
+
+def test_response_styles_follow_the_agree_end_of_16p(fresh_plugins, tmp_path: Path):
+    """16p codes 1 = agree (Rao et al., 2023): answering "1" everywhere is acquiescence +1 and
+    agree rate 1 by hand, in ``psym analyze`` as on the eval screen."""
+    from behaviour_fakes import ScriptedBackend
+
+    out = tmp_path / "p16"
+    evaluate(
+        ["16p"], backend=ScriptedBackend(lambda _: "1"), limit=6, output=out, session=fresh_plugins
+    )  # noqa: E501
+    rep = analyze([out], session=fresh_plugins)
+    mean = rep["analyses"]["p16"]["16p"]["response_styles"]["mean"]["original"]
+    assert mean["acquiescence"] == pytest.approx(1.0) and mean["agree_rate"] == pytest.approx(1.0)
+    ind = json.loads((out / "results.json").read_text())["tasks"]["16p"]["indicators"]
+    assert ind["acquiescence"]["value"] == pytest.approx(1.0)

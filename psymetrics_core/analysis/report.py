@@ -165,7 +165,7 @@ def _task_report(
     keyed = run.keyed[run.keyed["task"] == task] if not run.keyed.empty else run.keyed
     out["reliability"] = _reliability(keyed, deletion)
     out["icc"] = _icc(scored)
-    out["response_styles"] = _styles(items)
+    out["response_styles"] = _styles(items, _agree_low_items(task, session))
     out["norms"] = _norms(task, scores, ref, session, population="respondent" in run.facets)
     out["mbti_metrics"] = _mbti(items, scores)
     out["facets"] = _facets(run, scores)
@@ -250,9 +250,11 @@ def _reliability(keyed: pd.DataFrame, deletion: str = "listwise") -> dict[str, A
             "distinct_patterns": distinct,
         }
         if distinct < 3 and "note" not in alpha:
-            out[scale]["note"] = (
-                f"only {distinct} distinct answer patterns: alpha/omega are not informative"
-            )
+            # alpha and omega of two or fewer patterns are artefacts (0 or 1 by construction):
+            # null with the reason, never a number beside "not informative"
+            note = f"only {distinct} distinct answer patterns: alpha/omega are not informative"
+            out[scale].update(alpha=None, ci95=None, note=note)
+            out[scale]["omega"] = {**out[scale]["omega"], "omega": None, "note": note}
     return out
 
 
@@ -266,10 +268,26 @@ def _icc(scored: pd.DataFrame) -> dict[str, Any]:
     return out
 
 
-def _styles(items: pd.DataFrame) -> dict[str, Any]:
+def _agree_low_items(task: str, session: Session | None) -> frozenset[str]:
+    """Items of ``task`` whose response scale means agreement at its low end (spec ``agree:
+    low``, e.g. 16p's 1 = agree): their answers are mirrored before the response styles, so
+    acquiescence and agree rate keep their sign."""
+    try:
+        inst = session.get_instrument(task) if session is not None else None
+    except PsymError:  # a task no installed plugin provides: its answers as recorded
+        inst = None
+    scales = getattr(inst, "response_scales", None) or {}
+    low = {name for name, rs in scales.items() if rs.agree == "low"}
+    return frozenset(it.id for it in getattr(inst, "items", ()) if it.response_scale in low)
+
+
+def _styles(items: pd.DataFrame, agree_low: frozenset[str] = frozenset()) -> dict[str, Any]:
     per: list[dict[str, Any]] = []
     for (cond, repeat), grp in items.groupby(["condition", "repeat"], sort=False):
-        ans = [None if pd.isna(a) else float(a) for a in grp["answer"]]
+        ans = [
+            None if pd.isna(a) else (lo + hi - float(a) if str(i) in agree_low else float(a))
+            for a, i, lo, hi in zip(grp["answer"], grp["item"], grp["min"], grp["max"], strict=True)
+        ]
         s = styles.response_styles(ans, list(grp["min"]), list(grp["max"]), list(grp["status"]))
         per.append({"condition": cond, "repeat": int(repeat), **s})
     keys = (

@@ -6,7 +6,7 @@ cell's items to :class:`Battery` instead of asking them one by one.
 
 Items are grouped by response scale (each group has its own level definitions) and cut into
 chunks of at most ``CHUNK`` items (PsychoBench's current chunk size). The reply is parsed line by
-line with PsychoBench's recommended robust rule (Huang et al., 2023): ``index: score`` mapped by the
+line with PsychoBench's recommended robust rule (Huang et al., 2024): ``index: score`` mapped by the
 *reported* index, values checked against the scale; a missing or invalid line leaves that item
 unanswered. Each chunk is an independent conversation (no carried history).
 """
@@ -82,7 +82,7 @@ def battery_prompts(
             )
             sys_text = SYSTEM.format(min=rs.min, max=rs.max)
             if "psychobench" in inst.extra and inst.system_prompt:
-                # a PsychoBench scale carries its own full prompt (Huang et al., 2023): send it as
+                # a PsychoBench scale carries its own full prompt (Huang et al., 2024): send it as
                 # the repo does, instruction + "\n" + numbered statements (§5.2)
                 text = inst.instruction.strip() + "\n" + statements
                 sys_text = inst.system_prompt

@@ -68,7 +68,7 @@ _INDEXED = re.compile(
 def indexed_score(text: str, options: Sequence[Option]) -> tuple[int | None, str]:
     """Parse a PsychoBench-style ``"statement index: score"`` reply (e.g. ``"1: 4"``).
 
-    The score after the index is taken (Huang et al., 2023, robust mode); an out-of-range score is
+    The score after the index is taken (Huang et al., 2024, robust mode); an out-of-range score is
     "unparsed". Without an ``index: score`` line, ``first_valid_int`` decides.
     """
     m = _INDEXED.search(text)
