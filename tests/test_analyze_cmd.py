@@ -271,7 +271,7 @@ def test_uninformative_reliability_is_null_and_model_is_named(fresh_plugins, tmp
     res = json.loads((out / "results.json").read_text())
     res["model"], res["backend"] = "smollm2", {"pretrained": "/venv/lib/models/smollm2-copy"}
     (out / "results.json").write_text(json.dumps(res))
-    rel = analyze([out])["analyses"]["run"]["bfi"]["reliability"]
+    rel = analyze([out], session=fresh_plugins)["analyses"]["run"]["bfi"]["reliability"]
     for scale, r in rel.items():  # 3 administrations, 2 distinct patterns
         assert r["distinct_patterns"] == 2, scale
         assert r["alpha"] is None and r["omega"]["omega"] is None, (scale, r)

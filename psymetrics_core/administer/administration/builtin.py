@@ -16,5 +16,5 @@ def register_administrations(register: Callable[..., None]) -> None:
     register(
         Battery.name,
         Battery(),
-        description='all items in one prompt, answered "index: score" (Huang et al., 2023)',
+        description='all items in one prompt, answered "index: score" (Huang et al., 2024)',
     )
