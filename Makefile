@@ -61,7 +61,7 @@ lint:
 
 # the core and every bundled plugin's package (the plugins build on the public API's types)
 typecheck:
-	$(VENV)/bin/mypy psymetrics_core $(wildcard plugins/*/psymetrics_plugin_*)
+	$(VENV)/bin/mypy psymetrics_core $(filter-out %.egg-info,$(wildcard plugins/*/psymetrics_plugin_*))
 
 # tasks/ must be exactly what `psym export lm-eval` writes for the installed plugins
 check-tasks:
