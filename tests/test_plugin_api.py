@@ -34,7 +34,8 @@ def _contract() -> dict:
 
 
 def _plugin_packages() -> list[str]:
-    return sorted(p.name for p in (REPO / "plugins").glob("*/psymetrics_plugin_*") if p.is_dir())
+    found = (REPO / "plugins").glob("*/psymetrics_plugin_*")
+    return sorted(p.name for p in found if (p / "__init__.py").is_file())  # not *.egg-info
 
 
 def test_every_public_name_is_its_defining_object():
