@@ -29,10 +29,13 @@ $(VENV)/.setup-done: setup.cfg setup.py pyproject.toml requirements-dev.txt $(wi
 	touch $@
 
 # opt-in: llama-cpp-python's OpenAI-compatible server for the real-server logprob test
-# (tests/test_backend_llamacpp.py; it skips without it). Compiles llama.cpp: about 7 minutes on
-# 2 cores the first time, then pip's cached wheel. CI runs it (.ci/run).
+# (tests/test_backend_llamacpp.py; it skips without it). Compiles llama.cpp (about 7-10 minutes
+# on 2 cores) for the generic x86-64 instruction set, not -march=native: a native build of
+# 0.3.36 on this machine died with "Illegal instruction" on its first request (the CPU reports
+# AMX/AVX-512 the VM does not let it run). --no-cache-dir: never the cached native wheel.
+# CI runs it (.ci/run).
 llama-server: setup
-	$(PIP) install -q 'llama-cpp-python[server]'
+	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(PIP) install -q --no-cache-dir 'llama-cpp-python[server]==0.3.36'
 
 # Debian's chromium for the report's browser test (playwright drives it; no browser download).
 # Installs only as root where apt-get exists and no chromium is on PATH; otherwise the test skips.
@@ -56,8 +59,9 @@ lint:
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/ruff format --check psymetrics_core tests
 
+# the core and every bundled plugin's package (the plugins build on the public API's types)
 typecheck:
-	$(VENV)/bin/mypy psymetrics_core
+	$(VENV)/bin/mypy psymetrics_core $(filter-out %.egg-info,$(wildcard plugins/*/psymetrics_plugin_*))
 
 # tasks/ must be exactly what `psym export lm-eval` writes for the installed plugins
 check-tasks:

@@ -183,7 +183,7 @@ def prefix_sharing(work: Path, respondents: int = 4, items: int = 6) -> dict[str
     transformers), in one process; each backend is loaded and warmed up before the clock
     starts; best of 2 runs each. The samples of the two are compared."""
     from psymetrics_core.administer.api import evaluate
-    from psymetrics_core.administer.runner import make_backend
+    from psymetrics_core.api import session_or_default
     from psymetrics_core.study.population import BuildSpec, build_population, write_population
 
     work.mkdir(parents=True, exist_ok=True)
@@ -192,7 +192,7 @@ def prefix_sharing(work: Path, respondents: int = 4, items: int = 6) -> dict[str
     run = {"mode": "logprob", "limit": items, "population": pop, "cache": False}
     walls: dict[str, float] = {}
     for label, args, times in (("shared", {}, 2), ("alone", {"prefix_cache": "false"}, 2)):
-        be = make_backend("smollm2", args)
+        be = session_or_default().make_backend("smollm2", args)
         evaluate(["bfi"], mode="logprob", limit=1, backend=be, cache=False)  # load, warm up
         best = float("inf")
         for _ in range(times):

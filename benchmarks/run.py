@@ -325,6 +325,49 @@ def bench_population_analysis(work: Path) -> None:
     )
 
 
+def report_logprob(limit: int | None, work: Path, env: dict[str, str], cache: Path) -> None:
+    """Section 1: psym eval --mode logprob against lm_eval, the cached re-run, the reload,
+    option scoring against its torch floor and the float32 bound."""
+    r = bench_logprob(work, limit, cache)
+    print(f"[logprob] bfi+mfq, {r['items']} items, SmolLM2-135M on CPU (float32)")
+    runs = " and ".join(f"{x:.1f}" for x in r["lm_eval_runs"])
+    print(f"  lm_eval (hf, multiple_choice): {r['lm_eval_s']:7.1f} s  (best of {runs})")
+    runs = " and ".join(f"{x:.1f}" for x in r["psym_runs"])
+    print(f"  psym eval --mode logprob:      {r['psym_s']:7.1f} s  (best of {runs}; in turns)")
+    print(f"  ratio psym / lm_eval:          {r['ratio']:7.2f}x  (target <= 0.2)")
+    print(f"  identical answers:             {r['identical_answers']}")
+    print(f"  max |loglik psym - lm_eval|:   {r['max_loglik_diff']:.2e} (per-item centred)")
+    print(
+        f"[cache] re-run: {r['cached_s']:.2f} s = {100 * r['cached_ratio']:.1f}% of the "
+        f"first run (target <= 10%); best of "
+        f"{', '.join(f'{x:.2f}' for x in r['cached_runs'])} s; model calls: "
+        f"{r['cached_model_calls']}, cache hits: {r['cached_hits']}"
+    )
+    rl = scale.reload_times(env)
+    print(
+        f"[reload] converted SmolLM2 + tokenizer in a fresh process: "
+        f"{rl['reload']:.2f} s (target < 0.5 s); import {rl['engine']} "
+        f"{rl['imports']:.2f} s"
+    )
+    inf = scale.inference_vs_floor(limit)
+    print(
+        f"[inference] option scoring of {inf['items']} items: psym {inf['psym_s']:.2f} s"
+        f" vs floor {inf['floor_s']:.2f} s (one batched forward per task, shared "
+        f"prefix once) = {inf['ratio']:.2f}x (target <= 1.5x)"
+    )
+    cb = scale.compute_bound(limit)
+    least = r["cached_s"] + rl["imports"] + cb["seconds"]
+    print(
+        f"[bound] {cb['tokens']} distinct token prefixes x the block weights = "
+        f"{cb['flops'] / 1e12:.2f} TFLOP; at this machine's float32 matmul peak "
+        f"({cb['peak_flops'] / 1e9:.0f} GFLOP/s) {cb['seconds']:.2f} s; + the cached "
+        f"re-run ({r['cached_s']:.2f} s: start-up, plugins, scoring, writing) + import "
+        f"{rl['engine']} ({rl['imports']:.2f} s) = {least:.1f} s = "
+        f"{least / r['lm_eval_s']:.2f}x of lm_eval (an estimate of the floor from the "
+        f"single-matmul peak measured here; psym's measured run: {r['psym_s']:.1f} s)"
+    )
+
+
 def main() -> None:
     """Run every comparison and print the ratios with their targets."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -335,11 +378,13 @@ def main() -> None:
     ap.add_argument("--keep", action="store_true", help="keep the work directory")
     ap.add_argument(
         "--only",
-        choices=("grid", "population", "population-prefix", "population-analysis"),
+        choices=("logprob", "grid", "population", "population-prefix", "population-analysis"),
         default=None,
-        help="run only this benchmark (grid: the grid against the latency bound, with a fresh "
-        "cache and with --no-cache; population: psym eval --population against the bound; "
-        "population-prefix: a population on the default model with and without prefix sharing; "
+        help="run only this benchmark (logprob: psym eval --mode logprob against lm_eval, "
+        "with the cached re-run, the reload, option scoring against its floor and the bound; "
+        "grid: the grid against the latency bound, with a fresh cache and with --no-cache; "
+        "population: psym eval --population against the bound; population-prefix: a "
+        "population on the default model with and without prefix sharing; "
         "population-analysis: psym analyze --responses of 1,250 x 419 in time and memory)",
     )
     a = ap.parse_args()
@@ -353,6 +398,9 @@ def main() -> None:
         + ("  (machine busy: timings are not representative)" if load > 1.0 else "")
     )
     try:
+        if a.only == "logprob":
+            report_logprob(a.limit, work, env, cache_dir())
+            return
         if a.only == "grid":
             bench_grid(a.latency, work)
             return
@@ -392,46 +440,7 @@ def main() -> None:
                 f"{', '.join(d['heavy_imports']) or 'none'}"
             )
         if not a.skip_lmeval:
-            r = bench_logprob(work, a.limit, cache_dir())
-            print(f"[logprob] bfi+mfq, {r['items']} items, SmolLM2-135M on CPU (float32)")
-            runs = " and ".join(f"{x:.1f}" for x in r["lm_eval_runs"])
-            print(f"  lm_eval (hf, multiple_choice): {r['lm_eval_s']:7.1f} s  (best of {runs})")
-            runs = " and ".join(f"{x:.1f}" for x in r["psym_runs"])
-            print(
-                f"  psym eval --mode logprob:      {r['psym_s']:7.1f} s  (best of {runs}; in turns)"
-            )
-            print(f"  ratio psym / lm_eval:          {r['ratio']:7.2f}x  (target <= 0.2)")
-            print(f"  identical answers:             {r['identical_answers']}")
-            print(f"  max |loglik psym - lm_eval|:   {r['max_loglik_diff']:.2e} (per-item centred)")
-            print(
-                f"[cache] re-run: {r['cached_s']:.2f} s = {100 * r['cached_ratio']:.1f}% of the "
-                f"first run (target <= 10%); best of "
-                f"{', '.join(f'{x:.2f}' for x in r['cached_runs'])} s; model calls: "
-                f"{r['cached_model_calls']}, cache hits: {r['cached_hits']}"
-            )
-            rl = scale.reload_times(env)
-            print(
-                f"[reload] converted SmolLM2 + tokenizer in a fresh process: "
-                f"{rl['reload']:.2f} s (target < 0.5 s); import {rl['engine']} "
-                f"{rl['imports']:.2f} s"
-            )
-            inf = scale.inference_vs_floor(a.limit)
-            print(
-                f"[inference] option scoring of {inf['items']} items: psym {inf['psym_s']:.2f} s"
-                f" vs floor {inf['floor_s']:.2f} s (one batched forward per task, shared "
-                f"prefix once) = {inf['ratio']:.2f}x (target <= 1.5x)"
-            )
-            cb = scale.compute_bound(a.limit)
-            least = r["cached_s"] + rl["imports"] + cb["seconds"]
-            print(
-                f"[bound] {cb['tokens']} distinct token prefixes x the block weights = "
-                f"{cb['flops'] / 1e12:.2f} TFLOP; at this machine's float32 matmul peak "
-                f"({cb['peak_flops'] / 1e9:.0f} GFLOP/s) {cb['seconds']:.2f} s; + the cached "
-                f"re-run ({r['cached_s']:.2f} s: start-up, plugins, scoring, writing) + import "
-                f"{rl['engine']} ({rl['imports']:.2f} s) = {least:.1f} s = "
-                f"{least / r['lm_eval_s']:.2f}x of lm_eval (an estimate of the floor from the "
-                f"single-matmul peak measured here; psym's measured run: {r['psym_s']:.1f} s)"
-            )
+            report_logprob(a.limit, work, env, cache_dir())
     finally:
         print(f"load average at end: {os.getloadavg()[0]:.1f}")
         if a.keep:

@@ -40,8 +40,8 @@ def fresh_cache(path: Path, root: Path) -> Path:
 
 _RELOAD = """
 import importlib, json, time
-from psymetrics_core.administer.runner import make_backend
-be = make_backend("smollm2")
+from psymetrics_core.api import session_or_default
+be = session_or_default().make_backend("smollm2")
 engine = be.scoring_engine()  # what --mode logprob scores with: onnxruntime on a CPU
 t0 = time.perf_counter()
 importlib.import_module(engine)
@@ -146,10 +146,10 @@ def floor_seconds(be: Any, groups: list[list[Any]]) -> float:
 
 def inference_vs_floor(limit: int | None) -> dict[str, Any]:
     """psym's ``option_logprobs`` on bfi+mfq against :func:`floor_seconds`, best of 3 each."""
-    from psymetrics_core.administer.runner import make_backend
+    from psymetrics_core.api import session_or_default
     from psymetrics_core.backends.base import GenerationSettings
 
-    be = make_backend("smollm2")
+    be = session_or_default().make_backend("smollm2")
     be._load()
     groups = _logprob_prompts(("bfi", "mfq"), limit)
     settings = GenerationSettings(mode="logprob")
@@ -178,9 +178,9 @@ def compute_bound(limit: int | None) -> dict[str, Any]:
     import torch
     from psymetrics_plugin_hf.hf_fast import _rows
 
-    from psymetrics_core.administer.runner import make_backend
+    from psymetrics_core.api import session_or_default
 
-    be = make_backend("smollm2")
+    be = session_or_default().make_backend("smollm2")
     engine = be._native_engine()[0]
     groups = _logprob_prompts(("bfi", "mfq"), limit)
     tokens = prompts = 0

@@ -16,8 +16,7 @@ backend is built.
 The names in ``__all__`` are the stable surface for plugin authors (CONTRIBUTING: "The public
 API"): the functions below, ``hookimpl``, and the value types, errors, backend contract, task
 kinds and condition base that plugins build on, each importable from here (loaded on first use).
-Old module paths from before the layered layout still import, with a DeprecationWarning
-(``psymetrics_core._moved``).
+Everything else a plugin needs is in ``psymetrics_core.api``.
 """
 
 from __future__ import annotations
@@ -28,13 +27,10 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from psymetrics_core import _moved
 from psymetrics_core.base.versions import __version__
 from psymetrics_core.pluginsys.hookspecs import hookimpl
 
-_moved.install()
-
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # for type checkers; at run time each name comes from psymetrics_core.api
     from psymetrics_core.administer.api import (
         evaluate,
         get_instrument,
@@ -42,14 +38,12 @@ if TYPE_CHECKING:
         load_instrument,
         score_responses,
     )
-    from psymetrics_core.administer.conditions import Condition
     from psymetrics_core.administer.kinds import (
         FreeTextTask,
         JudgedTask,
         JudgeStage,
         ProbeTask,
         Task,
-        TaskKind,
         TaskResults,
         TaskScores,
         share_score,
@@ -71,30 +65,21 @@ if TYPE_CHECKING:
         Score,
         Verdict,
     )
-    from psymetrics_core.base.writing import atomic_write
+    from psymetrics_core.contracts import Administration, Cell, CellRun, Condition, TaskKind
 
-# the re-exported names, by the module that defines them (imported on first use)
-_LAZY: dict[str, str] = {
-    **dict.fromkeys(["PsymError", "SpecError", "BackendError", "ResponsesError"], "base.errors"),
-    **dict.fromkeys(
-        ["Item", "Option", "Instrument", "LazyInstrument", "Prompt", "ImagePart", "Completion"]
-        + ["Answer", "Generation", "Verdict", "Score", "PluginInfo"],
-        "base.types",
-    ),
-    **dict.fromkeys(["Backend", "GenerationSettings"], "backends.base"),
-    **dict.fromkeys(["HTTPBackend", "HTTP_ARGS"], "backends.http"),
-    **dict.fromkeys(
-        ["Task", "TaskKind", "TaskResults", "TaskScores", "FreeTextTask", "JudgedTask"]
-        + ["JudgeStage", "ProbeTask", "share_score"],
-        "administer.kinds",
-    ),
-    "Condition": "administer.conditions",
-    "atomic_write": "base.writing",
-    **dict.fromkeys(
-        ["evaluate", "score_responses", "get_instrument", "list_instruments", "load_instrument"],
-        "administer.api",
-    ),
-}
+# the re-exported names, each taken from the plugin API (psymetrics_core.api, which says where
+# each is defined) on first use
+_LAZY: dict[str, str] = dict.fromkeys(
+    ["evaluate", "score_responses", "get_instrument", "list_instruments", "load_instrument"]
+    + ["Item", "Option", "Instrument", "LazyInstrument", "Prompt", "ImagePart", "Completion"]
+    + ["Answer", "Generation", "Verdict", "Score", "PluginInfo"]
+    + ["PsymError", "SpecError", "BackendError", "ResponsesError"]
+    + ["Backend", "GenerationSettings", "HTTPBackend", "HTTP_ARGS"]
+    + ["Task", "TaskKind", "TaskResults", "TaskScores", "FreeTextTask", "JudgedTask"]
+    + ["JudgeStage", "ProbeTask", "share_score"]
+    + ["Condition", "Cell", "TaskKind", "CellRun", "Administration"],
+    "api",
+)
 
 
 def __getattr__(name: str) -> Any:
@@ -149,7 +134,9 @@ __all__ = [
     "ProbeTask",
     "share_score",
     "Condition",
-    "atomic_write",
+    "Cell",
+    "CellRun",
+    "Administration",
 ]
 
 

@@ -20,9 +20,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from psymetrics_core.administer.api import session_or_default
 from psymetrics_core.base.types import Answer, Completion, Instrument
 from psymetrics_core.instruments.spec import load_instrument
-from psymetrics_core.pluginsys.session import Session
 
 if TYPE_CHECKING:
     from psymetrics_core.pluginsys.session import Session
@@ -100,7 +100,7 @@ def check_instrument(
                         item=it,
                         prompt=prompt,
                         completion=Completion(text=reply),
-                        session=session,
+                        parsers=session.parsers(),
                     )
                     if ans.value != o.value:
                         problems.append(
@@ -130,7 +130,7 @@ def check_instrument(
 def _session(session: Session | None) -> Session:
     """``session``, or a fresh session of the installed plugins."""
 
-    return session if session is not None else Session()
+    return session_or_default(session)
 
 
 def _check_extremes(inst: Instrument, form: str, hook: Any) -> list[str]:

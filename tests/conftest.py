@@ -62,6 +62,6 @@ def fresh_plugins():
 @pytest.fixture(scope="session")
 def smollm2():
     """The real default model (SmolLM2-135M-Instruct on CPU), loaded once per session."""
-    from psymetrics_core.administer.runner import make_backend
+    from psymetrics_core.api import session_or_default
 
-    return make_backend("smollm2")
+    return session_or_default().make_backend("smollm2")

@@ -72,8 +72,10 @@ def value_run(fresh_plugins, tmp_path: Path) -> Path:
     return out
 
 
-def test_consistency_styles_and_facets_on_a_value_consistent_respondent(value_run: Path):
-    rep = analyze([value_run])
+def test_consistency_styles_and_facets_on_a_value_consistent_respondent(
+    fresh_plugins, value_run: Path
+):
+    rep = analyze([value_run], session=fresh_plugins)
     a = rep["analyses"]["run"]["bfi"]
     # answers do not depend on option order -> consistency 1 in every seed
     assert a["consistency"]["mean"] == {"reversed-options": 1.0}
@@ -94,7 +96,7 @@ def test_consistency_styles_and_facets_on_a_value_consistent_respondent(value_ru
     assert "respondents are administrations" in rep["respondents"]
 
 
-def test_consistency_matches_a_direct_count_from_samples(value_run: Path):
+def test_consistency_matches_a_direct_count_from_samples(fresh_plugins, value_run: Path):
     # independent computation: count unchanged answers straight from samples.jsonl
     lines = [json.loads(x) for x in (value_run / "samples.jsonl").read_text().splitlines()]
     by = {(x["condition"], x["seed"], x["item"]): x["answer"] for x in lines}
@@ -103,22 +105,24 @@ def test_consistency_matches_a_direct_count_from_samples(value_run: Path):
         by[("original", seed, i)] == by[("reversed-options", seed, i)]
         for i in map(str, range(1, 11))
     ]
-    rep = analyze([value_run], nan_policy="mismatch")
+    rep = analyze([value_run], nan_policy="mismatch", session=fresh_plugins)
     row = next(
         r for r in rep["analyses"]["run"]["bfi"]["consistency"]["per_seed"] if r["seed"] == seed
     )
     assert row["consistency"] == pytest.approx(sum(same) / len(same))
 
 
-def test_baseline_fences_flag_out_of_range_models(value_run: Path, tmp_path: Path):
+def test_baseline_fences_flag_out_of_range_models(fresh_plugins, value_run: Path, tmp_path: Path):
     base = tmp_path / "human.csv"
     base.write_text("consistency\n0.5\n0.6\n0.7\n0.8\n0.9\n")  # fences 0.3 .. 1.1
-    rep = analyze([value_run], baseline=base)
+    rep = analyze([value_run], baseline=base, session=fresh_plugins)
     c = rep["analyses"]["run"]["bfi"]["consistency"]
     assert c["human_fences"]["upper"] == pytest.approx(1.1)
     assert not any(r["outside_fences"] for r in c["per_seed"])
     base.write_text("consistency\n0.5\n0.5\n0.5\n0.5\n")  # fences collapse to 0.5
-    c = analyze([value_run], baseline=base)["analyses"]["run"]["bfi"]["consistency"]
+    c = analyze([value_run], baseline=base, session=fresh_plugins)["analyses"]["run"]["bfi"][
+        "consistency"
+    ]
     assert all(r["outside_fences"] for r in c["per_seed"])
 
 
@@ -154,7 +158,7 @@ def test_convergent_validity_across_persona_units(fresh_plugins, tmp_path: Path,
     rep2 = analyze([out], hypotheses=["mfq.care~mfq.purity:+"], session=fresh_plugins)
     assert "varying" in rep2["convergent_validity"]["rows"][0]["note"]
     # without declared hypotheses, an exploratory table over all scale pairs
-    assert analyze([out])["convergent_validity"]["exploratory"] is True
+    assert analyze([out], session=fresh_plugins)["convergent_validity"]["exploratory"] is True
 
 
 def test_cli_json_output_dir_and_errors(value_run: Path, tmp_path: Path, capsys):
@@ -187,7 +191,7 @@ def test_analyze_a_real_smollm2_run(fresh_plugins, smollm2, tmp_path: Path):
              session=fresh_plugins)  # fmt: skip
     lines = (out / "samples.jsonl").read_text().splitlines()
     assert len(lines) == 2 * 2 * 2
-    rep = analyze([out])
+    rep = analyze([out], session=fresh_plugins)
     a = rep["analyses"]["real"]["mfq"]
     assert set(a["consistency"]["mean"]) == {"reversed-options"}
     assert 0.0 <= a["consistency"]["mean"]["reversed-options"] <= 1.0
@@ -198,7 +202,7 @@ def test_totals_and_rescaled_items_reach_the_item_analyses(fresh_plugins, tmp_pa
     out = tmp_path / "asi"
     evaluate(["asi"], backend=_ValueBackend(), limit=6, repeats=2, output=out,
              session=fresh_plugins)  # fmt: skip
-    rel = analyze([out])["analyses"]["asi"]["asi"]["reliability"]
+    rel = analyze([out], session=fresh_plugins)["analyses"]["asi"]["asi"]["reliability"]
     assert "total" in rel and rel["total"]["k"] == 6  # the total uses every scored item
     # SR2K item 3 is rescaled (1-3 onto 1-4) after reverse keying; the keyed value used by
     # the item analyses is the one the scorer uses
@@ -237,3 +241,63 @@ def test_norm_comparison_in_the_report(fresh_plugins, value_run: Path, monkeypat
     assert row["z"] == pytest.approx((m - 3.25) / 0.9)
     ref = nm.psychobench_test(m, row["model_sd"], 3, 3.25, 0.9, 6076)
     assert row["psychobench_test"]["p"] == pytest.approx(ref["p"])
+
+
+class _FirstOptionBackend:
+    """Unit-test backend: always the first option shown (Jung et al., 2026's SmolLM2 pattern:
+    one answer in the original order, the opposite when the options are reversed)."""
+
+    def identity(self) -> dict[str, str]:
+        return {"backend": "scripted-first"}
+
+    def generate(self, prompts, settings, progress=None):
+        return [Completion(text=str(p.options[0].value)) for p in prompts]
+
+
+def test_uninformative_reliability_is_null_and_model_is_named(fresh_plugins, tmp_path, capsys):
+    from psymetrics_core.cli import main
+
+    out = tmp_path / "run"
+    conditions = ["original", "changed-eos", "reversed-options"]
+    evaluate(
+        ["bfi"],
+        backend=_FirstOptionBackend(),
+        limit=10,
+        conditions=conditions,
+        output=out,
+        session=fresh_plugins,
+    )  # noqa: E501
+    # the run as a local model records it: the converted copy's path, beside the model's name
+    res = json.loads((out / "results.json").read_text())
+    res["model"], res["backend"] = "smollm2", {"pretrained": "/venv/lib/models/smollm2-copy"}
+    (out / "results.json").write_text(json.dumps(res))
+    rel = analyze([out], session=fresh_plugins)["analyses"]["run"]["bfi"]["reliability"]
+    for scale, r in rel.items():  # 3 administrations, 2 distinct patterns
+        assert r["distinct_patterns"] == 2, scale
+        assert r["alpha"] is None and r["omega"]["omega"] is None, (scale, r)
+        assert "not informative" in r["note"] or "does not vary" in r["note"], (scale, r)
+    assert any("not informative" in r["note"] for r in rel.values())  # alpha 0 or 1 before
+    main(["analyze", str(out)])
+    text = capsys.readouterr().out
+    assert "/venv/lib" not in text and "smollm2" in text
+    block = text[text.index("internal consistency") :].split("└")[0]
+    assert "0.00" not in block and "1.00" not in block and "—" in block
+    main(["analyze", str(out), "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert report["analyses"]["run"]["bfi"]["reliability"]["openness"]["alpha"] is None
+
+
+def test_response_styles_follow_the_agree_end_of_16p(fresh_plugins, tmp_path: Path):
+    """16p codes 1 = agree (Rao et al., 2023): answering "1" everywhere is acquiescence +1 and
+    agree rate 1 by hand, in ``psym analyze`` as on the eval screen."""
+    from behaviour_fakes import ScriptedBackend
+
+    out = tmp_path / "p16"
+    evaluate(
+        ["16p"], backend=ScriptedBackend(lambda _: "1"), limit=6, output=out, session=fresh_plugins
+    )  # noqa: E501
+    rep = analyze([out], session=fresh_plugins)
+    mean = rep["analyses"]["p16"]["16p"]["response_styles"]["mean"]["original"]
+    assert mean["acquiescence"] == pytest.approx(1.0) and mean["agree_rate"] == pytest.approx(1.0)
+    ind = json.loads((out / "results.json").read_text())["tasks"]["16p"]["indicators"]
+    assert ind["acquiescence"]["value"] == pytest.approx(1.0)

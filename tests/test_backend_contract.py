@@ -87,7 +87,9 @@ def test_the_pipeline_reads_capabilities_instead_of_probing():
     files += ["administer/scheduler.py", "pluginsys/session.py"]
     kinds = REPO / "psymetrics_core/administer/kinds"
     files += [f"administer/kinds/{p.name}" for p in kinds.glob("*.py")]
-    assert "administer/kinds/battery.py" in files
+    modes = REPO / "psymetrics_core/administer/administration"
+    files += [f"administer/administration/{p.name}" for p in modes.glob("*.py")]
+    assert "administer/administration/battery.py" in files
     for name in files:
         text = (REPO / "psymetrics_core" / name).read_text(encoding="utf-8")
         assert not probe.search(text), f"psymetrics_core/{name} probes with hasattr/getattr"

@@ -14,13 +14,13 @@ from psymetrics_core.base.errors import BackendError
 pytest.importorskip("lm_eval", reason="lm-eval is installed by make setup (requirements-dev)")
 
 
-def test_unknown_lm_eval_model_is_a_clear_error() -> None:
+def test_unknown_lm_eval_model_is_a_clear_error(fresh_plugins: Any) -> None:
     with pytest.raises(BackendError, match="lm-eval has no model 'no-such-model'"):
-        make_backend("lm-eval:no-such-model").option_logprobs(
+        make_backend("lm-eval:no-such-model", None, fresh_plugins).option_logprobs(
             [], GenerationSettings(mode="logprob")
         )
     with pytest.raises(BackendError, match="lm-eval:<name>"):
-        make_backend("lm-eval")
+        make_backend("lm-eval", None, fresh_plugins)
 
 
 @pytest.mark.model
@@ -47,6 +47,12 @@ def test_lm_eval_hf_matches_psym_hf(smollm2: Any, tmp_path: Any, fresh_plugins: 
             range(5), key=c.option_logprobs.__getitem__
         )
     res = evaluate(
-        ["bfi"], model="lm-eval:hf", model_args=args, mode="logprob", limit=3, cache=False
+        ["bfi"],
+        model="lm-eval:hf",
+        model_args=args,
+        mode="logprob",
+        limit=3,
+        cache=False,
+        session=fresh_plugins,
     )
     assert res["backend"]["backend"] == "lm-eval:hf" and res["tasks"]["bfi"]["n_answered"] == 3

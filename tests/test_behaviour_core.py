@@ -37,7 +37,7 @@ def test_with_options_checks_keys():
 
 
 def test_separate_judge_model_is_its_own_backend(fresh_plugins, tmp_path):
-    from psymetrics_core.administer.runner import evaluate
+    from psymetrics_core import evaluate
 
     judge_be = ScriptedBackend(lambda t: '{"explanation": "no way", "option": "no"}')
 
@@ -61,7 +61,7 @@ def test_separate_judge_model_is_its_own_backend(fresh_plugins, tmp_path):
 
 @pytest.mark.model
 def test_refletter_and_housing_on_the_real_model(smollm2, tmp_path):
-    from psymetrics_core.administer.runner import evaluate
+    from psymetrics_core import evaluate
 
     table = tmp_path / "t.csv"
     table.write_text(
@@ -83,7 +83,7 @@ def test_refletter_and_housing_on_the_real_model(smollm2, tmp_path):
 
 
 def test_judge_calls_share_the_response_cache(fresh_plugins, tmp_path, monkeypatch):
-    from psymetrics_core.administer.runner import evaluate
+    from psymetrics_core import evaluate
 
     monkeypatch.setenv("PSYM_CACHE_DIR", str(tmp_path / "cache"))
     advisor = ScriptedBackend(lambda t: "Do it.")

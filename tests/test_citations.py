@@ -58,3 +58,26 @@ def test_psym_show_cites_the_published_venue() -> None:
         assert r.returncode == 0, r.stderr
         citation = __import__("json").loads(r.stdout)["citation"]
         assert "Strohmaier, M. (2026)" in citation and "EACL 2026" in citation, citation
+
+
+# PsychoBench: Huang, Wang, Li, Lam, Ren, Yuan, Jiao, Tu & Lyu, published at ICLR 2024 (the
+# docs/papers page's year); the 2023 arXiv preprint's year is not cited
+HUANG_YEAR = re.compile(r"Huang\s+et\s+al\.?,?\s*\(?((?:19|20)\d\d)|Lyu,\s+M\.\s+R\.\s+\((\d{4})\)")
+
+
+def _huang_years(text: str) -> list[tuple[str, str]]:
+    """(citation, year) of each PsychoBench citation in ``text``."""
+    return [(m.group(0), m.group(1) or m.group(2)) for m in HUANG_YEAR.finditer(text)]
+
+
+def test_every_psychobench_citation_is_2024() -> None:
+    sample = "Huang et al.\n  (2023); (Huang et al., 2024); Tu, Z., & Lyu, M. R. (2023). Who"
+    assert [y for _, y in _huang_years(sample)] == ["2023", "2024", "2023"]
+    wrong = {}
+    for f in _tracked_text_files():
+        if f.name == Path(__file__).name:
+            continue
+        bad = [c for c, y in _huang_years(f.read_text(encoding="utf-8")) if y != "2024"]
+        if bad:
+            wrong[str(f.relative_to(REPO))] = bad
+    assert not wrong, f"PsychoBench cited with another year than 2024 (ICLR 2024): {wrong}"

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from psymetrics_core.administer.administration.battery import battery_prompts, parse_battery
 from psymetrics_core.administer.conditions import Cell, Condition, cells_for
 from psymetrics_core.administer.conditions.builtin import FRAMINGS, correctness_label
 from psymetrics_core.administer.conditions.subject import parse_subject, rewrite_statement
-from psymetrics_core.administer.kinds.battery import battery_prompts, parse_battery
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.types import Completion
 

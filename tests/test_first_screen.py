@@ -61,3 +61,68 @@ def test_scale_ranges_sum_and_mean() -> None:
     inst = session.get_instrument("bdi2")
     assert inst.scales["depression"].method == "sum"
     assert range_text(ranges["bdi2", "depression"]) == "0–63"  # 21 items x 0-3, by hand
+
+
+def test_no_answer_parsed_says_so_not_degenerate(tmp_path: Path) -> None:
+    """Every answer unparseable (the pb-gse runs of the Huang et al., 2024 page): no pattern to
+    describe, every score undefined; the screen and the report say that no answer parsed."""
+    from psymetrics_core.instruments.indicators import degenerate_sentence
+    from psymetrics_core.report import build_report, load_runs_for_report
+
+    session = Session()
+    backend = ScriptedBackend(lambda _: "no idea")
+    results = evaluate(["bfi"], backend=backend, session=session, output=tmp_path / "run")
+    assert results["tasks"]["bfi"]["n_answered"] == 0
+    with stdout.capture() as cap:
+        _print_table(results, session)
+    text = " ".join(cap.get().split())
+    assert "bfi: no answer parsed" in text, text
+    assert "degenerate" not in text and "describe that pattern" not in text
+    html = build_report(load_runs_for_report([tmp_path / "run"]), session)
+    assert degenerate_sentence("bfi", "the validity indicators below", n_answered=0) in html
+    assert "describe that pattern" not in html
+
+
+def test_indicator_title_fits_the_narrowest_table() -> None:
+    """sct's screen (Wang et al., 2026 page): one task, one indicator (the judge parse rate);
+    the title stays one line at 80 columns and the legend follows the table."""
+    from psymetrics_core.cli.eval_cmd import _print_indicators
+    from psymetrics_core.instruments.indicators import judge_parse_rate
+
+    results = {"tasks": {"sct": {"indicators": {"judge_parse_rate": judge_parse_rate(0, 2)}}}}
+    with stdout.capture() as cap:
+        _print_indicators(results)
+    lines = [line.rstrip() for line in cap.get().splitlines()]
+    assert lines[0] == "validity indicators", lines
+    assert lines[1].startswith("┏") and len(lines[1]) < 80
+    assert "! = beyond its threshold (docs: guides/report.md)" in lines
+
+
+def test_no_score_computed_says_so_not_degenerate() -> None:
+    """sct with no judge verdict parsed: answers parsed, every score undefined."""
+    from psymetrics_core.instruments.indicators import degenerate_sentence, n_scored
+
+    entry = {"n_answered": 2, "scales": {"CA": {"score": None}, "ER": {"score": None}}}
+    text = degenerate_sentence("sct", n_answered=2, n_scored=n_scored(entry))
+    assert text.startswith("sct: no score could be computed from the answers")
+    assert "degenerate" not in text
+    entry["scales"]["CA"]["score"] = 2.5
+    assert "degenerate" in degenerate_sentence("sct", n_scored=n_scored(entry))
+
+
+def test_multi_cell_first_table_is_labelled(tmp_path: Path) -> None:
+    """Several condition levels, no population: the first table is the first cell's scores
+    and says so, naming the level (as the report's first column does)."""
+    session = Session()
+    conditions = ["original", "reversed-options"]
+    backend = ScriptedBackend(lambda _: "3")
+    out = tmp_path / "run"
+    results = evaluate(["bfi"], backend=backend, session=session, output=out, conditions=conditions)
+    with stdout.capture() as cap:
+        _print_table(results, session)
+    text = cap.get()
+    first = text.splitlines()[0]
+    assert first.startswith("scores of the first run: condition original, seed 1234 (of 2 runs"), (
+        text
+    )
+    assert "│ reversed" in text  # the per-run table

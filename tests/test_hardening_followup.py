@@ -15,7 +15,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for benchmarks/
 from behaviour_fakes import ScriptedBackend  # noqa: E402
 
-from psymetrics_core.administer.runner import evaluate  # noqa: E402
+from psymetrics_core import evaluate  # noqa: E402
 from psymetrics_core.base.errors import PsymError  # noqa: E402
 from psymetrics_core.pluginsys.loader import make_plugin_manager  # noqa: E402
 from psymetrics_core.pluginsys.session import Session  # noqa: E402
@@ -166,12 +166,13 @@ def test_raising_hook_from_an_installed_distribution_names_it(
     assert len((out / "samples.jsonl").read_text().splitlines()) == 3
 
 
-def test_contamination_library_refuses_an_existing_run(tmp_path: Path) -> None:
+def test_contamination_library_refuses_an_existing_run(fresh_plugins, tmp_path: Path) -> None:
     pytest.importorskip("psymetrics_plugin_contamination")
     from psymetrics_plugin_contamination.run import contamination
 
     out = tmp_path / "run"
     kw = {"probes": ("option-score",), "limit": 2, "cache": False, "output": out}
+    kw["session"] = fresh_plugins
     contamination(["bfi"], backend=ScriptedBackend(_answer), **kw)  # type: ignore[arg-type]
     before = (out / "contamination.json").read_bytes()
     with pytest.raises(PsymError, match="already holds a run"):

@@ -262,7 +262,7 @@ def test_eval_options_rejected_before_model_load(
     assert info.value.code != 0
     assert not out.exists()  # no empty run directory left behind
     # the message itself is checked in-process (no model is loaded: each fails in milliseconds)
-    from psymetrics_core.administer.runner import evaluate
+    from psymetrics_core import evaluate
 
     opts: dict[str, object] = {}
     if args[0] == "--temperature":

@@ -15,6 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from psymetrics_core import hookimpl
+from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.types import Answer, Completion, Item, Option, Prompt, ScaleScore
 from psymetrics_core.pluginsys import hookspecs
 from psymetrics_core.pluginsys.loader import make_plugin_manager
@@ -163,7 +164,6 @@ def test_hook_register_commands(pm_with):
 
 def test_hook_register_analyses(pm_with, tmp_path):
     from psymetrics_core.analysis.sections import AnalysisSection, collect_sections
-    from psymetrics_core.base.errors import PsymError
 
     class Good:
         @hookimpl
@@ -253,6 +253,46 @@ def test_hook_register_task_kinds(pm_with):
     assert backend.calls == 0  # the kind ran the cell, not the questionnaire pipeline
 
 
+def test_hook_register_administrations(pm_with):
+    """A plugin's mode, selected by its own condition, puts the items instead of the core's."""
+    from psymetrics_core import Administration, Condition
+    from psymetrics_core.administer.runner import evaluate
+
+    class Guess(Administration):
+        """A toy mode: answers every item with the scale midpoint, asks the model nothing."""
+
+        name = "guess"
+
+        def administer(self, run, items):
+            out = []
+            for it in items:
+                rs = run.task.response_scale_for(it)
+                out.append((it, Answer((rs.min + rs.max) // 2, "ok")))
+            return out
+
+    class Plug:
+        @hookimpl
+        def register_administrations(self, register):
+            register("guess", Guess(), description="the midpoint, no model")
+            register("broken", object())  # not an Administration: skipped with a warning
+
+        @hookimpl
+        def register_conditions(self, register):
+            guess = Condition("guess", facet="administration", administration="guess")
+            register("guess", lambda arg: guess, facet="administration")
+            lost = Condition("lost", facet="administration", administration="nowhere")
+            register("lost", lambda arg: lost, facet="administration")
+
+    session = pm_with(Plug())
+    assert {"item-by-item", "battery", "guess"} == set(session.administrations())
+    backend = ScriptedBackend("1")
+    res = evaluate(["bfi"], backend=backend, limit=4, conditions=["guess"], session=session)
+    assert backend.calls == 0
+    assert res["tasks"]["bfi"]["n_answered"] == 4
+    with pytest.raises(PsymError, match=r"administration 'nowhere' is provided by no installed"):
+        evaluate(["bfi"], backend=backend, limit=4, conditions=["lost"], session=session)
+
+
 def test_hook_load_items(pm_with):
     class Plug:
         @hookimpl
@@ -281,17 +321,25 @@ def test_hook_render_prompt(pm_with):
 
 
 def test_hook_parse_response(pm_with):
+    seen: list[list[str]] = []
+
     class Plug:
         @hookimpl
-        def parse_response(self, instrument, item, prompt, completion):
+        def parse_response(self, instrument, item, prompt, completion, parsers):
+            seen.append(sorted(parsers))
             if item.id == "1":
                 return Answer(None, "refused")
+            if item.id == "2":  # the registered parsers, as the default uses them
+                value, status = parsers["first_valid_int"]("2 of course", prompt.options)
+                return Answer(value, status)
             return None
 
     res = _evaluate(pm_with(Plug()), backend=ScriptedBackend("3"), limit=4)
     entry = res["tasks"]["bfi"]
     assert (entry["n_refused"], entry["n_answered"]) == (1, 3)
     assert entry["scales"]["extraversion"]["n_answered"] == 0
+    assert entry["scales"]["agreeableness"]["score"] == 4.0  # item 2 is reverse-keyed: 6 - 2
+    assert seen[0] == ["first_valid_int", "indexed_score"] and len(seen) == 4
 
 
 def test_hook_score(pm_with):

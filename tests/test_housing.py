@@ -83,7 +83,7 @@ def test_gap_by_hand():
 
 
 def test_evaluate_end_to_end(tmp_path):
-    from psymetrics_core.administer.runner import evaluate
+    from psymetrics_core import evaluate
 
     path = write_table(tmp_path / "t.csv")
     oi = {n: v for c in read_table(path).values() for n, v in c.items()}

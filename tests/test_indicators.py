@@ -99,7 +99,7 @@ def test_option_order_sensitivity_only_when_measured():
 def test_option_order_sensitivity_recorded_for_a_run_that_varies_option_order(tmp_path):
     import json
 
-    from psymetrics_core.administer.runner import evaluate
+    from psymetrics_core import evaluate
     from psymetrics_core.base.types import Completion
 
     class Flat:  # answers "1" to everything (a fake model, unit test)
@@ -117,3 +117,23 @@ def test_option_order_sensitivity_recorded_for_a_run_that_varies_option_order(tm
     assert ind["value"] == 0.0 and ind["fired"] is False
     assert all("indicators" in r for r in entry["runs"])
     assert entry["runs"][0]["indicators"]["straight_lining"]["fired"] is True
+
+
+def test_acquiescence_follows_the_scale_end_that_means_agree():
+    # 16p's response scale runs 1 = agree ... 7 = disagree (Rao et al., 2023, App. C.1); its
+    # spec says so (``agree: low``). "1" to five of six items and "3" (partially agree) to the
+    # sixth is net agreement: by hand (5 * 1 + (4 - 3) / 3) / 6 = 16 / 18 = +0.889
+    from psymetrics_core.pluginsys.defaults.aggregate import answer_rows
+
+    inst = Session().get_instrument("16p")
+    assert inst.response_scales["default"].agree == "low"
+    answers = [(it, Answer(3 if i == 5 else 1, "ok")) for i, it in enumerate(inst.items[:6])]
+    ind = questionnaire_indicators(answer_rows(inst, answers))
+    assert ind["acquiescence"]["value"] == pytest.approx(16 / 18, abs=1e-4)
+    assert warnings_of(ind)[1].startswith("acquiescence: net agreement of +0.89")
+    # the same codes on a scale whose high end means agree (BFI: 5 = agree strongly) disagree
+    rows = [AnswerRow(1.0, "ok", False, ("x",), 1, 7) for _ in range(5)]
+    rows.append(AnswerRow(3.0, "ok", False, ("x",), 1, 7))
+    assert questionnaire_indicators(rows)["acquiescence"]["value"] == pytest.approx(
+        -16 / 18, abs=1e-4
+    )

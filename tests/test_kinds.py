@@ -7,7 +7,7 @@ import json
 import pytest
 from behaviour_fakes import ScriptedBackend
 
-from psymetrics_core import get_instrument
+from psymetrics_core import evaluate, get_instrument
 from psymetrics_core.administer.kinds import (
     JudgedTask,
     JudgeStage,
@@ -16,7 +16,7 @@ from psymetrics_core.administer.kinds import (
     TaskScores,
     Verdict,
 )
-from psymetrics_core.administer.runner import evaluate
+from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.types import Completion, Item, Option, Prompt
 
 META = dict(version="1", citation="-", license_status="-", item_source="-", scoring_rule="-")
@@ -114,3 +114,17 @@ def test_an_undefined_score_needs_a_reason():
     with pytest.raises(ValueError, match="without a reason"):
         Score("x", None)
     assert Score("x", None, "no data").to_json(3, 0)["reason"] == "no data"
+
+
+def test_a_probe_task_refuses_another_administration_mode_in_one_line(tmp_path):
+    """Administration modes put questionnaire items; a free-text kind under ``battery`` stops
+    with one line naming the condition and the task, before any model call."""
+    bfi = get_instrument("bfi")
+    task = Continuation.define(
+        id="bfi-continuation", name="probe", scales={"mean_loglik": "x"}, target=bfi, **META
+    )
+    be = LogprobBackend(lambda t: "unused")
+    want = r"^the 'battery' condition applies to questionnaires, not 'bfi-continuation'$"
+    with pytest.raises(PsymError, match=want):
+        evaluate([task], backend=be, conditions=["battery"], output=tmp_path)
+    assert be.seen == []

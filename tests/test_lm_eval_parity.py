@@ -58,7 +58,7 @@ def run_lm_eval(lm: Any, tasks: list[str], limit: int | None, chat: bool = True)
 
 def run_psym(backend: Any, tasks: list[str], mode: str, limit: int | None, out: Path) -> dict:
     """``psym eval`` (the library call behind it) and its per-item samples by (task, item)."""
-    from psymetrics_core.administer.runner import evaluate
+    from psymetrics_core import evaluate
 
     results = evaluate(tasks, backend=backend, mode=mode, limit=limit, output=out)
     samples = {}

@@ -155,7 +155,9 @@ def test_sr2k_alternative_item3_is_analysed_with_its_own_keys(fresh_plugins, tmp
         [{"seed": r["seed"], "item": r["item"], "v": by_hand(r["item"], r["answer"])}
          for r in rows]
     ).pivot(index="seed", columns="item", values="v")  # fmt: skip
-    rel = analyze([out])["analyses"]["sr2k"]["sr2k"]["reliability"]["racism_alt_item3"]
+    rel = analyze([out], session=fresh_plugins)["analyses"]["sr2k"]["sr2k"]["reliability"][
+        "racism_alt_item3"
+    ]
     assert rel["alpha"] == pytest.approx(_alpha_by_hand(mat), abs=1e-12)
     assert rel["rows_used"] == "8 of 8"
 
@@ -179,7 +181,7 @@ def test_pvq_centred_scales_are_analysed_minus_mrat(fresh_plugins, tmp_path: Pat
                if "self_direction" in r["item_meta"]["scales"]]  # fmt: skip
     sub = rows[rows["item"].isin(members)]
     mat = sub.pivot(index="seed", columns="item", values="centred")
-    rel = analyze([out])["analyses"]["pvq"]["pvq40"]["reliability"]
+    rel = analyze([out], session=fresh_plugins)["analyses"]["pvq"]["pvq40"]["reliability"]
     assert rel["self_direction_centred"]["alpha"] == pytest.approx(_alpha_by_hand(mat), abs=1e-9)
     raw = sub.pivot(index="seed", columns="item", values="answer")
     assert rel["self_direction"]["alpha"] == pytest.approx(_alpha_by_hand(raw), abs=1e-9)

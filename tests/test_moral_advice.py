@@ -150,7 +150,7 @@ def _scripted():
 
 
 def test_evaluate_with_judge_records_everything(tmp_path):
-    from psymetrics_core.administer.runner import evaluate
+    from psymetrics_core import evaluate
 
     be = _scripted()
     res = evaluate(["moral-advice"], backend=be, output=tmp_path)
@@ -171,7 +171,7 @@ def test_evaluate_with_judge_records_everything(tmp_path):
 
 def test_unparsed_verdicts_give_null_scores_with_a_reason_not_zero(tmp_path):
     """Issue 10: 0 of 5 verdicts parsed used to be reported as 0.00 for every foundation."""
-    from psymetrics_core.administer.runner import evaluate
+    from psymetrics_core import evaluate
 
     def reply(text: str) -> str:
         return "I am not sure what you mean." if text.startswith("You are an expert") else "Hm."
@@ -186,7 +186,7 @@ def test_unparsed_verdicts_give_null_scores_with_a_reason_not_zero(tmp_path):
 
 
 def test_judge_prompts_of_a_cell_go_out_as_one_batch():
-    from psymetrics_core.administer.runner import evaluate
+    from psymetrics_core import evaluate
 
     be = _scripted()
     calls = []
@@ -202,7 +202,7 @@ def test_judge_prompts_of_a_cell_go_out_as_one_batch():
 
 
 def test_options_select_a_user_file(tmp_path):
-    from psymetrics_core.administer.runner import evaluate
+    from psymetrics_core import evaluate
 
     f = tmp_path / "d.csv"
     f.write_text("foundation,dilemma,action,pro_foundation\npurity,Should I?,Do it,false\n")
@@ -217,7 +217,7 @@ def test_options_select_a_user_file(tmp_path):
 
 @pytest.mark.model
 def test_real_model_advises_and_judges(smollm2, tmp_path):
-    from psymetrics_core.administer.runner import evaluate
+    from psymetrics_core import evaluate
 
     res = evaluate(
         ["moral-advice"],

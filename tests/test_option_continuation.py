@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from psymetrics_core.administer.runner import make_backend
+from psymetrics_core.api import session_or_default
 from psymetrics_core.backends.base import Backend, GenerationSettings, call_backend
 from psymetrics_core.backends.cache import CachedBackend, ResponseCache, request_key
 from psymetrics_core.base.errors import BackendError
@@ -117,7 +117,9 @@ def test_declared_capabilities_of_the_shipped_backends() -> None:
 
 def test_openai_chat_refuses_a_continuation_without_a_request() -> None:
     # nothing listens on port 9: any request would fail with a connection error instead
-    chat = make_backend("openai-chat", {"base_url": "http://127.0.0.1:9/v1", "model": "m"})
+    chat = session_or_default().make_backend(
+        "openai-chat", {"base_url": "http://127.0.0.1:9/v1", "model": "m"}
+    )
     with pytest.raises(BackendError, match="cannot score a continuation's log-likelihood"):
         chat.option_logprobs([_sequence_prompt()], GenerationSettings("logprob", 1, 0.0, 1))
     assert chat.usage()["requests"] == 0
@@ -135,7 +137,9 @@ def test_openai_completions_scores_the_continuation_by_echo() -> None:
     from benchmarks.latency_server import LatencyServer, _h
 
     with LatencyServer(latency=0.0) as srv:
-        be = make_backend("openai-completions", {"base_url": srv.base_url, "model": "m"})
+        be = session_or_default().make_backend(
+            "openai-completions", {"base_url": srv.base_url, "model": "m"}
+        )
         pr = _sequence_prompt()
         comp = call_backend(be, [pr], GenerationSettings("logprob", 1, 0.0, 1))[0]
     ctx = pr.messages[0]["content"]
@@ -193,7 +197,7 @@ class Streamed(Backend):
 
 @dataclass
 class _Cell:
-    battery: bool = False
+    administration: str = "item-by-item"
 
 
 @dataclass

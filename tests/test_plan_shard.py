@@ -121,7 +121,7 @@ def _wait_for_responses(db: Path, n: int, proc: subprocess.Popen[bytes]) -> None
 def test_two_shards_one_killed_and_resumed_merge_equals_single_run(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from psymetrics_core.administer.runner import evaluate
+    from psymetrics_core import evaluate
 
     with LatencyServer(latency=0.1) as srv:
         plan_path = _plan(tmp_path, srv.base_url)

@@ -117,7 +117,9 @@ def test_export_population_by_hand(population_run: tuple[Path, str], tmp_path: P
 
 
 def test_export_population_of_a_single_model_run_is_one_line(tmp_path: Path) -> None:
-    evaluate(["bfi"], backend=ScriptedBackend(lambda _: "3"), output=tmp_path / "one", limit=3)
+    one = tmp_path / "one"
+    backend = ScriptedBackend(lambda _: "3")
+    evaluate(["bfi"], backend=backend, output=one, limit=3, session=Session())
     res = CliRunner().invoke(
         cli, ["export", "population", str(tmp_path / "one"), "-o", str(tmp_path / "p.csv")]
     )

@@ -31,6 +31,7 @@ from psymetrics_core.analysis.population.dimensionality import (
     match_congruence,
 )
 from psymetrics_core.analysis.population.entry import Congruence, EFAEntry
+from psymetrics_core.analysis.population.missing import RowsUsed
 from psymetrics_core.cli import cli
 from psymetrics_core.instruments.spec import load_instrument
 from psymetrics_core.pluginsys.session import Session
@@ -145,8 +146,12 @@ def _typed(e: dict) -> EFAEntry:
     """The typed EFA part (what the report reads) of the "efa" JSON ``e``."""
     cong = Congruence(**{k.removeprefix("congruence_") if k != "congruence" else "phi": v
                          for k, v in e.items() if k.startswith("congruence")})  # fmt: skip
-    rest = {k: v for k, v in e.items() if not k.startswith("congruence")}
-    typed = EFAEntry(**rest, congruence=cong)
+    rest = {k: v for k, v in e.items() if not k.startswith("congruence") and k != "n"}
+    r = rest.pop("rows")
+    rows = None
+    if r is not None:
+        rows = RowsUsed(r["missing"], r["n"], r["of"], r["n_pairs_max"], r["dropped"])
+    typed = EFAEntry(**rest, congruence=cong, rows=rows)
     assert typed.to_json() == e  # the same JSON both ways
     return typed
 

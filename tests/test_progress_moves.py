@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from psymetrics_core.administer.runner import evaluate
+from psymetrics_core import evaluate
 from psymetrics_core.backends.base import Backend, GenerationSettings, OnResult, Reporter
 from psymetrics_core.base.types import Completion, Prompt
 

@@ -38,7 +38,7 @@ class _Scripted:
 @pytest.fixture(scope="module")
 def grid_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Three questionnaires (mean, sum-free, percent scoring), two conditions, two repeats."""
-    from psymetrics_core.administer.runner import evaluate
+    from psymetrics_core import evaluate
 
     out = tmp_path_factory.mktemp("grid") / "run"
     evaluate(
@@ -96,7 +96,7 @@ def test_a_grid_run_loads_with_counts_and_ranges(grid_run: Path) -> None:
 
 def test_legitimate_runs_of_other_kinds_load(tmp_path: Path) -> None:
     """A free-text and a judged task (judge.jsonl) pass the same checks."""
-    from psymetrics_core.administer.runner import evaluate
+    from psymetrics_core import evaluate
 
     out = tmp_path / "run"
     evaluate(["refletter", "moral-advice"], backend=_Scripted(["2"]), limit=2, output=out)
@@ -118,7 +118,7 @@ def test_many_sample_lines_stay_in_bounded_memory(
     """A 1,760-line samples file: the reader's memory does not grow with the file (each line
     is parsed and dropped; the scan keeps one hash per line). The per-line cap is set to
     1 MiB, as a line buffer of that size is allocated once."""
-    from psymetrics_core.administer.runner import evaluate
+    from psymetrics_core import evaluate
 
     out = tmp_path / "run"
     evaluate(["bfi"], backend=_Scripted([3]), limit=44, repeats=40, output=out)

@@ -38,7 +38,7 @@ class _Scripted:
 
 @pytest.fixture
 def runs(tmp_path: Path) -> list[Path]:
-    from psymetrics_core.administer.runner import evaluate
+    from psymetrics_core import evaluate
 
     a, b = tmp_path / "flat", tmp_path / "varied"
     evaluate(["bfi"], backend=_Scripted([1, 1, 1, "<script>alert(1)</script>"]), output=a)
@@ -49,9 +49,9 @@ def runs(tmp_path: Path) -> list[Path]:
     return [a, b]
 
 
-def test_same_runs_same_bytes_and_no_external_references(runs, tmp_path):
-    one = write_report(runs, tmp_path / "1.html").read_bytes()
-    two = write_report(runs, tmp_path / "2.html").read_bytes()
+def test_same_runs_same_bytes_and_no_external_references(fresh_plugins, runs, tmp_path):
+    one = write_report(runs, tmp_path / "1.html", session=fresh_plugins).read_bytes()
+    two = write_report(runs, tmp_path / "2.html", session=fresh_plugins).read_bytes()
     assert one == two
     html = one.decode()
     # nothing is fetched: no src/href to another origin, no @import or url() to one
@@ -63,8 +63,8 @@ def test_same_runs_same_bytes_and_no_external_references(runs, tmp_path):
     assert html.count("<script>") == 1  # the inline sample search only
 
 
-def test_flat_pattern_warned_and_labels_side_by_side(runs):
-    html = build_report(load_runs_for_report(runs, ["model A", "model B"]))
+def test_flat_pattern_warned_and_labels_side_by_side(fresh_plugins, runs):
+    html = build_report(load_runs_for_report(runs, ["model A", "model B"]), session=fresh_plugins)
     assert "Warning</b> model A · bfi: straight-lining" in html
     assert "model B · bfi: straight-lining" not in html
     head = html[
@@ -84,13 +84,13 @@ def test_flat_pattern_warned_and_labels_side_by_side(runs):
             assert cell and float(cell.group(1)) == s["score"]
 
 
-def test_panels_render_from_their_json(runs, tmp_path):
+def test_panels_render_from_their_json(fresh_plugins, runs, tmp_path):
     panel = {"model": "x", "tasks": [{"task": "bfi", "probe": "item_recall", "score": 0.25}]}
     (runs[0] / "contamination.json").write_text(json.dumps(panel))
     only = tmp_path / "contamination-only"
     only.mkdir()
     (only / "contamination.json").write_text(json.dumps(panel))
-    html = build_report(load_runs_for_report([runs[0], only]))
+    html = build_report(load_runs_for_report([runs[0], only]), session=fresh_plugins)
     section = html[html.index('data-panel="contamination.json"') : html.index('id="projective"')]
     assert "item_recall" in section and "0.250" in section
     assert "No <code>projective.json</code>" in html

@@ -12,6 +12,7 @@ import psymetrics_core as psym
 from psymetrics_core.administer.config import RunConfig
 from psymetrics_core.administer.runner import check_run, evaluate
 from psymetrics_core.base.errors import PsymError
+from psymetrics_core.pluginsys.session import Session
 
 
 def test_an_unknown_keyword_is_a_type_error_naming_it() -> None:
@@ -22,8 +23,8 @@ def test_an_unknown_keyword_is_a_type_error_naming_it() -> None:
 def test_config_and_keywords_together_are_refused() -> None:
     with pytest.raises(TypeError, match="config= and options"):
         psym.evaluate(["bfi"], config=RunConfig(), limit=2)
-    with pytest.raises(TypeError):
-        evaluate(["bfi"], RunConfig(), limit=2)
+    with pytest.raises(TypeError, match="not both"):
+        evaluate(["bfi"], RunConfig(), limit=2, session=Session(autoload=False))
 
 
 def test_the_config_is_frozen() -> None:

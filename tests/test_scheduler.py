@@ -12,7 +12,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for benchmarks/
 from benchmarks.latency_server import LatencyServer  # noqa: E402
-from psymetrics_core.administer.runner import evaluate  # noqa: E402
+from psymetrics_core import evaluate  # noqa: E402
 
 GRID: dict[str, Any] = dict(  # noqa: C408
     limit=4,

@@ -41,7 +41,7 @@ class _Scripted:
 
 @pytest.fixture
 def run_dirs(tmp_path: Path) -> list[Path]:
-    from psymetrics_core.administer.runner import evaluate
+    from psymetrics_core import evaluate
 
     dirs = []
     for name, answers in (("a", [1, 2, 3, 4, 5]), ("b", [4, 4, 2, "no idea"])):

@@ -7,5 +7,5 @@ questionnaire, free text, judged, probe; the base classes plugins subclass), ``c
 (``--task-arg``), ``preflight`` (checks before a model is called), ``answers`` (scoring answers
 that already exist) and ``generations``.
 
-May import: base, instruments, records, backends, pluginsys.
+May import: base, instruments, records, backends, contracts, pluginsys.
 """

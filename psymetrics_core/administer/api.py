@@ -18,7 +18,14 @@ from psymetrics_core.base.types import Instrument
 from psymetrics_core.instruments.spec import load_instrument as _load
 from psymetrics_core.pluginsys.session import Session
 
-__all__ = ["evaluate", "score_responses", "get_instrument", "list_instruments", "load_instrument"]
+__all__ = [
+    "evaluate",
+    "score_responses",
+    "get_instrument",
+    "list_instruments",
+    "load_instrument",
+    "session_or_default",
+]
 
 
 def evaluate(tasks: list[Any], **kwargs: Any) -> dict[str, Any]:
@@ -37,6 +44,7 @@ def evaluate(tasks: list[Any], **kwargs: Any) -> dict[str, Any]:
         config = RunConfig.from_options(**kwargs)
     elif kwargs:
         raise TypeError(f"evaluate(): config= and options ({', '.join(kwargs)}) given together")
+    live["session"] = _session(live.get("session"))
     return _evaluate(tasks, config, **live)
 
 
@@ -57,9 +65,17 @@ def list_instruments(*, session: Session | None = None) -> dict[str, Instrument]
     return _session(session).instruments()
 
 
-def _session(session: Session | None) -> Session:
-    """``session``, or a fresh session of the installed plugins."""
+def session_or_default(session: Session | None = None) -> Session:
+    """``session``, or a fresh session of the installed plugins (building one loads them).
+
+    The one place below the package root that builds a default ``Session``: the entry points
+    (these functions, the ``psym`` command, the lm-eval runtime, ``psymetrics_core.testing``)
+    call it; everything below them takes the session it is handed
+    (tests/test_session_required.py)."""
     return session if session is not None else Session()
+
+
+_session = session_or_default
 
 
 def load_instrument(path: str | Path) -> Instrument:

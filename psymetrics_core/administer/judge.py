@@ -17,14 +17,15 @@ generations).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from psymetrics_core.backends.base import Backend, GenerationSettings, as_backend, call_backend
 from psymetrics_core.backends.cache import CachedBackend
 from psymetrics_core.base.errors import PsymError
-from psymetrics_core.base.types import Generation, Item, Prompt, Verdict
+from psymetrics_core.base.types import Item, Prompt, Verdict
+from psymetrics_core.contracts.judging import JudgeStage, user_prompt
 from psymetrics_core.records.writer import SampleWriter, redact
 
 __all__ = [
@@ -35,43 +36,6 @@ __all__ = [
 ]
 
 DEFAULT_JUDGE_MAX_NEW_TOKENS = 128
-
-
-@dataclass(frozen=True)
-class JudgeStage:
-    """One judge stage of a judged task.
-
-    ``build(item, generation, previous)`` returns the judge prompt for one generation (a
-    ``Prompt``, or a plain text sent as the user message; None = do not judge this one);
-    ``previous`` maps each earlier stage's name to its verdict on this generation.
-    ``parse(text)`` turns the judge's reply into a ``Verdict`` (pure: no model calls).
-    ``system`` is an optional system message for text prompts; ``max_new_tokens`` overrides
-    the judge's default length for this stage.
-    """
-
-    name: str
-    build: Callable[[Item, Generation, Mapping[str, Verdict]], Prompt | str | None]
-    parse: Callable[[str], Verdict]
-    system: str | None = None
-    max_new_tokens: int | None = None
-
-    def prompt(
-        self, item: Item, generation: Generation, previous: Mapping[str, Verdict]
-    ) -> Prompt | None:
-        """The stage's prompt for ``generation`` (None when it is not judged)."""
-        built = self.build(item, generation, previous)
-        if built is None or isinstance(built, Prompt):
-            return built
-        return user_prompt(built, self.system)
-
-
-def user_prompt(text: str, system: str | None = None) -> Prompt:
-    """A chat prompt of ``text`` as the user message (after an optional system message)."""
-    messages: list[dict[str, str]] = []
-    if system:
-        messages.append({"role": "system", "content": system})
-    messages.append({"role": "user", "content": text})
-    return Prompt(messages=tuple(messages), options=(), text=text)
 
 
 class Judge:

@@ -19,11 +19,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from psymetrics_core.administer.conditions.base import Cell, Condition
 from psymetrics_core.administer.conditions.builtin import system_prefix
 from psymetrics_core.administer.persona_template import compile_template, render, trusted
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.reading import read_text
+from psymetrics_core.contracts.conditions import Cell, Condition
 from psymetrics_core.records.population import Respondent, read_population
 
 if TYPE_CHECKING:

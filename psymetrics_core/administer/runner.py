@@ -68,12 +68,10 @@ __all__ = [
 MODES = ("generate", "logprob")
 
 
-def make_backend(
-    model: str, model_args: str | dict[str, str] | None = None, session: Session | None = None
-) -> Any:
-    """Build the backend registered as ``model`` with lm-eval style ``model_args`` (from a
-    fresh session of the installed plugins when no ``session`` is given)."""
-    return (session if session is not None else Session()).make_backend(model, model_args)
+def make_backend(model: str, model_args: str | dict[str, str] | None, session: Session) -> Any:
+    """Build the backend registered as ``model`` in ``session`` with lm-eval style
+    ``model_args``."""
+    return session.make_backend(model, model_args)
 
 
 def set_concurrency(be: Any, n: int) -> None:
@@ -110,7 +108,7 @@ def evaluate(
     tasks: Sequence[str | Instrument],
     config: RunConfig | None = None,
     *,
-    session: Session | None = None,
+    session: Session,
     backend: Any = None,
     progress: Callable[[str, int], Reporter] | None = None,
     run_dir: RunDir | None = None,
@@ -122,10 +120,10 @@ def evaluate(
     ``tasks`` are task ids or ready task objects (e.g. ``ProbeTask``s built by a command).
     ``config`` holds the run's options (``RunConfig``); without one, ``options`` are its fields
     as keywords (an unknown keyword is a ``TypeError``). ``session`` supplies the plugins
-    (default: a fresh session of the installed plugins); it is handed to every kind in
-    ``CellRun.session``. ``backend`` overrides ``config.model``/``model_args``
-    with a ready backend object. ``progress(task, n_prompts)`` may return a reporter that is
-    advanced as prompts finish.
+    (required: ``psymetrics_core.evaluate`` builds one of the installed plugins when its caller
+    gives none); it is handed to every kind in ``CellRun.session``. ``backend`` overrides
+    ``config.model``/``model_args`` with a ready backend object. ``progress(task, n_prompts)``
+    may return a reporter that is advanced as prompts finish.
 
     Every (task, cell, repeat) is run by the task's kind; ``tasks.<task>`` holds the first
     (cell, repeat) run, ``tasks.<task>.runs`` all of them. Cells are the ``conditions``
@@ -150,7 +148,7 @@ def evaluate(
     elif options:
         raise TypeError("evaluate(): pass a RunConfig or keyword options, not both")
     check_run(tasks, config)
-    sess = session if session is not None else Session()
+    sess = session
     with _claim(config, run_dir):
         run = _start(tasks, config, sess, backend)
         try:

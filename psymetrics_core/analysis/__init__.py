@@ -4,7 +4,7 @@ Pure functions on arrays and frames live in one module per topic (``consistency`
 ``reliability``, ``norms``, ``styles``, ``mbti``, ``facets``, ``validity``); ``report`` puts
 them together for run directories read by ``records``. No model is called.
 
-May import: base, instruments, records, backends, pluginsys, administer.
+May import: base, instruments, records, backends, contracts, pluginsys, administer.
 """
 
 from __future__ import annotations

@@ -49,7 +49,7 @@ def hedges_g(
 def psychobench_test(
     m1: float, s1: float, n1: int, m2: float, s2: float, n2: int, alpha: float = 0.01
 ) -> dict[str, Any]:
-    """PsychoBench's two-step test, exactly as its repo (Huang et al., 2023).
+    """PsychoBench's two-step test, exactly as its repo (Huang et al., 2024).
 
     1e-8 is added to both SDs; a two-tailed F-test (larger variance on top) decides equal
     variances (p_F > alpha); then Student's or Welch's two-sided t-test from summary stats.

@@ -91,14 +91,14 @@ def analyze(
     fence_k: float = 1.5,
     hypotheses: Sequence[str] = (),
     deletion: str = "listwise",
-    session: Session | None = None,
+    session: Session,
 ) -> dict[str, Any]:
     """The full report for ``paths`` (run directories) as a JSON-able dict.
 
     ``deletion`` is alpha's handling of unanswered items (``--missing``): ``listwise``
     (complete administrations), ``pairwise`` or ``fiml`` (see ``reliability.cronbach_alpha``).
-    The human norms come from the instruments of ``session``; without one, each task's
-    ``norms`` is a note.
+    The human norms and the scales named by ``hypotheses`` come from the instruments of
+    ``session`` (a task that is not installed gets a ``norms`` note saying so).
     """
     if nan_policy not in cons.NAN_POLICIES:
         raise PsymError(f"--nan-policy must be one of {', '.join(cons.NAN_POLICIES)}")
@@ -154,8 +154,8 @@ def _task_report(
     nan_policy: str,
     base: pd.DataFrame | None,
     fence_k: float,
-    deletion: str = "listwise",
-    session: Session | None = None,
+    deletion: str,
+    session: Session,
 ) -> dict[str, Any]:
     conditions = list(dict.fromkeys(items["condition"]))
     ref = reference if reference in conditions else conditions[0]
@@ -165,7 +165,7 @@ def _task_report(
     keyed = run.keyed[run.keyed["task"] == task] if not run.keyed.empty else run.keyed
     out["reliability"] = _reliability(keyed, deletion)
     out["icc"] = _icc(scored)
-    out["response_styles"] = _styles(items)
+    out["response_styles"] = _styles(items, _agree_low_items(task, session))
     out["norms"] = _norms(task, scores, ref, session, population="respondent" in run.facets)
     out["mbti_metrics"] = _mbti(items, scores)
     out["facets"] = _facets(run, scores)
@@ -250,9 +250,11 @@ def _reliability(keyed: pd.DataFrame, deletion: str = "listwise") -> dict[str, A
             "distinct_patterns": distinct,
         }
         if distinct < 3 and "note" not in alpha:
-            out[scale]["note"] = (
-                f"only {distinct} distinct answer patterns: alpha/omega are not informative"
-            )
+            # alpha and omega of two or fewer patterns are artefacts (0 or 1 by construction):
+            # null with the reason, never a number beside "not informative"
+            note = f"only {distinct} distinct answer patterns: alpha/omega are not informative"
+            out[scale].update(alpha=None, ci95=None, note=note)
+            out[scale]["omega"] = {**out[scale]["omega"], "omega": None, "note": note}
     return out
 
 
@@ -266,10 +268,26 @@ def _icc(scored: pd.DataFrame) -> dict[str, Any]:
     return out
 
 
-def _styles(items: pd.DataFrame) -> dict[str, Any]:
+def _agree_low_items(task: str, session: Session | None) -> frozenset[str]:
+    """Items of ``task`` whose response scale means agreement at its low end (spec ``agree:
+    low``, e.g. 16p's 1 = agree): their answers are mirrored before the response styles, so
+    acquiescence and agree rate keep their sign."""
+    try:
+        inst = session.get_instrument(task) if session is not None else None
+    except PsymError:  # a task no installed plugin provides: its answers as recorded
+        inst = None
+    scales = getattr(inst, "response_scales", None) or {}
+    low = {name for name, rs in scales.items() if rs.agree == "low"}
+    return frozenset(it.id for it in getattr(inst, "items", ()) if it.response_scale in low)
+
+
+def _styles(items: pd.DataFrame, agree_low: frozenset[str] = frozenset()) -> dict[str, Any]:
     per: list[dict[str, Any]] = []
     for (cond, repeat), grp in items.groupby(["condition", "repeat"], sort=False):
-        ans = [None if pd.isna(a) else float(a) for a in grp["answer"]]
+        ans = [
+            None if pd.isna(a) else (lo + hi - float(a) if str(i) in agree_low else float(a))
+            for a, i, lo, hi in zip(grp["answer"], grp["item"], grp["min"], grp["max"], strict=True)
+        ]
         s = styles.response_styles(ans, list(grp["min"]), list(grp["max"]), list(grp["status"]))
         per.append({"condition": cond, "repeat": int(repeat), **s})
     keys = (
@@ -295,10 +313,8 @@ def _nanmean(values: Sequence[float]) -> float:
 
 
 def _norms(
-    task: str, scores: pd.DataFrame, ref: str, session: Session | None, population: bool = False
+    task: str, scores: pd.DataFrame, ref: str, session: Session, population: bool = False
 ) -> dict[str, Any]:
-    if session is None:
-        return {"note": "no plugin session given; norms of the installed instruments not read"}
     try:
         groups = norms.norm_groups(session.get_instrument(task))
     except PsymError:
@@ -403,7 +419,7 @@ def _facets(run: Run, scores: pd.DataFrame) -> dict[str, Any]:
 
 
 def _convergent(
-    runs: Sequence[Run], hyps: list[validity.Hypothesis], session: Session | None
+    runs: Sequence[Run], hyps: list[validity.Hypothesis], session: Session
 ) -> dict[str, Any]:
     """Spearman's rho across units of analysis (``records.unit_scores``)."""
     units = unit_scores([(r.label, r.results) for r in runs])

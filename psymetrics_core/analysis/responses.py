@@ -314,7 +314,7 @@ def _survey_parts(
             f"--cfa-model {model.task}={model.path}: TASK= names a task's items; "
             "without --task the model's names are the file's columns"
         )
-    labels = [*(population.criterion or {}).values()]
+    labels = [fld for _, fld in population.criterion or ()]
     first = read_survey(path, model, group=group, cluster=cluster, labels=labels)
     files = [(first, None if human is None else "llm")]
     if human is not None:
@@ -324,7 +324,7 @@ def _survey_parts(
         for sf, _ in files:
             check_categories(sf)
     key = survey_key(Path(path).name, first.items, model)
-    check_criterion(population.criterion or {}, key, first)  # before any analysis
+    check_criterion(population.criterion or (), key, first)  # before any analysis
     parts = [
         _Part(sf.frame, sf.table, _cluster_of(sf.table, cluster, source, group), sf.skip)
         for sf, source in files

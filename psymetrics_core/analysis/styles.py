@@ -3,7 +3,8 @@
 All use the raw (not reverse-keyed) answer codes of the administered items:
 
 - acquiescence: mean of (x - midpoint) / half-range over answered items, in [-1, 1]; 0 = no
-  net agreement (assumes higher codes mean more agreement; meaningful on balanced scales);
+  net agreement (higher codes mean more agreement: ``psym analyze`` mirrors the answers of
+  a response scale whose spec says ``agree: low`` first; meaningful on balanced scales);
 - agree_rate: share of answers above the midpoint;
 - extreme: share of answers at the scale minimum or maximum;
 - midpoint: share at the midpoint (NaN when the scale has no middle code);

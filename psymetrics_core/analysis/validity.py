@@ -62,11 +62,9 @@ def parse_hypothesis(text: str) -> Hypothesis:
     return Hypothesis(a.strip(), b.strip(), 1 if sign == "+" else -1, "declared")
 
 
-def check_hypotheses(
-    hyps: Sequence[Hypothesis], scores: Sequence[str] = (), session: Session | None = None
-) -> None:
+def check_hypotheses(hyps: Sequence[Hypothesis], scores: Sequence[str], session: Session) -> None:
     """A PsymError naming the first score that no instrument of ``session`` defines and no run
-    has (without a session, the first score no run has).
+    has.
 
     ``scores`` are the ``task.scale`` names present in the runs analysed.
     """
@@ -87,10 +85,8 @@ def check_hypotheses(
             raise PsymError(f"hypothesis {h.a}~{h.b}: no score '{name}' ({what})")
 
 
-def _declared_scales(task: str, session: Session | None) -> list[str] | None:
+def _declared_scales(task: str, session: Session) -> list[str] | None:
     """The scales the instrument ``task`` of ``session`` declares (None when it has none)."""
-    if session is None:
-        return None
     try:
         return list(session.get_instrument(task).scales)
     except PsymError:

@@ -308,6 +308,8 @@ def parse_json(text: str, path: str | Path, *, line: int | None = None) -> Any:
         raise InputError(f"{where(path, line)}: invalid JSON ({exc})") from None
     except RecursionError:
         raise InputError(f"{where(path, line)}: invalid JSON (nested too deeply)") from None
+    except ValueError as exc:  # e.g. an integer of more digits than Python converts
+        raise InputError(f"{where(path, line)}: invalid JSON ({exc})") from None
 
 
 def _no_constant(name: str) -> Any:

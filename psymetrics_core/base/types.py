@@ -65,6 +65,7 @@ class ResponseScale:
     max: int
     options: tuple[Option, ...]
     instruction: str | None = None
+    agree: str = "high"  # which end means agreement: "high" (max) or "low" (min)
 
     def values(self) -> list[int]:
         """The valid numeric codes, ascending."""

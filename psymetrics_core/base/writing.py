@@ -44,6 +44,7 @@ __all__ = [
     "Content",
     "write_output",
     "atomic_write",
+    "store_quietly",
     "NoTemporaryFile",
     "check_target",
     "output_dir",
@@ -300,6 +301,18 @@ def atomic_write(
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def store_quietly(path: str | os.PathLike[str], content: Content) -> None:
+    """:func:`atomic_write` for a cache file that can be derived again (a memo, a converted
+    graph): missing folders are made, and a failure (a read-only or full cache) is ignored, as
+    it only costs the work again next time."""
+    p = Path(path)
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(p, content)
+    except OSError:
+        pass
 
 
 def _reason(exc: OSError) -> str:

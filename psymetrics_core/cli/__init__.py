@@ -8,8 +8,8 @@ One invocation has one ``Session``: the root click context's ``obj``, built on f
 :func:`session_of` (``main(argv, session=...)`` passes a ready one, e.g. in tests). Commands
 take ``ctx`` and hand ``session_of(ctx)`` to the library functions they call.
 
-May import: base, instruments, records, backends, pluginsys, administer, study, analysis, export,
-report.
+May import: base, instruments, records, backends, contracts, pluginsys, administer, study,
+analysis, export, report.
 """
 
 from __future__ import annotations

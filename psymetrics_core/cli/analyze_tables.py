@@ -26,7 +26,7 @@ def print_report(report: dict[str, Any]) -> None:
     for r in report["runs"]:
         t.add_row(
             r["label"],
-            str(r["backend"]),
+            str(r["model"]),
             ", ".join(r["conditions"]),
             str(r["repeats"]),
             str(r["temperature"]),
@@ -85,7 +85,8 @@ def _reliability(title: str, rel: dict[str, Any]) -> None:
     )
     for scale, r in rel.items():
         om = r["omega"]
-        note = "; ".join(x for x in (r.get("note"), om.get("note"), *om.get("warnings", ())) if x)
+        notes = (r.get("note"), om.get("note"), *om.get("warnings", ()))
+        note = "; ".join(dict.fromkeys(x for x in notes if x))
         t.add_row(scale, _f(r["alpha"]), _f(om.get("omega")), r["respondents"], str(r["k"]), note)
     stdout.print(t)
 

@@ -30,7 +30,12 @@ from psymetrics_core.cli.console import (
     table,
 )
 from psymetrics_core.cli.population_screen import model_name, print_population
-from psymetrics_core.instruments.indicators import SHORT_NAMES, degenerate_sentence, warnings_of
+from psymetrics_core.instruments.indicators import (
+    SHORT_NAMES,
+    degenerate_sentence,
+    n_scored,
+    warnings_of,
+)
 from psymetrics_core.instruments.item_texts import parse_items_option
 from psymetrics_core.instruments.norms import parse_norm_group_option
 from psymetrics_core.pluginsys.backend_hints import DEFAULT_MODEL
@@ -346,6 +351,8 @@ def _print_table(results: dict[str, Any], session: Session) -> None:
     has_ci = any(s.get("ci_low") is not None for _, _, s in scales)
     invalid = {task for task, e in tasks.items() if fired(e.get("indicators"))}
     ranges = scale_ranges(results, session)
+    if (cell := _first_cell(tasks)) is not None:
+        stdout.print(cell, markup=False, soft_wrap=True)
     t = table(
         f"model: {model_name(results)}  mode: {results['settings']['mode']}  "
         f"seed: {results['seed']}",
@@ -385,9 +392,26 @@ def _print_table(results: dict[str, Any], session: Session) -> None:
     for line in _norm_legend(tasks) + notes:
         stdout.print(line, markup=False, soft_wrap=True)
     for task in invalid:
-        stdout.print(f"[bold yellow]![/bold yellow] {degenerate_sentence(task)}", soft_wrap=True)
+        e = tasks[task]
+        sentence = degenerate_sentence(task, n_answered=e.get("n_answered"), n_scored=n_scored(e))
+        stdout.print(f"[bold yellow]![/bold yellow] {sentence}", soft_wrap=True)
     _print_indicators(results)
     _print_runs(results)
+
+
+def _first_cell(tasks: dict[str, Any]) -> str | None:
+    """The label of the score table when a task made several runs (condition levels or
+    repeats): its scores are the first run's, named by its condition level (the report's first
+    column, "original" when that ran first) and seed."""
+    for e in tasks.values():
+        runs = e.get("runs") or []
+        if len(runs) > 1:
+            return (
+                f"scores of the first run: condition {runs[0].get('condition')}, seed "
+                f"{runs[0].get('seed')} (of {len(runs)} runs; every run: the table of scores "
+                "per condition and repeat below)"
+            )
+    return None
 
 
 def _z_cell(s: dict[str, Any], normed: bool, *, first: bool) -> str:
@@ -441,13 +465,13 @@ def _print_indicators(results: dict[str, Any]) -> None:
         for n in ("judge_parse_rate", "option_order_sensitivity")
         if any(n in ind for _, ind in rows)
     ]
-    t = table(
-        "validity indicators (! = beyond its threshold; docs: guides/report.md)",
-        ["task", *(SHORT_NAMES.get(n, n) for n in names + extra)],
-    )
+    # the title stays one line on the narrowest table (one task, one column: sct's judge parse
+    # rate); the legend goes under the table, where the terminal wraps it like any text
+    t = table("validity indicators", ["task", *(SHORT_NAMES.get(n, n) for n in names + extra)])
     for task, ind in rows:
         t.add_row(task, *(_indicator_cell(ind.get(n)) for n in names + extra))
     stdout.print(t)
+    stdout.print("! = beyond its threshold (docs: guides/report.md)", markup=False, soft_wrap=True)
     for task, ind in rows:
         for line in warnings_of(ind):
             stdout.print(f"[bold yellow]warning[/bold yellow] {task}: {line}", soft_wrap=True)

@@ -46,6 +46,7 @@ EXAMPLES: dict[str, str] = {
     "report": "psym report run1 run2 -o report.html",
     "export": "psym export scores run1 -o scores.csv",
     "export scores": "psym export scores run1 run2 -o scores.csv",
+    "export population": "psym export population asi-population -o population.csv",
     "export samples": "psym export samples run1 --format parquet -o samples.parquet",
     "export judge": "psym export judge run1 -o judge.csv",
     "export lm-eval": "psym export lm-eval --tasks bfi,mfq -o lm-eval-tasks",

@@ -71,7 +71,8 @@ _OPTIONS = (
     click.option("--cfa-model", default=None, metavar="[TASK=]FILE",
                  help="Population analyses: a CFA model in lavaan syntax (F =~ item + item, "
                  "a ~~ b) over the item ids of the task that has them all (TASK=: of that "
-                 "task); with --responses and no --task, over the file's columns."),
+                 "task); for your own survey's file (psym analyze, no --task), over its "
+                 "columns."),
     click.option("--irt", is_flag=True,
                  help="Population analyses: a graded response model per scale "
                  "(discrimination, thresholds, test information); needs the irt extra."),

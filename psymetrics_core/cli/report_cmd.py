@@ -51,5 +51,7 @@ def report_cmd(
 ) -> None:
     """Write one HTML file (no network requests, same runs = same bytes) comparing RUN_DIRS."""
 
-    out = write_report(list(run_dirs), output, labels, session_of(ctx), population)
+    out = write_report(
+        list(run_dirs), output, labels, session=session_of(ctx), population=population
+    )
     stderr.print(f"report: {out} ({out.stat().st_size // 1024} KiB)", markup=False)

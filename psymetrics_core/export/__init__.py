@@ -3,7 +3,7 @@
 ``lm_eval_tasks`` writes the task folders (the committed ``tasks/`` is its output), ``lm_eval_cli``
 and ``lm_eval_runtime`` run them through lm-eval, ``tidy`` flattens run records into tables.
 
-May import: base, instruments, records, backends, pluginsys, administer.
+May import: base, instruments, records, backends, contracts, pluginsys, administer.
 """
 
 from __future__ import annotations

@@ -19,9 +19,9 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from psymetrics_core.administer.api import session_or_default
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.types import Answer, Completion, Instrument, Item, Prompt
-from psymetrics_core.pluginsys.session import Session
 
 if TYPE_CHECKING:
     from psymetrics_core.pluginsys.session import Session
@@ -45,9 +45,10 @@ REFUSED = "[refused]"
 
 @functools.cache
 def _own_session() -> Session:
-    """The session of an lm-eval process: the installed plugins, loaded once."""
+    """The session of an lm-eval process (an entry point: lm-eval calls these functions with no
+    session): the installed plugins, loaded once."""
 
-    return Session()
+    return session_or_default()
 
 
 def _use(session: Session | None) -> Session:
@@ -128,7 +129,7 @@ def _answer(
     item = _items(session, task, form)[item_id]
     prompt = _prompt(session, task, form, item_id)
     answer: Answer = session.hook.parse_response(
-        instrument=inst, item=item, prompt=prompt, completion=completion, session=session
+        instrument=inst, item=item, prompt=prompt, completion=completion, parsers=session.parsers()
     )
     return inst, item, answer
 

@@ -12,8 +12,9 @@ Indicators and thresholds (fixed, documented here and in the README):
   "1" to 43 of 44 BFI items has 0.98; careless-responding screens flag long identical strings
   the same way (Meade and Craig, 2012; Curran, 2016).
 - ``acquiescence``: mean of (answer - midpoint) / half-range over answered items, in [-1, 1];
-  +1 agrees with everything, -1 disagrees with everything (Paulhus, 1991). Fires at
-  |value| >= 0.50.
+  +1 agrees with everything, -1 disagrees with everything (Paulhus, 1991). The sign follows
+  the response scale's ``agree`` end: on a scale whose low codes mean agreement
+  (``agree: low``, e.g. 16p's 1 = Agree) the term is negated. Fires at |value| >= 0.50.
 - ``reverse_keyed_inconsistency``: for every scale with answered forward- and reverse-keyed
   items, |mean keyed forward - mean keyed reverse| / scale range, averaged over those scales.
   0 = the reverse-keyed items tell the same story as the forward ones; 1 = they contradict it
@@ -41,6 +42,7 @@ __all__ = [
     "warnings_of",
     "add_run_indicators",
     "degenerate_sentence",
+    "n_scored",
     "SHORT_NAMES",
 ]
 
@@ -75,6 +77,7 @@ class AnswerRow:
     lo: float
     hi: float
     scored: bool = True
+    agree_low: bool = False  # the response scale's low end means agreement (spec ``agree: low``)
 
 
 def _indicator(name: str, value: float | None, n: int, reason: str | None = None, **detail: Any):
@@ -138,7 +141,7 @@ def questionnaire_indicators(rows: Sequence[AnswerRow]) -> dict[str, dict[str, A
             longest_run=longest,
         )
         acq = [
-            (v - (r.lo + r.hi) / 2) / ((r.hi - r.lo) / 2)
+            (-1 if r.agree_low else 1) * (v - (r.lo + r.hi) / 2) / ((r.hi - r.lo) / 2)
             for v, r in zip(values, scored, strict=True)
         ]
         out["acquiescence"] = _indicator("acquiescence", sum(acq) / k, k)
@@ -242,13 +245,36 @@ SHORT_NAMES = {
 }  # column headers of the indicators on every screen
 
 
-def degenerate_sentence(task: str, where: str = "the validity indicators below") -> str:
+def degenerate_sentence(
+    task: str,
+    where: str = "the validity indicators below",
+    *,
+    n_answered: int | None = None,
+    n_scored: int | None = None,
+) -> str:
     """What every screen says beside scores whose answer pattern a validity indicator flagged
-    (the terminal, the report): one wording, one home."""
+    (the terminal, the report): one wording, one home. With ``n_answered`` 0 no answer parsed,
+    with ``n_scored`` 0 no score could be computed (e.g. no judge verdict parsed): there is no
+    pattern to describe and every score is undefined, and it says so."""
+    if n_answered == 0:
+        return (
+            f"{task}: no answer parsed (see {where}): there is no answer pattern to describe "
+            "and every score is undefined"
+        )
+    if n_scored == 0:
+        return (
+            f"{task}: no score could be computed from the answers (see the notes above and "
+            f"{where}): there is no scored pattern to describe"
+        )
     return (
         f"{task}: the answer pattern is degenerate (see {where}): these scores describe that "
         "pattern, not a personality"
     )
+
+
+def n_scored(entry: Mapping[str, Any]) -> int:
+    """How many of a task entry's scales have a score (``degenerate_sentence``'s ``n_scored``)."""
+    return sum(1 for s in (entry.get("scales") or {}).values() if s.get("score") is not None)
 
 
 def warnings_of(indicators: Mapping[str, Mapping[str, Any]]) -> list[str]:

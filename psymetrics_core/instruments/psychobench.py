@@ -1,6 +1,6 @@
 """Convert a PsychoBench ``questionnaires.json`` into psymetrics instrument specs.
 
-The PsychoBench format (Huang et al., 2023) is a JSON list of objects with ``name``,
+The PsychoBench format (Huang et al., 2024) is a JSON list of objects with ``name``,
 ``questions`` ({"1": text}), ``inner_setting`` (system prompt), ``prompt`` (instruction),
 ``scale`` (= min + max, used only as ``scale - x`` for reverse keying), ``compute_mode``
 (``SUM``/``AVG``), ``reverse`` (item ids as ints) and ``categories`` (subscales with their
@@ -210,7 +210,7 @@ def _matched_reverse(
     if obj.get("reverse"):
         report.fixes.append(
             f"{name}: reverse ids (JSON numbers) matched to question keys (strings) - the "
-            "mismatch that silently disabled reverse keying in PsychoBench (Huang et al., 2023)"
+            "mismatch that silently disabled reverse keying in PsychoBench (Huang et al., 2024)"
         )
     return reverse
 
@@ -276,7 +276,7 @@ def _categories(
         if name.upper() == "DTDD" and label == "Neuroticism" and items == ["9", "10", "11", "12"]:
             report.fixes.append(
                 f"{name}: category 'Neuroticism' (items 9-12) renamed 'narcissism': they are the "
-                "Dirty Dozen's narcissism items, mislabelled in PsychoBench (Huang et al., 2023)"
+                "Dirty Dozen's narcissism items, mislabelled in PsychoBench (Huang et al., 2024)"
             )
             label = "Narcissism"
         unknown = [q for q in items if q not in ids]

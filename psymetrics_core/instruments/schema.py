@@ -69,12 +69,15 @@ class LicenseSpec(Open):
 
 
 class ResponseScaleSpec(Strict):
-    """A response format: integer codes min..max, one label per code."""
+    """A response format: integer codes min..max, one label per code; ``agree`` names the end
+    of the scale that means agreement (``high``, the default: max = agree; ``low``: min = agree,
+    as in 16Personalities' 1 = Agree ... 7 = Disagree)."""
 
     min: int
     max: int
     labels: list[str]
     instruction: str | None = None
+    agree: Literal["high", "low"] = "high"
 
     @field_validator("min", "max", mode="before")
     @classmethod

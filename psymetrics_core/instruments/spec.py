@@ -85,6 +85,7 @@ def _build(path: Path, raw: dict[str, Any]) -> Instrument:
             rs.max,
             tuple(Option(rs.min + i, lab) for i, lab in enumerate(rs.labels)),
             rs.instruction,
+            rs.agree,
         )
         for name, rs in spec.response_scales.items()
     }

@@ -7,5 +7,5 @@ backends, task kinds, analyses by name), ``catalogue`` (the list of known plugin
 ``psym install``), ``kit`` (``psym new-plugin``) and ``defaults/`` (the built-in hook
 implementations: render, parse, score, aggregate, the default backends).
 
-May import: base, instruments, records, backends.
+May import: base, instruments, records, backends, contracts.
 """

@@ -9,7 +9,7 @@ before them. Returning ``None`` from a pipeline hook means "not mine, ask the ne
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pluggy
 
@@ -17,7 +17,8 @@ if TYPE_CHECKING:
     import click
 
     from psymetrics_core.base.types import Answer, Completion, Instrument, Item, Prompt, ScaleScore
-    from psymetrics_core.pluginsys.session import Session
+    from psymetrics_core.contracts.conditions import Cell
+    from psymetrics_core.contracts.kinds import Parser
 
 __all__ = ["hookspec", "hookimpl", "PROJECT"]
 
@@ -70,11 +71,11 @@ def register_conditions(register: Callable[..., None]) -> None:
 
     :param register: call ``register(name, factory, description="", facet="",
         takes_argument=False)``. ``factory(arg)`` receives the text after ``=`` (or ``None``)
-        and returns a ``psymetrics_core.administer.conditions.Condition``: a named set of optional
-        transforms (form, item list, instrument text, option order, rendered text, chat
-        messages, battery administration). ``facet`` names what it varies (e.g.
-        ``"option_order"``, ``"persona"``); conditions of different facets are crossed in a
-        grid, conditions of one facet are alternative levels.
+        and returns a ``psymetrics_core.Condition``: a named set of optional transforms (form,
+        item list, instrument text, option order, rendered text, chat messages, and the name
+        of the administration mode, e.g. ``administration="battery"``). ``facet`` names what it
+        varies (e.g. ``"option_order"``, ``"persona"``); conditions of different facets are
+        crossed in a grid, conditions of one facet are alternative levels.
     """
 
 
@@ -82,9 +83,21 @@ def register_conditions(register: Callable[..., None]) -> None:
 def register_task_kinds(register: Callable[..., None]) -> None:
     """Register task kinds: how a kind of task is run, one administration cell at a time.
 
-    :param register: call ``register(name, kind)`` with a ``administer.kinds.TaskKind``.
+    :param register: call ``register(name, kind)`` with a ``psymetrics_core.TaskKind``.
         The core registers ``questionnaire``, ``free_text``, ``judged`` and ``probe``; a task
         whose ``instrument.kind`` names a kind is run by it (the runner dispatches once).
+    """
+
+
+@hookspec
+def register_administrations(register: Callable[..., None]) -> None:
+    """Register administration modes: how a questionnaire cell's items are put to the model.
+
+    :param register: call ``register(name, mode, description="")`` with an instance of a
+        ``psymetrics_core.Administration`` subclass (``requests(run, items)``,
+        ``administer(run, items)``). The core registers ``item-by-item`` (the default) and
+        ``battery``; a condition selects a mode by name (``Condition(name,
+        administration=NAME)``, facet ``"administration"``).
     """
 
 
@@ -120,11 +133,13 @@ def load_items(instrument: Instrument, form: str) -> list[Item] | None:
 
 
 @hookspec(firstresult=True)
-def render_prompt(instrument: Instrument, item: Item, condition: Any = None) -> Prompt | None:
+def render_prompt(
+    instrument: Instrument, item: Item, condition: Cell | None = None
+) -> Prompt | None:
     """Render one item as a chat prompt with its answer options in presented order.
 
-    ``condition`` is the administration cell (``administer.conditions.Cell``, bound to a
-    seed via ``condition.seed``) or ``None``; implementations may ignore it, but then the
+    ``condition`` is the administration cell (``psymetrics_core.Cell``, bound to a seed via
+    ``condition.seed``) or ``None``; implementations may ignore it, but then the
     conditions' option order, wording and system-prompt changes are not applied.
 
     firstresult: the core default renders the instrument's Jinja template and applies the
@@ -134,12 +149,16 @@ def render_prompt(instrument: Instrument, item: Item, condition: Any = None) -> 
 
 @hookspec(firstresult=True)
 def parse_response(
-    instrument: Instrument, item: Item, prompt: Prompt, completion: Completion, session: Session
+    instrument: Instrument,
+    item: Item,
+    prompt: Prompt,
+    completion: Completion,
+    parsers: Mapping[str, Parser],
 ) -> Answer | None:
     """Turn a model completion into an ``Answer``.
 
-    ``session`` is the ``pluginsys.session.Session`` the caller runs on (its ``parsers()``,
-    ``get_instrument(task)`` ...); implementations written before it was added may leave it out.
+    ``parsers`` are the session's registered response parsers by name (``instrument.parser``
+    names the one the spec asks for); implementations that need none may leave it out.
 
     An unparseable completion is ``Answer(value=None, status="unparsed")`` (or ``"refused"``),
     never ``None``: ``None`` means "not mine" and falls through to the next plugin.
@@ -172,7 +191,7 @@ def aggregate(
     scores: Mapping[str, ScaleScore],
     answers: Sequence[tuple[Item, Answer]],
     norm_group: str | None,
-) -> dict[str, Any] | None:
+) -> dict[str, object] | None:
     """Build the task's entry in ``results.json`` from its scale scores and answers.
 
     ``norm_group`` names the human norm group to compare with (``psym eval --norm-group``;

@@ -43,6 +43,7 @@ DEFAULT_PLUGINS = (
     "psymetrics_core.pluginsys.defaults.backends",
     "psymetrics_core.administer.conditions.builtin",
     "psymetrics_core.administer.kinds.builtin",
+    "psymetrics_core.administer.administration.builtin",
     "psymetrics_core.pluginsys.defaults.local",
 )
 

@@ -8,19 +8,23 @@ result; nothing here holds state.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
 import pluggy
 
+from psymetrics_core.backends.base import Backend
 from psymetrics_core.base.errors import SpecError
 from psymetrics_core.base.types import Instrument, LazyInstrument, PluginInfo
+from psymetrics_core.contracts.administration import Administration
+from psymetrics_core.contracts.conditions import Condition
+from psymetrics_core.contracts.kinds import Parser, TaskKind
 from psymetrics_core.instruments import spec
 from psymetrics_core.pluginsys.loader import PluginRecord
 
 __all__ = [
+    "AdministrationEntry",
     "BackendEntry",
     "InstrumentTable",
     "build_instruments",
@@ -28,6 +32,7 @@ __all__ = [
     "build_parsers",
     "build_conditions",
     "build_kinds",
+    "build_administrations",
 ]
 
 
@@ -36,7 +41,7 @@ class BackendEntry:
     """A registered backend factory and the plugin that registered it."""
 
     name: str
-    factory: Callable[[dict[str, str]], Any]
+    factory: Callable[[dict[str, str]], Backend]
     description: str
     plugin: PluginInfo
     # the --model-args keys the backend accepts, with one line of help each (``args=``)
@@ -51,7 +56,7 @@ def plugin_info(records: Sequence[PluginRecord], plugin_name: str) -> PluginInfo
     return PluginInfo(plugin_name)
 
 
-def _each_impl(pm: pluggy.PluginManager, hook_name: str) -> list[Any]:
+def _each_impl(pm: pluggy.PluginManager, hook_name: str) -> list[pluggy.HookImpl]:
     return list(reversed(getattr(pm.hook, hook_name).get_hookimpls()))
 
 
@@ -65,7 +70,7 @@ def _warn(message: str) -> None:
 
 
 def _call_hook(
-    impl: Any, hook: str, register: Callable[..., None], report: Callable[[str], None]
+    impl: pluggy.HookImpl, hook: str, register: Callable[..., None], report: Callable[[str], None]
 ) -> None:
     """Call one plugin's registration hook; whatever it raises is reported, never propagated."""
     try:
@@ -97,7 +102,7 @@ class _Deferred:
     """A task registered as a ``LazyInstrument``: its builder, called when first needed."""
 
     plugin: PluginInfo
-    build: Callable[[], Any]
+    build: Callable[[], Instrument]
 
 
 class InstrumentTable:
@@ -223,9 +228,9 @@ def build_backends(
 
         def register(
             name: str,
-            factory: Callable[[dict[str, str]], Any],
+            factory: Callable[[dict[str, str]], Backend],
             description: str = "",
-            args: Any = (),
+            args: object = (),
             _info: PluginInfo = info,
         ) -> None:
             if not isinstance(name, str) or not name or not callable(factory):
@@ -251,24 +256,26 @@ def build_backends(
     return found
 
 
-def _arg_help(args: Any) -> tuple[tuple[str, str], ...]:
+def _arg_help(args: object) -> tuple[tuple[str, str], ...]:
     """``args`` of ``register(..., args=...)`` (a mapping or pairs of key and help) as pairs;
     anything malformed is dropped rather than failing the registration."""
+    pairs = args.items() if isinstance(args, dict) else args
+    if not isinstance(pairs, Iterable) or isinstance(pairs, str | bytes):
+        return ()
     try:
-        pairs = args.items() if isinstance(args, dict) else args
         return tuple((str(k)[:100], str(v)[:300]) for k, v in pairs)
     except (TypeError, ValueError):
         return ()
 
 
-def build_parsers(pm: pluggy.PluginManager) -> dict[str, Callable[..., tuple[int | None, str]]]:
+def build_parsers(pm: pluggy.PluginManager) -> dict[str, Parser]:
     """Every registered response parser by name."""
-    found: dict[str, Callable[..., tuple[int | None, str]]] = {}
+    found: dict[str, Parser] = {}
     for impl in _each_impl(pm, "register_parsers"):
 
         def register(
             name: str,
-            function: Callable[..., tuple[int | None, str]],
+            function: Parser,
             _plugin: str = impl.plugin_name,
         ) -> None:
             if not isinstance(name, str) or not name or not callable(function):
@@ -288,21 +295,21 @@ class ConditionEntry:
     """A registered condition factory: ``factory(argument or None) -> Condition``."""
 
     name: str
-    factory: Callable[[str | None], Any]  # -> administer.conditions.Condition
+    factory: Callable[[str | None], Condition]
     description: str
     facet: str
     takes_argument: bool
     plugin: str = ""
 
 
-def build_conditions(pm: pluggy.PluginManager) -> dict[str, Any]:
+def build_conditions(pm: pluggy.PluginManager) -> dict[str, ConditionEntry]:
     """Every registered administration condition by name (``ConditionEntry`` values)."""
     found: dict[str, ConditionEntry] = {}
     for impl in _each_impl(pm, "register_conditions"):
 
         def register(
             name: str,
-            factory: Callable[[str | None], Any],
+            factory: Callable[[str | None], Condition],
             description: str = "",
             facet: str = "",
             takes_argument: bool = False,
@@ -327,12 +334,12 @@ def build_conditions(pm: pluggy.PluginManager) -> dict[str, Any]:
     return found
 
 
-def build_kinds(pm: pluggy.PluginManager) -> dict[str, Any]:
-    """Every registered task kind by name (``administer.kinds.TaskKind`` objects)."""
-    found: dict[str, Any] = {}
+def build_kinds(pm: pluggy.PluginManager) -> dict[str, TaskKind]:
+    """Every registered task kind by name (``contracts.TaskKind`` objects)."""
+    found: dict[str, TaskKind] = {}
     for impl in _each_impl(pm, "register_task_kinds"):
 
-        def register(name: str, kind: Any, _plugin: str = impl.plugin_name) -> None:
+        def register(name: str, kind: TaskKind, _plugin: str = impl.plugin_name) -> None:
             if not isinstance(name, str) or not name:
                 _warn(f"plugin '{_plugin}': register_task_kinds registered {name!r:.40}; skipped")
                 return
@@ -343,4 +350,39 @@ def build_kinds(pm: pluggy.PluginManager) -> dict[str, Any]:
             found[name] = kind
 
         _call_hook(impl, "register_task_kinds", register, _warn)
+    return found
+
+
+@dataclass(frozen=True)
+class AdministrationEntry:
+    """A registered administration mode and the plugin that registered it."""
+
+    name: str
+    mode: Administration
+    description: str
+    plugin: str
+
+
+def build_administrations(pm: pluggy.PluginManager) -> dict[str, AdministrationEntry]:
+    """Every registered administration mode by name (``contracts.Administration`` objects)."""
+    found: dict[str, AdministrationEntry] = {}
+    for impl in _each_impl(pm, "register_administrations"):
+
+        def register(
+            name: str, mode: Administration, description: str = "", _plugin: str = impl.plugin_name
+        ) -> None:
+            if not isinstance(name, str) or not name or not isinstance(mode, Administration):
+                _warn(
+                    f"plugin '{_plugin}': register_administrations registered {name!r:.40} with "
+                    f"{type(mode).__name__} (expected a name and an Administration); skipped"
+                )
+                return
+            if name in found:
+                swap, message = _clash("administration", name, found[name].plugin, _plugin)
+                _warn(message)
+                if not swap:
+                    return
+            found[name] = AdministrationEntry(name, mode, str(description), _plugin)
+
+        _call_hook(impl, "register_administrations", register, _warn)
     return found

@@ -9,26 +9,32 @@ No registry is global: registering a plugin on one session never changes another
 
 Look-ups: ``get_instrument(task)``, ``instruments()``, ``task_ids()``,
 ``registration_failures()``, ``backends()``, ``make_backend(model, args)``, ``parsers()``,
-``conditions()``, ``kinds()``, ``kind_of(instrument)``; ``pm`` / ``hook`` / ``records`` are the
+``conditions()``, ``kinds()``, ``kind_of(instrument)``, ``administrations()``,
+``administration(name)``; ``pm`` / ``hook`` / ``records`` are the
 plugin manager, its hooks and the load record of every plugin considered.
 """
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import TypeVar, cast
 
 import pluggy
 
-from psymetrics_core.backends.base import parse_model_args
+from psymetrics_core.backends.base import Backend, parse_model_args
 from psymetrics_core.base.errors import BackendError, PsymError, UnknownTaskError
 from psymetrics_core.base.types import Instrument
+from psymetrics_core.contracts.administration import Administration
+from psymetrics_core.contracts.kinds import Parser, TaskKind
 from psymetrics_core.pluginsys.backend_hints import install_hint
 from psymetrics_core.pluginsys.loader import PluginRecord, make_plugin_manager
 from psymetrics_core.pluginsys.registries import (
+    AdministrationEntry,
     BackendEntry,
+    ConditionEntry,
     InstrumentTable,
+    build_administrations,
     build_backends,
     build_conditions,
     build_instruments,
@@ -37,6 +43,8 @@ from psymetrics_core.pluginsys.registries import (
 )
 
 __all__ = ["Session"]
+
+_T = TypeVar("_T")
 
 
 class Session:
@@ -53,10 +61,10 @@ class Session:
             pm, records = make_plugin_manager(autoload=autoload)
         self.pm = pm
         self.records: list[PluginRecord] = list(records or [])
-        self._cache: dict[str, Any] = {}
+        self._cache: dict[str, object] = {}
 
     @property
-    def hook(self) -> Any:
+    def hook(self) -> pluggy.HookRelay:
         """The pipeline and registration hooks of this session's plugins."""
         return self.pm.hook
 
@@ -70,16 +78,13 @@ class Session:
         """Forget the built registries (they are rebuilt from the plugins on next use)."""
         self._cache.clear()
 
-    def _get(self, key: str, build: Any) -> Any:
+    def _get(self, key: str, build: Callable[[], _T]) -> _T:
         if key not in self._cache:
             self._cache[key] = build()
-        return self._cache[key]
+        return cast(_T, self._cache[key])  # what ``build`` returned for ``key``
 
     def _instrument_table(self) -> InstrumentTable:
-        table: InstrumentTable = self._get(
-            "instruments", lambda: build_instruments(self.pm, self.records)
-        )
-        return table
+        return self._get("instruments", lambda: build_instruments(self.pm, self.records))
 
     def instruments(self) -> dict[str, Instrument]:
         """Every registered instrument by task id (invalid specs are reported and skipped)."""
@@ -126,27 +131,36 @@ class Session:
 
     def backends(self) -> dict[str, BackendEntry]:
         """Every registered backend factory by name."""
-        found: dict[str, BackendEntry] = self._get(
-            "backends", lambda: build_backends(self.pm, self.records)
-        )
-        return found
+        return self._get("backends", lambda: build_backends(self.pm, self.records))
 
-    def parsers(self) -> dict[str, Any]:
+    def parsers(self) -> dict[str, Parser]:
         """Every registered response parser by name."""
-        found: dict[str, Any] = self._get("parsers", lambda: build_parsers(self.pm))
-        return found
+        return self._get("parsers", lambda: build_parsers(self.pm))
 
-    def conditions(self) -> dict[str, Any]:
+    def conditions(self) -> dict[str, ConditionEntry]:
         """Every registered administration condition by name."""
-        found: dict[str, Any] = self._get("conditions", lambda: build_conditions(self.pm))
-        return found
+        return self._get("conditions", lambda: build_conditions(self.pm))
 
-    def kinds(self) -> dict[str, Any]:
+    def kinds(self) -> dict[str, TaskKind]:
         """Every registered task kind by name."""
-        found: dict[str, Any] = self._get("kinds", lambda: build_kinds(self.pm))
-        return found
+        return self._get("kinds", lambda: build_kinds(self.pm))
 
-    def kind_of(self, inst: Instrument) -> Any:
+    def administrations(self) -> dict[str, AdministrationEntry]:
+        """Every registered administration mode by name (``item-by-item``, ``battery`` ...)."""
+        return self._get("administrations", lambda: build_administrations(self.pm))
+
+    def administration(self, name: str) -> Administration:
+        """The administration mode registered as ``name`` (an unknown one is a one-line
+        error naming the registered modes)."""
+        modes = self.administrations()
+        if name not in modes:
+            raise PsymError(
+                f"administration '{name}' is provided by no installed plugin "
+                f"(administrations: {', '.join(sorted(modes))})"
+            )
+        return modes[name].mode
+
+    def kind_of(self, inst: Instrument) -> TaskKind:
         """The ``TaskKind`` that runs ``inst`` (an unknown kind is a one-line error)."""
         kinds = self.kinds()
         if inst.kind not in kinds:
@@ -156,7 +170,7 @@ class Session:
             )
         return kinds[inst.kind]
 
-    def make_backend(self, model: str, model_args: str | dict[str, str] | None = None) -> Any:
+    def make_backend(self, model: str, model_args: str | dict[str, str] | None = None) -> Backend:
         """Build the backend registered as ``model`` with lm-eval style ``model_args``."""
         args = model_args if isinstance(model_args, dict) else parse_model_args(model_args)
         entries = self.backends()
@@ -168,7 +182,7 @@ class Session:
         return entries[model].factory(args)
 
 
-def unknown_backend(model: str, entries: Mapping[str, Any]) -> str:
+def unknown_backend(model: str, entries: Mapping[str, BackendEntry]) -> str:
     """The one-line error for a ``--model`` no plugin registers: the closest backend name, and
     for what looks like a model name (``gpt-4o``, ``llama3.1``) the ``openai-chat`` form."""
     names = sorted(entries)

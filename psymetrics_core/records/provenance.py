@@ -21,7 +21,7 @@ from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.paths import cache_dir
 from psymetrics_core.base.reading import load_yaml
 from psymetrics_core.base.redaction import redact_url
-from psymetrics_core.base.writing import atomic_write
+from psymetrics_core.base.writing import store_quietly
 
 __all__ = ["command_line", "git_commit", "sha256_file", "file_records", "run_provenance"]
 
@@ -86,12 +86,7 @@ def _read_memo() -> dict[str, Any]:
 
 def _write_memo(memo: dict[str, Any]) -> None:
     """Replace the memo atomically; a read-only or full cache only costs hashing again."""
-    path = cache_dir() / _MEMO_FILE
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(path, json.dumps(memo, sort_keys=True))
-    except OSError:
-        pass
+    store_quietly(cache_dir() / _MEMO_FILE, json.dumps(memo, sort_keys=True))
 
 
 def sha256_file(path: Path) -> str:

@@ -3,7 +3,8 @@
 Figures are matplotlib SVG inlined in the page; styles and the sample search script are
 inlined too, so the file makes no network request. The same runs give the same bytes.
 
-May import: base, instruments, records, backends, pluginsys, administer, study, analysis, export.
+May import: base, instruments, records, backends, contracts, pluginsys, administer, study,
+analysis, export.
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ def load_runs_for_report(paths: Sequence[str | Path], labels: Sequence[str] = ()
 
 def build_report(
     runs: Sequence[RunData],
-    session: Session | None = None,
+    session: Session,
     population: PopulationOptions | None = None,
 ) -> str:
     """The report page for ``runs`` as a string (``session``: the installed instruments, for
@@ -92,7 +93,8 @@ def write_report(
     paths: Sequence[str | Path],
     output: str | Path,
     labels: Sequence[str] = (),
-    session: Session | None = None,
+    *,
+    session: Session,
     population: PopulationOptions | None = None,
 ) -> Path:
     """Write the report of ``paths`` to ``output`` (atomically, never onto a run's own record

@@ -103,7 +103,7 @@ def _cell(value: Any, digits: int = 2, reason: str | None = None, cls: str = "")
 
 def population_context(
     runs: Sequence[RunData],
-    session: Session | None,
+    session: Session,
     population: PopulationOptions | None = None,
 ) -> dict[str, Any]:
     """The template's population data: {"tasks": [...], "mtmm": tables, "notes": [...],
@@ -114,10 +114,6 @@ def population_context(
         if population is not None and population.asked():
             raise PsymError(f"{population.asked()}: no run here was given to a population "
                             "(--population)")  # fmt: skip
-        return out
-    if session is None:
-        out["notes"].append("population analyses not computed: no plugin session given (the "
-                            "instruments' scale structures and norms are needed)")  # fmt: skip
         return out
     sec = population_analysis(dirs, session.instruments(), population)
     if sec is None:

@@ -18,6 +18,7 @@ from psymetrics_core.instruments.indicators import (
     SHORT_NAMES,
     THRESHOLDS,
     degenerate_sentence,
+    n_scored,
     warnings_of,
 )
 from psymetrics_core.pluginsys.session import Session
@@ -162,7 +163,9 @@ def score_notes(runs: Sequence[RunData]) -> list[dict[str, Any]]:
                         text += ". " + degenerate_sentence(task, "the validity table below")
                     out.append({"text": who + text, "mark": s.n_degenerate > 0})
             elif fired(e.get("indicators")):
-                sentence = degenerate_sentence(task, "the validity indicators below")
+                where = "the validity indicators below"
+                n_ok = e.get("n_answered")
+                sentence = degenerate_sentence(task, where, n_answered=n_ok, n_scored=n_scored(e))
                 out.append({"text": who + sentence, "mark": True})
     return out
 

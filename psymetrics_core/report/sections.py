@@ -61,7 +61,7 @@ RESPONDENTS_POPULATION = (
 
 def build_context(
     runs: Sequence[RunData],
-    session: Session | None = None,
+    session: Session,
     population: PopulationOptions | None = None,
 ) -> dict[str, Any]:
     """Everything the template renders (``session``: the installed instruments, which the
@@ -86,7 +86,7 @@ def build_context(
         "score_notes": score_notes(runs),
         "indicators": indicator_rows(runs),
         "profile": profile_figures(runs),
-        "analysis": analysis_tables(runs),
+        "analysis": analysis_tables(runs, session),
         "respondents": RESPONDENTS_POPULATION if pop["tasks"] else RESPONDENTS,
         "population": pop,
         "distributions": distribution_figures(runs),

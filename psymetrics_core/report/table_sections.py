@@ -8,6 +8,7 @@ from typing import Any
 
 from psymetrics_core.analysis.report import analyze
 from psymetrics_core.base.errors import PsymError
+from psymetrics_core.pluginsys.session import Session
 from psymetrics_core.records.read import PANEL_FILES, RunData
 from psymetrics_core.report.values import cell, fmt, is_questionnaire, num
 
@@ -23,14 +24,14 @@ __all__ = [
 MAX_SAMPLES = 4000  # rows in the sample drill-down (the rest are counted, not shown)
 
 
-def analysis_tables(runs: Sequence[RunData]) -> dict[str, Any]:
+def analysis_tables(runs: Sequence[RunData], session: Session) -> dict[str, Any]:
     """Reliability (α, ω, ICC) and response styles from ``psym analyze``'s functions."""
 
     rel, styles, notes = [], [], []
     q_runs = [r for r in runs if any(is_questionnaire(e) for e in r.tasks.values())]
     for r in q_runs:
         try:
-            rep = analyze([r.path])
+            rep = analyze([r.path], session=session)
         except (PsymError, KeyError, TypeError, ValueError) as exc:
             notes.append(f"{r.label}: reliability not computed ({exc})")
             continue

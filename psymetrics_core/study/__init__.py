@@ -4,5 +4,5 @@
 and join the parts, ``executor`` runs the plan locally or on Dask, ``batch`` submits and
 collects through an OpenAI-compatible Batch API.
 
-May import: base, instruments, records, backends, pluginsys, administer.
+May import: base, instruments, records, backends, contracts, pluginsys, administer.
 """

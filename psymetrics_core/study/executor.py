@@ -15,9 +15,9 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from psymetrics_core.administer.api import session_or_default
 from psymetrics_core.base.bounds import bound
 from psymetrics_core.base.errors import PsymError
-from psymetrics_core.pluginsys.session import Session
 from psymetrics_core.study.merge import MergeReport, merge_runs
 from psymetrics_core.study.plan import Plan
 from psymetrics_core.study.shard import run_plan
@@ -39,11 +39,11 @@ def run_shard_task(
     options: dict[str, Any],
     session: Session | None = None,
 ) -> str:
-    """One shard on a worker (a top-level function, so workers can unpickle it); a worker
-    process builds its own session of the installed plugins."""
+    """One shard on a worker (a top-level function, so workers can unpickle it): ``session``
+    is the caller's, or None on a Dask worker process, which builds its own session of the
+    installed plugins (``administer.api.session_or_default``)."""
 
-    session = session if session is not None else Session()
-    run_plan(plan, Path(output), (index, count), session=session, **options)
+    run_plan(plan, Path(output), (index, count), session=session_or_default(session), **options)
     return output
 
 

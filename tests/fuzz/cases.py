@@ -96,6 +96,7 @@ SPEC_EDITS: list[tuple[str, Callable[[dict[str, Any]], dict[str, Any]], str]] = 
             ("response_scales.default.min", "min", [5, "1", 1.5, None]),
             ("response_scales.default.max", "max", [1, "5", None]),
             ("response_scales.default.labels", "labels", [["a"], "abcde", None]),
+            ("response_scales.default.agree", "agree", ["sideways", 1, None, ["low"]]),
             ("scales", "scales", [{}, [], {"alpha": 3}, {"beta": {}}]),
             ("scales.alpha.method", "method", ["median", 3]),
             ("scales.alpha.items", "items", [5, ["beta"], ["alpha"], {"a": 1}]),

@@ -436,7 +436,7 @@ def a_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A real bfi run answered by the scripted test model of the fuzz suite."""
     from test_fuzz_rundirs import _Scripted
 
-    from psymetrics_core.administer.runner import evaluate
+    from psymetrics_core import evaluate
 
     out = tmp_path_factory.mktemp("bounds") / "run"
     evaluate(["bfi"], backend=_Scripted([2, 4]), limit=2, output=out)

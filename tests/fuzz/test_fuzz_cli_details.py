@@ -6,8 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from tests.fuzz.harness import expect_clean_error, run_cli
+from harness import expect_clean_error, run_cli
 
 
 def _no_site(d: Path) -> None:

@@ -25,6 +25,7 @@ from typing import Any
 import pytest
 from harness import expect_clean_error
 
+from psymetrics_core.api import session_or_default
 from psymetrics_core.base.types import Completion
 
 pytest.importorskip("psymetrics_plugin_contamination")
@@ -58,7 +59,7 @@ def _oracle_run(out: Path, tasks: tuple[str, ...]) -> Path:
             list(tasks), probes=("verbatim", "keyword", "option-score"), model="openai-chat",
             model_args=f"base_url={srv.base_url},model=oracle,concurrency=8",
             options=ProbeOptions(bootstrap=10, verbatim_control="none"), limit=3, output=out,
-        )  # fmt: skip
+         session=session_or_default())  # fmt: skip
     return out
 
 
@@ -74,7 +75,7 @@ class _Scripted:
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    from psymetrics_core.administer.runner import evaluate
+    from psymetrics_core import evaluate
 
     base = tmp_path_factory.mktemp("contam")
     evaluate(["bfi"], backend=_Scripted(), limit=2, output=base / "eval")

@@ -473,7 +473,7 @@ def test_fuzz_condition_text(installed: Any, spec: str) -> None:
 
 
 def test_fuzz_design_and_limits() -> None:
-    from psymetrics_core.administer.runner import evaluate
+    from psymetrics_core import evaluate
 
     for kwargs, expect in [
         ({"design": "diagonal"}, "--design"),

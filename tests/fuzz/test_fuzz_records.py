@@ -14,6 +14,7 @@ damaged directory.
 
 from __future__ import annotations
 
+import functools
 import json
 import shutil
 from collections.abc import Callable
@@ -23,6 +24,7 @@ from typing import Any
 import pytest
 from harness import expect_clean_error
 
+from psymetrics_core.api import session_or_default
 from psymetrics_core.base.types import Completion
 
 Edit = Callable[[bytes], bytes]
@@ -49,7 +51,7 @@ class _Scripted:
 @pytest.fixture(scope="module")
 def base_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """bfi, 4 items, answers 2 and 4 (extraversion item 1, agreeableness item 2, ...)."""
-    from psymetrics_core.administer.runner import evaluate
+    from psymetrics_core import evaluate
 
     out = tmp_path_factory.mktemp("records") / "run"
     evaluate(["bfi"], backend=_Scripted([2, 4]), limit=4, output=out)
@@ -260,10 +262,16 @@ def _damaged(base: Path, tmp_path: Path, fname: str, edit: Edit) -> Path:
     return run
 
 
+@functools.cache
+def _session() -> Any:
+    """One session of the installed plugins for every report below (the report takes one)."""
+    return session_or_default()
+
+
 def _report(run: Path, out: Path) -> Any:
     from psymetrics_core.report import write_report
 
-    return write_report([run], out)
+    return write_report([run], out, session=_session())
 
 
 def _export_scores(run: Path, out: Path) -> Any:

@@ -41,7 +41,7 @@ class _Scripted:
 
 @pytest.fixture(scope="module")
 def base_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from psymetrics_core.administer.runner import evaluate
+    from psymetrics_core import evaluate
 
     out = tmp_path_factory.mktemp("base") / "run"
     evaluate(["bfi"], backend=_Scripted([2, 4]), limit=2, output=out)
@@ -71,13 +71,15 @@ def test_the_base_run_is_read_by_both(base_run: Path, tmp_path: Path) -> None:
     "name, fname, edit, expect", RUN_FILES_RAW, ids=[c[0] for c in RUN_FILES_RAW]
 )
 def test_fuzz_report_run_files(
-    base_run: Path, tmp_path: Path, name: str, fname: str, edit: Any, expect: str
+    fresh_plugins, base_run: Path, tmp_path: Path, name: str, fname: str, edit: Any, expect: str
 ) -> None:
     from psymetrics_core.report import write_report
 
     run = _damaged(base_run, tmp_path, fname, edit)
     out = expect_clean_error(
-        lambda: write_report([run], tmp_path / "r.html"), [fname], label=f"report {name}"
+        lambda: write_report([run], tmp_path / "r.html", session=fresh_plugins),
+        [fname],
+        label=f"report {name}",
     )
     assert expect in out.message, out.message
     assert not (tmp_path / "r.html").exists()
@@ -165,7 +167,7 @@ def test_jsonl_run_files_are_capped_per_line_not_per_file(
 ) -> None:
     """A long study's samples.jsonl may exceed the input cap as a whole (it is read a line at a
     time); one line over the cap is the one-line error naming it."""
-    from psymetrics_core.administer.runner import evaluate
+    from psymetrics_core import evaluate
     from psymetrics_core.export.tidy import export_table
 
     run = tmp_path / "run"  # 40 distinct items (a repeated line is a duplicate, refused)

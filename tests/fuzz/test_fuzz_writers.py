@@ -58,7 +58,7 @@ def _no_hang() -> Iterator[None]:
 
 @pytest.fixture(scope="module")
 def base_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from psymetrics_core.administer.runner import evaluate
+    from psymetrics_core import evaluate
 
     out = tmp_path_factory.mktemp("writers") / "run"
     evaluate(["bfi"], backend=_Scripted([2, 4]), limit=2, output=out)

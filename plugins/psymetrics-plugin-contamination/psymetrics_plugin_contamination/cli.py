@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from psymetrics_core.cli.bounded import bounded
+from psymetrics_core.api import DEFAULT_MODEL, bounded
 
 from .options import PROBES
 
@@ -26,7 +26,7 @@ __all__ = ["contamination_cmd"]
     "--permutations", type=bounded("--permutations"), default=50, show_default=True,
     help="Seeded permutations of the order test.",
 )  # fmt: skip
-@click.option("--model", default="smollm2", show_default=True, help="Model backend.")
+@click.option("--model", default=DEFAULT_MODEL, show_default=True, help="Model backend.")
 @click.option("--model-args", default="", help="Backend arguments, k=v,k=v (lm-eval style).")
 @click.option(
     "--items", "items", multiple=True, metavar="TASK=FILE",
@@ -85,9 +85,13 @@ def contamination_cmd(
         raise click.UsageError("Missing option '--tasks'.")
     from datetime import datetime
 
-    from psymetrics_core.cli import session_of
-    from psymetrics_core.cli.console import print_json, progress_bar, stderr
-    from psymetrics_core.instruments.item_texts import parse_items_option
+    from psymetrics_core.api import (
+        parse_items_option,
+        print_json,
+        progress_bar,
+        session_of,
+        stderr,
+    )
 
     from .keywords import parse_keywords_option
     from .options import parse_probe_options, parse_probes
@@ -148,7 +152,7 @@ def tables_cmd(runs: tuple[Path, ...], output: Path | None, labels: tuple[str, .
     """Lay several `psym contamination` runs (one per model, same --tasks) out as Han et al.'s
     tables: Table 1 (model means over the instruments), Table 2 (instrument means over the
     models) and one table per instrument (Tables 3-6)."""
-    from psymetrics_core.cli.console import stderr, stdout
+    from psymetrics_core.api import stderr, stdout
 
     from .tables import load_runs, output_format, paper_tables, render, run_inputs, write_output
 

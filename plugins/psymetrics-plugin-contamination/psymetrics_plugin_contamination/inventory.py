@@ -11,8 +11,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from psymetrics_core.base.types import Instrument, Item
-from psymetrics_core.instruments.scoring import scale_value
+from psymetrics_core.api import Instrument, Item, scale_value
 
 from .options import ProbeOptions
 

@@ -15,9 +15,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from psymetrics_core.base.errors import PsymError, SpecError
-from psymetrics_core.base.reading import read_text
-from psymetrics_core.base.writing import write_output
+from psymetrics_core.api import PsymError, SpecError, read_text, write_output
 
 __all__ = [
     "RULE",

@@ -11,8 +11,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
-from psymetrics_core.base.bounds import bound
-from psymetrics_core.base.errors import PsymError
+from psymetrics_core.api import PsymError, bound
 
 __all__ = ["ProbeOptions", "PROBES", "parse_probe_options", "parse_probes"]
 

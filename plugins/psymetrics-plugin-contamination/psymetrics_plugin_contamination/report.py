@@ -48,7 +48,7 @@ def rows(entry: dict[str, Any]) -> list[list[str]]:
 
 def print_tables(report: dict[str, Any]) -> None:
     """Print each task's probes and index."""
-    from psymetrics_core.cli.console import stdout, table
+    from psymetrics_core.api import stdout, table
 
     for task, entry in report["tasks"].items():
         t = table(

@@ -17,15 +17,23 @@ from pathlib import Path
 from typing import Any
 
 from psymetrics_core import evaluate
-from psymetrics_core.administer.runner import instrument_record
-from psymetrics_core.backends.base import Reporter, as_backend, parse_model_args
-from psymetrics_core.base.bounds import bound
-from psymetrics_core.base.errors import BackendError, PsymError
-from psymetrics_core.instruments.item_texts import require_item_texts
-from psymetrics_core.pluginsys.loader import plugin_versions
-from psymetrics_core.pluginsys.session import Session
-from psymetrics_core.records.rundir import claim_run_dir
-from psymetrics_core.records.writer import provenance, redact, write_results
+from psymetrics_core.api import (
+    DEFAULT_MODEL,
+    BackendError,
+    PsymError,
+    Reporter,
+    Session,
+    as_backend,
+    bound,
+    claim_run_dir,
+    instrument_record,
+    parse_model_args,
+    plugin_versions,
+    provenance,
+    redact,
+    require_item_texts,
+    write_results,
+)
 
 from .inventory import Inventory, build_inventory
 from .keywords import keywords_for
@@ -68,7 +76,7 @@ def contamination(
     tasks: Sequence[str],
     *,
     probes: Sequence[str] = PROBES,
-    model: str = "smollm2",
+    model: str = DEFAULT_MODEL,
     model_args: str | dict[str, str] | None = None,
     permutations: int = 50,
     options: ProbeOptions | None = None,
@@ -81,12 +89,12 @@ def contamination(
     progress: Callable[[str, int], Reporter] | None = None,
     overwrite: bool = False,
     resume: bool = False,
-    session: Session | None = None,
+    session: Session,
 ) -> dict[str, Any]:
     """Run the probes on ``tasks`` and return (and write to ``output``) the report dict.
 
-    ``session`` supplies the plugins (``psym contamination`` passes its own; default: a fresh
-    session of the installed plugins).
+    ``session`` supplies the plugins (``psym contamination`` passes its own; a library caller
+    passes ``psymetrics_core.api.session_or_default()``).
 
     ``output`` is claimed like ``psym eval``'s (``psymetrics_core.records.rundir.claim_run_dir``,
     the claim handed to ``evaluate``):
@@ -103,7 +111,6 @@ def contamination(
         if output is not None
         else nullcontext()
     )
-    session = session if session is not None else Session()
     with claim as run_dir:
         prepared = {
             t: prepare(

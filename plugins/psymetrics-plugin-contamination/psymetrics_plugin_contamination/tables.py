@@ -32,8 +32,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from psymetrics_core import atomic_write
-from psymetrics_core.base.errors import PsymError
+from psymetrics_core.api import PsymError, atomic_write
 
 from .summary import METRIC
 
@@ -161,7 +160,7 @@ def _score(path: Path, results: dict[str, Any], task: str, probe: str) -> Cell |
 
 
 def _run_values(path: Path, label: str | None) -> RunValues:
-    from psymetrics_core.records.read import load_run_data
+    from psymetrics_core.api import load_run_data
 
     data = load_run_data(path)
     if "contamination.json" not in data.panels:

@@ -17,16 +17,18 @@ from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-from psymetrics_core.administer.kinds import ProbeTask, TaskResults, TaskScores
-from psymetrics_core.base.types import (
+from psymetrics_core.api import (
     Completion,
     Generation,
     Instrument,
     Item,
     Option,
     PluginInfo,
+    ProbeTask,
     Prompt,
     Score,
+    TaskResults,
+    TaskScores,
 )
 
 from .inventory import Inventory

@@ -18,7 +18,7 @@ def _psym(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_register_commands_hook_adds_the_command() -> None:
-    from psymetrics_core.pluginsys.session import Session
+    from psymetrics_core.api import Session
 
     impls = Session().hook.register_commands.get_hookimpls()
     assert "contamination" in {i.plugin_name for i in impls}

@@ -19,8 +19,7 @@ from psymetrics_plugin_contamination.options import ProbeOptions
 from psymetrics_plugin_contamination.run import contamination
 
 from psymetrics_core import get_instrument
-from psymetrics_core.base.errors import PsymError
-from psymetrics_core.instruments.item_texts import require_item_texts
+from psymetrics_core.api import PsymError, require_item_texts, session_or_default
 
 ITEMS = {
     "pvq40": DATA / "PLACEHOLDER_items_pvq40.csv",
@@ -59,7 +58,7 @@ def test_perfect_answers_on_every_kind_of_instrument(
             [task], probes=FIVE, model="openai-chat",
             model_args=f"base_url={srv.base_url},model=oracle,concurrency=8",
             options=ProbeOptions(bootstrap=100), item_files=ITEMS, output=tmp_path,
-        )  # fmt: skip
+         session=session_or_default())  # fmt: skip
     entry = rep["tasks"][task]
     assert len(entry["dimensions"]) == n_dims
     probes = entry["probes"]
@@ -81,4 +80,10 @@ def test_perfect_answers_on_every_kind_of_instrument(
 
 def test_missing_texts_are_one_line_errors(tmp_path: Path) -> None:
     with pytest.raises(PsymError, match="--items pvq40=FILE.csv"):
-        contamination(["pvq40"], probes=("verbatim",), output=tmp_path, backend=object())
+        contamination(
+            ["pvq40"],
+            probes=("verbatim",),
+            output=tmp_path,
+            backend=object(),
+            session=session_or_default(),
+        )

@@ -24,6 +24,7 @@ from psymetrics_plugin_contamination.options import ProbeOptions
 from psymetrics_plugin_contamination.run import contamination
 
 from psymetrics_core import get_instrument
+from psymetrics_core.api import session_or_default
 from psymetrics_core.cli import cli
 
 FIVE = "verbatim,keyword,item-dimension,option-score,target-score"
@@ -118,7 +119,7 @@ def test_ignoring_reverse_keying_under_score_base_one_matches_its_baseline(
                 [task], probes=("option-score",), model="openai-chat",
                 model_args=f"base_url={srv.base_url},model=oracle,concurrency=8",
                 options=opts, output=tmp_path / task,
-            )  # fmt: skip
+             session=session_or_default())  # fmt: skip
         opt = rep["tasks"][task]["probes"]["option-score"]
         assert opt["value"] == pytest.approx(value), task
         assert opt["baseline"]["ignore_reverse_keying"] == pytest.approx(value), task
@@ -155,7 +156,7 @@ def test_a_long_refusal_is_scored_whole_and_a_cut_one_is_marked(tmp_path: Path) 
                 model_args=f"base_url={srv.base_url},model=oracle,concurrency=4",
                 options=ProbeOptions(bootstrap=50, verbatim_control="none", **extra),  # type: ignore[arg-type]
                 limit=4, output=tmp_path / name,
-            )  # fmt: skip
+             session=session_or_default())  # fmt: skip
     items = [it.text for it in key.items[:4]]
     length = sum(len(t) for t in items)
     for name, answer, n_cut in (("whole", REFUSAL, 0), ("cut", REFUSAL[:256], 4)):

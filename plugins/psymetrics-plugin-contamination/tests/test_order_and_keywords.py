@@ -18,7 +18,7 @@ from psymetrics_plugin_contamination.keywords import (
 from psymetrics_plugin_contamination.order_test import order_stats, permutations
 
 from psymetrics_core import get_instrument, list_instruments
-from psymetrics_core.base.errors import PsymError, SpecError
+from psymetrics_core.api import PsymError, SpecError
 
 
 def test_order_stats_by_hand() -> None:

@@ -19,9 +19,8 @@ from psymetrics_plugin_contamination.options import ProbeOptions
 from psymetrics_plugin_contamination.run import contamination
 from psymetrics_plugin_contamination.tasks import ContaminationTask
 
-from psymetrics_core.backends.base import Backend, GenerationSettings
+from psymetrics_core.api import Backend, Completion, GenerationSettings, Prompt, session_or_default
 from psymetrics_core.backends.cache import ResponseCache, request_key
-from psymetrics_core.base.types import Completion, Prompt
 from psymetrics_core.records import SampleRecord
 
 FIVE = ("verbatim", "keyword", "item-dimension", "option-score", "target-score")
@@ -72,7 +71,7 @@ def test_generation_probe_keys_are_those_of_the_earlier_pipeline(tmp_path: Path)
     old = ProbeOptions(bootstrap=10, max_new_tokens_verbatim=64, dimension_labels="instrument")
     rep = contamination(
         ["bfi"], probes=FIVE, backend=Fake(), output=tmp_path / "run", options=old,
-    )  # fmt: skip
+     session=session_or_default())  # fmt: skip
     keys = sorted(row[0] for row in ResponseCache().rows())
     assert len(keys) == rep["cache"]["misses"] == 347
     assert hashlib.sha256("\n".join(keys).encode()).hexdigest() == OLD_DIGEST
@@ -89,7 +88,7 @@ def test_samples_are_core_records_that_keep_probe_unit_condition_and_gold(
     rep = contamination(
         ["bfi"], probes=("verbatim", "target-score", "order"), backend=be, limit=3,
         permutations=4, output=tmp_path, options=ProbeOptions(bootstrap=10),
-    )  # fmt: skip
+     session=session_or_default())  # fmt: skip
     lines = [json.loads(x) for x in (tmp_path / "samples.jsonl").read_text().splitlines()]
     probes = rep["tasks"]["bfi"]["probes"]
     assert len(lines) == sum(pr["n_prompts"] for pr in probes.values()) == 3 * 2 + 3 * 3 + 4 * 5
@@ -129,7 +128,7 @@ def test_each_probe_is_a_probe_task_with_its_target(tmp_path: Path) -> None:
     from psymetrics_plugin_contamination.run import prepare
     from psymetrics_plugin_contamination.tasks import ProbeSet, probe_tasks
 
-    from psymetrics_core.pluginsys.session import Session
+    from psymetrics_core.api import Session
 
     opts = ProbeOptions()
     inv, prompts, _, inst = prepare("sr2k", list(FIVE), opts, limit=3, session=Session())
@@ -153,5 +152,11 @@ def test_the_order_probe_on_a_backend_without_continuations_stops_first(tmp_path
 
     be = NoContinuations()
     with pytest.raises(Exception, match="cannot score a continuation's log-likelihood"):
-        contamination(["bfi"], probes=("verbatim", "order"), backend=be, output=tmp_path)
+        contamination(
+            ["bfi"],
+            probes=("verbatim", "order"),
+            backend=be,
+            output=tmp_path,
+            session=session_or_default(),
+        )
     assert be.calls == []

@@ -131,7 +131,7 @@ def test_sr2k_keyed_values_follow_its_spec() -> None:
 def test_limit_keeps_the_instruments_dimensions() -> None:
     from psymetrics_plugin_contamination.run import prepare
 
-    from psymetrics_core.pluginsys.session import Session
+    from psymetrics_core.api import Session
 
     inv, prompts, _, _ = prepare(
         "bfi", ["item-dimension"], ProbeOptions(), limit=2, session=Session()
@@ -174,7 +174,7 @@ def test_echoing_the_inventory_name_is_not_recall() -> None:
     from psymetrics_plugin_contamination.scoring import Answered, score_prompt
     from psymetrics_plugin_contamination.summary import summarise
 
-    from psymetrics_core.pluginsys.session import Session
+    from psymetrics_core.api import Session
 
     opts = ProbeOptions(bootstrap=50)
     inv, prompts, _, _ = prepare("bfi", ["verbatim"], opts, limit=6, session=Session())
@@ -192,7 +192,7 @@ def test_a_probe_with_no_parsed_answer_is_null_with_the_policy_value_kept() -> N
     from psymetrics_plugin_contamination.scoring import Answered, score_prompt
     from psymetrics_plugin_contamination.summary import contamination_index, summarise
 
-    from psymetrics_core.pluginsys.session import Session
+    from psymetrics_core.api import Session
 
     opts = ProbeOptions(bootstrap=50)
     inv, prompts, _, _ = prepare(

@@ -12,6 +12,8 @@ import pytest
 from psymetrics_plugin_contamination.options import PROBES, ProbeOptions
 from psymetrics_plugin_contamination.run import contamination
 
+from psymetrics_core.api import session_or_default
+
 pytestmark = pytest.mark.model
 
 
@@ -19,7 +21,7 @@ def test_every_probe_on_smollm2(tmp_path: Path) -> None:
     rep = contamination(
         ["bfi"], probes=PROBES, permutations=19, limit=4,
         options=ProbeOptions(bootstrap=200), output=tmp_path,
-    )  # fmt: skip
+     session=session_or_default())  # fmt: skip
     probes = rep["tasks"]["bfi"]["probes"]
     for name in ("verbatim", "keyword", "item-dimension", "option-score", "target-score"):
         pr = probes[name]
@@ -52,5 +54,5 @@ def test_every_probe_on_smollm2(tmp_path: Path) -> None:
     again = contamination(
         ["bfi"], probes=PROBES, permutations=19, limit=4,
         options=ProbeOptions(bootstrap=200), output=tmp_path / "again",
-    )  # fmt: skip
+     session=session_or_default())  # fmt: skip
     assert again["cache"]["misses"] == 0

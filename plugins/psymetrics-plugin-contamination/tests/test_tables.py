@@ -30,6 +30,7 @@ from psymetrics_plugin_contamination.tables import load_runs, paper_tables, to_m
 from test_instruments import key_for
 from test_loopback import REFUSAL, _levenshtein
 
+from psymetrics_core.api import session_or_default
 from psymetrics_core.cli import cli
 
 FIVE = ("verbatim", "keyword", "item-dimension", "option-score", "target-score")
@@ -45,7 +46,7 @@ def make_run(out: Path, *, lazy: bool, tasks: tuple[str, ...] = ("bfi", "mfq")) 
             model_args=f"base_url={srv.base_url},model={'lazy' if lazy else 'oracle'},"
             "concurrency=8",
             options=ProbeOptions(bootstrap=20, verbatim_control="none"), limit=6, output=out,
-        )  # fmt: skip
+         session=session_or_default())  # fmt: skip
     return out
 
 
@@ -120,7 +121,7 @@ def test_the_command_writes_markdown_and_csv(tmp_path: Path) -> None:
             ["bfi", "mfq"], probes=("verbatim",), model="openai-chat",
             model_args=f"base_url={srv.base_url},model=few,concurrency=8",
             options=ProbeOptions(bootstrap=20, verbatim_control="none"), limit=6, output=fewer,
-        )  # fmt: skip
+         session=session_or_default())  # fmt: skip
     res = runner.invoke(cli, ["contamination", "tables", str(fewer), str(lazy)])
     assert res.exit_code == 0, res.output
     assert "| few | 0.00 | — | — | — | — |" in res.output

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from psymetrics_core.pluginsys.hookspecs import hookimpl
+from psymetrics_core.api import hookimpl
 
 __version__ = "0.1.0"
 __all__ = ["register_backends", "make_hf", "make_smollm2"]

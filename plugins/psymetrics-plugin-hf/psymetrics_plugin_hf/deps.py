@@ -6,8 +6,7 @@ from __future__ import annotations
 from importlib import metadata
 from importlib.util import find_spec
 
-from psymetrics_core.base.errors import BackendError
-from psymetrics_core.pluginsys.backend_hints import HF_DIST, backend_install
+from psymetrics_core.api import HF_DIST, BackendError, backend_install
 
 __all__ = ["require_modules", "version_of"]
 

@@ -16,12 +16,19 @@ from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
-from psymetrics_core.backends.base import Backend, GenerationSettings, OnResult, Reporter
-from psymetrics_core.base.bounds import bound
-from psymetrics_core.base.errors import BackendError
-from psymetrics_core.base.paths import cache_dir, remove_stale_conversions
-from psymetrics_core.base.types import Completion, Prompt
-from psymetrics_core.pluginsys.backend_hints import backend_install
+from psymetrics_core.api import (
+    Backend,
+    BackendError,
+    Completion,
+    GenerationSettings,
+    OnResult,
+    Prompt,
+    Reporter,
+    backend_install,
+    bound,
+    cache_dir,
+    remove_stale_conversions,
+)
 from psymetrics_plugin_hf.deps import require_modules, version_of
 from psymetrics_plugin_hf.hf_vision import (
     generate_with_images,

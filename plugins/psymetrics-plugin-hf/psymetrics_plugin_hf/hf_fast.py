@@ -17,8 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from psymetrics_core.backends.base import Reporter
-from psymetrics_core.base.types import Completion, Prompt
+from psymetrics_core.api import Completion, Prompt, Reporter
 
 __all__ = ["score_prompts", "score_prompts_native"]
 

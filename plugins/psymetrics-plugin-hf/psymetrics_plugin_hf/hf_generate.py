@@ -17,8 +17,7 @@ import copy
 from collections.abc import Sequence
 from typing import Any
 
-from psymetrics_core.backends.base import GenerationSettings, OnResult, Reporter
-from psymetrics_core.base.types import Completion, Prompt
+from psymetrics_core.api import Completion, GenerationSettings, OnResult, Prompt, Reporter
 from psymetrics_plugin_hf.hf_fast import _MIN_SHARED, _common_prefix, _prefix_groups, _Row
 
 __all__ = ["generate_text", "stop_ids"]

@@ -13,10 +13,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-from psymetrics_core.backends.base import GenerationSettings
-from psymetrics_core.base.errors import BackendError, PsymError
-from psymetrics_core.base.images import check_image_bytes
-from psymetrics_core.base.types import Prompt
+from psymetrics_core.api import (
+    BackendError,
+    GenerationSettings,
+    Prompt,
+    PsymError,
+    check_image_bytes,
+)
 
 __all__ = ["is_image_text_model", "load_image_text_model", "generate_with_images"]
 

@@ -14,14 +14,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from psymetrics_core.base.errors import BackendError
-from psymetrics_core.base.paths import (
+from psymetrics_core.api import (
+    SMOLLM2_WHEEL_INSTALL,
+    BackendError,
     cache_dir,
     models_dir,
     remove_stale_conversions,
     stale_conversions,
 )
-from psymetrics_core.pluginsys.backend_hints import SMOLLM2_WHEEL_INSTALL
 
 __all__ = [
     "smollm2_location",

@@ -28,14 +28,14 @@ def _hf_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> None:
 @pytest.fixture(scope="session")
 def smollm2(_hf_cache_dir: None) -> Any:
     """The real default model (SmolLM2-135M-Instruct on CPU), loaded once per session."""
-    from psymetrics_core.administer.runner import make_backend
+    from psymetrics_core.api import session_or_default
 
-    return make_backend("smollm2")
+    return session_or_default().make_backend("smollm2")
 
 
 @pytest.fixture
 def fresh_plugins() -> Any:
     """A fresh session of the installed plugins, handed to what the test calls."""
-    from psymetrics_core.pluginsys.session import Session
+    from psymetrics_core.api import Session
 
     return Session()

@@ -6,8 +6,7 @@ from typing import Any
 
 import pytest
 
-from psymetrics_core.backends.base import GenerationSettings
-from psymetrics_core.base.types import Option, Prompt
+from psymetrics_core.api import GenerationSettings, Option, Prompt
 
 
 @pytest.mark.model

@@ -16,9 +16,7 @@ import pytest
 from psymetrics_plugin_hf.hf import HFBackend
 from psymetrics_plugin_hf.hf_vision import is_image_text_model
 
-from psymetrics_core.backends.base import GenerationSettings
-from psymetrics_core.base.errors import BackendError
-from psymetrics_core.base.types import ImagePart, Prompt
+from psymetrics_core.api import BackendError, GenerationSettings, ImagePart, Prompt
 
 TEMPLATE = (
     "{% for m in messages %}<|im_start|>{{ m['role'] }}\n"
@@ -129,7 +127,7 @@ def test_rorschach_task_runs_on_the_image_text_model(tiny_vlm: Path, tmp_path: P
     pytest.importorskip("psymetrics_plugin_projective")
     import json
 
-    from psymetrics_core.administer.runner import evaluate
+    from psymetrics_core import evaluate
 
     opts = {"interpreter_tokens": "4", "diagnostician_tokens": "4", "targets": "depression"}
     out = evaluate(

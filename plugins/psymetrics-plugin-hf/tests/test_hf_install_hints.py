@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from psymetrics_core.base.errors import BackendError
+from psymetrics_core.api import BackendError
 
 
 def test_missing_modules_name_the_extra_and_the_packages() -> None:

@@ -11,8 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from psymetrics_core.backends.base import GenerationSettings
-from psymetrics_core.base.types import Option, Prompt
+from psymetrics_core.api import GenerationSettings, Option, Prompt
 
 pytest.importorskip("psymetrics_plugin_llama_engine")  # the optional engine distribution
 

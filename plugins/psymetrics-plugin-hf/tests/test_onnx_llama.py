@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from psymetrics_core.base.errors import BackendError
+from psymetrics_core.api import BackendError
 
 pytest.importorskip("onnxruntime")
 pytest.importorskip("psymetrics_plugin_llama_engine")  # the optional engine distribution
@@ -197,8 +197,7 @@ def test_tiny_llama_option_scores_agree_across_engines(tiny_llama: tuple[Path, A
     own model (native=false) agree within float error."""
     from psymetrics_plugin_hf.hf import HFBackend
 
-    from psymetrics_core.backends.base import GenerationSettings
-    from psymetrics_core.base.types import Option, Prompt
+    from psymetrics_core.api import GenerationSettings, Option, Prompt
 
     prompts = [
         Prompt(
@@ -307,7 +306,7 @@ def test_prefix_passes_in_slices_score_the_same(
     here) still feed each persona once and give the scores of one pass."""
     from psymetrics_plugin_hf import hf_fast
 
-    from psymetrics_core.base.types import Option, Prompt
+    from psymetrics_core.api import Option, Prompt
 
     be, fed = _count_marks(tiny_llama[0], "onnx", monkeypatch)
     assert be._native_engine() is not None

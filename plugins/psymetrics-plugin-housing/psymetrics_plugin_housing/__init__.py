@@ -13,14 +13,15 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from psymetrics_core import hookimpl
-from psymetrics_core.administer.kinds import (
+from psymetrics_core.api import (
+    Completion,
     FreeTextTask,
     Generation,
+    Item,
     Score,
     TaskResults,
     TaskScores,
 )
-from psymetrics_core.base.types import Completion, Item
 
 from .extract import extract_recommendations
 from .table import read_table, sample_lists

@@ -21,8 +21,7 @@ import random
 from dataclasses import dataclass
 from pathlib import Path
 
-from psymetrics_core.base.errors import PsymError
-from psymetrics_core.base.reading import read_text
+from psymetrics_core.api import PsymError, read_text
 
 __all__ = ["Neighbourhood", "read_table", "sample_lists", "COLUMNS"]
 

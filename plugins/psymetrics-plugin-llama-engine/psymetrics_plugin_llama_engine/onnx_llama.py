@@ -20,8 +20,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from psymetrics_core import atomic_write
-from psymetrics_core.base.errors import BackendError
+from psymetrics_core.api import BackendError, store_quietly
 from psymetrics_plugin_llama_engine.native_llama import LlamaShape
 
 __all__ = ["OnnxLlama", "onnx_available", "read_safetensors"]
@@ -197,17 +196,8 @@ def _layer_session(shape: LlamaShape, last: bool, cache: Path, options: Any) -> 
         return ort.InferenceSession(path.read_bytes(), options, cpu)
     except Exception:  # missing, empty or damaged: ONNX Runtime raises several kinds
         blob = _layer_graph(shape, last)
-        _store_quietly(path, blob)
+        store_quietly(path, blob)  # a read-only cache: built again next time
         return ort.InferenceSession(blob, options, cpu)
-
-
-def _store_quietly(path: Path, blob: bytes) -> None:
-    """Keep the graph in the cache; a read-only or full cache only costs building it again."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(path, blob)
-    except OSError:
-        pass
 
 
 _LAYER_WEIGHTS = {"ln1": "input_layernorm", "wq": "self_attn.q_proj", "wk": "self_attn.k_proj",

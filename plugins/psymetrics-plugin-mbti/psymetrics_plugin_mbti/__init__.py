@@ -34,7 +34,7 @@ def aggregate(instrument, scores, answers):
     """The core's results entry plus the type code and the unofficial-key flag, for ``16p``."""
     if instrument.id != TASK:
         return None
-    from psymetrics_core.pluginsys.defaults.aggregate import aggregate as core_aggregate
+    from psymetrics_core.api import default_aggregate as core_aggregate
 
     entry = core_aggregate(instrument=instrument, scores=scores, answers=answers)
     entry.update(type_record(scores))

@@ -41,7 +41,7 @@ ROLES = {
 
 def percent_scores(instrument: Any, responses: Mapping[str, int | None], form: str) -> dict:
     """Each dimension's mean of recoded items (1-7) mapped linearly onto 0-100."""
-    from psymetrics_core.pluginsys.defaults.score import score as core_score
+    from psymetrics_core.api import default_score as core_score
 
     out = {}
     for name, s in core_score(instrument=instrument, responses=responses, form=form).items():

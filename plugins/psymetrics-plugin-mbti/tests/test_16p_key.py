@@ -9,8 +9,7 @@ score = 50 + 50 * sum(key * v) / (3 * n). Type rule (seed notes 001 §2.7): firs
 from __future__ import annotations
 
 from psymetrics_core import get_instrument
-from psymetrics_core.base.types import Answer
-from psymetrics_core.pluginsys.session import Session
+from psymetrics_core.api import Answer, Session
 
 KEY = {  # dimension: (first-pole items, second-pole items)
     "extraverted": ({1, 11, 16, 31, 36, 43, 53}, {6, 21, 26, 41, 51}),

@@ -15,19 +15,20 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict
 
 from psymetrics_core import hookimpl
-from psymetrics_core.administer.kinds import (
+from psymetrics_core.api import (
     Generation,
+    Instrument,
+    Item,
     JudgedTask,
     JudgeStage,
+    PsymError,
     Score,
     TaskResults,
     TaskScores,
     Verdict,
     share_score,
+    task_option_bound,
 )
-from psymetrics_core.base.bounds import task_option_bound
-from psymetrics_core.base.errors import PsymError
-from psymetrics_core.base.types import Instrument, Item
 
 from .dilemmas import (
     FOUNDATIONS,

@@ -23,8 +23,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from psymetrics_core.base.errors import PsymError
-from psymetrics_core.base.reading import load_json, parse_json, read_text
+from psymetrics_core.api import PsymError, load_json, parse_json, read_text
 
 __all__ = [
     "Dilemma",

@@ -7,7 +7,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from psymetrics_core.base.types import Verdict
+from psymetrics_core.api import Verdict
 
 __all__ = ["judge_prompt", "parse_verdict", "verdict_of", "aligned", "VERDICTS"]
 

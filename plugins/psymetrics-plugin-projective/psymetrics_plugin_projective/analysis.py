@@ -30,7 +30,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from psymetrics_core.analysis.drift import (
+from psymetrics_core.api import PsymError, load_run_data
+
+from .drift import (
     Stat,
     directional_consistency,
     exact_accuracy,
@@ -39,9 +41,6 @@ from psymetrics_core.analysis.drift import (
     mbti_hamming,
     mean_shift,
 )
-from psymetrics_core.base.errors import PsymError
-from psymetrics_core.records.read import load_run_data
-
 from .findings import Agreement, Excluded, Prediction, Reliability, Report, Spread, Validity
 from .labels import TargetLabels
 from .metrics import all_correct, axis_accuracy, macro_f1, mae, type_accuracy

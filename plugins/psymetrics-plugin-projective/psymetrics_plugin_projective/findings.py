@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from psymetrics_core.analysis.drift import DCR, Shift, Stat
+from .drift import DCR, Shift, Stat
 
 __all__ = ["Prediction", "Reliability", "Validity", "Agreement", "Excluded", "Spread", "Report"]
 

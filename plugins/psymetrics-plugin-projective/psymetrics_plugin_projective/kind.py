@@ -13,14 +13,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from psymetrics_core.administer.judge import JudgeStage, user_prompt
-from psymetrics_core.administer.kinds import JudgedKind
-from psymetrics_core.administer.kinds.base import CellRun
-from psymetrics_core.administer.kinds.free_text import task_sample
-from psymetrics_core.administer.kinds.task import Task
-from psymetrics_core.backends.base import call_backend
-from psymetrics_core.base.errors import PsymError
-from psymetrics_core.base.types import Generation, Item, Prompt, Verdict
+from psymetrics_core.api import (
+    CellRun,
+    Generation,
+    Item,
+    JudgedKind,
+    JudgeStage,
+    Prompt,
+    PsymError,
+    Task,
+    Verdict,
+    call_backend,
+    task_sample,
+    user_prompt,
+)
 
 from .coding import Coded
 from .diagnosis import diagnostician_prompt, parse_diagnosis

@@ -20,8 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from psymetrics_core.base.errors import PsymError
-from psymetrics_core.base.reading import parse_json, read_text
+from psymetrics_core.api import PsymError, parse_json, read_text
 
 __all__ = ["TargetLabels", "read_labels", "TRAITS"]
 

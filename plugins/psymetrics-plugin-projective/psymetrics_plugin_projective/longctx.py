@@ -19,8 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from psymetrics_core.administer.conditions import Condition
-from psymetrics_core.base.errors import PsymError
+from psymetrics_core.api import Condition, PsymError
 
 __all__ = ["longctx_condition", "read_dialogue", "DEFAULT_TURNS"]
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from psymetrics_core.analysis.drift import Stat
+from .drift import Stat
 
 __all__ = ["macro_f1", "mae", "axis_accuracy", "type_accuracy", "all_correct"]
 

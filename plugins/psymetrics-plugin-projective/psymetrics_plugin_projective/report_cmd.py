@@ -8,14 +8,17 @@ from pathlib import Path
 
 import click
 
-from psymetrics_core.analysis.drift import Stat
-from psymetrics_core.analysis.sections import AnalysisSection
-from psymetrics_core.base.errors import PsymError
-from psymetrics_core.base.writing import check_target, write_output
-from psymetrics_core.cli.bounded import bounded
-from psymetrics_core.records.inputs import run_inputs
+from psymetrics_core.api import (
+    AnalysisSection,
+    PsymError,
+    bounded,
+    check_target,
+    run_inputs,
+    write_output,
+)
 
 from .analysis import NEUTRAL, UNPARSED, Report, analyse, load_predictions
+from .drift import Stat
 from .labels import read_labels
 
 __all__ = ["projective_analyze", "format_report", "analyze_section"]
@@ -179,7 +182,7 @@ def projective_analyze(
     The same report is the projective section of `psym analyze RUN... [--labels FILE]`; this
     command adds --unparsed, --n-boot and the JSON file.
     """
-    inputs = [*run_inputs(run_dirs), *([labels_file] if labels_file else [])]
+    inputs: list[str | Path] = [*run_inputs(run_dirs), *([labels_file] if labels_file else [])]
     try:
         if json_out is not None:
             check_target(json_out, inputs=inputs, what="--json")  # before the analysis

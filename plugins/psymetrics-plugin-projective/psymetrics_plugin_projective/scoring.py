@@ -13,8 +13,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from psymetrics_core.administer.kinds.task import TaskResults, TaskScores
-from psymetrics_core.base.types import Score, Verdict
+from psymetrics_core.api import Score, TaskResults, TaskScores, Verdict
 
 from .coding import Coded
 from .diagnosis import BIG_FIVE, MBTI_AXES, TARGETS, Diagnosis

@@ -26,7 +26,7 @@ from typing import Any
 
 import yaml
 
-from psymetrics_core.base.errors import PsymError
+from psymetrics_core.api import PsymError
 
 __all__ = [
     "Stem",

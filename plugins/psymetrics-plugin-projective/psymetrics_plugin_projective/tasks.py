@@ -14,11 +14,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from psymetrics_core.administer.kinds import JudgedTask
-from psymetrics_core.administer.kinds.task import TaskResults, TaskScores
-from psymetrics_core.base.errors import PsymError
-from psymetrics_core.base.images import check_image_file
-from psymetrics_core.base.types import Generation, ImagePart, Item, Prompt
+from psymetrics_core.api import (
+    Generation,
+    ImagePart,
+    Item,
+    JudgedTask,
+    Prompt,
+    PsymError,
+    TaskResults,
+    TaskScores,
+    check_image_file,
+)
 
 from .diagnosis import BIG_FIVE, MBTI_AXES
 from .interpret import Interpretation

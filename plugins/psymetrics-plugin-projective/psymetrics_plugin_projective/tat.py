@@ -19,9 +19,7 @@ from pathlib import Path
 
 import yaml
 
-from psymetrics_core.base.errors import PsymError
-from psymetrics_core.base.images import check_image_file, image_mime
-from psymetrics_core.base.reading import read_csv, read_text
+from psymetrics_core.api import PsymError, check_image_file, image_mime, read_csv, read_text
 
 __all__ = [
     "Scene",

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from psymetrics_plugin_projective.longctx import OPENING, longctx_condition, read_dialogue
 
-from psymetrics_core.base.errors import PsymError
+from psymetrics_core.api import PsymError
 
 
 def test_text_dialogue_is_inserted_after_the_system_messages(tmp_path: Path) -> None:

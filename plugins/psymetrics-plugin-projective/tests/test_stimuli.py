@@ -19,7 +19,7 @@ from psymetrics_plugin_projective.sct import (
 )
 from psymetrics_plugin_projective.tat import builtin_scenes, read_image_folder, sample_scenes
 
-from psymetrics_core.base.errors import PsymError
+from psymetrics_core.api import PsymError
 
 
 def test_builtin_banks_cover_the_paper_design() -> None:

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from psymetrics_plugin_projective.inkblot import make_card
 from scripted_server import SRAS, ScriptedServer
 
-from psymetrics_core.administer.runner import evaluate
+from psymetrics_core import evaluate
 from psymetrics_core.cli import cli, main
 
 

@@ -1,4 +1,4 @@
-"""psymetrics plugin: the thirteen PsychoBench scales (Huang et al., 2023), tasks ``pb-*``."""
+"""psymetrics plugin: the thirteen PsychoBench scales (Huang et al., 2024), tasks ``pb-*``."""
 
 from psymetrics_core import data_files, hookimpl
 

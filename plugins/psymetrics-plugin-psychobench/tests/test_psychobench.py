@@ -522,7 +522,7 @@ def test_texts_shipped_only_where_transcribed():
 
 def test_gse_prompt_matches_psychobench():
     """§5.2 worked example: the system prompt and the first item line as PsychoBench sends them."""
-    from psymetrics_core.pluginsys.session import Session
+    from psymetrics_core.api import Session
 
     session = Session()
     inst = session.get_instrument("pb-gse")
@@ -544,8 +544,7 @@ def test_gse_prompt_matches_psychobench():
 
 def test_user_texts_are_required_and_accepted(tmp_path):
     """A task without shipped texts refuses to run without --items and takes a CSV of texts."""
-    from psymetrics_core.base.errors import PsymError
-    from psymetrics_core.instruments.item_texts import require_item_texts
+    from psymetrics_core.api import PsymError, require_item_texts
 
     inst = get_instrument("pb-icb")
     with pytest.raises(PsymError, match="--items pb-icb=FILE.csv"):
@@ -558,7 +557,7 @@ def test_user_texts_are_required_and_accepted(tmp_path):
 def test_battery_condition_reproduces_the_psychobench_gse_prompt():
     """§5.2/§12.9: under `--condition battery` the GSE in original order is sent byte-for-byte
     as the PsychoBench worked example (system message, instruction, numbered statements)."""
-    from psymetrics_core.administer.kinds.battery import battery_prompts
+    from psymetrics_core.administer.administration.battery import battery_prompts
 
     inst = get_instrument("pb-gse")
     [(prompt, chunk)] = battery_prompts(inst, inst.items, {})
@@ -596,7 +595,7 @@ class _Battery:
         return {"name": "scripted"}
 
     def generate(self, prompts, settings, reporter=None):
-        from psymetrics_core.base.types import Completion
+        from psymetrics_core.api import Completion
 
         out = []
         for p in prompts:
@@ -607,7 +606,7 @@ class _Battery:
 
 def test_battery_run_scores_the_whole_scale():
     """All 10 GSE items answered 4 in one battery prompt: the §12.2 maximum 40, z vs the norm."""
-    from psymetrics_core.administer.runner import evaluate
+    from psymetrics_core import evaluate
 
     entry = evaluate(["pb-gse"], backend=_Battery(), conditions=["battery"])["tasks"]["pb-gse"]
     overall = entry["scales"]["overall"]

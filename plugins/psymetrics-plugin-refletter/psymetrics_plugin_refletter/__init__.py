@@ -19,14 +19,15 @@ from functools import lru_cache
 from typing import Any
 
 from psymetrics_core import hookimpl
-from psymetrics_core.administer.kinds import (
+from psymetrics_core.api import (
+    Completion,
     FreeTextTask,
     Generation,
+    Item,
     Score,
     TaskResults,
     TaskScores,
 )
-from psymetrics_core.base.types import Completion, Item
 
 from .lexicon import count_words, lexicon_version, lexicons, odds_ratio
 

@@ -46,7 +46,7 @@ def test_sr2k_item3_accepts_only_its_three_codes(tmp_path):
     import pytest
 
     from psymetrics_core import score_responses
-    from psymetrics_core.base.errors import ResponsesError
+    from psymetrics_core.api import ResponsesError
 
     path = tmp_path / "bad.csv"
     path.write_text("respondent,item,response\nr,3,4\n", encoding="utf-8")

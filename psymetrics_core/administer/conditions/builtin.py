@@ -14,11 +14,11 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
-from psymetrics_core.administer.conditions.base import Condition, item_rng
 from psymetrics_core.administer.conditions.subject import parse_subject, rewrite_statement
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.reading import parse_json, parse_yaml, read_text
 from psymetrics_core.base.types import Instrument, Item, Option
+from psymetrics_core.contracts.conditions import ITEM_BY_ITEM, Condition, item_rng
 from psymetrics_core.pluginsys.hookspecs import hookimpl
 
 __all__ = ["register_conditions", "FRAMINGS", "correctness_label", "system_prefix"]
@@ -261,9 +261,9 @@ def register_conditions(register: Callable[..., None]) -> None:
         ("item-order-shuffle", "item_order", "items in a random order (seeded)",
          Condition("item-order-shuffle", items=_shuffle_items)),
         ("battery", "administration", 'all items in one prompt, answered "index: score"',
-         Condition("battery", battery=True)),
+         Condition("battery", administration="battery")),
         ("single", "administration", "one item per prompt (the default)",
-         Condition("single", battery=False)),
+         Condition("single", administration=ITEM_BY_ITEM)),
         ("correctness-framing", "wording", "agreement labels -> correct/wrong (Rao et al. 2023)",
          Condition("correctness-framing", instrument=_cei)),
     ]  # fmt: skip

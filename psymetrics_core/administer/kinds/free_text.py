@@ -16,6 +16,8 @@ from psymetrics_core.administer.kinds.task import Task, TaskResults, task_entry
 from psymetrics_core.backends.base import GenerationSettings
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.types import Generation, Instrument, Item, Prompt, Verdict
+from psymetrics_core.contracts.conditions import ITEM_BY_ITEM
+from psymetrics_core.contracts.kinds import SessionView
 
 __all__ = ["FreeTextTask", "FreeTextKind", "task_sample"]
 
@@ -44,7 +46,7 @@ class FreeTextKind(TaskKind):
         items = task.load_items()
         return items[:limit] if limit is not None else items
 
-    def count(self, task: Instrument, form: str, limit: int | None, session: Any) -> int:
+    def count(self, task: Instrument, form: str, limit: int | None, session: SessionView) -> int:
         """Prompts per cell: the task's items (its data files are read to count them)."""
         return len(self.items(_as_task(task), form, limit))
 
@@ -55,8 +57,9 @@ class FreeTextKind(TaskKind):
     def generate(self, run: CellRun) -> list[Generation]:
         """Administer the cell's items; one sample line per item as its chunk returns."""
         task = _as_task(run.task)
-        if run.cell.battery:
-            raise PsymError(f"the 'battery' condition applies to questionnaires, not '{task.id}'")
+        if run.cell.administration != ITEM_BY_ITEM:  # the modes put questionnaire items
+            mode = run.cell.administration
+            raise PsymError(f"the '{mode}' condition applies to questionnaires, not '{task.id}'")
         items = run.cell.apply_items(task, self.items(task, run.form, run.limit), run.cell.seed)
         prompts: list[Prompt] = [task.render(it, run.cell) for it in items]
         settings = self.settings(task, run.settings)

@@ -12,11 +12,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar
 
-from psymetrics_core.administer.judge import Judge, JudgeStage
 from psymetrics_core.administer.kinds.base import CellRun
 from psymetrics_core.administer.kinds.free_text import FreeTextKind, FreeTextTask
 from psymetrics_core.administer.kinds.task import Task
 from psymetrics_core.base.types import Generation, Score, Verdict
+from psymetrics_core.contracts.judging import JudgeStage, StageJudge
 
 __all__ = ["JudgedTask", "JudgedKind", "JudgeStage", "run_stages", "share_score"]
 
@@ -47,7 +47,7 @@ class JudgedKind(FreeTextKind):
 
 
 def run_stages(
-    task: JudgedTask, generations: Sequence[Generation], judge: Judge, tag: Mapping[str, Any]
+    task: JudgedTask, generations: Sequence[Generation], judge: StageJudge, tag: Mapping[str, Any]
 ) -> dict[str, dict[str, Verdict]]:
     """``task``'s stages in order, each as ONE batch over the parsed generations; the verdicts
     per stage and item id (stage n sees the verdicts of stages 1..n-1)."""

@@ -213,6 +213,13 @@ def efa_df(p: int, k: int) -> int:
     return ((p - k) ** 2 - (p + k)) // 2
 
 
+_KIND = {
+    "listwise": "complete respondents",
+    "pairwise": "respondents (smallest pair count)",
+    "fiml": "respondents",
+}
+
+
 def efa_parameters(p: int, k: int) -> int:
     """Free parameters of a k-factor EFA of p items: loadings and uniquenesses less the
     k(k - 1)/2 fixed by the rotational indeterminacy (p k + p - k(k - 1)/2)."""
@@ -236,7 +243,7 @@ def efa(
     if why is None and c.rows.n < (par := efa_parameters(p, n_factors)):
         need = "an EFA needs a respondent per parameter, as the CFA and the graded response model"
         why = (
-            f"{c.rows.n} respondents ({c.rows.policy}) for {par} free parameters "
+            f"{c.rows.n} {_KIND[c.rows.policy]} for {par} free parameters "
             f"({p} items, {n_factors} factors; {need})"
         )
     if why is None and (df := efa_df(p, n_factors)) < 0:

@@ -20,7 +20,7 @@ and column and what was expected.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -286,10 +286,10 @@ def check_categories(sf: SurveyFile) -> None:
         )
 
 
-def check_criterion(pairs: Mapping[str, str], key: ItemKey, sf: SurveyFile) -> None:
+def check_criterion(pairs: Sequence[tuple[str, str]], key: ItemKey, sf: SurveyFile) -> None:
     """``--criterion SCALE=FIELD`` before any analysis: a scale of the survey and a label column
     of the file (not an item, the id or the group)."""
-    for scale, fld in pairs.items():
+    for scale, fld in pairs:
         if scale not in key.structure.scales:
             raise PsymError(
                 f"--criterion {scale}={fld}: {key.task} has no scale {scale!r} (scales: "

@@ -74,5 +74,9 @@ def answer_rows(instrument: Instrument, answers: Sequence[tuple[Item, Answer]]) 
         if rs is None:
             continue
         value = None if a.value is None else float(a.value)
-        rows.append(AnswerRow(value, a.status, it.reverse, it.scales, rs.min, rs.max, it.scored))
+        rows.append(
+            AnswerRow(
+                value, a.status, it.reverse, it.scales, rs.min, rs.max, it.scored, rs.agree == "low"
+            )
+        )
     return rows

@@ -10,15 +10,12 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping, Sequence
 
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.types import Answer, Completion, Instrument, Item, Option, Prompt
+from psymetrics_core.contracts.kinds import Parser
 from psymetrics_core.pluginsys.hookspecs import hookimpl
-
-if TYPE_CHECKING:
-    from psymetrics_core.pluginsys.session import Session
 
 __all__ = [
     "first_valid_int",
@@ -71,7 +68,7 @@ _INDEXED = re.compile(
 def indexed_score(text: str, options: Sequence[Option]) -> tuple[int | None, str]:
     """Parse a PsychoBench-style ``"statement index: score"`` reply (e.g. ``"1: 4"``).
 
-    The score after the index is taken (Huang et al., 2023, robust mode); an out-of-range score is
+    The score after the index is taken (Huang et al., 2024, robust mode); an out-of-range score is
     "unparsed". Without an ``index: score`` line, ``first_valid_int`` decides.
     """
     m = _INDEXED.search(text)
@@ -90,10 +87,14 @@ def register_parsers(register: Callable[..., None]) -> None:
 
 @hookimpl(trylast=True)
 def parse_response(
-    instrument: Instrument, item: Item, prompt: Prompt, completion: Completion, session: Session
+    instrument: Instrument,
+    item: Item,
+    prompt: Prompt,
+    completion: Completion,
+    parsers: Mapping[str, Parser],
 ) -> Answer:
     """Argmax over option log-probabilities when given, else the instrument's text parser
-    (looked up in ``session``'s registered parsers)."""
+    (looked up in ``parsers``, the session's registered parsers by name)."""
     if completion.option_logprobs is not None:
         lps = list(completion.option_logprobs)
         top = max(lps)
@@ -102,7 +103,6 @@ def parse_response(
         probs = {o.value: w / total for o, w in zip(prompt.options, weights, strict=True)}
         best = max(range(len(lps)), key=lambda i: lps[i])
         return Answer(prompt.options[best].value, "ok", probs)
-    parsers = session.parsers()
     parser = parsers.get(instrument.parser)
     if parser is None:
         raise PsymError(

@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
 
 from psymetrics_core.base.types import Instrument, Item, Option, Prompt
+from psymetrics_core.contracts.conditions import Cell, Condition
 from psymetrics_core.instruments.template import compiled_template
 from psymetrics_core.pluginsys.hookspecs import hookimpl
-
-if TYPE_CHECKING:
-    pass
 
 __all__ = ["compiled_template", "render_prompt", "render_text"]
 
@@ -37,24 +34,23 @@ def render_text(instrument: Instrument, item: Item, options: Sequence[Option] | 
 
 
 @hookimpl(trylast=True)
-def render_prompt(instrument: Instrument, item: Item, condition: Any = None) -> Prompt:
+def render_prompt(instrument: Instrument, item: Item, condition: Cell | None = None) -> Prompt:
     """Render ``item`` as chat messages (optional system prompt, then the user message).
 
-    ``condition`` (a ``conditions.Cell``) may change the instrument's text, the option order,
-    the rendered statement and the chat messages.
+    ``condition`` (the administration ``Cell``; None = the unchanged instrument) may change the
+    instrument's text, the option order, the rendered statement and the chat messages.
     """
-    if condition is not None:
-        instrument = condition.apply_instrument(instrument)
-    options = instrument.response_scale_for(item).options
-    if condition is not None:
-        options = condition.apply_options(instrument, item, options, condition.seed)
-    text = render_text(instrument, item, options)
-    if condition is not None:
-        text = condition.apply_text(instrument, item, text)
+    cell = condition if condition is not None else IDENTITY
+    instrument = cell.apply_instrument(instrument)
+    shown = instrument.response_scale_for(item).options
+    options = cell.apply_options(instrument, item, shown, cell.seed)
+    text = cell.apply_text(instrument, item, render_text(instrument, item, options))
     messages: list[dict[str, str]] = []
     if instrument.system_prompt:
         messages.append({"role": "system", "content": instrument.system_prompt})
     messages.append({"role": "user", "content": text})
-    if condition is not None:
-        messages = condition.apply_messages(messages)
+    messages = cell.apply_messages(messages)
     return Prompt(messages=tuple(messages), options=tuple(options), text=text)
+
+
+IDENTITY = Cell((Condition("original"),))  # what an absent condition renders as

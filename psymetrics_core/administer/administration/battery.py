@@ -1,12 +1,12 @@
 """Battery administration (PsychoBench §5.1): all items in one prompt, answered "index: score".
 
-A way of running a questionnaire task, chosen by the ``battery`` condition of the
-``administration`` facet (which only marks the cell, ``Cell.battery``): the ``questionnaire`` kind
-gives a battery cell's items through :func:`administer_battery` instead of one by one.
+The ``battery`` administration mode, chosen by the ``battery`` condition of the ``administration``
+facet (which names the mode, ``Cell.administration``): the ``questionnaire`` kind hands a battery
+cell's items to :class:`Battery` instead of asking them one by one.
 
 Items are grouped by response scale (each group has its own level definitions) and cut into
 chunks of at most ``CHUNK`` items (PsychoBench's current chunk size). The reply is parsed line by
-line with PsychoBench's recommended robust rule (Huang et al., 2023): ``index: score`` mapped by the
+line with PsychoBench's recommended robust rule (Huang et al., 2024): ``index: score`` mapped by the
 *reported* index, values checked against the scale; a missing or invalid line leaves that item
 unanswered. Each chunk is an independent conversation (no carried history).
 """
@@ -18,13 +18,16 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from psymetrics_core.administer.kinds.base import CellRun
+from psymetrics_core.administer.kinds.questionnaire import questionnaire_sample
 from psymetrics_core.backends.base import call_backend
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.types import Answer, Instrument, Item, Option, Prompt
+from psymetrics_core.contracts.administration import Administration
+from psymetrics_core.contracts.kinds import CellRun
 from psymetrics_core.pluginsys.defaults.parse import looks_like_refusal
 
 __all__ = [
+    "Battery",
     "CHUNK",
     "battery_prompts",
     "parse_battery",
@@ -79,7 +82,7 @@ def battery_prompts(
             )
             sys_text = SYSTEM.format(min=rs.min, max=rs.max)
             if "psychobench" in inst.extra and inst.system_prompt:
-                # a PsychoBench scale carries its own full prompt (Huang et al., 2023): send it as
+                # a PsychoBench scale carries its own full prompt (Huang et al., 2024): send it as
                 # the repo does, instruction + "\n" + numbered statements (§5.2)
                 text = inst.instruction.strip() + "\n" + statements
                 sys_text = inst.system_prompt
@@ -155,3 +158,18 @@ def administer_battery(
         if run.reporter is not None:
             run.reporter.advance(len(chunk))
     return out
+
+
+class Battery(Administration):
+    """All items in one prompt per chunk, answered "index: score"; one sample line per item."""
+
+    name = "battery"
+
+    def administer(self, run: CellRun, items: list[Item]) -> list[tuple[Item, Answer]]:
+        """Give the items as battery prompts and write one sample per item."""
+        answers: list[tuple[Item, Answer]] = []
+        for it, ans, pr, text, extra in administer_battery(run, items):
+            answers.append((it, ans))
+            tag = {**run.tag, **extra}
+            run.writer.write(questionnaire_sample(run.task, run.form, it, pr, text, None, ans, tag))
+        return answers

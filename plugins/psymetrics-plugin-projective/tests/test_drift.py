@@ -1,12 +1,11 @@
-"""κ, DCR, μΔ, accuracy and baselines of ``analysis.drift`` on hand-computed cases."""
+"""κ, DCR, μΔ, accuracy and baselines of the projective plugin's ``drift`` on hand cases."""
 
 from __future__ import annotations
 
 import random
 
 import pytest
-
-from psymetrics_core.analysis.drift import (
+from psymetrics_plugin_projective.drift import (
     directional_consistency,
     exact_accuracy,
     judge_agreement,

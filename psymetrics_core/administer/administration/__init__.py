@@ -1,0 +1,13 @@
+"""Administration modes: one module per mode (``item_by_item``, ``battery``), registered in
+``builtin`` through the ``register_administrations`` hook, selected by ``Cell.administration``.
+
+Adding a mode is one new module with an ``contracts.Administration`` subclass plus its
+registration (here for the core, in a plugin's own ``register_administrations`` otherwise).
+"""
+
+from __future__ import annotations
+
+from psymetrics_core.administer.administration.battery import Battery
+from psymetrics_core.administer.administration.item_by_item import ItemByItem
+
+__all__ = ["Battery", "ItemByItem"]

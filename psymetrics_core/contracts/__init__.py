@@ -1,0 +1,37 @@
+"""The types that cross the plugin boundary: conditions and cells, task kinds and the cell run
+they are handed, judge stages and administration modes.
+
+They sit below ``pluginsys`` (import-linter's layers in pyproject.toml), so the hook
+specifications and the ``Session`` take and return them typed.
+
+May import: base, instruments, records, backends.
+"""
+
+from __future__ import annotations
+
+from psymetrics_core.contracts.administration import Administration
+from psymetrics_core.contracts.conditions import ITEM_BY_ITEM, Cell, Condition, item_rng
+from psymetrics_core.contracts.judging import JudgeStage, StageJudge, user_prompt
+from psymetrics_core.contracts.kinds import (
+    CellRun,
+    Parser,
+    SessionView,
+    TaskKind,
+    instrument_record,
+)
+
+__all__ = [
+    "Administration",
+    "Cell",
+    "CellRun",
+    "Condition",
+    "ITEM_BY_ITEM",
+    "JudgeStage",
+    "Parser",
+    "SessionView",
+    "StageJudge",
+    "TaskKind",
+    "instrument_record",
+    "item_rng",
+    "user_prompt",
+]
