@@ -9,10 +9,8 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import platform
 import sys
-import tempfile
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
@@ -23,7 +21,7 @@ from pydantic import BaseModel, ValidationError
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.redaction import redact
 from psymetrics_core.base.versions import RECORD_SCHEMA_VERSION, __version__
-from psymetrics_core.base.writing import NEW_FILE_MODE, check_target
+from psymetrics_core.base.writing import atomic_write, check_target
 from psymetrics_core.records import record_model
 
 __all__ = ["SampleWriter", "write_results", "provenance", "redact", "checked", "RecordError"]
@@ -119,21 +117,10 @@ def write_results(path: Path, results: dict[str, Any], validate: bool = True) ->
         record = checked(record, "results", path.name)
     text = json.dumps(record, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
     check_target(path, what="results file", make_parents=True)  # a regular file or a new path
-    tmp: Path | None = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        # a unique name of this writer's own (two writers never share a temporary file)
-        fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        tmp = Path(name)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, NEW_FILE_MODE)
-        tmp.replace(path)
+        atomic_write(path, text)
     except OSError as exc:
-        if tmp is not None:
-            tmp.unlink(missing_ok=True)
         raise PsymError(f"{path}: cannot write results ({exc.strerror or exc})") from None
 
 
