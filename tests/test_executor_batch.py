@@ -32,7 +32,7 @@ def _samples(directory: Path) -> list[dict[str, Any]]:
 
 
 def _plan(tmp_path: Path, base_url: str, mode: str = "generate") -> Path:
-    settings = PlanSettings(
+    settings = PlanSettings.of(
         tasks=("bfi", "mfq"),
         model="openai-chat",
         model_args={"base_url": base_url, "model": "stub"},

@@ -80,7 +80,7 @@ def test_plan_runner_locks_its_shard_and_still_resumes(tmp_path: Path, fresh_plu
     from psymetrics_core.study.plan import PlanSettings, build_plan
     from psymetrics_core.study.shard import run_plan
 
-    plan = build_plan(PlanSettings(tasks=("bfi",), limit=2), fresh_plugins)
+    plan = build_plan(PlanSettings.of(tasks=("bfi",), limit=2), fresh_plugins)
     kw = {"backend": ScriptedBackend(_answer), "cache": False, "session": fresh_plugins}
     out = tmp_path / "shard"
     out.mkdir()

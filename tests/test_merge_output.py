@@ -35,7 +35,7 @@ def _psym(args: list[str], cache: Path) -> subprocess.CompletedProcess[str]:
 def shards(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     root = tmp_path_factory.mktemp("shards")
     with LatencyServer(latency=0.0) as srv:
-        settings = PlanSettings(
+        settings = PlanSettings.of(
             tasks=("bfi",),
             model="openai-chat",
             model_args={"base_url": srv.base_url, "model": "stub", "concurrency": "1"},

@@ -40,7 +40,7 @@ def _samples(directory: Path) -> list[dict[str, Any]]:
 
 
 def _plan(tmp_path: Path, base_url: str) -> Path:
-    settings = PlanSettings(
+    settings = PlanSettings.of(
         tasks=("bfi", "mfq"),
         model="openai-chat",
         model_args={"base_url": base_url, "model": "stub", "concurrency": "1"},
@@ -65,7 +65,7 @@ def test_plan_lists_units_in_run_order_with_hashes(tmp_path: Path) -> None:
     assert sorted(u.index for u in one + two) == list(range(8)) and not set(one) & set(two)
     # the seed changes every unit's hash
     other = build_plan(
-        PlanSettings(
+        PlanSettings.of(
             tasks=("bfi", "mfq"),
             model="openai-chat",
             model_args={"base_url": "http://127.0.0.1:9/v1", "model": "stub", "concurrency": "1"},
@@ -93,7 +93,7 @@ def test_bad_plan_file_is_one_line_naming_the_line(tmp_path: Path) -> None:
 
 
 def test_secret_model_args_never_reach_a_plan(tmp_path: Path) -> None:
-    settings = PlanSettings(tasks=("bfi",), model="openai-chat", model_args={"api_key": "sk-x"})
+    settings = PlanSettings.of(tasks=("bfi",), model="openai-chat", model_args={"api_key": "sk-x"})
     with pytest.raises(PsymError, match="must not hold secrets"):
         build_plan(settings, Session())
 

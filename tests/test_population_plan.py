@@ -71,8 +71,9 @@ def test_plan_lists_one_unit_per_respondent_and_records_the_hashes(tmp_path: Pat
     assert r.returncode == 0, r.stderr
     assert "12 units" in r.stdout  # 6 sampled respondents x 2 conditions
     plan = read_plan(out)
-    assert plan.settings.population == str(pop.resolve())
-    assert plan.settings.persona_template == "serapio-garcia" and plan.settings.sample == 6
+    assert plan.settings.config.population == pop.resolve()
+    config = plan.settings.config
+    assert config.persona_template == "serapio-garcia" and config.sample == 6
     assert plan.versions["population"] == __import__("hashlib").sha256(pop.read_bytes()).hexdigest()
     assert len(plan.versions["persona_template"]) == 64
     cells = [u.cell for u in plan.units]
@@ -82,13 +83,13 @@ def test_plan_lists_one_unit_per_respondent_and_records_the_hashes(tmp_path: Pat
     s1, s2 = ({u.cell.split("+")[0] for u in plan.shard(i, 2)} for i in (1, 2))
     assert s1 and s2 and len(s1 | s2) == 6
     # the template file and the sample are part of the plan's hash
-    other = build_plan(PlanSettings(tasks=("bfi",), model="openai-chat", limit=4,
+    other = build_plan(PlanSettings.of(tasks=("bfi",), model="openai-chat", limit=4,
                                     population=str(pop), sample=5), Session())  # fmt: skip
     assert len(other.units) == 5 and other.hash != plan.hash
 
 
 def test_plans_without_a_population_keep_their_format_and_hash(tmp_path: Path) -> None:
-    settings = PlanSettings(tasks=("bfi",), model="openai-chat", limit=2)
+    settings = PlanSettings.of(tasks=("bfi",), model="openai-chat", limit=2)
     path = tmp_path / "p.jsonl"
     write_plan(build_plan(settings, Session()), path)
     header = json.loads(path.read_text().splitlines()[0])
@@ -165,9 +166,9 @@ def test_a_changed_population_file_or_template_is_refused(tmp_path: Path) -> Non
 
 def test_sample_and_template_without_a_population_are_refused(tmp_path: Path) -> None:
     with pytest.raises(PsymError, match="--sample 3: needs --population"):
-        build_plan(PlanSettings(tasks=("bfi",), sample=3), Session())
+        build_plan(PlanSettings.of(tasks=("bfi",), sample=3), Session())
     with pytest.raises(PsymError, match="--persona-template genpt: needs --population"):
-        build_plan(PlanSettings(tasks=("bfi",), persona_template="genpt"), Session())
+        build_plan(PlanSettings.of(tasks=("bfi",), persona_template="genpt"), Session())
 
 
 def test_batch_of_a_population_plan_answers_every_respondent(tmp_path: Path) -> None:

@@ -128,7 +128,7 @@ def test_merge_of_two_damaged_shards_is_one_line(tmp_path: Path) -> None:
     from psymetrics_core.study.plan import PlanSettings, build_plan, write_plan
 
     plan = tmp_path / "p.jsonl"
-    write_plan(build_plan(PlanSettings(tasks=("bfi",), limit=2, repeats=2), Session()), plan)
+    write_plan(build_plan(PlanSettings.of(tasks=("bfi",), limit=2, repeats=2), Session()), plan)
     for i, record in ((1, {"plan": 5, "shard": "1/2", "units": None, "complete": "yes"}),
                       (2, {"shard": [2, 2]})):  # fmt: skip
         d = tmp_path / f"s{i}"

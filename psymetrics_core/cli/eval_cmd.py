@@ -278,7 +278,9 @@ def eval_cmd(ctx: click.Context, tasks: str, as_json: bool, **opts: Any) -> None
 
 def run_config(task_list: list[str], session: Session, **opts: Any) -> RunConfig:
     """The ``RunConfig`` of ``psym eval``'s options (``opts``: click's parameters but --tasks
-    and --json): the run records its ``--label`` (default: the model) and its provenance."""
+    and --json; ``psym plan`` passes the subset a plan records): the run records its
+    ``--label`` (default: the model) and its provenance. The one place the command line
+    becomes a run's configuration, for ``psym eval`` and ``psym plan``."""
 
     task_options = parse_task_args(
         opts.pop("task_args"), task_list, opts.pop("data"), session=session
@@ -287,8 +289,8 @@ def run_config(task_list: list[str], session: Session, **opts: Any) -> RunConfig
         task_options=task_options,
         item_files=parse_items_option(opts.pop("items")),
         norm_group=parse_norm_group_option(opts.pop("norm_groups")),
-        cache=not opts.pop("no_cache"),
-        label=opts.pop("label") or _default_label(opts["model"], opts["model_args"]),
+        cache=not opts.pop("no_cache", False),
+        label=opts.pop("label", None) or _default_label(opts["model"], opts["model_args"]),
         provenance=True,
         **opts,
     )

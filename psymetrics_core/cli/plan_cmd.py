@@ -3,19 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
-from psymetrics_core.administer.options import parse_task_args
-from psymetrics_core.administer.population import given_template, template_ref
-from psymetrics_core.backends.base import parse_model_args
+from psymetrics_core.administer.population import given_template
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.cli import session_of
 from psymetrics_core.cli.bounded import bounded
 from psymetrics_core.cli.console import progress_bar, status_lines, stderr
-from psymetrics_core.cli.eval_cmd import eval_cmd
-from psymetrics_core.instruments.item_texts import parse_items_option
-from psymetrics_core.instruments.norms import parse_norm_group_option
+from psymetrics_core.cli.eval_cmd import eval_cmd, run_config
 from psymetrics_core.study.executor import run_sharded
 from psymetrics_core.study.merge import merge_runs
 from psymetrics_core.study.plan import PlanSettings, build_plan, parse_shard, read_plan, write_plan
@@ -23,11 +20,11 @@ from psymetrics_core.study.shard import run_plan
 
 # the `psym eval` options a plan records (same names, same help)
 _PLAN_OPTIONS = (
-    "tasks", "model", "model_args", "mode", "seed", "limit", "form", "max_new_tokens",
-    "temperature", "items", "conditions", "design", "repeats", "norm_groups", "task_args",
-    "data", "judge_model", "judge_model_args", "judge_max_new_tokens", "population",
-    "persona_template", "sample",
-)  # fmt: skip
+    *("tasks", "model", "model_args", "mode", "seed", "limit", "form", "max_new_tokens"),
+    *("temperature", "items", "conditions", "design", "repeats", "norm_groups", "task_args"),
+    *("data", "judge_model", "judge_model_args", "judge_max_new_tokens", "population"),
+    *("persona_template", "sample"),
+)
 
 
 def _eval_params() -> list[click.Parameter]:
@@ -45,32 +42,7 @@ def _eval_params() -> list[click.Parameter]:
     help="Plan file to write (JSON lines).",
 )
 @click.pass_context
-def plan_cmd(
-    ctx: click.Context,
-    plan_path: str,
-    tasks: str,
-    model: str,
-    model_args: str,
-    mode: str,
-    seed: int,
-    limit: int | None,
-    form: str,
-    max_new_tokens: int | None,
-    temperature: float,
-    items: tuple[str, ...],
-    conditions: tuple[str, ...],
-    design: str,
-    repeats: int,
-    norm_groups: tuple[str, ...],
-    task_args: tuple[str, ...],
-    data: tuple[str, ...],
-    judge_model: str | None,
-    judge_model_args: str,
-    judge_max_new_tokens: int | None,
-    population: Path | None,
-    persona_template: str | None,
-    sample: int | None,
-) -> None:
+def plan_cmd(ctx: click.Context, plan_path: str, tasks: str, **opts: Any) -> None:
     """Write the run plan of a study: one line per unit (model, task, cell, repeat, seed).
 
     Takes the options of `psym eval`; run the plan with `psym run PLAN [--shard i/N]`.
@@ -79,33 +51,13 @@ def plan_cmd(
 
     session = session_of(ctx)
     task_list = [session.task_id(t.strip()) for t in tasks.split(",") if t.strip()]
-    persona_template = given_template(persona_template, population)
-    settings = PlanSettings(
-        tasks=tuple(task_list),
-        model=model,
-        model_args=parse_model_args(model_args),
-        mode=mode,
-        seed=seed,
-        limit=limit,
-        form=form,
-        max_new_tokens=max_new_tokens,
-        temperature=temperature,
-        conditions=conditions,
-        design=design,
-        repeats=repeats,
-        norm_group=parse_norm_group_option(norm_groups),
-        task_options=parse_task_args(task_args, task_list, data, session=session),
-        item_files={k: str(Path(v).resolve()) for k, v in parse_items_option(items).items()},
-        judge_model=judge_model,
-        judge_model_args=parse_model_args(judge_model_args),
-        judge_max_new_tokens=judge_max_new_tokens,
-        population=str(population.resolve()) if population is not None else None,
-        persona_template=template_ref(persona_template),
-        sample=sample,
-    )
+    data = opts["data"]
+    opts["persona_template"] = given_template(opts["persona_template"], opts["population"])
+    settings = PlanSettings.of(task_list, run_config(task_list, session, **opts))
     plan = build_plan(settings, session)
+    c = settings.config
     data_files = [part for d in data for part in {d, d.partition("=")[2]} if part]
-    pop_files = [f for f in (settings.population, persona_template) if f and Path(f).is_file()]
+    pop_files = [str(f) for f in (c.population, c.persona_template) if f and Path(f).is_file()]
     write_plan(plan, plan_path, inputs=[*settings.item_files.values(), *data_files, *pop_files])
     click.echo(f"{plan_path}: {len(plan.units)} units, plan {plan.hash[:12]}")
 

@@ -135,12 +135,12 @@ class _Recorder(Backend):
 
 
 def _backend(plan: Plan, session: Session) -> Any:
-    if plan.settings.model != "openai-chat":
+    if plan.settings.config.model != "openai-chat":
         raise PsymError(
             f"psym batch sends /v1/chat/completions requests: the plan's model must be "
-            f"openai-chat, not {plan.settings.model}"
+            f"openai-chat, not {plan.settings.config.model}"
         )
-    return session.make_backend(plan.settings.model, dict(plan.settings.model_args))
+    return session.make_backend(plan.settings.config.model, dict(plan.settings.model_args))
 
 
 def body_for(be: Any, prompt: Prompt, settings: GenerationSettings) -> dict[str, Any]:
@@ -382,7 +382,7 @@ def collect(plan: Plan, directory: Path, session: Session) -> tuple[int, int]:
     wanted = {k: (p, s) for k, p, s in requests}
     stored = failed = 0
     cache = ResponseCache()
-    label = str(plan.settings.model_args.get("model") or plan.settings.model)
+    label = str(plan.settings.model_args.get("model") or plan.settings.config.model)
     try:
         for n, line in enumerate(text.splitlines(), 1):
             if not line.strip():

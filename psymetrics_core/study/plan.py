@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,15 +24,16 @@ from psymetrics_core.administer.population import (
     cross_with_population,
     input_digests,
     respondent_conditions,
+    template_ref,
 )
 from psymetrics_core.administer.preflight import check_generation_options, check_run_numbers
+from psymetrics_core.backends.base import parse_model_args
 from psymetrics_core.backends.cache import _VOLATILE
 from psymetrics_core.base.bounds import bound
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.reading import read_text
 from psymetrics_core.base.regular import require_regular_file
 from psymetrics_core.base.writing import write_output
-from psymetrics_core.pluginsys.backend_hints import DEFAULT_MODEL
 from psymetrics_core.study.plan_records import (
     PLAN_FORMAT,
     PlanHeader,
@@ -71,48 +72,72 @@ _SPEED_KNOBS = ("concurrency",)
 _POPULATION_KEYS = ("population", "persona_template", "sample")
 
 
+# the RunConfig fields a plan records, in the order of its header (the others belong to one run
+# of it: a shard's output, units, cache and concurrency)
+PLAN_FIELDS = tuple(name for name in SettingsRecord.model_fields if name != "tasks")
+
+
 @dataclass(frozen=True)
 class PlanSettings:
-    """The ``psym eval`` arguments a plan runs with (every shard runs with the same)."""
+    """What a plan runs: its tasks and the ``RunConfig`` every shard runs with (its
+    ``PLAN_FIELDS``; a shard adds its output, units, cache and concurrency). The plan's header
+    is that config serialized (:meth:`to_json`) and read back (:meth:`from_json`); ``psym plan``
+    builds the config with ``psym eval``'s own function (``cli.eval_cmd.run_config``)."""
 
     tasks: tuple[str, ...]
-    model: str = DEFAULT_MODEL
-    model_args: dict[str, str] = field(default_factory=dict)
-    mode: str = "generate"
-    seed: int = 1234
-    limit: int | None = None
-    form: str = "original"
-    max_new_tokens: int | None = None
-    temperature: float = 0.0
-    conditions: tuple[str, ...] = ()
-    design: str = "grid"
-    repeats: int = 1
-    norm_group: dict[str, str] = field(default_factory=dict)
-    task_options: dict[str, dict[str, str]] = field(default_factory=dict)
-    item_files: dict[str, str] = field(default_factory=dict)
-    judge_model: str | None = None
-    judge_model_args: dict[str, str] = field(default_factory=dict)
-    judge_max_new_tokens: int | None = None
-    population: str | None = None
-    persona_template: str = "jung"
-    sample: int | None = None
+    config: RunConfig
+
+    @classmethod
+    def of(
+        cls, tasks: Sequence[str], config: RunConfig | None = None, **options: Any
+    ) -> PlanSettings:
+        """The settings of a plan of ``tasks`` run with ``config`` (or ``options``, its fields),
+        in the form a plan records: the ``PLAN_FIELDS`` only, arguments parsed, files (item
+        texts, population, a persona template file) as absolute paths."""
+        c = config if config is not None else RunConfig.from_options(**options)
+        plan = RunConfig(**{name: getattr(c, name) for name in PLAN_FIELDS})
+        return cls(
+            tuple(tasks),
+            plan.replace(
+                model_args=_args(c.model_args),
+                judge_model_args=_args(c.judge_model_args) or None,
+                norm_group=_norm_groups(c.norm_group) or None,
+                task_options={t: dict(o) for t, o in (c.task_options or {}).items()} or None,
+                item_files={k: Path(v).resolve() for k, v in (c.item_files or {}).items()} or None,
+                population=Path(c.population).resolve() if c.population is not None else None,
+                persona_template=template_ref(c.persona_template),
+            ),
+        )
+
+    @property
+    def model_args(self) -> dict[str, str]:
+        """The backend arguments of the plan's model."""
+        return _args(self.config.model_args)
+
+    @property
+    def item_files(self) -> dict[str, str]:
+        """The item-text files by task, as absolute paths."""
+        return {k: str(v) for k, v in (self.config.item_files or {}).items()}
 
     def run_config(self, **changes: Any) -> RunConfig:
         """The ``RunConfig`` of a run of this plan, with ``changes`` (output, units, ...)."""
-        d = asdict(self)
-        del d["tasks"]
-        d["item_files"] = {k: Path(v) for k, v in d["item_files"].items()} or None
-        d["norm_group"] = d["norm_group"] or None
-        d["task_options"] = d["task_options"] or None
-        d["judge_model_args"] = d["judge_model_args"] or None
-        return RunConfig(**{**d, **changes})
+        return self.config.replace(**changes)
 
     def to_json(self) -> dict[str, Any]:
-        """JSON form (the plan's header)."""
-        d = asdict(self)
-        d["tasks"] = list(self.tasks)
-        d["conditions"] = list(self.conditions)
-        if self.population is None:
+        """JSON form (the plan's header): ``tasks`` and the ``PLAN_FIELDS`` of the config."""
+        c = self.config
+        d: dict[str, Any] = {"tasks": list(self.tasks)}
+        d |= {name: getattr(c, name) for name in PLAN_FIELDS}
+        d |= {
+            "model_args": self.model_args,
+            "conditions": list(c.conditions),
+            "norm_group": _norm_groups(c.norm_group),
+            "task_options": {t: dict(o) for t, o in (c.task_options or {}).items()},
+            "item_files": self.item_files,
+            "judge_model_args": _args(c.judge_model_args),
+            "population": str(c.population) if c.population is not None else None,
+        }
+        if c.population is None:
             for key in _POPULATION_KEYS:
                 del d[key]
         return d
@@ -121,11 +146,22 @@ class PlanSettings:
     def from_json(cls, d: Mapping[str, Any], where: str = "plan") -> PlanSettings:
         """Inverse of :meth:`to_json`: every field typed (``SettingsRecord``); an unknown,
         missing or mistyped field is one line naming ``where`` and the field."""
-        rec = validated(SettingsRecord, d, where, prefix="settings")
-        kw = rec.model_dump()
-        kw["tasks"] = tuple(kw["tasks"])
-        kw["conditions"] = tuple(kw["conditions"])
-        return cls(**kw)
+        kw = validated(SettingsRecord, d, where, prefix="settings").model_dump()
+        tasks = tuple(kw.pop("tasks"))
+        kw["item_files"] = {k: Path(v) for k, v in kw["item_files"].items()} or None
+        for key in ("norm_group", "task_options", "judge_model_args"):
+            kw[key] = kw[key] or None
+        return cls(tasks, RunConfig(**kw))
+
+
+def _args(value: str | Mapping[str, str] | None) -> dict[str, str]:
+    """Backend arguments as a dict (``k=v,k=v`` text parsed)."""
+    return parse_model_args(value) if isinstance(value, str) else dict(value or {})
+
+
+def _norm_groups(value: str | Mapping[str, str] | None) -> dict[str, str]:
+    """``--norm-group`` as {task: group} (a bare group name is every task's: ``*``)."""
+    return {"*": value} if isinstance(value, str) else dict(value or {})
 
 
 @dataclass(frozen=True)
@@ -200,47 +236,54 @@ def build_plan(settings: PlanSettings, session: Session) -> Plan:
     """Validate ``settings`` like ``psym eval`` would (with the plugins of ``session``) and list
     the units in run order."""
 
-    if not settings.tasks:
-        raise PsymError("no tasks given")
-    check_run_numbers(settings.limit, settings.repeats, settings.seed)
-    check_generation_options(
-        settings.temperature, settings.max_new_tokens, settings.judge_max_new_tokens
-    )
-    for what, args in (
-        ("--model-args", settings.model_args),
-        ("--judge-model-args", settings.judge_model_args),
-    ):
-        secret = secret_args(args)
-        if secret:
-            raise PsymError(f"{what} {', '.join(secret)}: {_NO_SECRETS}")
-    check_population_options(settings.population, settings.persona_template, settings.sample)
+    _check_settings(settings)
+    c = settings.config
     instruments = {t: session.get_instrument(t) for t in settings.tasks}
-    cells = cells_for(list(settings.conditions), session, settings.design)
+    cells = cells_for(list(c.conditions), session, c.design)
     versions: dict[str, Any] = {
         "psymetrics": __version__,
         "instruments": {t: inst.version for t, inst in instruments.items()},
         "item_files": {k: _file_digest(v) for k, v in sorted(settings.item_files.items())},
     }
-    if settings.population is not None:  # every cell once per respondent, as `psym eval` runs
-        versions.update(input_digests(settings.population, settings.persona_template))
-        people = respondent_conditions(
-            settings.population, settings.persona_template, settings.sample, settings.seed
-        )
+    if c.population is not None:  # every cell once per respondent, as `psym eval` runs
+        versions.update(input_digests(c.population, c.persona_template))
+        people = respondent_conditions(c.population, c.persona_template, c.sample, c.seed)
         cells = cross_with_population(cells, people)
     units: list[Unit] = []
     for task in settings.tasks:
         for cell in cells:
-            for r in range(settings.repeats):
-                seed = settings.seed + r
+            for r in range(c.repeats):
+                seed = c.seed + r
                 h = unit_hash(settings, versions, task, cell.name, r, seed)
-                units.append(Unit(len(units), settings.model, task, cell.name, r, seed, h))
+                units.append(Unit(len(units), c.model, task, cell.name, r, seed, h))
     return Plan(settings, versions, tuple(units))
 
 
+def _check_settings(settings: PlanSettings) -> None:
+    """The checks of ``psym eval`` on the plan's settings, and no secret in a plan."""
+    c = settings.config
+    if not settings.tasks:
+        raise PsymError("no tasks given")
+    check_run_numbers(c.limit, c.repeats, c.seed)
+    check_generation_options(c.temperature, c.max_new_tokens, c.judge_max_new_tokens)
+    for what, args in (
+        ("--model-args", settings.model_args),
+        ("--judge-model-args", _args(c.judge_model_args)),
+    ):
+        secret = secret_args(args)
+        if secret:
+            raise PsymError(f"{what} {', '.join(secret)}: {_NO_SECRETS}")
+    check_population_options(c.population, c.persona_template, c.sample)
+
+
 def unit_hash(
-    settings: PlanSettings, versions: Mapping[str, Any], task: str, cell: str, repeat: int,
+    settings: PlanSettings,
+    versions: Mapping[str, Any],
+    task: str,
+    cell: str,
+    repeat: int,
     seed: int,
-) -> str:  # fmt: skip
+) -> str:
     """Content hash of one unit: settings (no speed knobs), versions, task, cell, repeat, seed."""
     base = {k: v for k, v in settings.to_json().items() if k not in _SPEED_KNOBS}
     base.pop("tasks")
@@ -295,12 +338,13 @@ def read_plan(path: Path) -> Plan:
     header = validated(PlanHeader, head_row, where0)
     settings = PlanSettings.from_json(header.settings, where0)
     for key in ("model_args", "judge_model_args"):
-        secret = secret_args(getattr(settings, key))
+        secret = secret_args(_args(getattr(settings.config, key)))
         if secret:
             raise PsymError(f"{where0}, field 'settings.{key}.{secret[0]}': {_NO_SECRETS}")
     versions = header.versions.model_dump(exclude_none=True)  # as build_plan wrote them
-    units = tuple(_read_unit(path, n, line, settings, versions, i) for i, (n, line)
-                  in enumerate(lines[1:]))  # fmt: skip
+    units = tuple(
+        _read_unit(path, n, line, settings, versions, i) for i, (n, line) in enumerate(lines[1:])
+    )
     plan = Plan(settings, versions, units)
     if header.hash != plan.hash:
         raise PsymError(f"{where0}, field 'hash': does not match the units (edited plan?)")
@@ -316,8 +360,9 @@ def _read_unit(
     unit = Unit(**rec.model_dump())
     if unit.index != index:
         raise PsymError(f"{where}, field 'index': expected {index}, got {unit.index}")
-    if unit.model != settings.model:
-        raise PsymError(f"{where}, field 'model': expected {settings.model!r}, the plan's model")
+    model = settings.config.model
+    if unit.model != model:
+        raise PsymError(f"{where}, field 'model': expected {model!r}, the plan's model")
     if unit.hash != unit_hash(settings, versions, unit.task, unit.cell, unit.repeat, unit.seed):
         raise PsymError(f"{where}, field 'hash': does not match the unit (edited plan?)")
     return unit
@@ -326,14 +371,14 @@ def _read_unit(
 def check_plan_inputs(plan: Plan) -> None:
     """One line when the population file or persona template of a population plan is not the
     one the plan was written with (a changed file would give other respondents or prompts)."""
-    settings = plan.settings
-    if settings.population is None:
+    c = plan.settings.config
+    if c.population is None:
         return
-    now = input_digests(settings.population, settings.persona_template)
+    now = input_digests(c.population, c.persona_template)
     for key, what in (("population", "population file"), ("persona_template", "persona template")):
         was = str(plan.versions.get(key) or "")
         if now[key] != was:
-            name = settings.population if key == "population" else settings.persona_template
+            name = c.population if key == "population" else c.persona_template
             raise PsymError(
                 f"{name}: the {what} has changed since the plan was written (sha256 "
                 f"{was[:12] or 'none'} in the plan, {now[key][:12]} now); restore it or write "

@@ -50,8 +50,8 @@ def check_plan_here(plan: Plan, session: Session) -> None:
     check_plan_inputs(plan)
     here = build_plan(plan.settings, session)
     if here.hash != plan.hash:
-        diff = [k for k in ("psymetrics", "instruments", "item_files")
-                if here.versions.get(k) != plan.versions.get(k)]  # fmt: skip
+        keys = ("psymetrics", "instruments", "item_files")
+        diff = [k for k in keys if here.versions.get(k) != plan.versions.get(k)]
         what = ", ".join(diff) or "units"
         theirs = {k: plan.versions.get(k) for k in diff}
         ours = {k: here.versions.get(k) for k in diff}
@@ -110,9 +110,13 @@ def run_plan(
                 output=output, cache=cache, concurrency=concurrency, units={u.key for u in units}
             )
             evaluate(
-                list(plan.settings.tasks), config, progress=progress, backend=backend,
-                session=session, run_dir=run_dir,
-            )  # fmt: skip
+                list(plan.settings.tasks),
+                config,
+                progress=progress,
+                backend=backend,
+                session=session,
+                run_dir=run_dir,
+            )
         else:  # more shards than units
             write_output(output / "samples.jsonl", "", what="samples file")
         record["complete"] = True

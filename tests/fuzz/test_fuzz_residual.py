@@ -49,7 +49,7 @@ def session() -> Session:
 def plan_path(session: Session, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A valid plan (bfi, 2 items, 2 repeats = 2 units)."""
     path = tmp_path_factory.mktemp("plan") / "plan.jsonl"
-    write_plan(build_plan(PlanSettings(tasks=("bfi",), limit=2, repeats=2), session), path)
+    write_plan(build_plan(PlanSettings.of(tasks=("bfi",), limit=2, repeats=2), session), path)
     return path
 
 
@@ -182,7 +182,7 @@ def test_fuzz_batch_submit_to_a_mute_server_with_the_defaults(
     srv = _Mute(hold=REPLY_WAIT + 30)
     try:
         args = {"base_url": srv.base_url, "model": "m", "api_key_env": "PSYM_FUZZ_KEY"}
-        settings = PlanSettings(tasks=("bfi",), model="openai-chat", model_args=args, limit=2)
+        settings = PlanSettings.of(tasks=("bfi",), model="openai-chat", model_args=args, limit=2)
         path = tmp_path / "plan.jsonl"
         write_plan(build_plan(settings, session), path)
         plan = read_plan(path)  # as `psym batch submit PLAN DIR` reads it, then submits
@@ -216,7 +216,7 @@ def shards(session: Session, tmp_path_factory: pytest.TempPathFactory) -> tuple[
     from psymetrics_core.study.shard import run_plan
 
     base = tmp_path_factory.mktemp("shards")
-    plan = build_plan(PlanSettings(tasks=("bfi",), limit=2, repeats=2), session)
+    plan = build_plan(PlanSettings.of(tasks=("bfi",), limit=2, repeats=2), session)
     for i in (1, 2):
         run_plan(plan, base / f"s{i}", (i, 2), session=session, backend=_Scripted(), cache=False)
     return base / "s1", base / "s2"
@@ -316,7 +316,7 @@ def test_fuzz_merge_refuses_records_in_a_shard_of_no_units(
     samples.jsonl has no results.json to verify it and is refused (not silently dropped)."""
     from psymetrics_core.study.shard import run_plan
 
-    plan = build_plan(PlanSettings(tasks=("bfi",), limit=2, repeats=2), session)
+    plan = build_plan(PlanSettings.of(tasks=("bfi",), limit=2, repeats=2), session)
     dirs = [tmp_path / f"t{i}" for i in (1, 2, 3)]
     for i, d in enumerate(dirs, 1):
         run_plan(plan, d, (i, 3), session=session, backend=_Scripted(), cache=False)
@@ -381,7 +381,7 @@ def test_the_shard_bound_holds_in_the_library_and_in_shard_json(
     N = 1000 (the documented bound) is accepted."""
     from psymetrics_core.study.merge import merge_runs
 
-    plan = build_plan(PlanSettings(tasks=("bfi",), limit=2, repeats=2), session)
+    plan = build_plan(PlanSettings.of(tasks=("bfi",), limit=2, repeats=2), session)
     assert len(plan.shard(1, 1000)) == 1
     expect_clean_error(lambda: plan.shard(1, 10**12), ["--shard N", "1-1000"])
     two = tmp_path / "s2"

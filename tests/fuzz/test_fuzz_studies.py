@@ -46,7 +46,7 @@ def session() -> Session:
 def plan_lines(session: Session, tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     """A valid plan (bfi, 2 items, 2 repeats = 2 units) as its text lines."""
     path = tmp_path_factory.mktemp("plan") / "plan.jsonl"
-    write_plan(build_plan(PlanSettings(tasks=("bfi",), limit=2, repeats=2), session), path)
+    write_plan(build_plan(PlanSettings.of(tasks=("bfi",), limit=2, repeats=2), session), path)
     return path.read_text(encoding="utf-8").splitlines()
 
 
@@ -273,7 +273,7 @@ def shards(session: Session, tmp_path_factory: pytest.TempPathFactory) -> tuple[
     from psymetrics_core.study.shard import run_plan
 
     base = tmp_path_factory.mktemp("shards")
-    plan = build_plan(PlanSettings(tasks=("bfi",), limit=2, repeats=2), session)
+    plan = build_plan(PlanSettings.of(tasks=("bfi",), limit=2, repeats=2), session)
     for i in (1, 2):
         run_plan(plan, base / f"s{i}", (i, 2), session=session, backend=_Scripted(), cache=False)
     return base / "s1", base / "s2"
@@ -679,7 +679,7 @@ def batch_session(session: Session) -> Session:
 
 def _batch_plan(tmp_path: Path, session: Session, base_url: str, **extra: str) -> Any:
     args = {"base_url": base_url, "model": "m", "api_key_env": "PSYM_FUZZ_KEY", **extra}
-    settings = PlanSettings(tasks=("bfi",), model="openai-chat", model_args=args, limit=2)
+    settings = PlanSettings.of(tasks=("bfi",), model="openai-chat", model_args=args, limit=2)
     path = tmp_path / "plan.jsonl"
     write_plan(build_plan(settings, session), path)
     return read_plan(path)
@@ -885,7 +885,7 @@ def test_fuzz_batch_refuses_judged_tasks(
     srv = BatchScript({"/files": FILE_OK, "/batches": BATCH_OK})
     try:
         args = {"base_url": srv.base_url, "model": "m"}
-        settings = PlanSettings(tasks=(task,), model="openai-chat", model_args=args, limit=1)
+        settings = PlanSettings.of(tasks=(task,), model="openai-chat", model_args=args, limit=1)
         plan = build_plan(settings, session)
         out = expect_clean_error(lambda: submit(plan, tmp_path / "b", session), [task])
     finally:
@@ -914,14 +914,14 @@ def test_fuzz_secret_in_base_url_never_reaches_a_plan(
     kw: dict[str, Any] = {which: args}
     if which == "judge_model_args":
         kw["judge_model"] = "openai-chat"
-    settings = PlanSettings(tasks=("bfi",), model="openai-chat", limit=1, **kw)
+    settings = PlanSettings.of(tasks=("bfi",), model="openai-chat", limit=1, **kw)
     out = expect_clean_error(lambda: build_plan(settings, session), ["base_url"], label=name)
     assert "secrets" in out.message and KEY not in out.message
 
 
 def test_a_plain_base_url_is_not_a_secret(session: Session) -> None:
     args = {"base_url": "https://api.example/v1?x=1", "model": "m", "api_key_env": "K"}
-    settings = PlanSettings(tasks=("bfi",), model="openai-chat", model_args=args, limit=1)
+    settings = PlanSettings.of(tasks=("bfi",), model="openai-chat", model_args=args, limit=1)
     assert build_plan(settings, session).units
 
 
