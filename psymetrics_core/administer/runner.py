@@ -125,8 +125,10 @@ def evaluate(
     ``config.model``/``model_args`` with a ready backend object. ``progress(task, n_prompts)``
     may return a reporter that is advanced as prompts finish.
 
-    Every (task, cell, repeat) is run by the task's kind; ``tasks.<task>`` holds the first
-    (cell, repeat) run, ``tasks.<task>.runs`` all of them. Cells are the ``conditions``
+    Every (task, cell, repeat) is run by the task's kind; ``tasks.<task>``'s own fields are the
+    first (cell, repeat) run, ``tasks.<task>.runs`` all of them, and a population run adds the
+    population-level entry ``tasks.<task>.population`` (the spread across respondents, what
+    every screen shows; the own fields are respondent 1's cell). Cells are the ``conditions``
     expanded by ``design`` (``conditions.build_cells``), each run ``repeats`` times with seeds
     ``seed + r``. ``cache`` stores every response in the response cache before use (default:
     on for backends built by name, off for a ready ``backend``); ``concurrency`` bounds the

@@ -157,8 +157,10 @@ class PopulationGroup(Strict):
 
 
 class TaskEntry(Open):
-    """A task's results: the first administration's scores plus every administration in
-    ``runs``. Free-text tasks add their own detail fields (counts, odds ratios, ...)."""
+    """A task's results: the first administration's scores (``runs[0]``), every administration
+    in ``runs`` and, for a population run, the population-level entry ``population`` (what
+    every screen of such a run shows: the first administration is one respondent's cell).
+    Free-text tasks add their own detail fields (counts, odds ratios, ...)."""
 
     scales: dict[Name, ScaleEntry]
     n_items: Count
