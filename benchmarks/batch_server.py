@@ -96,9 +96,13 @@ class BatchServer:
                 return self._reply(h, 404, {"error": {"message": "no such file"}})
             with self._lock:
                 bid = self._new_id("batch")
-                self.batches[bid] = {"id": bid, "object": "batch", "status": "validating",
-                                     "endpoint": body.get("endpoint"),
-                                     "input_file_id": body["input_file_id"]}  # fmt: skip
+                self.batches[bid] = {
+                    "id": bid,
+                    "object": "batch",
+                    "status": "validating",
+                    "endpoint": body.get("endpoint"),
+                    "input_file_id": body["input_file_id"],
+                }
                 self._polls[bid] = 0
             return self._reply(h, 200, self.batches[bid])
         if h.path.endswith("/chat/completions"):
@@ -116,13 +120,25 @@ class BatchServer:
                 resp = {"status_code": 500, "body": {"error": {"message": "injected"}}}
             else:
                 resp = {"status_code": 200, "body": self.answers._chat(req["body"])}
-            out.append(json.dumps({"id": f"r{len(out)}", "custom_id": req["custom_id"],
-                                   "response": resp, "error": None}))  # fmt: skip
+            out.append(
+                json.dumps(
+                    {
+                        "id": f"r{len(out)}",
+                        "custom_id": req["custom_id"],
+                        "response": resp,
+                        "error": None,
+                    }
+                )
+            )
         fid = self._new_id("file")
         self.files[fid] = ("\n".join(out) + "\n").encode()
         n = len(lines)
-        batch.update(status="completed", output_file_id=fid, completed_at=int(time.time()),
-                     request_counts={"total": n, "completed": n, "failed": 0})  # fmt: skip
+        batch.update(
+            status="completed",
+            output_file_id=fid,
+            completed_at=int(time.time()),
+            request_counts={"total": n, "completed": n, "failed": 0},
+        )
 
     def _get(self, h: BaseHTTPRequestHandler) -> None:
         parts = h.path.strip("/").split("/")

@@ -24,10 +24,13 @@ def _personas(work: Path, n: int) -> Path:
 
     src = work / "personas.jsonl"
     rows = [
-        {"id": f"p{i:05d}", "persona": f"a person born in town {i} who enjoys hobby {i % 17}",
-         "extraversion": i % 2}
+        {
+            "id": f"p{i:05d}",
+            "persona": f"a person born in town {i} who enjoys hobby {i % 17}",
+            "extraversion": i % 2,
+        }
         for i in range(n)
-    ]  # fmt: skip
+    ]
     src.write_text("".join(json.dumps(r) + "\n" for r in rows))
     pop = work / "population.jsonl"
     write_population(pop, build_population(BuildSpec(source=src, licence="CC0-1.0")))
@@ -44,8 +47,15 @@ def population_throughput(
 
     work.mkdir(parents=True, exist_ok=True)
     pop = _personas(work, respondents)
-    out = timed_stream(latency, concurrency, work / "cache", ["bfi"], population=pop,
-                       persona_template="serapio-garcia", output=work / "run")  # fmt: skip
+    out = timed_stream(
+        latency,
+        concurrency,
+        work / "cache",
+        ["bfi"],
+        population=pop,
+        persona_template="serapio-garcia",
+        output=work / "run",
+    )
     size = (work / "run" / "results.json").stat().st_size
     return {"respondents": respondents, **out, "results_mb": size / 1e6}
 
@@ -100,9 +110,12 @@ def write_instrument(
 
 
 def simulate_long(
-    path: Path, scales: dict[str, list[tuple[str, bool]]], respondents: int = 1250,
-    personas: int = 50, seed: int = 11,
-) -> None:  # fmt: skip
+    path: Path,
+    scales: dict[str, list[tuple[str, bool]]],
+    respondents: int = 1250,
+    personas: int = 50,
+    seed: int = 11,
+) -> None:
     """Answers of ``respondents`` (``personas`` personas x prompt variants) from a one-factor
     model per scale (loadings 0.4-0.8, correlated factors), cut into 1-5 ratings, written as a
     long CSV ``respondent,persona,item,response`` plus the persona's label ``label_s00``."""
@@ -124,13 +137,15 @@ def simulate_long(
         items += [i for i, _ in its]
     wide = np.hstack(cols)
     who = np.repeat([f"r{i:05d}" for i in range(respondents)], len(items))
-    frame = pd.DataFrame({
-        "respondent": who,
-        "persona": np.repeat([f"p{p:03d}" for p in persona], len(items)),
-        "item": np.tile(items, respondents),
-        "response": wide.reshape(-1),
-        "label_s00": np.repeat(np.round(trait[persona, 0], 3), len(items)),
-    })  # fmt: skip
+    frame = pd.DataFrame(
+        {
+            "respondent": who,
+            "persona": np.repeat([f"p{p:03d}" for p in persona], len(items)),
+            "item": np.tile(items, respondents),
+            "response": wide.reshape(-1),
+            "label_s00": np.repeat(np.round(trait[persona, 0], 3), len(items)),
+        }
+    )
     frame.to_csv(path, index=False)
 
 
@@ -146,8 +161,19 @@ def analysis_at_scale(
     simulate_long(long, scales, respondents=respondents, personas=personas)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["PSYM_INSTRUMENTS_PATH"] = str(work / "instruments")
-    cmd = [sys.executable, "-m", "psymetrics_core", "analyze", "--task", "synth419",
-           "--responses", str(long), "--criterion", "s00=label_s00", "--json"]  # fmt: skip
+    cmd = [
+        sys.executable,
+        "-m",
+        "psymetrics_core",
+        "analyze",
+        "--task",
+        "synth419",
+        "--responses",
+        str(long),
+        "--criterion",
+        "s00=label_s00",
+        "--json",
+    ]
     out = work / "analysis.json"
     start = time.perf_counter()
     with out.open("w") as fh, (work / "analysis.log").open("w") as err:
@@ -160,9 +186,16 @@ def analysis_at_scale(
     peak_kb = usage.ru_maxrss  # KiB on Linux
     pop = json.loads(out.read_text())["population"]["all"]
     fitted = sum(1 for c in pop["cfa"].values() if c["fit"] is not None)
-    return {"rows": respondents * n_items, "respondents": respondents, "items": n_items,
-            "scales": len(scales), "cfa_fitted": fitted, "wall_s": wall,
-            "peak_gb": peak_kb * 1024 / 1e9, "command": " ".join(cmd[1:])}  # fmt: skip
+    return {
+        "rows": respondents * n_items,
+        "respondents": respondents,
+        "items": n_items,
+        "scales": len(scales),
+        "cfa_fitted": fitted,
+        "wall_s": wall,
+        "peak_gb": peak_kb * 1024 / 1e9,
+        "command": " ".join(cmd[1:]),
+    }
 
 
 def _scored(out: Path) -> dict[tuple[str, str], tuple[Any, list[float]]]:
@@ -206,12 +239,16 @@ def prefix_sharing(work: Path, respondents: int = 4, items: int = 6) -> dict[str
     pairs = [(a, b) for k, (_, lp) in shared.items() for a, b in zip(lp, alone[k][1], strict=True)]
     diff = max(abs(a - b) for a, b in pairs)
     return {
-        "respondents": respondents, "items": items, "prompts": len(shared),
-        "shared_s": walls["shared"], "alone_s": walls["alone"],
+        "respondents": respondents,
+        "items": items,
+        "prompts": len(shared),
+        "shared_s": walls["shared"],
+        "alone_s": walls["alone"],
         "ratio": walls["alone"] / walls["shared"],
         "same_answers": sum(shared[k][0] == alone[k][0] for k in shared),
-        "max_logprob_diff": diff, **tokens,
-    }  # fmt: skip
+        "max_logprob_diff": diff,
+        **tokens,
+    }
 
 
 def _tokens_run(be: Any, items: int, pop: Path) -> dict[str, int]:

@@ -75,13 +75,19 @@ def startup_imports(env: dict[str, str]) -> dict[str, Any]:
             start = time.perf_counter()
             r = subprocess.run(
                 [sys.executable, "-X", "importtime", "-m", "psymetrics_core", cmd, "--help"],
-                env=env, capture_output=True, text=True, check=True,
-            )  # fmt: skip
+                env=env,
+                capture_output=True,
+                text=True,
+                check=True,
+            )
             wall = time.perf_counter() - start
             best = wall if best is None else min(best, wall)
         loaded = {line.rsplit("|", 1)[-1].strip() for line in r.stderr.splitlines()}
-        heavy = [m for m in ("torch", "transformers", "numpy", "scipy", "pandas", "aiohttp")
-                 if m in loaded]  # fmt: skip
+        heavy = [
+            m
+            for m in ("torch", "transformers", "numpy", "scipy", "pandas", "aiohttp")
+            if m in loaded
+        ]
         out[cmd] = {"seconds": best, "heavy_imports": heavy}
     return out
 
@@ -163,8 +169,7 @@ def inference_vs_floor(limit: int | None) -> dict[str, Any]:
         ours.append(time.perf_counter() - start)
         floor.append(floor_seconds(be, groups))
     n = sum(len(g) for g in groups)
-    return {"items": n, "psym_s": min(ours), "floor_s": min(floor),
-            "ratio": min(ours) / min(floor)}  # fmt: skip
+    return {"items": n, "psym_s": min(ours), "floor_s": min(floor), "ratio": min(ours) / min(floor)}
 
 
 def compute_bound(limit: int | None) -> dict[str, Any]:
@@ -189,8 +194,9 @@ def compute_bound(limit: int | None) -> dict[str, Any]:
         tokens += len({tuple(r.tokens[:i]) for r in rows for i in range(1, len(r.tokens) + 1)})
         prompts += len(prompts_of_task)
     # the matrices of the blocks (the norms' vectors are not multiplied)
-    block_weights = sum(math.prod(w.shape) for layer in engine.layers for w in layer.values()
-                        if len(w.shape) == 2)  # fmt: skip
+    block_weights = sum(
+        math.prod(w.shape) for layer in engine.layers for w in layer.values() if len(w.shape) == 2
+    )
     flops = 2 * block_weights * tokens + 2 * math.prod(engine.lm_head.shape) * prompts
     h = engine.shape.hidden
     sh = max(w.shape[0] for w in engine.layers[0].values() if len(w.shape) == 2)  # the MLP's
@@ -222,10 +228,18 @@ def server_process(latency: float) -> tuple[subprocess.Popen[bytes], str]:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "benchmarks.latency_server", "--latency", str(latency),
-         "--port", str(port)],
-        cwd=REPO, stdout=subprocess.DEVNULL,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "benchmarks.latency_server",
+            "--latency",
+            str(latency),
+            "--port",
+            str(port),
+        ],
+        cwd=REPO,
+        stdout=subprocess.DEVNULL,
+    )
     for _ in range(100):
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=5):
@@ -254,8 +268,14 @@ def timed_stream(
     os.environ["PSYM_CACHE_DIR"] = str(env_cache)
     try:
         start = time.perf_counter()
-        evaluate(tasks, model="openai-chat", model_args=f"base_url={base},model=stub",
-                 concurrency=concurrency, session=session, **options)  # fmt: skip
+        evaluate(
+            tasks,
+            model="openai-chat",
+            model_args=f"base_url={base},model=stub",
+            concurrency=concurrency,
+            session=session,
+            **options,
+        )
         wall = time.perf_counter() - start
         with urllib.request.urlopen(f"{base}/stats", timeout=10) as resp:
             stats = json.loads(resp.read())
@@ -268,8 +288,14 @@ def timed_stream(
             os.environ["PSYM_CACHE_DIR"] = old
     n = int(stats["requests"])
     bound = concurrency / latency
-    return {"requests": n, "wall_s": wall, "throughput": n / wall, "bound": bound,
-            "of_bound": n / wall / bound, "server_peak": stats["peak"]}  # fmt: skip
+    return {
+        "requests": n,
+        "wall_s": wall,
+        "throughput": n / wall,
+        "bound": bound,
+        "of_bound": n / wall / bound,
+        "server_peak": stats["peak"],
+    }
 
 
 def grid_throughput(
@@ -278,9 +304,25 @@ def grid_throughput(
     """A bfi,mfq,asi x 2 conditions x 3 repeats grid (``timed_stream``), with a fresh response
     cache or with none (``cache=False``, as ``--no-cache``)."""
     return timed_stream(
-        latency, concurrency, env_cache, ["bfi", "mfq", "asi"],
-        conditions=["original", "reversed-options"], repeats=3, temperature=0.7, cache=cache,
-    )  # fmt: skip
+        latency,
+        concurrency,
+        env_cache,
+        ["bfi", "mfq", "asi"],
+        conditions=["original", "reversed-options"],
+        repeats=3,
+        temperature=0.7,
+        cache=cache,
+    )
+
+
+def _shard_plan_args(base: str, plan: Path) -> list[str]:
+    """`psym plan` arguments for the shard benchmark: bfi,mfq, 2 conditions, 2 repeats, 25 items."""
+    head = "plan --tasks bfi,mfq --model openai-chat --model-args".split()
+    tail = (
+        "--condition original --condition reversed-options --repeats 2 --temperature 0.7 "
+        "--limit 25 --output"
+    ).split()
+    return [*head, f"base_url={base},model=stub,concurrency=2", *tail, str(plan)]
 
 
 def shard_speedup(latency: float, work: Path, env: dict[str, str]) -> dict[str, Any]:
@@ -290,35 +332,38 @@ def shard_speedup(latency: float, work: Path, env: dict[str, str]) -> dict[str, 
     try:
         plan = work / "shard-plan.jsonl"
         subprocess.run(
-            psym + ["plan", "--tasks", "bfi,mfq", "--model", "openai-chat", "--model-args",
-                    f"base_url={base},model=stub,concurrency=2", "--condition", "original",
-                    "--condition", "reversed-options", "--repeats", "2", "--temperature", "0.7",
-                    "--limit", "25", "--output", str(plan)],
-            env=env, check=True, capture_output=True,
-        )  # fmt: skip
+            psym + _shard_plan_args(base, plan), env=env, check=True, capture_output=True
+        )
 
         def run(args: list[str], cache: str) -> subprocess.Popen[bytes]:
             root = Path(env["PSYM_CACHE_DIR"])
             e = {**env, "PSYM_CACHE_DIR": str(fresh_cache(work / cache, root))}
-            return subprocess.Popen(psym + args, env=e, stdout=subprocess.DEVNULL,
-                                    stderr=subprocess.DEVNULL)  # fmt: skip
+            return subprocess.Popen(
+                psym + args, env=e, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+            )
 
         start = time.perf_counter()
         assert run(["run", str(plan), "--output", str(work / "one")], "c1").wait() == 0
         single = time.perf_counter() - start
         before = srv.requests
         start = time.perf_counter()
-        procs = [run(["run", str(plan), "--shard", f"{i}/2", "--output", str(work / f"s{i}")],
-                     f"c2-{i}") for i in (1, 2)]  # fmt: skip
+        procs = [
+            run(["run", str(plan), "--shard", f"{i}/2", "--output", str(work / f"s{i}")], f"c2-{i}")
+            for i in (1, 2)
+        ]
         assert all(p.wait() == 0 for p in procs)
-        assert run(["merge", str(work / "s1"), str(work / "s2"), "--output",
-                    str(work / "merged")], "c3").wait() == 0  # fmt: skip
+        merge = ["merge", str(work / "s1"), str(work / "s2"), "--output", str(work / "merged")]
+        assert run(merge, "c3").wait() == 0
         sharded = time.perf_counter() - start
         requests = srv.requests - before
     finally:
         srv.__exit__()
-    same = (work / "one" / "samples.jsonl").read_text() == (
-        work / "merged" / "samples.jsonl"
-    ).read_text()
-    return {"requests": requests, "single_s": single, "sharded_s": sharded,
-            "speedup": single / sharded, "identical_samples": same}  # fmt: skip
+    one, merged = (work / d / "samples.jsonl" for d in ("one", "merged"))
+    same = one.read_text() == merged.read_text()
+    return {
+        "requests": requests,
+        "single_s": single,
+        "sharded_s": sharded,
+        "speedup": single / sharded,
+        "identical_samples": same,
+    }

@@ -31,8 +31,16 @@ from psymetrics_core.instruments.item_texts import check_form
 if TYPE_CHECKING:
     from psymetrics_core.administer.kinds.task import Task
 
-__all__ = ["ALL", "RATING_COLUMNS", "Rating", "read_ratings", "read_ratings_table",
-           "read_responses", "read_generations", "read_answer_table"]  # fmt: skip
+__all__ = [
+    "ALL",
+    "RATING_COLUMNS",
+    "Rating",
+    "read_ratings",
+    "read_ratings_table",
+    "read_responses",
+    "read_generations",
+    "read_answer_table",
+]
 
 RATING_COLUMNS = ("respondent", "item", "response")
 ALL = "all"  # the group of every row when the file is not grouped

@@ -80,9 +80,17 @@ def _loadings_json(inst: Instrument) -> dict[str, Any] | None:
     h = inst.human_loadings
     if h is None:
         return None
-    return {"source": h.source, "file": h.file, "rotation": h.rotation, "method": h.method,
-            "n": h.n, "note": h.note, "direction": "raw", "factors": list(h.factors),
-            "loadings": {item: list(v) for item, v in h.loadings}}  # fmt: skip
+    return {
+        "source": h.source,
+        "file": h.file,
+        "rotation": h.rotation,
+        "method": h.method,
+        "n": h.n,
+        "note": h.note,
+        "direction": "raw",
+        "factors": list(h.factors),
+        "loadings": {item: list(v) for item, v in h.loadings},
+    }
 
 
 def describe_task(
@@ -116,10 +124,15 @@ def _items(inst: Instrument) -> tuple[list[dict[str, Any]], str | None]:
     """Every item (id, text, and scales or prompt attributes), or why they cannot be listed."""
     if not isinstance(inst, Task):
         return [
-            {"id": it.id, "text": it.text, "scales": list(it.scales), "reverse": it.reverse,
-             **({"flag": it.flag} if it.flag else {})}
+            {
+                "id": it.id,
+                "text": it.text,
+                "scales": list(it.scales),
+                "reverse": it.reverse,
+                **({"flag": it.flag} if it.flag else {}),
+            }
             for it in inst.items
-        ], None  # fmt: skip
+        ], None
     try:
         items = inst.load_items()
     except PsymError as exc:

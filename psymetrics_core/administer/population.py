@@ -107,8 +107,10 @@ def template_text(name_or_file: str) -> tuple[str, str]:
         return TEMPLATES[name_or_file]
     path = Path(name_or_file)
     if not path.is_file():
-        raise PsymError(f"--persona-template {name_or_file!r}: not a built-in template "
-                        f"({', '.join(TEMPLATES)}) or a file")  # fmt: skip
+        raise PsymError(
+            f"--persona-template {name_or_file!r}: not a built-in template "
+            f"({', '.join(TEMPLATES)}) or a file"
+        )
     return read_text(path, what="persona template", limit=64 * 1024), str(path)
 
 
@@ -180,9 +182,14 @@ def respondent_conditions(
 def _condition(r: Respondent, text: str, template: str, origin: str, file_digest: str) -> Condition:
     persona_hash = hashlib.sha256(r.persona.encode("utf-8")).hexdigest()[:16]
 
-    info = {"respondent": r.id, "persona_sha256": persona_hash, "labels": r.labels,
-            "template": template, "template_source": origin,
-            "population_sha256": file_digest[:16]}  # fmt: skip
+    info = {
+        "respondent": r.id,
+        "persona_sha256": persona_hash,
+        "labels": r.labels,
+        "template": template,
+        "template_source": origin,
+        "population_sha256": file_digest[:16],
+    }
     return Condition(
         f"respondent={r.id}", facet="respondent", messages=system_prefix(text), info=info
     )

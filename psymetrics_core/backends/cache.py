@@ -417,8 +417,9 @@ class CachedBackend(WrappedBackend):
         while first:
             mine, theirs = self.cache.lease(list(first))
             if mine:
-                self._fetch(method, [(k, prompts[first[k]]) for k in mine], settings, found,
-                            progress)  # fmt: skip
+                self._fetch(
+                    method, [(k, prompts[first[k]]) for k in mine], settings, found, progress
+                )
                 fetched += len(mine)
                 shown.update(mine)  # the backend advanced the bar once for each
                 extra = sum(count[k] - 1 for k in mine)

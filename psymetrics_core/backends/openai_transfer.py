@@ -22,9 +22,12 @@ REPLY_WAIT = 15.0  # seconds of silence from the server once the request is sent
 
 
 def api_call(
-    be: OpenAIBackend, method: str, path: str, data: bytes | None = None,
+    be: OpenAIBackend,
+    method: str,
+    path: str,
+    data: bytes | None = None,
     content_type: str = "application/json",
-) -> bytes:  # fmt: skip
+) -> bytes:
     """One request to ``base_url/path`` outside the chat endpoint (the Batch API's
     ``files`` and ``batches``), bounded like every online request: ``timeout`` seconds in
     all (connecting, uploading ``data``, the reply), ``CONNECT_WAIT`` to connect,

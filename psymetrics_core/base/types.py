@@ -128,8 +128,10 @@ class HumanLoadings:
         """One line: source, factors, rotation, method and n as published."""
         how = ", ".join(x for x in (self.method, self.rotation) if x)
         n = f", n = {self.n}" if self.n else ""
-        return (f"{self.source}: {len(self.factors)} factor(s) over {len(self.loadings)} "
-                f"items ({', '.join(self.factors)}){f'; {how}' if how else ''}{n}")  # fmt: skip
+        return (
+            f"{self.source}: {len(self.factors)} factor(s) over {len(self.loadings)} "
+            f"items ({', '.join(self.factors)}){f'; {how}' if how else ''}{n}"
+        )
 
 
 @dataclass(frozen=True)

@@ -74,9 +74,12 @@ def _needs_extra(name: str, exc: ImportError) -> click.Command:
         raise PsymError(hint)
 
     return click.Command(
-        name, callback=run, help=f"{hint}.", context_settings={"ignore_unknown_options": True},
+        name,
+        callback=run,
+        help=f"{hint}.",
+        context_settings={"ignore_unknown_options": True},
         params=[click.Argument(["args"], nargs=-1, type=click.UNPROCESSED)],
-    )  # fmt: skip
+    )
 
 
 def _with_examples(cmd: click.Command, name: str) -> click.Command:

@@ -149,26 +149,12 @@ def analyze_cmd(
     Plugins add sections for their own tasks (the projective tests: κ, DCR with direction and
     |μΔ| against the neutral cell, accuracy against --labels, two-judge agreement).
     """
-    group = population.structure.group if population.structure else None
-    deletion = population.missing  # alpha of the tables follows --missing too
     if human is not None and responses is None:
         raise PsymError("--human: give --responses FILE (the LLM answers) too")
     if responses is not None or task is not None:
         if run_dirs or responses is None:
             raise PsymError("give run directories, or --responses FILE [--task TASK] (not both)")
-        if task is None and form != "original":
-            raise PsymError(f"--form {form}: a form of --task TASK; your own survey has none")
-        if population.mtmm is not None:
-            raise PsymError(f"--mtmm {population.mtmm}: applies to population run directories, "
-                            "not to --responses")  # fmt: skip
-        rep = analyze_responses(
-            task, responses, session_of(ctx), form=form, group=group, deletion=deletion,
-            cluster=cluster, population=population, human=human,
-        )  # fmt: skip
-        if as_json:
-            print_json(responses_json(rep))
-            return
-        print_responses_report(rep)
+        _analyze_file(ctx, task, responses, form, cluster, human, population, as_json)
         return
     if not run_dirs:
         raise PsymError("give run directories of `psym eval`, or --responses FILE [--task TASK]")
@@ -187,7 +173,7 @@ def analyze_cmd(
         baseline=baseline,
         fence_k=fence_k,
         hypotheses=hypotheses,
-        deletion=deletion,
+        deletion=population.missing,  # alpha of the tables follows --missing too
         population=population,
         warn=lambda line: stderr.print(f"warning: {line}", markup=False),
     )
@@ -199,3 +185,39 @@ def analyze_cmd(
     print_report(result.report)
     for section in result.sections:
         click.echo(f"\n{section.title}\n{section.text}")
+
+
+def _analyze_file(
+    ctx: click.Context,
+    task: str | None,
+    responses: Path,
+    form: str,
+    cluster: str | None,
+    human: Path | None,
+    population: PopulationOptions,
+    as_json: bool,
+) -> None:
+    """``psym analyze --responses FILE [--task TASK]``: the analysis of a CSV, printed."""
+    group = population.structure.group if population.structure else None
+    deletion = population.missing  # alpha of the tables follows --missing too
+    if task is None and form != "original":
+        raise PsymError(f"--form {form}: a form of --task TASK; your own survey has none")
+    if population.mtmm is not None:
+        raise PsymError(
+            f"--mtmm {population.mtmm}: applies to population run directories, not to --responses"
+        )
+    rep = analyze_responses(
+        task,
+        responses,
+        session_of(ctx),
+        form=form,
+        group=group,
+        deletion=deletion,
+        cluster=cluster,
+        population=population,
+        human=human,
+    )
+    if as_json:
+        print_json(responses_json(rep))
+        return
+    print_responses_report(rep)

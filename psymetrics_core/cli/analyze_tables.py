@@ -98,8 +98,20 @@ def _icc(title: str, icc: dict[str, Any]) -> None:
         f"{title}: test-retest across repeats (targets = items)",
         ["condition", "ICC(A,1)", "ICC(C,1)", "ICC(A,k)", "items", "repeats"],
     )
-    add_rows(t, ([cond, _f(r.get("ICC(A,1)")), _f(r.get("ICC(C,1)")), _f(r.get("ICC(A,k)")),
-                  str(r["n_targets"]), str(r["k"])] for cond, r in icc.items()))  # fmt: skip
+    add_rows(
+        t,
+        (
+            [
+                cond,
+                _f(r.get("ICC(A,1)")),
+                _f(r.get("ICC(C,1)")),
+                _f(r.get("ICC(A,k)")),
+                str(r["n_targets"]),
+                str(r["k"]),
+            ]
+            for cond, r in icc.items()
+        ),
+    )
     stdout.print(t)
 
 
@@ -242,13 +254,23 @@ def print_responses_report(rep: dict[str, Any]) -> None:
         )
         for scale, r in g["scales"].items():
             d, a, om = r["descriptives"], r["alpha"], r["omega"]
-            texts = [x for x in (d.get("note"), a.get("note"), om.get("note"),
-                                 *om.get("warnings", ())) if x]  # fmt: skip
+            texts = [
+                x
+                for x in (d.get("note"), a.get("note"), om.get("note"), *om.get("warnings", ()))
+                if x
+            ]
             t.add_row(
-                scale, str(d["n"]), _f(d["mean"]), _f(d["sd"]), _f(d["skew"]),
-                _f(d["excess_kurtosis"]), _f(a["alpha"]), a["rows_used"], _f(om.get("omega")),
+                scale,
+                str(d["n"]),
+                _f(d["mean"]),
+                _f(d["sd"]),
+                _f(d["skew"]),
+                _f(d["excess_kurtosis"]),
+                _f(a["alpha"]),
+                a["rows_used"],
+                _f(om.get("omega")),
                 ref(texts),
-            )  # fmt: skip
+            )
         stdout.print(t)
     for i, text in enumerate(notes, start=1):
         stdout.print(f"[dim]{i}: {text}[/dim]")
@@ -257,8 +279,11 @@ def print_responses_report(rep: dict[str, Any]) -> None:
         f"{rep['alpha_deletion']}) of rows given; item means and variances: --json[/dim]"
     )
     for grp, entry in rep["population"].items():
-        title = f"Population psychometrics ({rep['group_by']} = {grp})" if rep["group_by"] else (
-            "Population psychometrics")  # fmt: skip
+        title = (
+            f"Population psychometrics ({rep['group_by']} = {grp})"
+            if rep["group_by"]
+            else "Population psychometrics"
+        )
         click.echo(f"\n{title}\n" + "\n".join(task_text(name, entry)))
     if "invariance" in rep:
         title = f"Measurement invariance ({name}, one factor per scale)"

@@ -82,8 +82,9 @@ def _tidy_command(table: str, what: str) -> click.Command:
     return cmd
 
 
-export_cmd.add_command(_tidy_command("scores", "Scale scores per (run, label, task, condition, "
-                                     "repeat, seed, scale)"))  # fmt: skip
+export_cmd.add_command(
+    _tidy_command("scores", "Scale scores per (run, label, task, condition, repeat, seed, scale)")
+)
 export_cmd.add_command(
     _tidy_command(
         "population",

@@ -20,10 +20,28 @@ from psymetrics_core.study.shard import run_plan
 
 # the `psym eval` options a plan records (same names, same help)
 _PLAN_OPTIONS = (
-    *("tasks", "model", "model_args", "mode", "seed", "limit", "form", "max_new_tokens"),
-    *("temperature", "items", "conditions", "design", "repeats", "norm_groups", "task_args"),
-    *("data", "judge_model", "judge_model_args", "judge_max_new_tokens", "population"),
-    *("persona_template", "sample"),
+    "tasks",
+    "model",
+    "model_args",
+    "mode",
+    "seed",
+    "limit",
+    "form",
+    "max_new_tokens",
+    "temperature",
+    "items",
+    "conditions",
+    "design",
+    "repeats",
+    "norm_groups",
+    "task_args",
+    "data",
+    "judge_model",
+    "judge_model_args",
+    "judge_max_new_tokens",
+    "population",
+    "persona_template",
+    "sample",
 )
 
 
@@ -89,8 +107,12 @@ def plan_cmd(ctx: click.Context, plan_path: str, tasks: str, **opts: Any) -> Non
     type=click.Path(file_okay=False, path_type=Path),
     help="Run directory (a shard directory with --shard).",
 )
-@click.option("--concurrency", type=bounded("--concurrency"), default=None,
-              help="Requests in flight at once for API backends.")  # fmt: skip
+@click.option(
+    "--concurrency",
+    type=bounded("--concurrency"),
+    default=None,
+    help="Requests in flight at once for API backends.",
+)
 @click.option("--no-cache", is_flag=True, help="Neither read nor write the response cache.")
 @click.pass_context
 def run_cmd(
@@ -115,9 +137,15 @@ def run_cmd(
             raise PsymError("--shard runs one shard here; --shards/--executor run them all")
 
         report = run_sharded(
-            plan, output, shards or 2, session=session_of(ctx), executor=executor,
-            scheduler=scheduler, concurrency=concurrency, cache=not no_cache,
-        )  # fmt: skip
+            plan,
+            output,
+            shards or 2,
+            session=session_of(ctx),
+            executor=executor,
+            scheduler=scheduler,
+            concurrency=concurrency,
+            cache=not no_cache,
+        )
         stderr.print(
             f"{report.units} units in {report.shards} shards merged into {output} "
             f"({report.samples} samples)"
@@ -135,15 +163,21 @@ def run_cmd(
                 bar.advance(self.id, n)
 
         record = run_plan(
-            plan, output, (index, count), session=session_of(ctx), concurrency=concurrency,
-            cache=not no_cache, progress=_Reporter,
-        )  # fmt: skip
+            plan,
+            output,
+            (index, count),
+            session=session_of(ctx),
+            concurrency=concurrency,
+            cache=not no_cache,
+            progress=_Reporter,
+        )
     stderr.print(f"shard {index}/{count}: {len(record['units'])} units complete in {output}")
 
 
 @click.command("merge")
-@click.argument("dirs", nargs=-1, required=True,
-                type=click.Path(file_okay=False, exists=True, path_type=Path))  # fmt: skip
+@click.argument(
+    "dirs", nargs=-1, required=True, type=click.Path(file_okay=False, exists=True, path_type=Path)
+)
 @click.option(
     "--output",
     "-o",

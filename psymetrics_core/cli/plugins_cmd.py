@@ -19,9 +19,11 @@ from psymetrics_core.pluginsys.catalogue import catalogue
 )
 @click.option("--all", "show_all", is_flag=True, help="Include the core's built-in plugins.")
 @click.option(
-    "--backends", "show_backends", is_flag=True,
+    "--backends",
+    "show_backends",
+    is_flag=True,
     help="List the model backends (--model) with every --model-args key they accept.",
-)  # fmt: skip
+)
 @click.pass_context
 def plugins_cmd(ctx: click.Context, as_json: bool, show_all: bool, show_backends: bool) -> None:
     """List plugins with version, hooks, tasks and backends, and load failures with reasons.
@@ -85,7 +87,7 @@ def _print_backends(backends: dict[str, Any], as_json: bool) -> None:
             "plugin": b.plugin.name,
             "description": b.description,
             "model_args": dict(b.args),
-        }  # fmt: skip
+        }
         for b in sorted(backends.values(), key=lambda b: b.name)
     ]
     if as_json:

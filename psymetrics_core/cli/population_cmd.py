@@ -24,13 +24,21 @@ def population_cmd() -> None:
 
 
 @population_cmd.command("build")
-@click.option("--source", type=click.Path(path_type=Path), default=None,
-              help="Persona source: .jsonl, .csv, .parquet, .txt (one per line) or a folder "
-              "written by datasets' save_to_disk.")  # fmt: skip
-@click.option("--generate", type=click.Choice(GENERATORS), default=None,
-              help="Generate label-bearing profiles instead: trait-markers (Big Five domains at "
-              "--levels, after Serapio-García et al. 2023) or binary (the 2^5 high/low "
-              "profiles).")  # fmt: skip
+@click.option(
+    "--source",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Persona source: .jsonl, .csv, .parquet, .txt (one per line) or a folder "
+    "written by datasets' save_to_disk.",
+)
+@click.option(
+    "--generate",
+    type=click.Choice(GENERATORS),
+    default=None,
+    help="Generate label-bearing profiles instead: trait-markers (Big Five domains at "
+    "--levels, after Serapio-García et al. 2023) or binary (the 2^5 high/low "
+    "profiles).",
+)
 @click.option(
     "--levels",
     default=None,
@@ -50,12 +58,16 @@ def population_cmd() -> None:
     show_default=True,
     help="Seed of the sample drawn from --source (the same seed, the same respondents).",
 )
-@click.option("--stratify", default="",
-              help="Comma-separated label fields: proportional quotas (each within one of its "
-              "target).")  # fmt: skip
-@click.option("--text-field", default=None,
-              help="The field holding the persona text [default: persona, text, description "
-              "or profile].")  # fmt: skip
+@click.option(
+    "--stratify",
+    default="",
+    help="Comma-separated label fields: proportional quotas (each within one of its target).",
+)
+@click.option(
+    "--text-field",
+    default=None,
+    help="The field holding the persona text [default: persona, text, description or profile].",
+)
 @click.option(
     "--id-field",
     default="id",
@@ -68,13 +80,26 @@ def population_cmd() -> None:
     default="",
     help="The source's licence, recorded with every respondent (e.g. CC-BY-NC-SA-4.0).",
 )
-@click.option("-o", "--output", type=click.Path(), required=True,
-              help="Population file to write (JSON lines; not the persona source).")  # fmt: skip
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(),
+    required=True,
+    help="Population file to write (JSON lines; not the persona source).",
+)
 def build_cmd(
-    source: Path | None, generate: str | None, levels: str | None, n: int | None, seed: int,
-    stratify: str, text_field: str | None, id_field: str, split: str | None, licence: str,
+    source: Path | None,
+    generate: str | None,
+    levels: str | None,
+    n: int | None,
+    seed: int,
+    stratify: str,
+    text_field: str | None,
+    id_field: str,
+    split: str | None,
+    licence: str,
     output: str,
-) -> None:  # fmt: skip
+) -> None:
     """Draw a population from a persona source, or generate one, and write it to --output."""
     try:
         level_list = (
@@ -85,10 +110,17 @@ def build_cmd(
             "expected comma-separated integers 1-9", param_hint="--levels"
         ) from None
     spec = BuildSpec(
-        source=source, generate=generate, n=n, seed=seed,
+        source=source,
+        generate=generate,
+        n=n,
+        seed=seed,
         stratify=tuple(f.strip() for f in stratify.split(",") if f.strip()),
-        text_field=text_field, id_field=id_field, licence=licence, levels=level_list, split=split,
-    )  # fmt: skip
+        text_field=text_field,
+        id_field=id_field,
+        licence=licence,
+        levels=level_list,
+        split=split,
+    )
     check_build_output(output, spec)  # before the source is read: never replace an input
     built = build(spec)
     people = built.people

@@ -27,8 +27,13 @@ if TYPE_CHECKING:
     "JSONL with item,text[,respondent], or a run's samples.jsonl.",
 )
 @click.option("--form", default="original", show_default=True, help="Instrument form.")
-@click.option("--task-arg", "task_args", multiple=True, metavar="TASK.KEY=VALUE",
-              help="Task option, as for `psym eval` (e.g. housing.data=TABLE.csv).")  # fmt: skip
+@click.option(
+    "--task-arg",
+    "task_args",
+    multiple=True,
+    metavar="TASK.KEY=VALUE",
+    help="Task option, as for `psym eval` (e.g. housing.data=TABLE.csv).",
+)
 @click.option("--data", multiple=True, metavar="[TASK=]PATH", help="= --task-arg TASK.data=PATH.")
 @click.option("--judge-model", default=None, help="Judge backend for judged tasks.")
 @click.option("--judge-model-args", default="", help="k=v,k=v arguments of the judge.")

@@ -17,8 +17,13 @@ if TYPE_CHECKING:
 
 @click.command("show")
 @click.argument("task")
-@click.option("--task-arg", "task_args", multiple=True, metavar="TASK.KEY=VALUE",
-              help="Task option, as for `psym eval` (items may depend on it).")  # fmt: skip
+@click.option(
+    "--task-arg",
+    "task_args",
+    multiple=True,
+    metavar="TASK.KEY=VALUE",
+    help="Task option, as for `psym eval` (items may depend on it).",
+)
 @click.option("--data", multiple=True, metavar="[TASK=]PATH", help="= --task-arg TASK.data=PATH.")
 @click.option("--json", "as_json", is_flag=True, help="Everything, every item with id and text.")
 @click.pass_context
@@ -76,8 +81,11 @@ def _print_description(desc: TaskDescription) -> None:
     _print_norms(desc)
     if inst.human_loadings is not None:
         h = inst.human_loadings
-        stdout.print(f"human loadings: {h.describe()} [{h.file}, raw item direction; "
-                     "compared by `psym analyze --efa`]", markup=False)  # fmt: skip
+        stdout.print(
+            f"human loadings: {h.describe()} [{h.file}, raw item direction; "
+            "compared by `psym analyze --efa`]",
+            markup=False,
+        )
     stdout.print(f"scoring: {inst.scoring_rule}", markup=False)
     if inst.notes:
         stdout.print(f"notes: {inst.notes}", markup=False)

@@ -55,12 +55,27 @@ __all__ = [
 FORMATS = ("csv", "parquet")
 
 SCORE_SCHEMA: dict[str, str] = {
-    "run": "str", "label": "str", "model": "str", "mode": "str", "task": "str",
-    "condition": "str", "respondent": "str", "repeat": "int", "seed": "int", "scale": "str",
-    "score": "float", "range_low": "float", "range_high": "float", "n_items": "int",
-    "n_answered": "int", "complete": "bool", "method": "str", "z": "float",
-    "norm_group": "str", "reason": "str",
-}  # fmt: skip
+    "run": "str",
+    "label": "str",
+    "model": "str",
+    "mode": "str",
+    "task": "str",
+    "condition": "str",
+    "respondent": "str",
+    "repeat": "int",
+    "seed": "int",
+    "scale": "str",
+    "score": "float",
+    "range_low": "float",
+    "range_high": "float",
+    "n_items": "int",
+    "n_answered": "int",
+    "complete": "bool",
+    "method": "str",
+    "z": "float",
+    "norm_group": "str",
+    "reason": "str",
+}
 _POPULATION_INTS = {"n_respondents", "n_cells", "n_degenerate", "n", "n_fired"}
 _POPULATION_FLOATS = {"mean", "sd", "min", "max", "range_low", "range_high"}
 POPULATION_SCHEMA: dict[str, str] = {
@@ -71,15 +86,36 @@ POPULATION_SCHEMA: dict[str, str] = {
     ).split()
 }
 SAMPLE_SCHEMA: dict[str, str] = {
-    "run": "str", "label": "str", "model": "str", "mode": "str", "task": "str", "form": "str",
-    "condition": "str", "repeat": "int", "seed": "int", "item": "str", "scales": "str",
-    "reverse": "bool", "prompt": "str", "completion": "str", "answer": "float",
-    "parse_status": "str", "option_probs": "str",
-}  # fmt: skip
+    "run": "str",
+    "label": "str",
+    "model": "str",
+    "mode": "str",
+    "task": "str",
+    "form": "str",
+    "condition": "str",
+    "repeat": "int",
+    "seed": "int",
+    "item": "str",
+    "scales": "str",
+    "reverse": "bool",
+    "prompt": "str",
+    "completion": "str",
+    "answer": "float",
+    "parse_status": "str",
+    "option_probs": "str",
+}
 JUDGE_SCHEMA: dict[str, str] = {
-    "run": "str", "label": "str", "task": "str", "item": "str", "judge_model": "str",
-    "stage": "str", "prompt": "str", "completion": "str", "verdict": "str", "status": "str",
-}  # fmt: skip
+    "run": "str",
+    "label": "str",
+    "task": "str",
+    "item": "str",
+    "judge_model": "str",
+    "stage": "str",
+    "prompt": "str",
+    "completion": "str",
+    "verdict": "str",
+    "status": "str",
+}
 
 
 def _polars() -> Any:

@@ -56,8 +56,9 @@ def parse_human_loadings(
         if not item:
             raise SpecError(csv_path, "empty item id", row=line, field="item")
         if item not in known:
-            raise SpecError(csv_path, f"item {item!r} is not an item of the instrument",
-                            row=line, field="item")  # fmt: skip
+            raise SpecError(
+                csv_path, f"item {item!r} is not an item of the instrument", row=line, field="item"
+            )
         if not known[item].scored:
             why = f"item {item!r} is not scored ({known[item].flag or 'no scale'})"
             raise SpecError(csv_path, why, row=line, field="item")
@@ -70,9 +71,15 @@ def parse_human_loadings(
         if all(v[j] == 0 for _, v in rows):
             raise SpecError(csv_path, "every loading of this factor is 0", field=f)
     return HumanLoadings(
-        source=spec.source, file=spec.file, factors=factors, loadings=tuple(rows),
-        rotation=spec.rotation, method=spec.method, n=spec.n, note=spec.note.strip(),
-    )  # fmt: skip
+        source=spec.source,
+        file=spec.file,
+        factors=factors,
+        loadings=tuple(rows),
+        rotation=spec.rotation,
+        method=spec.method,
+        n=spec.n,
+        note=spec.note.strip(),
+    )
 
 
 def _table_file(spec_path: Path, rel: str) -> Path:
@@ -98,8 +105,9 @@ def _factors(csv_path: Path, columns: list[str]) -> tuple[str, ...]:
         raise SpecError(csv_path, f"the first column must be 'item', got {got!r}"[:200], row=1)
     factors = columns[1:]
     if not factors:
-        raise SpecError(csv_path, "no factor columns (expected item,<factor1>,<factor2>,...)",
-                        row=1)  # fmt: skip
+        raise SpecError(
+            csv_path, "no factor columns (expected item,<factor1>,<factor2>,...)", row=1
+        )
     for j, f in enumerate(factors, 2):
         if not f:
             raise SpecError(csv_path, f"column {j} has no factor name", row=1)
@@ -114,22 +122,34 @@ def _check_widths(csv_path: Path, width: int) -> None:
     reader = csv.reader(io.StringIO(read_text(csv_path, what="human loadings"), newline=""))
     for record in reader:
         if len(record) > width and any(c.strip() for c in record[width:]):
-            raise SpecError(csv_path, f"{len(record)} cells for {width} columns (a loading "
-                            "without a factor column)", row=reader.line_num)  # fmt: skip
+            raise SpecError(
+                csv_path,
+                f"{len(record)} cells for {width} columns (a loading without a factor column)",
+                row=reader.line_num,
+            )
 
 
 def _loading(csv_path: Path, line: int, factor: str, cell: str | None) -> float:
     """One cell as a finite number in [-LOADING_BOUND, LOADING_BOUND]."""
     text = (cell or "").strip()
     if not text:
-        raise SpecError(csv_path, "empty loading (a blank is not 0: give every loading, "
-                        "small ones too)", row=line, field=factor)  # fmt: skip
+        raise SpecError(
+            csv_path,
+            "empty loading (a blank is not 0: give every loading, small ones too)",
+            row=line,
+            field=factor,
+        )
     try:
         value = float(text)
     except ValueError:
-        raise SpecError(csv_path, f"expected a number, got {text[:40]!r}", row=line,
-                        field=factor) from None  # fmt: skip
+        raise SpecError(
+            csv_path, f"expected a number, got {text[:40]!r}", row=line, field=factor
+        ) from None
     if not math.isfinite(value) or abs(value) > LOADING_BOUND:
-        raise SpecError(csv_path, f"expected a finite loading in [-{LOADING_BOUND}, "
-                        f"{LOADING_BOUND}], got {text[:40]!r}", row=line, field=factor)  # fmt: skip
+        raise SpecError(
+            csv_path,
+            f"expected a finite loading in [-{LOADING_BOUND}, {LOADING_BOUND}], got {text[:40]!r}",
+            row=line,
+            field=factor,
+        )
     return value

@@ -75,8 +75,9 @@ def import_psychobench(path: str | Path, output: str | Path, prefix: str = "pbi-
         task_id, spec, rows = converted
         folder = out_root / task_id
         text = yaml.safe_dump(spec, sort_keys=False, allow_unicode=True, width=100)
-        write_output(folder / "instrument.yaml", text, inputs=[src], what="--output",
-                     make_parents=True)  # fmt: skip
+        write_output(
+            folder / "instrument.yaml", text, inputs=[src], what="--output", make_parents=True
+        )
         buf = io.StringIO()
         writer = csv.writer(buf, lineterminator="\n")
         writer.writerow(["id", "text", "scale", "reverse", "flag"])
@@ -159,10 +160,15 @@ def convert_scale(
         )
     task_id = prefix + slug(name).replace("_", "-")
     rows = [
-        [i, str(questions[i]).strip(), ";".join(member.get(i, [])), int(i in reverse),
-         "" if i in member else "filler"]
+        [
+            i,
+            str(questions[i]).strip(),
+            ";".join(member.get(i, [])),
+            int(i in reverse),
+            "" if i in member else "filler",
+        ]
         for i in ids
-    ]  # fmt: skip
+    ]
     for sdef in scales.values():
         sdef["method"] = "sum" if mode == "SUM" else "mean"
     prompt_spec = {"system": inner, "instruction": prompt, "template": TEMPLATE}
@@ -332,9 +338,15 @@ def _crowds(raw: Any, src: Path, where: str) -> list[dict[str, Any]]:
 
 
 _FIELDS = (
-    "name", "questions", "inner_setting", "prompt", "scale", "compute_mode", "reverse",
+    "name",
+    "questions",
+    "inner_setting",
+    "prompt",
+    "scale",
+    "compute_mode",
+    "reverse",
     "categories",
-)  # fmt: skip
+)
 
 
 def _check_fields(obj: dict[str, Any], src: Path, where: str) -> None:

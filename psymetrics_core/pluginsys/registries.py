@@ -167,8 +167,9 @@ def _build(entry: _Deferred, task: str) -> Instrument:
         reason = f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
         raise SpecError(where, f"building task '{task}' failed ({reason})") from None
     if not isinstance(inst, Instrument):
-        raise SpecError(where, f"building task '{task}' returned {type(inst).__name__}, "
-                               "not an Instrument")  # fmt: skip
+        raise SpecError(
+            where, f"building task '{task}' returned {type(inst).__name__}, not an Instrument"
+        )
     if inst.id != task:
         raise SpecError(where, f"task '{task}' was registered, but its instrument is '{inst.id}'")
     return inst
@@ -344,8 +345,10 @@ def build_kinds(pm: pluggy.PluginManager) -> dict[str, TaskKind]:
                 _warn(f"plugin '{_plugin}': register_task_kinds registered {name!r:.40}; skipped")
                 return
             if name in found:
-                _warn(f"task kind '{name}' is registered twice (again by plugin '{_plugin}'); "
-                      "the first is kept")  # fmt: skip
+                _warn(
+                    f"task kind '{name}' is registered twice (again by plugin '{_plugin}'); "
+                    "the first is kept"
+                )
                 return
             found[name] = kind
 

@@ -47,8 +47,13 @@ class Respondent:
 
 def population_line(r: Respondent) -> str:
     """The JSON line of ``r`` in a population file (deterministic bytes)."""
-    record = {"id": r.id, "persona": r.persona, "labels": r.labels, "source": r.source,
-              "licence": r.licence}  # fmt: skip
+    record = {
+        "id": r.id,
+        "persona": r.persona,
+        "labels": r.labels,
+        "source": r.source,
+        "licence": r.licence,
+    }
     return json.dumps(record, ensure_ascii=False, sort_keys=True, allow_nan=False)
 
 

@@ -50,9 +50,14 @@ __all__ = [
 M = TypeVar("M", bound=BaseModel)
 
 _JSON_TYPES = {
-    "dict": "an object", "list": "an array", "str": "a string", "int": "an integer",
-    "float": "a number", "bool": "a boolean", "NoneType": "null",
-}  # fmt: skip
+    "dict": "an object",
+    "list": "an array",
+    "str": "a string",
+    "int": "an integer",
+    "float": "a number",
+    "bool": "a boolean",
+    "NoneType": "null",
+}
 
 
 def _short(part: str) -> str:
@@ -258,9 +263,9 @@ def check_samples(run_dir: Path, record: ResultsRecord, *, required: bool = Fals
             )
         return RecordStream(None, SampleRecord, "samples", 0)
     lines = (
-        (n, rec) for n, _, rec in iter_records(path, SampleRecord, what="samples file",
-                                               schema="samples")
-    )  # fmt: skip
+        (n, rec)
+        for n, _, rec in iter_records(path, SampleRecord, what="samples file", schema="samples")
+    )
     scan = scan_samples(path, record, lines)
     check_score_ranges(run_dir / "results.json", record, scan)
     return RecordStream(path, SampleRecord, "samples", scan.count)

@@ -90,6 +90,20 @@ class SampleRecord(Strict):
     answer: Int | None = Field(description="the parsed response code (None: not parsed)")
     parse_status: Literal["ok", "unparsed", "refused"]
     option_probs: dict[Int, Rate] | None = None
+    option_mass: Rate | None = Field(
+        default=None,
+        description=(
+            "logprob mode: the probability the model gave the options together before "
+            "renormalising (1 - option_mass fell outside them)"
+        ),
+    )
+    stated_shares: dict[Int, Rate] | None = Field(
+        default=None,
+        description=(
+            "verbalized administration: the share of people the model said would choose each "
+            "option, parsed strictly (None: the reply did not parse; see parse_status)"
+        ),
+    )
     data: dict[str, Any] | None = Field(default=None, description="a free-text task's parse output")
     keyed: dict[Name, Number] | None = Field(
         default=None,

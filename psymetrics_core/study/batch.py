@@ -225,9 +225,15 @@ class BatchReply(_Reply):
 
     id: _ID
     status: Literal[
-        "validating", "failed", "in_progress", "finalizing", "completed", "expired",
-        "cancelling", "cancelled",
-    ]  # fmt: skip
+        "validating",
+        "failed",
+        "in_progress",
+        "finalizing",
+        "completed",
+        "expired",
+        "cancelling",
+        "cancelled",
+    ]
     output_file_id: _ID | None = None
     request_counts: RequestCounts | None = None
 
@@ -281,6 +287,22 @@ def _poll_backend(state: BatchState, timeout: float | None) -> Any:
     return OpenAIBackend(args)
 
 
+def _upload_form(blob: bytes) -> tuple[bytes, str]:
+    """The multipart/form-data body of ``POST /files`` (purpose "batch", the requests file
+    ``blob``) and its content type."""
+    boundary = uuid.uuid4().hex
+    form = (
+        (
+            f'--{boundary}\r\nContent-Disposition: form-data; name="purpose"\r\n\r\nbatch\r\n'
+            f'--{boundary}\r\nContent-Disposition: form-data; name="file"; '
+            f'filename="requests.jsonl"\r\nContent-Type: application/jsonl\r\n\r\n'
+        ).encode()
+        + blob
+        + f"\r\n--{boundary}--\r\n".encode()
+    )
+    return form, f"multipart/form-data; boundary={boundary}"
+
+
 def submit(plan: Plan, directory: Path, session: Session) -> BatchState:
     """Write, upload and create the batch of ``plan``'s uncached requests."""
 
@@ -302,33 +324,32 @@ def submit(plan: Plan, directory: Path, session: Session) -> BatchState:
         json.dumps(
             {"custom_id": k, "method": "POST", "url": _ENDPOINT, "body": body_for(be, p, s)},
             ensure_ascii=False,
-        )  # fmt: skip
+        )
         for k, p, s in todo
     ]
     blob = ("\n".join(lines) + "\n").encode("utf-8")
     write_output(directory / "requests.jsonl", blob, what="batch requests")
-    boundary = uuid.uuid4().hex
-    form = (
-        (
-            f'--{boundary}\r\nContent-Disposition: form-data; name="purpose"\r\n\r\nbatch\r\n'
-            f'--{boundary}\r\nContent-Disposition: form-data; name="file"; '
-            f'filename="requests.jsonl"\r\nContent-Type: application/jsonl\r\n\r\n'
-        ).encode()
-        + blob
-        + f"\r\n--{boundary}--\r\n".encode()
-    )
     url, key_env = be.base_url, be.api_key_env
-    ctype = f"multipart/form-data; boundary={boundary}"
+    form, ctype = _upload_form(blob)
     up = _reply(be, FileReply, api_call(be, "POST", "files", form, ctype), "POST /files")
-    created = _reply(be, BatchReply, api_call(be, "POST", "batches", json.dumps({
-        "input_file_id": up.id, "endpoint": _ENDPOINT, "completion_window": "24h",
+    create = {
+        "input_file_id": up.id,
+        "endpoint": _ENDPOINT,
+        "completion_window": "24h",
         "metadata": {"psym_plan": plan.hash[:16]},
-    }).encode()), "POST /batches")  # fmt: skip
+    }
+    reply = api_call(be, "POST", "batches", json.dumps(create).encode())
+    created = _reply(be, BatchReply, reply, "POST /batches")
     state = BatchState(
-        plan=plan.hash, base_url=url, api_key_env=key_env, batch_id=created.id,
-        input_file_id=up.id, requests=len(todo), mode=",".join(sorted(modes)),
+        plan=plan.hash,
+        base_url=url,
+        api_key_env=key_env,
+        batch_id=created.id,
+        input_file_id=up.id,
+        requests=len(todo),
+        mode=",".join(sorted(modes)),
         status=created.status,
-    )  # fmt: skip
+    )
     state.save(directory)
     return state
 

@@ -252,29 +252,73 @@ def register_conditions(register: Callable[..., None]) -> None:
     """Register the built-in conditions."""
     simple = [
         ("original", "", "the instrument as specified (the identity)", Condition("original")),
-        ("reversed-options", "option_order", "options in reverse order, values kept",
-         Condition("reversed-options", options=_reverse)),
-        ("permuted-options", "option_order", "options in a random order per item (seeded)",
-         Condition("permuted-options", options=_permute)),
-        ("changed-eos", "eos", 'end of the prompt ":" -> "?" (Jung et al., 2026)',
-         Condition("changed-eos", instrument=_changed_eos)),
-        ("item-order-shuffle", "item_order", "items in a random order (seeded)",
-         Condition("item-order-shuffle", items=_shuffle_items)),
-        ("battery", "administration", 'all items in one prompt, answered "index: score"',
-         Condition("battery", administration="battery")),
-        ("single", "administration", "one item per prompt (the default)",
-         Condition("single", administration=ITEM_BY_ITEM)),
-        ("correctness-framing", "wording", "agreement labels -> correct/wrong (Rao et al. 2023)",
-         Condition("correctness-framing", instrument=_cei)),
-    ]  # fmt: skip
+        (
+            "reversed-options",
+            "option_order",
+            "options in reverse order, values kept",
+            Condition("reversed-options", options=_reverse),
+        ),
+        (
+            "permuted-options",
+            "option_order",
+            "options in a random order per item (seeded)",
+            Condition("permuted-options", options=_permute),
+        ),
+        (
+            "changed-eos",
+            "eos",
+            'end of the prompt ":" -> "?" (Jung et al., 2026)',
+            Condition("changed-eos", instrument=_changed_eos),
+        ),
+        (
+            "item-order-shuffle",
+            "item_order",
+            "items in a random order (seeded)",
+            Condition("item-order-shuffle", items=_shuffle_items),
+        ),
+        (
+            "battery",
+            "administration",
+            'all items in one prompt, answered "index: score"',
+            Condition("battery", administration="battery"),
+        ),
+        (
+            "single",
+            "administration",
+            "one item per prompt (the default)",
+            Condition("single", administration=ITEM_BY_ITEM),
+        ),
+        (
+            "correctness-framing",
+            "wording",
+            "agreement labels -> correct/wrong (Rao et al. 2023)",
+            Condition("correctness-framing", instrument=_cei),
+        ),
+    ]
     for name, facet, desc, cond in simple:
         register(name, lambda _arg, _c=cond: _c, description=desc, facet=facet)
-    register("alternate-form", _alternate, description="the instrument's 'alternate' form",
-             facet="form")  # fmt: skip
-    register("subject", _subject, description="statements about GROUP (Rao et al. (2023) SRQ)",
-             facet="subject", takes_argument=True)  # fmt: skip
-    register("persona", _persona, description="system prompt or persona profile from FILE",
-             facet="persona", takes_argument=True)  # fmt: skip
-    register("framing", _framing, description="social-desirability|honest|job-screening|"
-             "clinical-screening (Wang et al. 2026)", facet="framing",
-             takes_argument=True)  # fmt: skip
+    register(
+        "alternate-form", _alternate, description="the instrument's 'alternate' form", facet="form"
+    )
+    register(
+        "subject",
+        _subject,
+        description="statements about GROUP (Rao et al. (2023) SRQ)",
+        facet="subject",
+        takes_argument=True,
+    )
+    register(
+        "persona",
+        _persona,
+        description="system prompt or persona profile from FILE",
+        facet="persona",
+        takes_argument=True,
+    )
+    register(
+        "framing",
+        _framing,
+        description="social-desirability|honest|job-screening|"
+        "clinical-screening (Wang et al. 2026)",
+        facet="framing",
+        takes_argument=True,
+    )

@@ -23,11 +23,10 @@ _PRONOUNS = {
 }
 
 # words after which "you" is an object ("make you feel", "to you")
-_OBJECT_CONTEXT = {
-    "to", "for", "with", "at", "about", "from", "of", "on", "in", "by", "than", "make", "makes",
-    "let", "lets", "help", "helps", "tell", "tells", "give", "gives", "ask", "asks",
-    "see", "sees", "bother", "bothers", "upset", "upsets", "annoy", "annoys", "around",
-}  # fmt: skip
+_OBJECT_CONTEXT = set(
+    "to for with at about from of on in by than make makes let lets help helps tell tells give "
+    "gives ask asks see sees bother bothers upset upsets annoy annoys around".split()
+)
 _BE = {"am": "are", "are": "are", "was": "were", "were": "were"}
 _BE_SG = {"am": "is", "are": "is", "was": "was", "were": "was"}
 _TOKEN = re.compile(r"\b(I'm|you're|I|me|my|mine|myself|you|your|yours|yourself|yourselves)\b")
@@ -112,8 +111,10 @@ def rewrite_statement(text: str, subject: Subject) -> str:
 
 
 _NEXT_WORD = re.compile(r"(\s+)([A-Za-z']+)")
-_NOT_VERBS = {"usually", "often", "rarely", "always", "never", "really", "also", "sometimes",
-              "just", "still", "definitely", "generally", "seldom", "not"}  # fmt: skip
+_NOT_VERBS = set(
+    "usually often rarely always never really also sometimes just still definitely generally "
+    "seldom not".split()
+)
 _MODALS = {"can", "could", "will", "would", "should", "may", "might", "must", "did"}
 
 
