@@ -196,9 +196,22 @@ def test_cli_run_with_a_raising_plugin_hook_is_one_line_and_keeps_responses(
     env.pop("PSYM_DEBUG", None)
     out = tmp_path / "run"
     with LatencyServer(latency=0.0) as srv:
-        cmd = [sys.executable, "-m", "psymetrics_core", "eval", "--tasks", "bfi", "--limit",
-               "3", "--model", "openai-chat", "--model-args",
-               f"base_url={srv.base_url},model=stub", "--output", str(out)]  # fmt: skip
+        cmd = [
+            sys.executable,
+            "-m",
+            "psymetrics_core",
+            "eval",
+            "--tasks",
+            "bfi",
+            "--limit",
+            "3",
+            "--model",
+            "openai-chat",
+            "--model-args",
+            f"base_url={srv.base_url},model=stub",
+            "--output",
+            str(out),
+        ]
         res = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
         assert res.returncode == 1, res.stderr
         assert "Traceback" not in res.stderr
@@ -209,6 +222,7 @@ def test_cli_run_with_a_raising_plugin_hook_is_one_line_and_keeps_responses(
         assert srv.requests == 3, res.stderr
         assert len((out / "samples.jsonl").read_text().splitlines()) == 3
         # nothing paid twice: a resumed run (the plugin still broken) asks the server nothing
-        res = subprocess.run([*cmd, "--resume"], env=env, capture_output=True, text=True,
-                             timeout=300)  # fmt: skip
+        res = subprocess.run(
+            [*cmd, "--resume"], env=env, capture_output=True, text=True, timeout=300
+        )
         assert res.returncode == 1 and srv.requests == 3

@@ -137,11 +137,14 @@ def test_cache_export_leaves_another_writers_temporary_file_alone(
     )  # no leftovers
     # two exports at once: each renames its own complete file, the result is one of them whole
     procs = [
-        subprocess.Popen(PSYM + ["cache", "export", str(out)],
-                         env={**os.environ, "PSYM_CACHE_DIR": str(shards["cache"])},
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        subprocess.Popen(
+            PSYM + ["cache", "export", str(out)],
+            env={**os.environ, "PSYM_CACHE_DIR": str(shards["cache"])},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         for _ in range(3)
-    ]  # fmt: skip
+    ]
     for p in procs:
         assert p.wait(300) == 0, p.stderr.read() if p.stderr else ""
         for fh in (p.stdout, p.stderr):
@@ -164,19 +167,24 @@ def _deep(n: int) -> str:
     [
         ("results.json", lambda t: t[: len(t) // 2], "invalid JSON"),
         ("results.json", lambda t: b"\xff" + t.encode(), "not UTF-8"),
-        ("results.json", lambda t: t.replace('"runs": [', '"runs": "x", "was": [', 1),
-         "field 'tasks.bfi.runs'"),
+        (
+            "results.json",
+            lambda t: t.replace('"runs": [', '"runs": "x", "was": [', 1),
+            "field 'tasks.bfi.runs'",
+        ),
         ("results.json", lambda t: _deep(100_000), "results"),
         ("samples.jsonl", lambda t: t + "{not json\n", "invalid JSON"),
-        ("samples.jsonl", lambda t: t + '{"task": "bfi", "condition": "original"}\n',
-         "field '"),
-        ("samples.jsonl", lambda t: t + '{"task": "bfi", "condition": "x", "repeat": "1e999"}\n',
-         "field '"),
+        ("samples.jsonl", lambda t: t + '{"task": "bfi", "condition": "original"}\n', "field '"),
+        (
+            "samples.jsonl",
+            lambda t: t + '{"task": "bfi", "condition": "x", "repeat": "1e999"}\n',
+            "field '",
+        ),
         ("samples.jsonl", lambda t: t.encode() + b'{"task": "\xe9"}\n', "not UTF-8"),
         ("samples.jsonl", lambda t: t + _deep(100_000) + "\n", "samples.jsonl, line"),
         ("judge.jsonl", lambda t: b"\xff\xfe", "not UTF-8"),
     ],
-)  # fmt: skip
+)
 def test_a_damaged_shard_file_is_one_line(
     shards: dict[str, Any], tmp_path: Path, fname: str, edit: Any, expect: str
 ) -> None:

@@ -58,7 +58,7 @@ def test_scale_scores_need_half_the_items_answered() -> None:
             "b": [3.0, np.nan, np.nan],
             "c": [5.0, np.nan, np.nan],
             "d": [3.0, 4.0, 1.0],
-        },  # fmt: skip
+        },
         index=["r1", "r2", "r3"],
     )
     s = scale_scores(Responses(values), ScaleStructure({"S": ("a", "b", "c", "d")}))["S"]

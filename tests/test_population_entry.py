@@ -24,10 +24,25 @@ from psymetrics_core.analysis.population.runs import present_structure, task_ana
 from psymetrics_core.analysis.population.structure_options import StructureOptions
 from psymetrics_core.pluginsys.session import Session
 
-BASE = ["n_respondents", "n_personas", "clustering", "parse_rate", "constant_items",
-        "straightlining_share", "reasons", "reliability", "cfa", "criterion", "variance_ratio",
-        "acquiescence", "acquiescence_reason", "distributions", "parallel_analysis",
-        "missing", "source"]  # fmt: skip
+BASE = [
+    "n_respondents",
+    "n_personas",
+    "clustering",
+    "parse_rate",
+    "constant_items",
+    "straightlining_share",
+    "reasons",
+    "reliability",
+    "cfa",
+    "criterion",
+    "variance_ratio",
+    "acquiescence",
+    "acquiescence_reason",
+    "distributions",
+    "parallel_analysis",
+    "missing",
+    "source",
+]
 
 
 @pytest.fixture(scope="module")
@@ -49,11 +64,26 @@ def test_json_keys_in_contract_order(entries: tuple[PopulationEntry, PopulationE
     assert list(plain.to_json()) == BASE  # no optional part unless asked for
     j = asked.to_json()
     assert list(j) == [*BASE, "efa", "invariance", "irt"]
-    assert list(j["efa"]) == ["n_factors", "rotation", "method", "loadings", "factors",
-                              "factor_corr", "reason", "heywood", "n", "rows", "basis",
-                              "congruence", "congruence_reason",
-                              "congruence_source", "congruence_match", "congruence_reading",
-                              "congruence_items", "congruence_note"]  # fmt: skip
+    assert list(j["efa"]) == [
+        "n_factors",
+        "rotation",
+        "method",
+        "loadings",
+        "factors",
+        "factor_corr",
+        "reason",
+        "heywood",
+        "n",
+        "rows",
+        "basis",
+        "congruence",
+        "congruence_reason",
+        "congruence_source",
+        "congruence_match",
+        "congruence_reading",
+        "congruence_items",
+        "congruence_note",
+    ]
     assert list(j["invariance"]) == ["group", "groups", "steps", "reason", "rows"]
     assert j["invariance"]["groups"] == {"a": 60, "b": 60}
     assert list(j["irt"]["extraversion"]) == [
@@ -65,10 +95,16 @@ def test_json_keys_in_contract_order(entries: tuple[PopulationEntry, PopulationE
         "rows",
         "note",
     ]
-    assert list(j["reliability"][0]) == ["scale", "n", "k", "n_personas", "reason",
-                                         "coefficients", "rows"]  # fmt: skip
-    assert list(j["variance_ratio"][0]) == ["scale", "ratio", "population_sd", "human_sd",
-                                            "reason"]  # fmt: skip
+    assert list(j["reliability"][0]) == [
+        "scale",
+        "n",
+        "k",
+        "n_personas",
+        "reason",
+        "coefficients",
+        "rows",
+    ]
+    assert list(j["variance_ratio"][0]) == ["scale", "ratio", "population_sd", "human_sd", "reason"]
     assert list(j["distributions"]["extraversion"]["norm"]) == ["mean", "sd", "source", "group"]
     json.dumps(j, allow_nan=True)  # JSON-able as it is
 

@@ -240,9 +240,11 @@ def _start(
     for inst in instruments:
         check_parser(inst, sess)
     settings = GenerationSettings(
-        config.mode, config.max_new_tokens or DEFAULT_MAX_NEW_TOKENS, config.temperature,
+        config.mode,
+        config.max_new_tokens or DEFAULT_MAX_NEW_TOKENS,
+        config.temperature,
         config.seed,
-    )  # fmt: skip
+    )
     args = _model_args(config.model_args)
     be = as_backend(backend if backend is not None else sess.make_backend(config.model, dict(args)))
     if config.concurrency is not None:
@@ -254,9 +256,20 @@ def _start(
     judge = _judge(sess, config, args, be if cached is None else cached, cached)
     results = _header(config, args, be, settings, cells, plugin_versions(sess.records))
     return _Run(
-        config, sess, cells, instruments, kinds, groups, settings, be, cached, front, writer,
-        judge, results,
-    )  # fmt: skip
+        config,
+        sess,
+        cells,
+        instruments,
+        kinds,
+        groups,
+        settings,
+        be,
+        cached,
+        front,
+        writer,
+        judge,
+        results,
+    )
 
 
 def _header(
@@ -330,10 +343,22 @@ def _plan_task(
     for cell, r in todo:
         seed = config.seed + r
         bound = cell.bind(seed)
-        cell_runs.append(CellRun(
-            inst, run.use, replace(settings, seed=seed), bound.form(config.form), config.limit,
-            run.writer, reporter, bound, r, norm_group, run.session, run.judge,
-        ))  # fmt: skip
+        cell_runs.append(
+            CellRun(
+                inst,
+                run.use,
+                replace(settings, seed=seed),
+                bound.form(config.form),
+                config.limit,
+                run.writer,
+                reporter,
+                bound,
+                r,
+                norm_group,
+                run.session,
+                run.judge,
+            )
+        )
     return inst, kind, cell_runs
 
 

@@ -14,8 +14,17 @@ from rich.table import Table
 
 from psymetrics_core.base.jsonable import json_ready
 
-__all__ = ["stderr", "stdout", "progress_bar", "status_lines", "print_json", "fmt", "table",
-           "add_rows", "ROW_CAP"]  # fmt: skip
+__all__ = [
+    "stderr",
+    "stdout",
+    "progress_bar",
+    "status_lines",
+    "print_json",
+    "fmt",
+    "table",
+    "add_rows",
+    "ROW_CAP",
+]
 
 stderr = Console(stderr=True)
 stdout = Console(highlight=False)
@@ -58,8 +67,13 @@ def status_lines() -> Iterator[None]:
 
     class _Handler(logging.Handler):
         def emit(self, record: logging.LogRecord) -> None:
-            stderr.print(f"psym: {record.getMessage()}", style="dim", markup=False,
-                         soft_wrap=True, highlight=False)  # fmt: skip
+            stderr.print(
+                f"psym: {record.getMessage()}",
+                style="dim",
+                markup=False,
+                soft_wrap=True,
+                highlight=False,
+            )
 
     log = logging.getLogger("psymetrics.status")
     handler, level = _Handler(), log.level

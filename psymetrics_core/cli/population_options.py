@@ -52,35 +52,69 @@ _CRITERION = (
     "(Spearman's rho, AUC for a two-valued label) [default: every scale named like a label]"
 )
 _OPTIONS = (
-    click.option("--efa", default=None, metavar="N|auto", callback=lambda _c, _p, v: _efa(v),
-                 help="Population analyses: EFA with N factors (auto: parallel analysis's "
-                 "count), with Tucker's congruence where the instrument ships human loadings."),
-    click.option("--rotation", type=click.Choice([*ROTATIONS, "none"]), default=None,
-                 help="With --efa: the rotation [default: oblimin]."),
-    click.option("--pa", type=click.Choice(PA_KINDS), default="factors", show_default=True,
-                 help="Population analyses: what parallel analysis counts: common factors "
-                 "(eigenvalues with one-factor communalities on the diagonal, as psych's "
-                 "fa.parallel) or principal components (Horn 1965); --efa auto takes it."),
-    click.option("--missing", type=click.Choice(POLICIES), default=None,
-                 help="Population analyses: unanswered items in every analysis (reliability, "
-                 "parallel analysis, EFA, CFA, invariance, IRT): complete rows only, pairwise "
-                 "correlations, or full-information ML where the estimator has it (else one "
-                 "line saying so) [default: listwise]."),
-    click.option("--deletion", type=click.Choice(POLICIES[:2]), default=None, hidden=True,
-                 help="Deprecated: --missing."),
-    click.option("--cfa-model", default=None, metavar="[TASK=]FILE",
-                 help="Population analyses: a CFA model in lavaan syntax (F =~ item + item, "
-                 "a ~~ b) over the item ids of the task that has them all (TASK=: of that "
-                 "task); for your own survey's file (psym analyze, no --task), over its "
-                 "columns."),
-    click.option("--irt", is_flag=True,
-                 help="Population analyses: a graded response model per scale "
-                 "(discrimination, thresholds, test information); needs the irt extra."),
-    click.option("--mtmm", type=_PATH, default=None,
-                 help="Population runs: the multitrait-multimethod trait table (YAML, traits: "
-                 "{TRAIT: {TASK: SCALE, ...}}) [default: the shipped Big Five/EPQ-R table, "
-                 "where 2+ of its tasks share 2+ traits]."),
-)  # fmt: skip
+    click.option(
+        "--efa",
+        default=None,
+        metavar="N|auto",
+        callback=lambda _c, _p, v: _efa(v),
+        help="Population analyses: EFA with N factors (auto: parallel analysis's "
+        "count), with Tucker's congruence where the instrument ships human loadings.",
+    ),
+    click.option(
+        "--rotation",
+        type=click.Choice([*ROTATIONS, "none"]),
+        default=None,
+        help="With --efa: the rotation [default: oblimin].",
+    ),
+    click.option(
+        "--pa",
+        type=click.Choice(PA_KINDS),
+        default="factors",
+        show_default=True,
+        help="Population analyses: what parallel analysis counts: common factors "
+        "(eigenvalues with one-factor communalities on the diagonal, as psych's "
+        "fa.parallel) or principal components (Horn 1965); --efa auto takes it.",
+    ),
+    click.option(
+        "--missing",
+        type=click.Choice(POLICIES),
+        default=None,
+        help="Population analyses: unanswered items in every analysis (reliability, "
+        "parallel analysis, EFA, CFA, invariance, IRT): complete rows only, pairwise "
+        "correlations, or full-information ML where the estimator has it (else one "
+        "line saying so) [default: listwise].",
+    ),
+    click.option(
+        "--deletion",
+        type=click.Choice(POLICIES[:2]),
+        default=None,
+        hidden=True,
+        help="Deprecated: --missing.",
+    ),
+    click.option(
+        "--cfa-model",
+        default=None,
+        metavar="[TASK=]FILE",
+        help="Population analyses: a CFA model in lavaan syntax (F =~ item + item, "
+        "a ~~ b) over the item ids of the task that has them all (TASK=: of that "
+        "task); for your own survey's file (psym analyze, no --task), over its "
+        "columns.",
+    ),
+    click.option(
+        "--irt",
+        is_flag=True,
+        help="Population analyses: a graded response model per scale "
+        "(discrimination, thresholds, test information); needs the irt extra.",
+    ),
+    click.option(
+        "--mtmm",
+        type=_PATH,
+        default=None,
+        help="Population runs: the multitrait-multimethod trait table (YAML, traits: "
+        "{TRAIT: {TASK: SCALE, ...}}) [default: the shipped Big Five/EPQ-R table, "
+        "where 2+ of its tasks share 2+ traits].",
+    ),
+)
 
 
 def population_options(
@@ -89,9 +123,13 @@ def population_options(
     """Add ``--group`` (with ``group_help``), ``--criterion`` (its shared help, then
     ``criterion_extra``: what only this command has) and the shared options to a command; the
     command receives them as one ``population: PopulationOptions`` argument."""
-    criterion = click.option("--criterion", "criteria", multiple=True, metavar="SCALE=FIELD",
-                             help=_CRITERION + (f"; {criterion_extra}" if criterion_extra
-                                                else "."))  # fmt: skip
+    criterion = click.option(
+        "--criterion",
+        "criteria",
+        multiple=True,
+        metavar="SCALE=FIELD",
+        help=_CRITERION + (f"; {criterion_extra}" if criterion_extra else "."),
+    )
 
     def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(command)
@@ -100,16 +138,27 @@ def population_options(
             return command(*args, **kw)
 
         out: Callable[..., Any] = wrapper
-        for option in reversed((click.option("--group", default=None, help=group_help),
-                                criterion, *_OPTIONS)):  # fmt: skip
+        for option in reversed(
+            (click.option("--group", default=None, help=group_help), criterion, *_OPTIONS)
+        ):
             out = option(out)
         return out
 
     return decorate
 
 
-_NAMES = ("group", "criteria", "efa", "rotation", "cfa_model", "irt", "mtmm", "pa", "missing",
-          "deletion")  # fmt: skip
+_NAMES = (
+    "group",
+    "criteria",
+    "efa",
+    "rotation",
+    "cfa_model",
+    "irt",
+    "mtmm",
+    "pa",
+    "missing",
+    "deletion",
+)
 
 
 def missing_policy(missing: str | None, deletion: str | None) -> str:
@@ -118,18 +167,30 @@ def missing_policy(missing: str | None, deletion: str | None) -> str:
     if deletion is None:
         return missing or "listwise"
     if missing is not None and missing != deletion:
-        raise PsymError(f"--deletion {deletion} and --missing {missing}: --deletion is the old "
-                        "name of --missing; give --missing only")  # fmt: skip
-    click.echo(f"warning: --deletion is now --missing (it applies to every population "
-               f"analysis): read as --missing {deletion}", err=True)  # fmt: skip
+        raise PsymError(
+            f"--deletion {deletion} and --missing {missing}: --deletion is the old "
+            "name of --missing; give --missing only"
+        )
+    click.echo(
+        f"warning: --deletion is now --missing (it applies to every population "
+        f"analysis): read as --missing {deletion}",
+        err=True,
+    )
     return deletion
 
 
 def _options(
-    group: str | None, criteria: tuple[str, ...], efa: int | str | None, rotation: str | None,
-    cfa_model: str | None, irt: bool, mtmm: Path | None, pa: str, missing: str | None,
+    group: str | None,
+    criteria: tuple[str, ...],
+    efa: int | str | None,
+    rotation: str | None,
+    cfa_model: str | None,
+    irt: bool,
+    mtmm: Path | None,
+    pa: str,
+    missing: str | None,
     deletion: str | None,
-) -> PopulationOptions:  # fmt: skip
+) -> PopulationOptions:
     """The options as one record (``--cfa-model`` read here, so a bad model line fails
     before any analysis)."""
     if rotation is not None and efa is None:
@@ -141,5 +202,10 @@ def _options(
         cfa_model=None if cfa_model is None else read_cfa_model(cfa_model),
         pa=pa,
     )
-    return PopulationOptions(criterion=criteria_pairs(criteria), irt=irt, structure=structure,
-                             mtmm=mtmm, missing=missing_policy(missing, deletion))  # fmt: skip
+    return PopulationOptions(
+        criterion=criteria_pairs(criteria),
+        irt=irt,
+        structure=structure,
+        mtmm=mtmm,
+        missing=missing_policy(missing, deletion),
+    )

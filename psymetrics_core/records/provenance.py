@@ -57,10 +57,20 @@ def git_commit(path: Path | None = None) -> dict[str, Any] | None:
         return None
     try:  # one call: the header line names HEAD, every other line is a changed tracked file
         out = subprocess.run(
-            ["git", "-C", str(where), "status", "--porcelain=v2", "--branch",
-             "--untracked-files=no"],
-            capture_output=True, text=True, timeout=10, check=True,
-        ).stdout.splitlines()  # fmt: skip
+            [
+                "git",
+                "-C",
+                str(where),
+                "status",
+                "--porcelain=v2",
+                "--branch",
+                "--untracked-files=no",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=True,
+        ).stdout.splitlines()
     except (OSError, subprocess.SubprocessError):
         return None
     heads = [x.split()[-1] for x in out if x.startswith("# branch.oid ")]
@@ -179,9 +189,13 @@ def file_records(
             continue
         seen.add(path.resolve())
         out.append(
-            {"role": role, "path": str(path), "sha256": sha256_file(path),
-             "bytes": path.stat().st_size}
-        )  # fmt: skip
+            {
+                "role": role,
+                "path": str(path),
+                "sha256": sha256_file(path),
+                "bytes": path.stat().st_size,
+            }
+        )
     return out
 
 

@@ -78,11 +78,15 @@ def _read_shard(directory: Path) -> _Shard:
             samples.setdefault((rec.task, rec.condition, rec.repeat), []).append(line)
     judge_path = directory / "judge.jsonl"
     judge = (
-        [line for _, line, _, _ in iter_lines(judge_path, JudgeRecord, what="judge file",
-                                              schema="judge")]
+        [
+            line
+            for _, line, _, _ in iter_lines(
+                judge_path, JudgeRecord, what="judge file", schema="judge"
+            )
+        ]
         if judge_path.is_file()
         else []
-    )  # fmt: skip
+    )
     if results is not None:  # the files are those the shard's own results.json describes
         verify_records(directory, results.get("records"), what="shard")
     elif samples or judge:  # a shard of no units (more shards than units) records nothing

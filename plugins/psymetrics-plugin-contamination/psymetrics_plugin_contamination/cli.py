@@ -23,39 +23,57 @@ __all__ = ["contamination_cmd"]
     help="Comma-separated probes to run.",
 )
 @click.option(
-    "--permutations", type=bounded("--permutations"), default=50, show_default=True,
+    "--permutations",
+    type=bounded("--permutations"),
+    default=50,
+    show_default=True,
     help="Seeded permutations of the order test.",
-)  # fmt: skip
+)
 @click.option("--model", default=DEFAULT_MODEL, show_default=True, help="Model backend.")
 @click.option("--model-args", default="", help="Backend arguments, k=v,k=v (lm-eval style).")
 @click.option(
-    "--items", "items", multiple=True, metavar="TASK=FILE",
+    "--items",
+    "items",
+    multiple=True,
+    metavar="TASK=FILE",
     help="Item texts (CSV id,text) for instruments that do not ship them (pvq40, sd3).",
-)  # fmt: skip
+)
 @click.option(
-    "--keywords", "keywords", multiple=True, metavar="[TASK=]FILE",
+    "--keywords",
+    "keywords",
+    multiple=True,
+    metavar="[TASK=]FILE",
     help="Your keyword annotation (CSV id,keyword) instead of psymetrics' own.",
-)  # fmt: skip
+)
 @click.option(
-    "--option", "probe_options", multiple=True, metavar="KEY=VALUE",
+    "--option",
+    "probe_options",
+    multiple=True,
+    metavar="KEY=VALUE",
     help="A recorded parsing/rendering decision (see the plugin README), e.g. "
     "target_mid_rule=floor.",
-)  # fmt: skip
+)
 @click.option(
-    "--limit", type=bounded("contamination --limit"), default=None,
+    "--limit",
+    type=bounded("contamination --limit"),
+    default=None,
     help="Probe only the first N items per task.",
-)  # fmt: skip
+)
 @click.option("--no-cache", is_flag=True, help="Do not read or write the response cache.")
 @click.option(
-    "-o", "--output", type=click.Path(path_type=Path), default=None,
+    "-o",
+    "--output",
+    type=click.Path(path_type=Path),
+    default=None,
     help="Run directory for contamination.json and samples.jsonl "
     "[default: psym-results/contamination-<timestamp>].",
-)  # fmt: skip
+)
 @click.option("--overwrite", is_flag=True, help="Replace a run already in --output.")
 @click.option(
-    "--resume", is_flag=True,
+    "--resume",
+    is_flag=True,
     help="Repeat the run in --output (answers already paid for come from the cache).",
-)  # fmt: skip
+)
 @click.option("--json", "as_json", is_flag=True, help="Print contamination.json, not a table.")
 @click.pass_context
 def contamination_cmd(
@@ -140,14 +158,19 @@ def contamination_cmd(
 @contamination_cmd.command("tables")
 @click.argument("runs", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option(
-    "-o", "--output", type=click.Path(path_type=Path), default=None,
+    "-o",
+    "--output",
+    type=click.Path(path_type=Path),
+    default=None,
     help="A .md (Markdown, the paper's rounding) or .csv (unrounded) file "
     "[default: Markdown on stdout].",
-)  # fmt: skip
+)
 @click.option(
-    "--label", "labels", multiple=True,
+    "--label",
+    "labels",
+    multiple=True,
     help="Row label of each run, in order (default: the model each run recorded).",
-)  # fmt: skip
+)
 def tables_cmd(runs: tuple[Path, ...], output: Path | None, labels: tuple[str, ...]) -> None:
     """Lay several `psym contamination` runs (one per model, same --tasks) out as Han et al.'s
     tables: Table 1 (model means over the instruments), Table 2 (instrument means over the

@@ -130,10 +130,17 @@ def contamination(
         results: dict[str, Any] = {}
         if run_tasks:  # every model call goes through the core pipeline
             results = evaluate(
-                run_tasks, model=model, model_args=args, backend=be, seed=opts.seed,
-                output=output, cache=cache, progress=progress, session=session,
+                run_tasks,
+                model=model,
+                model_args=args,
+                backend=be,
+                seed=opts.seed,
+                output=output,
+                cache=cache,
+                progress=progress,
+                session=session,
                 run_dir=run_dir,
-            )  # fmt: skip
+            )
         report: dict[str, Any] = {
             "schema": SCHEMA,
             "citation": CITATION,

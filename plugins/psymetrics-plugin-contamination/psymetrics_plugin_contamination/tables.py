@@ -290,9 +290,10 @@ def to_markdown(tables: Sequence[Table], runs: Sequence[RunValues]) -> str:
         lines.append("|" + "---|" * (len(header) + 1))
         for label, cells in table.rows:
             lines.append(
-                "| " + " | ".join([_md_text(label)] + [_md_cell(c, table.digits) for c in cells])
+                "| "
+                + " | ".join([_md_text(label)] + [_md_cell(c, table.digits) for c in cells])
                 + " |"
-            )  # fmt: skip
+            )
             for (probe, _), c in zip(PAPER_COLUMNS, cells, strict=True):
                 if c.value is None and table.per_instrument:
                     notes.append(f"{table.title.split(':')[0]}, {label}, {probe}: {c.reason}")

@@ -47,8 +47,20 @@ from psymetrics_core.base.reading import parse_yaml, read_text
 if TYPE_CHECKING:
     from psymetrics_core.base.types import Instrument
 
-__all__ = ["TraitTable", "Variable", "Correlation", "CFCriterion", "MTMM", "load_trait_table",
-           "applicable", "mtmm", "mtmm_part", "trait_table", "fisher_ci", "mtmm_text"]  # fmt: skip
+__all__ = [
+    "TraitTable",
+    "Variable",
+    "Correlation",
+    "CFCriterion",
+    "MTMM",
+    "load_trait_table",
+    "applicable",
+    "mtmm",
+    "mtmm_part",
+    "trait_table",
+    "fisher_ci",
+    "mtmm_text",
+]
 
 Z975 = 1.959963984540054  # norm.ppf(0.975)
 
@@ -138,8 +150,10 @@ def load_trait_table(path: str | Path | None = None) -> TraitTable:
         text, where = read_text(p, what="trait table"), str(p)
     raw = parse_yaml(text, where)
     if not isinstance(raw, dict) or not isinstance(raw.get("traits"), dict) or not raw["traits"]:
-        raise PsymError(f"{where}: expected a mapping with a non-empty 'traits' mapping "
-                        "(trait: {TASK: SCALE, ...})")  # fmt: skip
+        raise PsymError(
+            f"{where}: expected a mapping with a non-empty 'traits' mapping "
+            "(trait: {TASK: SCALE, ...})"
+        )
     traits: dict[str, dict[str, str]] = {}
     owner: dict[tuple[str, str], str] = {}
     for trait, methods in raw["traits"].items():
@@ -152,17 +166,22 @@ def load_trait_table(path: str | Path | None = None) -> TraitTable:
     return TraitTable(traits, where)
 
 
-def _methods(at: str, trait: str, methods: dict[Any, Any],
-             owner: dict[tuple[str, str], str]) -> dict[str, str]:  # fmt: skip
+def _methods(
+    at: str, trait: str, methods: dict[Any, Any], owner: dict[tuple[str, str], str]
+) -> dict[str, str]:
     """One trait's {task: scale}, each scale of a task owned by one trait only."""
     for m, s in methods.items():
         here = f"{at}.{_show(m, quote=False)}"
         if not _name(m) or not _name(s):
-            raise PsymError(f"{here}: expected TASK: SCALE (two non-empty printable strings), "
-                            f"got {_show(m)}: {_show(s)}")  # fmt: skip
+            raise PsymError(
+                f"{here}: expected TASK: SCALE (two non-empty printable strings), "
+                f"got {_show(m)}: {_show(s)}"
+            )
         if (m, s) in owner:
-            raise PsymError(f"{here}: scale {_show(s)} is already the scale of trait "
-                            f"{_show(owner[(m, s)])} (one scale measures one trait)")  # fmt: skip
+            raise PsymError(
+                f"{here}: scale {_show(s)} is already the scale of trait "
+                f"{_show(owner[(m, s)])} (one scale measures one trait)"
+            )
         owner[(m, s)] = trait
     return dict(methods)
 
@@ -200,15 +219,19 @@ def trait_table(path: Path | None, instruments: Mapping[str, Instrument]) -> Tra
             inst = instruments.get(task)
             if inst is not None and scale not in inst.scales:
                 have = ", ".join(inst.scales)
-                raise PsymError(f"{table.source}: traits.{trait}.{task}: task {task} has no "
-                                f"scale {scale!r} (its scales: {have})")  # fmt: skip
+                raise PsymError(
+                    f"{table.source}: traits.{trait}.{task}: task {task} has no "
+                    f"scale {scale!r} (its scales: {have})"
+                )
     return table
 
 
 def mtmm_part(
-    found: Mapping[str, PopulationData], structures: Mapping[str, ScaleStructure],
-    table: TraitTable, given: bool = True,
-) -> MTMM | None:  # fmt: skip
+    found: Mapping[str, PopulationData],
+    structures: Mapping[str, ScaleStructure],
+    table: TraitTable,
+    given: bool = True,
+) -> MTMM | None:
     """The section-level ``mtmm`` part of population runs (``found``: task -> its data,
     ``structures``: task -> scale structure) under ``table``; a table not ``given`` (the
     shipped one) applies only when the runs hold 2+ of its tasks sharing 2+ traits (else
@@ -232,12 +255,19 @@ def _corr(a: Variable, b: Variable, x: np.ndarray, y: np.ndarray) -> Correlation
     names = (a.trait, a.method, b.trait, b.method)
     what = f"{a.method}.{a.scale} ~ {b.method}.{b.scale}"
     if n < 3:
-        return Correlation(*names, None, None, None, n, f"{what}: {n} matched respondents "
-                           "(needs 3+)")  # fmt: skip
+        return Correlation(
+            *names, None, None, None, n, f"{what}: {n} matched respondents (needs 3+)"
+        )
     for v, s in ((a, x), (b, y)):
         if np.ptp(s) == 0:
-            return Correlation(*names, None, None, None, n, f"{v.method}.{v.scale} ({v.trait}) "
-                               f"never varies over the {n} matched respondents")  # fmt: skip
+            return Correlation(
+                *names,
+                None,
+                None,
+                None,
+                n,
+                f"{v.method}.{v.scale} ({v.trait}) never varies over the {n} matched respondents",
+            )
     r = float(np.clip(np.corrcoef(x, y)[0, 1], -1.0, 1.0))
     if abs(r) >= 1.0:
         p = 0.0
@@ -250,8 +280,11 @@ def _corr(a: Variable, b: Variable, x: np.ndarray, y: np.ndarray) -> Correlation
     return Correlation(*names, r, ci, p, n, why)
 
 
-def _align(scores: Mapping[str, pd.DataFrame], variables: list[Variable],
-           persona: Mapping[str, pd.Series] | None) -> tuple[pd.DataFrame, str]:  # fmt: skip
+def _align(
+    scores: Mapping[str, pd.DataFrame],
+    variables: list[Variable],
+    persona: Mapping[str, pd.Series] | None,
+) -> tuple[pd.DataFrame, str]:
     """One frame, a column per variable, rows = matched respondents (outer join)."""
     methods = list(dict.fromkeys(v.method for v in variables))
     frames = {m: scores[m] for m in methods}
@@ -259,8 +292,9 @@ def _align(scores: Mapping[str, pd.DataFrame], variables: list[Variable],
     by = "respondent"
     if not common and persona is not None and all(m in persona for m in methods):
         by = "persona"
-        frames = {m: f.groupby(persona[m].reindex(f.index).to_numpy()).mean()
-                  for m, f in frames.items()}  # fmt: skip
+        frames = {
+            m: f.groupby(persona[m].reindex(f.index).to_numpy()).mean() for m, f in frames.items()
+        }
     cols = {f"{v.method}\x00{v.trait}": frames[v.method][v.scale] for v in variables}
     return pd.DataFrame(cols).astype(float), by
 
@@ -270,12 +304,17 @@ def _check_scales(table: TraitTable, scores: Mapping[str, pd.DataFrame]) -> None
         for m, s in ms.items():
             if m in scores and s not in scores[m].columns:
                 have = ", ".join(map(str, scores[m].columns))
-                raise PsymError(f"{table.source}: traits.{trait}.{m}: task {m} has no scale "
-                                f"{s!r} (its scales: {have})")  # fmt: skip
+                raise PsymError(
+                    f"{table.source}: traits.{trait}.{m}: task {m} has no scale "
+                    f"{s!r} (its scales: {have})"
+                )
 
 
-def mtmm(scores: Mapping[str, pd.DataFrame], table: TraitTable,
-         persona: Mapping[str, pd.Series] | None = None) -> MTMM:  # fmt: skip
+def mtmm(
+    scores: Mapping[str, pd.DataFrame],
+    table: TraitTable,
+    persona: Mapping[str, pd.Series] | None = None,
+) -> MTMM:
     """The MTMM analysis of ``scores`` (task -> respondents x scales) under ``table``;
     ``persona`` (task -> respondent key -> persona id) for matching separate runs."""
     _check_scales(table, scores)
@@ -290,19 +329,28 @@ def mtmm(scores: Mapping[str, pd.DataFrame], table: TraitTable,
     methods = [m for m in present if any(m in table.traits[t] for t in traits)]
     out = MTMM(table.source, traits, methods, dropped=dropped)
     if len(methods) < 2 or len(traits) < 2:
-        out.reason = (f"needs 2+ traits measured by 2+ tasks: traits {', '.join(traits) or 'none'}"
-                      f" of tasks {', '.join(present) or 'none'} (table: "
-                      f"{', '.join(table.methods())})")  # fmt: skip
+        out.reason = (
+            f"needs 2+ traits measured by 2+ tasks: traits {', '.join(traits) or 'none'}"
+            f" of tasks {', '.join(present) or 'none'} (table: "
+            f"{', '.join(table.methods())})"
+        )
         return out
-    out.variables = [Variable(t, m, table.traits[t][m]) for m in methods for t in traits
-                     if m in table.traits[t]]  # fmt: skip
+    out.variables = [
+        Variable(t, m, table.traits[t][m]) for m in methods for t in traits if m in table.traits[t]
+    ]
     frame, out.matched_by = _align(scores, out.variables, persona)
-    per_method = pd.DataFrame({m: frame[[c for c in frame if c.startswith(m + "\x00")]]
-                               .notna().any(axis=1) for m in methods})  # fmt: skip
+    per_method = pd.DataFrame(
+        {
+            m: frame[[c for c in frame if c.startswith(m + "\x00")]].notna().any(axis=1)
+            for m in methods
+        }
+    )
     out.n_matched = int((per_method.sum(axis=1) >= 2).sum())
     if out.n_matched < 3:
-        out.reason = (f"{out.n_matched} respondents matched across tasks {', '.join(methods)} "
-                      f"(by {out.matched_by}; needs 3+)")  # fmt: skip
+        out.reason = (
+            f"{out.n_matched} respondents matched across tasks {', '.join(methods)} "
+            f"(by {out.matched_by}; needs 3+)"
+        )
         return out
     _fill(out, frame)
     out.criteria = _criteria(out)
@@ -411,8 +459,10 @@ def mtmm_text(m: MTMM) -> list[str]:
     vs = m.variables
     names = [f"{v.method}.{v.scale}" for v in vs]
     w = max(map(len, names)) + 6
-    out = [f"{head}, table {m.table}: {m.n_matched} respondents matched by "
-           f"{m.matched_by}; [r] = validity diagonal"]  # fmt: skip
+    out = [
+        f"{head}, table {m.table}: {m.n_matched} respondents matched by "
+        f"{m.matched_by}; [r] = validity diagonal"
+    ]
     out.append(" " * w + "".join(f"{k + 1:>7}" for k in range(len(vs))))
     matrix = m.matrix or []
     for i, name in enumerate(names):
@@ -422,8 +472,7 @@ def mtmm_text(m: MTMM) -> list[str]:
         ci = "" if not c.ci95 else f" [{c.ci95[0]:.2f}, {c.ci95[1]:.2f}]"
         r = "—" if c.r is None else f"{c.r:.2f}"
         why = f" ({c.reason})" if c.reason else ""
-        out.append(f"  validity {c.trait_a} {c.method_a}~{c.method_b}: r {r}{ci}, "
-                   f"n {c.n}{why}")  # fmt: skip
+        out.append(f"  validity {c.trait_a} {c.method_a}~{c.method_b}: r {r}{ci}, n {c.n}{why}")
     for k in m.criteria:
         why = f" ({k.reason})" if k.reason else ""
         out.append(f"  criterion {k.criterion} {k.name}: {k.holds}/{k.comparisons}{why}")

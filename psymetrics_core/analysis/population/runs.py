@@ -50,8 +50,16 @@ from psymetrics_core.base.types import Instrument
 from psymetrics_core.records.read import iter_records
 from psymetrics_core.records.samples import SampleRecord
 
-__all__ = ["PopulationData", "read_population_runs", "criterion_table", "population_section",
-           "population_analysis", "present_structure", "task_analysis", "task_text"]  # fmt: skip
+__all__ = [
+    "PopulationData",
+    "read_population_runs",
+    "criterion_table",
+    "population_section",
+    "population_analysis",
+    "present_structure",
+    "task_analysis",
+    "task_text",
+]
 
 
 def read_population_runs(run_dirs: Sequence[Path]) -> dict[str, PopulationData]:
@@ -101,9 +109,13 @@ def _respondent(info: Mapping[str, Any]) -> Mapping[str, Any] | None:
 
 
 def _data(
-    task: str, rows: list[tuple[str, str, str, float]], labels: dict[str, dict[str, Any]],
-    counts: list[int], forms: set[str], cells: dict[str, dict[str, str]] | None = None,
-) -> PopulationData:  # fmt: skip
+    task: str,
+    rows: list[tuple[str, str, str, float]],
+    labels: dict[str, dict[str, Any]],
+    counts: list[int],
+    forms: set[str],
+    cells: dict[str, dict[str, str]] | None = None,
+) -> PopulationData:
     df = pd.DataFrame(rows, columns=["key", "persona", "item", "value"])
     if df.duplicated(["key", "item"]).any():
         dup = df[df.duplicated(["key", "item"])].iloc[0]
@@ -112,14 +124,23 @@ def _data(
     persona = df.drop_duplicates("key").set_index("key")["persona"].reindex(values.index)
     lab = pd.DataFrame.from_dict(labels, orient="index").reindex(values.index)
     cell = None if cells is None else pd.DataFrame.from_dict(cells, orient="index")
-    return PopulationData(task, values, persona, lab, counts[0], counts[1], forms,
-                          None if cell is None else cell.reindex(values.index))  # fmt: skip
+    return PopulationData(
+        task,
+        values,
+        persona,
+        lab,
+        counts[0],
+        counts[1],
+        forms,
+        None if cell is None else cell.reindex(values.index),
+    )
 
 
 def criterion_table(
-    data: PopulationData, structure: ScaleStructure,
+    data: PopulationData,
+    structure: ScaleStructure,
     pairs: Sequence[tuple[str, str]] | None = None,
-) -> list[CriterionRow]:  # fmt: skip
+) -> list[CriterionRow]:
     """Criterion validity of each scale against a label: the given ``pairs`` ((scale, label
     field), every one kept, a scale paired with several labels included), else every scale
     whose name is a label field (``criterion.criterion_row``: AUC for
@@ -135,8 +156,11 @@ def criterion_table(
             raise PsymError(f"--criterion {scale}={fld}: task {data.task} has no scale {scale!r}")
         if fld not in data.labels.columns:
             raise PsymError(f"--criterion {scale}={fld}: the respondents have no label {fld!r}")
-        out.append(criterion_row(scale, fld, np.asarray(scores[scale], dtype=float),
-                                 data.labels[fld], data.persona))  # fmt: skip
+        out.append(
+            criterion_row(
+                scale, fld, np.asarray(scores[scale], dtype=float), data.labels[fld], data.persona
+            )
+        )
     return out
 
 
@@ -166,8 +190,9 @@ def population_analysis(
     found = read_population_runs(run_dirs)
     if not found:
         if options.asked():
-            raise PsymError(f"{options.asked()}: no run here was given to a population "
-                            "(--population)")  # fmt: skip
+            raise PsymError(
+                f"{options.asked()}: no run here was given to a population (--population)"
+            )
         return None
     structure_options, mtmm = options.structure, options.mtmm
     check_options(found, structure_options)
@@ -208,9 +233,12 @@ def present_structure(structure: ScaleStructure, pop: PopulationData) -> ScaleSt
 
 @quiet_analysis
 def task_analysis(
-    pop: PopulationData, structure: ScaleStructure, options: PopulationOptions | None = None,
-    instrument: Instrument | None = None, source: str = "runs",
-) -> PopulationEntry:  # fmt: skip
+    pop: PopulationData,
+    structure: ScaleStructure,
+    options: PopulationOptions | None = None,
+    instrument: Instrument | None = None,
+    source: str = "runs",
+) -> PopulationEntry:
     """One task's entry of the section: diagnostics, reliability, one CFA per scale, criterion
     validity, the diagnostics against people (``instrument``'s norms) and what ``options``
     asks for beyond them, every analysis under ``options.missing``. ``source``: runs
@@ -242,16 +270,14 @@ def task_analysis(
         cfa=dict(cfas),
         criterion=crit,
         # against people: variance ratio vs the human norms, acquiescence, score distributions
-        human=human_diagnostics(
-            resp, structure, instrument, sorted(pop.forms or {"original"})[0]
-        ),  # fmt: skip
+        human=human_diagnostics(resp, structure, instrument, sorted(pop.forms or {"original"})[0]),
         structure=structure_analysis(
             pop,
             structure,
             options.structure,
             human=instrument.human_loadings if instrument else None,
             missing=missing,
-        ),  # fmt: skip
+        ),
         irt=grm,
         missing=missing,
         source=source,
@@ -270,14 +296,18 @@ def _clustering(n: int, personas: int, source: str = "runs") -> str | None:
     cluster of a response file)."""
     if n <= personas:
         return None
-    who = (f"{n} respondents fall in {personas} clusters (the --cluster column)"
-           if source == "responses" else
-           f"{n} respondents are prompt variants or repeats of {personas} personas")  # fmt: skip
+    who = (
+        f"{n} respondents fall in {personas} clusters (the --cluster column)"
+        if source == "responses"
+        else f"{n} respondents are prompt variants or repeats of {personas} personas"
+    )
     unit = "cluster" if source == "responses" else "persona"
-    return (f"{who}: "
-            f"reliability has {unit}-clustered intervals and criterion validity is per {unit}, "
-            "but chi-square, RMSEA, parallel analysis, EFA and invariance treat every "
-            "respondent as independent (identical repeats inflate them)")  # fmt: skip
+    return (
+        f"{who}: "
+        f"reliability has {unit}-clustered intervals and criterion validity is per {unit}, "
+        "but chi-square, RMSEA, parallel analysis, EFA and invariance treat every "
+        "respondent as independent (identical repeats inflate them)"
+    )
 
 
 def reliability_text(coefficients: Sequence[Coefficient], rows: RowsUsed | None) -> str:
@@ -324,10 +354,14 @@ def _head(task: str, e: PopulationEntry) -> str:
     straight = f"straight-lining {_num(e.straightlining_share)}"
     if e.source == "responses":
         clusters = f" ({e.n_personas} clusters)" if e.n_personas < e.n_respondents else ""
-        return (f"{task}: {e.n_respondents} respondents{clusters}, cells answered "
-                f"{_num(e.parse_rate)}, {straight}")  # fmt: skip
-    return (f"{task}: {e.n_respondents} respondents ({e.n_personas} personas), parse rate "
-            f"{_num(e.parse_rate)}, {straight}")  # fmt: skip
+        return (
+            f"{task}: {e.n_respondents} respondents{clusters}, cells answered "
+            f"{_num(e.parse_rate)}, {straight}"
+        )
+    return (
+        f"{task}: {e.n_respondents} respondents ({e.n_personas} personas), parse rate "
+        f"{_num(e.parse_rate)}, {straight}"
+    )
 
 
 def task_text(task: str, e: PopulationEntry) -> list[str]:
@@ -354,6 +388,8 @@ def task_text(task: str, e: PopulationEntry) -> list[str]:
         why = f" ({k.reason})" if k.reason else ""
         unit = " personas" if row.unit == "persona" else ""
         pos = f" (positive: {row.positive})" if row.positive else ""
-        out.append(f"  criterion {row.scale} ~ {row.label}{pos}: {k.statistic} "
-                   f"{_num(k.value)}{ci}, n {k.n}{unit}{why}")  # fmt: skip
+        out.append(
+            f"  criterion {row.scale} ~ {row.label}{pos}: {k.statistic} "
+            f"{_num(k.value)}{ci}, n {k.n}{unit}{why}"
+        )
     return out + (irt_text(e.irt) if e.irt is not None else [])

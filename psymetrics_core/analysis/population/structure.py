@@ -53,14 +53,26 @@ from psymetrics_core.analysis.population.structure_options import StructureOptio
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.types import HumanLoadings
 
-__all__ = ["CFAModel", "StructureOptions", "read_cfa_model", "structure_analysis",
-           "invariance_entry", "congruence", "group_series", "check_options", "check_model_items",
-           "structure_text", "invariance_text"]  # fmt: skip
+__all__ = [
+    "CFAModel",
+    "StructureOptions",
+    "read_cfa_model",
+    "structure_analysis",
+    "invariance_entry",
+    "congruence",
+    "group_series",
+    "check_options",
+    "check_model_items",
+    "structure_text",
+    "invariance_text",
+]
 
 NO_HUMAN_LOADINGS = "the instrument ships no human loadings"
 MIN_CONGRUENCE_ITEMS = 3  # phi over fewer shared items says nothing
-READING = ("Lorenzo-Seva & ten Berge (2006): phi >= .95 equal, .85-.94 fair similarity, "
-           "below .85 not equal")  # fmt: skip
+READING = (
+    "Lorenzo-Seva & ten Berge (2006): phi >= .95 equal, .85-.94 fair similarity, "
+    "below .85 not equal"
+)
 RUN_GROUPS = ("model", "condition")
 
 
@@ -84,15 +96,19 @@ def check_options(found: Mapping[str, PopulationData], opts: StructureOptions | 
     if opts.group is not None and opts.group not in RUN_GROUPS:
         if not any(opts.group in p.labels.columns for p in found.values()):
             labels = sorted({str(c) for p in found.values() for c in p.labels.columns})
-            raise PsymError(f"--group {opts.group}: not model, condition or a respondent label "
-                            f"(labels: {', '.join(labels) or 'none'})")  # fmt: skip
+            raise PsymError(
+                f"--group {opts.group}: not model, condition or a respondent label "
+                f"(labels: {', '.join(labels) or 'none'})"
+            )
     model = opts.cfa_model
     if model is None:
         return
     if model.task is not None:
         if model.task not in found:
-            raise PsymError(f"--cfa-model {model.task}={model.path}: no population task "
-                            f"{model.task!r} here (tasks: {', '.join(sorted(found))})")  # fmt: skip
+            raise PsymError(
+                f"--cfa-model {model.task}={model.path}: no population task "
+                f"{model.task!r} here (tasks: {', '.join(sorted(found))})"
+            )
         check_model_items(model, model.task, list(found[model.task].values.columns))
         return
     fits = sorted(t for t, p in found.items() if model.unknown(list(p.values.columns)) is None)
@@ -102,8 +118,10 @@ def check_options(found: Mapping[str, PopulationData], opts: StructureOptions | 
         first = min(found.values(), key=lambda p: p.task)
         check_model_items(model, first.task, list(first.values.columns))
     if len(fits) > 1:
-        raise PsymError(f"--cfa-model {model.path}: its names are items of several tasks here "
-                        f"({', '.join(fits)}): write --cfa-model TASK={model.path}")  # fmt: skip
+        raise PsymError(
+            f"--cfa-model {model.path}: its names are items of several tasks here "
+            f"({', '.join(fits)}): write --cfa-model TASK={model.path}"
+        )
 
 
 def check_model_items(model: CFAModel, task: str, columns: Sequence[str]) -> None:
@@ -119,15 +137,20 @@ def check_model_items(model: CFAModel, task: str, columns: Sequence[str]) -> Non
     if miss is not None:
         cols = [str(c) for c in columns]
         shown = ", ".join(cols[:12]) + (" ..." if len(cols) > 12 else "")
-        raise PsymError(f"--cfa-model {model.path}, line {miss[0]}: {miss[1]!r} is not a factor "
-                        f"of the model or an item of task {task} (items: {shown})")  # fmt: skip
+        raise PsymError(
+            f"--cfa-model {model.path}, line {miss[0]}: {miss[1]!r} is not a factor "
+            f"of the model or an item of task {task} (items: {shown})"
+        )
 
 
 def structure_analysis(
-    pop: PopulationData, structure: ScaleStructure, opts: StructureOptions | None,
-    group: pd.Series | None = None, human: HumanLoadings | None = None,
+    pop: PopulationData,
+    structure: ScaleStructure,
+    opts: StructureOptions | None,
+    group: pd.Series | None = None,
+    human: HumanLoadings | None = None,
     missing: str = "listwise",
-) -> StructureParts:  # fmt: skip
+) -> StructureParts:
     """The task entry's parallel analysis, EFA (with --efa; Tucker's congruence with the
     instrument's ``human`` loadings), CFA model (with --cfa-model) and invariance (with a
     grouping: ``opts.group`` or the given ``group``), each under ``missing``."""
@@ -195,8 +218,11 @@ def congruence(e: EFAEntry, human: HumanLoadings | None, structure: ScaleStructu
         return Congruence(reason=NO_HUMAN_LOADINGS)
     if e.loadings is None or e.factors is None:
         return Congruence(reason=f"the EFA is undefined ({e.reason})", source=human.source)
-    table = pd.DataFrame([v for _, v in human.loadings], index=[i for i, _ in human.loadings],
-                         columns=list(human.factors))  # fmt: skip
+    table = pd.DataFrame(
+        [v for _, v in human.loadings],
+        index=[i for i, _ in human.loadings],
+        columns=list(human.factors),
+    )
     for item in table.index.intersection(list(structure.reverse)):
         table.loc[item] = -table.loc[item]  # raw direction as published -> keyed, as the EFA
     ours = pd.DataFrame.from_dict(e.loadings, orient="index", columns=e.factors)
@@ -204,10 +230,13 @@ def congruence(e: EFAEntry, human: HumanLoadings | None, structure: ScaleStructu
     absent = [i for i in table.index if i not in ours.index]
     if len(shared) < MIN_CONGRUENCE_ITEMS:
         which = f" (not in the data: {_names(absent)})" if absent else ""
-        return Congruence(reason=(
-            f"{len(shared)} of the {len(table)} items of the human loadings are in the "
-            f"EFA{which}; phi needs {MIN_CONGRUENCE_ITEMS} or more"
-        ), source=human.source)  # fmt: skip
+        return Congruence(
+            reason=(
+                f"{len(shared)} of the {len(table)} items of the human loadings are in the "
+                f"EFA{which}; phi needs {MIN_CONGRUENCE_ITEMS} or more"
+            ),
+            source=human.source,
+        )
     res = match_congruence(ours.loc[shared], table.loc[shared])
     return Congruence(
         phi=res.phi,
@@ -232,11 +261,13 @@ def _congruence_note(
     if ka != kb:
         notes.append(f"EFA has {ka} factor(s), the human loadings {kb}: matched over {min(ka, kb)}")
     if absent:
-        notes.append(f"{len(absent)} item(s) of the human loadings are not in the data "
-                     f"({_names(absent)})")  # fmt: skip
+        notes.append(
+            f"{len(absent)} item(s) of the human loadings are not in the data ({_names(absent)})"
+        )
     if unloaded:
-        notes.append(f"{len(unloaded)} item(s) have no human loading and are left out "
-                     f"({_names(unloaded)})")  # fmt: skip
+        notes.append(
+            f"{len(unloaded)} item(s) have no human loading and are left out ({_names(unloaded)})"
+        )
     if human.rotation and e.rotation and human.rotation.lower() != e.rotation:
         notes.append(f"human loadings {human.rotation}-rotated, this EFA {e.rotation}")
     return "; ".join(notes) or None
@@ -290,11 +321,16 @@ def structure_text(parts: StructureParts) -> list[str]:
         out += _efa_text(parts.efa)
     if parts.cfa_model is not None:
         c, f = parts.cfa_model.result, parts.cfa_model.result.fit
-        out.append(f"  CFA model {Path(parts.cfa_model.file).name}: " + (
-            f"undefined ({c.reason})" if f is None else
-            f"chi2 {_n(f.chisq)} df {f.df} CFI {_n(f.cfi, 3)} TLI {_n(f.tli, 3)} "
-            f"RMSEA {_n(f.rmsea, 3)} SRMR {_n(f.srmr, 3)}")
-            + ("" if c.rows is None else f", {c.rows.text()}"))  # fmt: skip
+        out.append(
+            f"  CFA model {Path(parts.cfa_model.file).name}: "
+            + (
+                f"undefined ({c.reason})"
+                if f is None
+                else f"chi2 {_n(f.chisq)} df {f.df} CFI {_n(f.cfi, 3)} TLI {_n(f.tli, 3)} "
+                f"RMSEA {_n(f.rmsea, 3)} SRMR {_n(f.srmr, 3)}"
+            )
+            + ("" if c.rows is None else f", {c.rows.text()}")
+        )
         if f is not None and f.reason:
             out.append(f"    CFI, TLI undefined: {f.reason}")
         if f is not None and f.caveat:
@@ -315,8 +351,9 @@ def _efa_text(x: EFAEntry) -> list[str]:
         return [f"{head}: undefined ({x.reason}){used}", *basis]
     out = [f"{head}: loadings >= .30 (largest first; all in --json){used}", *basis]
     for j, fac in enumerate(x.factors):
-        big = sorted(((abs(v[j]), i, v[j]) for i, v in x.loadings.items() if abs(v[j]) >= 0.3),
-                     reverse=True)  # fmt: skip
+        big = sorted(
+            ((abs(v[j]), i, v[j]) for i, v in x.loadings.items() if abs(v[j]) >= 0.3), reverse=True
+        )
         shown = ", ".join(f"{i} {v:+.2f}" for _, i, v in big[:6])
         more = f" (+{len(big) - 6} more)" if len(big) > 6 else ""
         out.append(f"    {fac}: {shown or 'none'}{more}")
@@ -334,11 +371,13 @@ def congruence_text(x: Congruence) -> list[str]:
         return [f"    Tucker's congruence{src}: undefined ({x.reason})"]
     match, reading = x.match or {}, x.reading or {}
     shown = ", ".join(
-        f"{k} ~ {match[k]} {v:.3f} ({reading[k]})"
-        if v is not None else f"{k} unmatched" for k, v in x.phi.items()
-    )  # fmt: skip
-    out = [f"    Tucker's congruence{src} over {x.items} items: {shown}",
-           f"      reading: {READING}"]  # fmt: skip
+        f"{k} ~ {match[k]} {v:.3f} ({reading[k]})" if v is not None else f"{k} unmatched"
+        for k, v in x.phi.items()
+    )
+    out = [
+        f"    Tucker's congruence{src} over {x.items} items: {shown}",
+        f"      reading: {READING}",
+    ]
     if x.note:
         out.append(f"      note: {x.note}")
     return out
@@ -349,12 +388,16 @@ def invariance_text(entry: InvarianceEntry) -> list[str]:
     inv = entry.result
     groups = ", ".join(f"{g} {n}" for g, n in inv.groups.items())
     used = "" if inv.rows is None else f"; {inv.rows.text()}"
-    out = [f"  invariance by {entry.group} ({groups or 'no groups'}){used}" + (
-        f": undefined ({inv.reason})" if inv.reason else "")]  # fmt: skip
+    out = [
+        f"  invariance by {entry.group} ({groups or 'no groups'}){used}"
+        + (f": undefined ({inv.reason})" if inv.reason else "")
+    ]
     if not inv.steps:
         return out
-    out.append(f"    {'level':<10} {'chi2':>8} {'df':>4} {'CFI':>6} {'RMSEA':>6} "
-               f"{'dchi2':>7} {'ddf':>3} {'p':>6} {'dCFI':>7} {'dRMSEA':>7}  decision")  # fmt: skip
+    out.append(
+        f"    {'level':<10} {'chi2':>8} {'df':>4} {'CFI':>6} {'RMSEA':>6} "
+        f"{'dchi2':>7} {'ddf':>3} {'p':>6} {'dCFI':>7} {'dRMSEA':>7}  decision"
+    )
     for s in inv.steps:
         f = s.fit
         out.append(
@@ -374,6 +417,9 @@ def _decision(s: InvarianceStep) -> str:
         return "baseline" if s.level == "configural" else "undecided"
     if s.holds:
         return "holds"
-    why = [w for w, hit in (("CFI", "CFI drops" in s.decision),
-                            ("RMSEA", "RMSEA rises" in s.decision)) if hit]  # fmt: skip
+    why = [
+        w
+        for w, hit in (("CFI", "CFI drops" in s.decision), ("RMSEA", "RMSEA rises" in s.decision))
+        if hit
+    ]
     return f"rejected ({', '.join(why)})"

@@ -33,8 +33,12 @@ class StructureOptions:
 
     def asked(self) -> str:
         """The options given, as written on the command line ('' when none)."""
-        given = (("--group", self.group), ("--efa", self.efa), ("--cfa-model", self.cfa_model),
-                 ("--pa", None if self.pa == "factors" else self.pa))  # fmt: skip
+        given = (
+            ("--group", self.group),
+            ("--efa", self.efa),
+            ("--cfa-model", self.cfa_model),
+            ("--pa", None if self.pa == "factors" else self.pa),
+        )
         return ", ".join(name for name, v in given if v is not None)
 
     def for_runs(self, run_dirs: Sequence[Path]) -> StructureOptions:
