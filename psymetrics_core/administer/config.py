@@ -84,7 +84,7 @@ class RunConfig:
         if unknown:
             raise TypeError(
                 f"evaluate() got unexpected keyword argument(s): {', '.join(unknown)} "
-                f"(known: {', '.join(cls.fields())}, session, backend, progress)"
+                f"(known: {', '.join(cls.fields())}, session, backend, progress, run_dir)"
             )
         return cls(**options)
 
