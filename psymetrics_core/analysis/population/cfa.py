@@ -199,8 +199,9 @@ def _fit(sem: object, data: _Input, out: CFAResult) -> None:
         return
     f_ml = logdet + np.trace(s @ np.linalg.inv(implied)) - np.linalg.slogdet(s)[1] - p
     df = p * (p + 1) // 2 - len(sem.param_vals)  # type: ignore[attr-defined]
-    out.fit = fit_indices(float(n * f_ml), df, baseline_chisq([s], [n]), n,
-                          srmr_value=srmr(s, implied))  # fmt: skip
+    out.fit = fit_indices(
+        float(n * f_ml), df, baseline_chisq([s], [n]), n, srmr_value=srmr(s, implied)
+    )
     _loadings(sem, out)
 
 
@@ -257,12 +258,19 @@ def fit_fiml(model_means: Any, syntax: str, frame: pd.DataFrame, out: CFAResult)
     p = x.shape[1]
     df = p * (p + 1) // 2 + p - len(sem.param_vals)
     bdf = p * (p - 1) // 2
-    out.fit = fit_indices(float(max(chisq, 0.0)), df, (float(max(base, 0.0)), bdf), out.n,
-                          srmr_value=_srmr_means(s_h1, implied, mu_h1, mu))  # fmt: skip
+    out.fit = fit_indices(
+        float(max(chisq, 0.0)),
+        df,
+        (float(max(base, 0.0)), bdf),
+        out.n,
+        srmr_value=_srmr_means(s_h1, implied, mu_h1, mu),
+    )
     _loadings(sem, out)
     out.loadings = [replace(x, item=back.get(x.item, x.item)) for x in out.loadings]
-    out.heywood = [back.get(h.split(":", 1)[0], h.split(":", 1)[0]) + ":" + h.split(":", 1)[1]
-                   for h in out.heywood]  # fmt: skip
+    out.heywood = [
+        back.get(h.split(":", 1)[0], h.split(":", 1)[0]) + ":" + h.split(":", 1)[1]
+        for h in out.heywood
+    ]
 
 
 @contextmanager

@@ -55,9 +55,17 @@ class CriterionRow:
 
     def to_json(self) -> dict[str, Any]:
         c = self.result
-        return {"scale": self.scale, "label": self.label, "statistic": c.statistic,
-                "value": c.value, "ci95": c.ci95, "n": c.n, "reason": c.reason,
-                "unit": self.unit, "positive": self.positive}  # fmt: skip
+        return {
+            "scale": self.scale,
+            "label": self.label,
+            "statistic": c.statistic,
+            "value": c.value,
+            "ci95": c.ci95,
+            "n": c.n,
+            "reason": c.reason,
+            "unit": self.unit,
+            "positive": self.positive,
+        }
 
 
 def _pairs(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -101,8 +109,14 @@ def auc(scores: np.ndarray, labels: np.ndarray) -> Criterion:
         return Criterion("auc", None, None, n, why)
     pos, neg = x[y == 1], x[y == 0]
     if len(pos) < 2 or len(neg) < 2:
-        return Criterion("auc", None, None, n, f"{_count(len(pos), 'positive')} and "
-                         f"{_count(len(neg), 'negative')} (an AUC needs 2+ of each)")  # fmt: skip
+        return Criterion(
+            "auc",
+            None,
+            None,
+            n,
+            f"{_count(len(pos), 'positive')} and "
+            f"{_count(len(neg), 'negative')} (an AUC needs 2+ of each)",
+        )
     k = _psi(pos, neg)
     a = float(k.mean())
     v10, v01 = k.mean(axis=1), k.mean(axis=0)
@@ -145,8 +159,14 @@ def label_values(name: str, y: pd.Series) -> tuple[np.ndarray | None, str | None
         out = (text == kinds[1]).astype(float).where(text.notna()).to_numpy(float)
         return out, kinds[1], None
     shown = ", ".join(kinds[:4]) + (", ..." if len(kinds) > 4 else "")
-    return None, None, (f"label {name!r} has {len(kinds)} text values ({shown}): criterion "
-                        "validity needs numbers or two values")  # fmt: skip
+    return (
+        None,
+        None,
+        (
+            f"label {name!r} has {len(kinds)} text values ({shown}): criterion "
+            "validity needs numbers or two values"
+        ),
+    )
 
 
 def criterion_row(

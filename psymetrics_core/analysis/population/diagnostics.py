@@ -92,8 +92,11 @@ def _variance_ratios(
         if len(s) < 2:
             out.append(VarianceRatio(scale, None, None, hsd, f"{len(s)} scored respondents"))
         elif not hsd > 0:
-            out.append(VarianceRatio(scale, None, float(np.std(s, ddof=1)), hsd,
-                                     "human SD is not positive"))  # fmt: skip
+            out.append(
+                VarianceRatio(
+                    scale, None, float(np.std(s, ddof=1)), hsd, "human SD is not positive"
+                )
+            )
         else:
             sd = float(np.std(s, ddof=1))
             out.append(VarianceRatio(scale, sd**2 / hsd**2, sd, hsd))
@@ -111,8 +114,15 @@ def diagnose(
     n, k = values.shape
     const = constant_items(values)
     sl, sl_why = _straightlining(values.to_numpy(dtype=float))
-    out = Diagnostics(n, k, {str(c): float(v) for c, v in values.isna().mean().items()}, const,
-                      len(const) / k if k else None, sl, None)  # fmt: skip
+    out = Diagnostics(
+        n,
+        k,
+        {str(c): float(v) for c, v in values.isna().mean().items()},
+        const,
+        len(const) / k if k else None,
+        sl,
+        None,
+    )
     if sl_why:
         out.reasons["straightlining_share"] = sl_why
     if midpoint is None:

@@ -109,15 +109,17 @@ def _correlations(values: pd.DataFrame, missing: str, analysis: str) -> _Corr:
     if rows.n <= frame.shape[1]:
         per = " (smallest pair count)" if missing == "pairwise" else ""
         kind = "complete" if missing == "listwise" else missing
-        return _Corr(None, cols, rows, f"{rows.n} {kind} respondents{per} for "
-                     f"{frame.shape[1]} items")  # fmt: skip
+        return _Corr(
+            None, cols, rows, f"{rows.n} {kind} respondents{per} for {frame.shape[1]} items"
+        )
     corr = pairwise_corr(frame)
     if not np.all(np.isfinite(corr)):
         return _Corr(None, cols, rows, "a pairwise correlation is undefined")
     dep = dependent_items(pairwise_cov(frame), cols)
     if dep is not None:
-        return _Corr(None, cols, rows,
-                     f"correlation matrix singular; dependent items: {', '.join(dep)}")  # fmt: skip
+        return _Corr(
+            None, cols, rows, f"correlation matrix singular; dependent items: {', '.join(dep)}"
+        )
     if np.linalg.eigvalsh(corr).min() <= 0:
         return _Corr(None, cols, rows, "the pairwise correlation matrix is not positive definite")
     return _Corr(corr, cols, rows)
@@ -149,9 +151,13 @@ def _eigen(r: np.ndarray, kind: str) -> np.ndarray:
 
 
 def parallel_analysis(
-    values: pd.DataFrame, n_iter: int = 100, quantile: float = 0.95, seed: int = 0,
-    kind: str = "factors", missing: str = "listwise",
-) -> ParallelAnalysis:  # fmt: skip
+    values: pd.DataFrame,
+    n_iter: int = 100,
+    quantile: float = 0.95,
+    seed: int = 0,
+    kind: str = "factors",
+    missing: str = "listwise",
+) -> ParallelAnalysis:
     """Horn's (1965) parallel analysis: eigenvalues of the item correlations (``kind``
     components) or of the reduced correlations (factors: one-factor minres communalities on
     the diagonal, as psych's ``fa.parallel`` default) against those of random normal data of
@@ -173,16 +179,30 @@ def parallel_analysis(
         keep += 1
     margin = float(obs[keep - 1] - ref[keep - 1]) if keep else None
     miss = float(obs[keep] - ref[keep]) if keep < p else None
-    return ParallelAnalysis(keep, tuple(map(float, obs)), tuple(map(float, ref)), quantile,
-                            None, kind, c.rows, margin, miss)  # fmt: skip
+    return ParallelAnalysis(
+        keep,
+        tuple(map(float, obs)),
+        tuple(map(float, ref)),
+        quantile,
+        None,
+        kind,
+        c.rows,
+        margin,
+        miss,
+    )
 
 
 def auto_basis(pa: ParallelAnalysis) -> str:
     """How ``--efa auto`` chose its count: parallel analysis's kind, n and the margins of the
     last retained eigenvalue and of the first one left out over their random references."""
-    last = "" if pa.margin is None else (
-        f"; eigenvalue {pa.n_factors} exceeds its random {pa.quantile:.0%} quantile by "
-        f"{pa.margin:.3f}")  # fmt: skip
+    last = (
+        ""
+        if pa.margin is None
+        else (
+            f"; eigenvalue {pa.n_factors} exceeds its random {pa.quantile:.0%} quantile by "
+            f"{pa.margin:.3f}"
+        )
+    )
     nxt = (
         ""
         if pa.miss is None
@@ -200,12 +220,23 @@ def parallel_text(pa: ParallelAnalysis) -> list[str]:
     unit = "factor(s)" if pa.kind == "factors" else "component(s)"
     last = "" if pa.margin is None else f", the last by {pa.margin:.3f}"
     nxt = "" if pa.miss is None else f"; the next falls short by {-pa.miss:.3f}"
-    return [f"{what}: {pa.n_factors} {unit} (eigenvalues above the random {pa.quantile:.0%} "
-            f"quantile{last}{nxt}){used}"]  # fmt: skip
+    return [
+        f"{what}: {pa.n_factors} {unit} (eigenvalues above the random {pa.quantile:.0%} "
+        f"quantile{last}{nxt}){used}"
+    ]
 
 
-ROTATIONS = ("varimax", "quartimax", "biquartimax", "equamax", "oblimin", "parsimax",
-             "parsimony", "biquartimin", "promax")  # statsmodels' list  # fmt: skip
+ROTATIONS = (
+    "varimax",
+    "quartimax",
+    "biquartimax",
+    "equamax",
+    "oblimin",
+    "parsimax",
+    "parsimony",
+    "biquartimin",
+    "promax",
+)  # statsmodels' list
 
 
 def efa_df(p: int, k: int) -> int:
@@ -227,9 +258,12 @@ def efa_parameters(p: int, k: int) -> int:
 
 
 def efa(
-    values: pd.DataFrame, n_factors: int, rotation: str | None = "oblimin", method: str = "ml",
+    values: pd.DataFrame,
+    n_factors: int,
+    rotation: str | None = "oblimin",
+    method: str = "ml",
     missing: str = "listwise",
-) -> EFAResult:  # fmt: skip
+) -> EFAResult:
     """statsmodels' EFA (``method`` ml or pa) with the named rotation (None: unrotated), on the
     item correlations under ``missing`` (listwise or pairwise; n: their rows)."""
     from statsmodels.multivariate.factor import Factor  # on demand: the [analysis] extra
@@ -247,8 +281,10 @@ def efa(
             f"({p} items, {n_factors} factors; {need})"
         )
     if why is None and (df := efa_df(p, n_factors)) < 0:
-        why = (f"not identified: {n_factors} factors for {p} items leave df {df} "
-               "(an EFA needs (items - factors)^2 >= items + factors)")  # fmt: skip
+        why = (
+            f"not identified: {n_factors} factors for {p} items leave df {df} "
+            "(an EFA needs (items - factors)^2 >= items + factors)"
+        )
     if why or c.corr is None:
         return EFAResult(None, rotation, method, reason=why, rows=c.rows)
     try:
@@ -261,8 +297,7 @@ def efa(
         return EFAResult(None, rotation, method, reason=f"EFA failed: {exc}", rows=c.rows)
     lam = np.asarray(res.loadings)
     if not np.all(np.isfinite(lam)):
-        return EFAResult(None, rotation, method, reason="EFA gave non-finite loadings",
-                         rows=c.rows)  # fmt: skip
+        return EFAResult(None, rotation, method, reason="EFA gave non-finite loadings", rows=c.rows)
     cols = [f"F{j + 1}" for j in range(n_factors)]
     # factor correlations Phi = T'T (GPArotation's convention: L = A (T')^-1; identity for an
     # orthogonal T); statsmodels' results have no attribute for them
@@ -271,11 +306,17 @@ def efa(
     uniq = np.asarray(getattr(res, "uniqueness", np.full(len(cols), np.nan)), dtype=float)
     heywood = tuple(
         f"{item}: uniqueness {u:.3f} (communality at or above 1)"
-        for item, u in zip(c.columns, uniq, strict=False) if u <= HEYWOOD_UNIQUENESS
-    )  # fmt: skip
-    return EFAResult(pd.DataFrame(lam, index=c.columns, columns=cols), rotation, method,
-                     None if phi is None else np.asarray(phi), heywood=heywood,
-                     rows=c.rows)  # fmt: skip
+        for item, u in zip(c.columns, uniq, strict=False)
+        if u <= HEYWOOD_UNIQUENESS
+    )
+    return EFAResult(
+        pd.DataFrame(lam, index=c.columns, columns=cols),
+        rotation,
+        method,
+        None if phi is None else np.asarray(phi),
+        heywood=heywood,
+        rows=c.rows,
+    )
 
 
 def _phi(a: np.ndarray, b: np.ndarray) -> float:
@@ -321,8 +362,9 @@ def tucker_congruence(loadings: pd.DataFrame, human: pd.DataFrame) -> dict[str, 
     """phi per human factor, matching factors by the permutation and signs that maximise the
     summed |phi| (items aligned by name; every human item must be in ``loadings``)."""
     if loadings.shape[1] < human.shape[1]:
-        raise PsymError(f"congruence: {loadings.shape[1]} factors for {human.shape[1]} human "
-                        "factors")  # fmt: skip
+        raise PsymError(
+            f"congruence: {loadings.shape[1]} factors for {human.shape[1]} human factors"
+        )
     res = match_congruence(loadings, human)
     return {k: float("nan") if v is None else v for k, v in res.phi.items()}
 

@@ -25,9 +25,23 @@ from psymetrics_core.analysis.population.missing import RowsUsed
 from psymetrics_core.analysis.population.mtmm import MTMM
 from psymetrics_core.analysis.population.reliability import ScaleReliability
 
-__all__ = ["CriterionRow", "VarianceRatio", "Norm", "Distribution", "HumanParts", "Congruence",
-           "EFAEntry", "CFAModelEntry", "InvarianceEntry", "StructureParts", "PopulationEntry",
-           "PopulationAnalysis", "reliability_json", "cfa_json", "parallel_json"]  # fmt: skip
+__all__ = [
+    "CriterionRow",
+    "VarianceRatio",
+    "Norm",
+    "Distribution",
+    "HumanParts",
+    "Congruence",
+    "EFAEntry",
+    "CFAModelEntry",
+    "InvarianceEntry",
+    "StructureParts",
+    "PopulationEntry",
+    "PopulationAnalysis",
+    "reliability_json",
+    "cfa_json",
+    "parallel_json",
+]
 
 
 def rows_json(rows: RowsUsed | None) -> dict[str, Any] | None:
@@ -36,22 +50,42 @@ def rows_json(rows: RowsUsed | None) -> dict[str, Any] | None:
 
 
 def reliability_json(r: ScaleReliability) -> dict[str, Any]:
-    return {"scale": r.scale, "n": r.n, "k": r.k, "n_personas": r.n_clusters, "reason": r.reason,
-            "coefficients": [c.__dict__ for c in r.coefficients],
-            "rows": rows_json(r.rows)}  # fmt: skip
+    return {
+        "scale": r.scale,
+        "n": r.n,
+        "k": r.k,
+        "n_personas": r.n_clusters,
+        "reason": r.reason,
+        "coefficients": [c.__dict__ for c in r.coefficients],
+        "rows": rows_json(r.rows),
+    }
 
 
 def cfa_json(c: CFAResult) -> dict[str, Any]:
     fit = None if c.fit is None else dict(c.fit.__dict__)
-    return {"n": c.n, "fit": fit, "reason": c.reason, "heywood": c.heywood,
-            "loadings": [x.__dict__ for x in c.loadings], "rows": rows_json(c.rows)}  # fmt: skip
+    return {
+        "n": c.n,
+        "fit": fit,
+        "reason": c.reason,
+        "heywood": c.heywood,
+        "loadings": [x.__dict__ for x in c.loadings],
+        "rows": rows_json(c.rows),
+    }
 
 
 def parallel_json(pa: ParallelAnalysis) -> dict[str, Any]:
-    return {"n_factors": pa.n_factors, "observed": list(pa.observed),
-            "random_quantile": list(pa.random_quantile), "quantile": pa.quantile,
-            "reason": pa.reason, "kind": pa.kind, "n": None if pa.rows is None else pa.rows.n,
-            "rows": rows_json(pa.rows), "margin": pa.margin, "miss": pa.miss}  # fmt: skip
+    return {
+        "n_factors": pa.n_factors,
+        "observed": list(pa.observed),
+        "random_quantile": list(pa.random_quantile),
+        "quantile": pa.quantile,
+        "reason": pa.reason,
+        "kind": pa.kind,
+        "n": None if pa.rows is None else pa.rows.n,
+        "rows": rows_json(pa.rows),
+        "margin": pa.margin,
+        "miss": pa.miss,
+    }
 
 
 @dataclass(frozen=True)
@@ -100,10 +134,15 @@ class Congruence:
     note: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"congruence": self.phi, "congruence_reason": self.reason,
-                "congruence_source": self.source, "congruence_match": self.match,
-                "congruence_reading": self.reading, "congruence_items": self.items,
-                "congruence_note": self.note}  # fmt: skip
+        return {
+            "congruence": self.phi,
+            "congruence_reason": self.reason,
+            "congruence_source": self.source,
+            "congruence_match": self.match,
+            "congruence_reading": self.reading,
+            "congruence_items": self.items,
+            "congruence_note": self.note,
+        }
 
 
 @dataclass
@@ -124,11 +163,19 @@ class EFAEntry:
     basis: str | None = None  # --efa auto: how parallel analysis chose the count
 
     def to_json(self) -> dict[str, Any]:
-        out = {"n_factors": self.n_factors, "rotation": self.rotation, "method": self.method,
-               "loadings": self.loadings, "factors": self.factors,
-               "factor_corr": self.factor_corr, "reason": self.reason,
-               "heywood": self.heywood, "n": None if self.rows is None else self.rows.n,
-               "rows": rows_json(self.rows), "basis": self.basis}  # fmt: skip
+        out = {
+            "n_factors": self.n_factors,
+            "rotation": self.rotation,
+            "method": self.method,
+            "loadings": self.loadings,
+            "factors": self.factors,
+            "factor_corr": self.factor_corr,
+            "reason": self.reason,
+            "heywood": self.heywood,
+            "n": None if self.rows is None else self.rows.n,
+            "rows": rows_json(self.rows),
+            "basis": self.basis,
+        }
         return out | (self.congruence.to_json() if self.congruence is not None else {})
 
 
@@ -142,10 +189,16 @@ class CFAModelEntry:
 
     def to_json(self) -> dict[str, Any]:
         r = self.result
-        return {"model": self.model, "file": self.file, "n": r.n,
-                "fit": None if r.fit is None else dict(r.fit.__dict__),
-                "loadings": [x.__dict__ for x in r.loadings], "heywood": r.heywood,
-                "reason": r.reason, "rows": rows_json(r.rows)}  # fmt: skip
+        return {
+            "model": self.model,
+            "file": self.file,
+            "n": r.n,
+            "fit": None if r.fit is None else dict(r.fit.__dict__),
+            "loadings": [x.__dict__ for x in r.loadings],
+            "heywood": r.heywood,
+            "reason": r.reason,
+            "rows": rows_json(r.rows),
+        }
 
 
 @dataclass(frozen=True)
@@ -157,9 +210,13 @@ class InvarianceEntry:
 
     def to_json(self) -> dict[str, Any]:
         res = self.result
-        return {"group": self.group, "groups": dict(res.groups),
-                "steps": [dict(s.__dict__, fit=dict(s.fit.__dict__)) for s in res.steps],
-                "reason": res.reason, "rows": rows_json(res.rows)}  # fmt: skip
+        return {
+            "group": self.group,
+            "groups": dict(res.groups),
+            "steps": [dict(s.__dict__, fit=dict(s.fit.__dict__)) for s in res.steps],
+            "reason": res.reason,
+            "rows": rows_json(res.rows),
+        }
 
 
 @dataclass(frozen=True)

@@ -119,9 +119,13 @@ def srmr(observed: np.ndarray, implied: np.ndarray) -> float:
 
 
 def fit_indices(
-    chisq: float, df: int, base: tuple[float, int], n: int, n_groups: int = 1,
+    chisq: float,
+    df: int,
+    base: tuple[float, int],
+    n: int,
+    n_groups: int = 1,
     srmr_value: float | None = None,
-) -> FitIndices:  # fmt: skip
+) -> FitIndices:
     """CFI, TLI, RMSEA (with its interval) from the model's and the baseline's chi-square."""
     bchi, bdf = base
     pval = float(chi2.sf(chisq, df)) if df > 0 else None
@@ -133,9 +137,21 @@ def fit_indices(
         if df > 0:
             tli = (bchi / bdf - chisq / df) / (bchi / bdf - 1.0)
     rmsea = _rmsea(chisq, df, n, n_groups)
-    return FitIndices(chisq, df, pval, cfi, tli, rmsea, rmsea_ci(chisq, df, n, n_groups),
-                      srmr_value, n, bchi, bdf, why,
-                      fit_caveat(df, why, _rmsea(bchi, bdf, n, n_groups)))  # fmt: skip
+    return FitIndices(
+        chisq,
+        df,
+        pval,
+        cfi,
+        tli,
+        rmsea,
+        rmsea_ci(chisq, df, n, n_groups),
+        srmr_value,
+        n,
+        bchi,
+        bdf,
+        why,
+        fit_caveat(df, why, _rmsea(bchi, bdf, n, n_groups)),
+    )
 
 
 BASELINE_ALPHA = 0.05
@@ -157,8 +173,10 @@ def _baseline_refusal(bchi: float, bdf: int) -> str | None:
         return "the independence model has no degrees of freedom"
     p = float(chi2.sf(bchi, bdf))
     if p > BASELINE_ALPHA:
-        return (f"the items do not covary detectably (independence model chi2 {bchi:.2f}, df "
-                f"{bdf}, p {p:.2f})")  # fmt: skip
+        return (
+            f"the items do not covary detectably (independence model chi2 {bchi:.2f}, df "
+            f"{bdf}, p {p:.2f})"
+        )
     return None
 
 

@@ -122,9 +122,11 @@ def human_diagnostics(
     mid, mid_why = midpoint(inst, structure.items(), form)
     scored = Responses(resp.values.loc[:, structure.items()], resp.cluster)
     diag = diagnose(
-        scored, structure, midpoint=mid,
+        scored,
+        structure,
+        midpoint=mid,
         human_sd={s: n.sd / (n.factor or 1.0) for s, n in usable.items()},
-    )  # fmt: skip
+    )
     ratios = {v.scale: v for v in diag.variance_ratios}
     scores = scale_scores(scored, structure)
     out_ratio, dists = [], {}
@@ -142,9 +144,10 @@ def human_diagnostics(
         )
         dists[scale] = Distribution(
             [float(x) for x in s * (factor or 1.0)],
-            None if not isinstance(norm, ScaleNorm) or factor is None
+            None
+            if not isinstance(norm, ScaleNorm) or factor is None
             else Norm(norm.mean, norm.sd, norm.source, norm.group),
-        )  # fmt: skip
+        )
     why = mid_why or diag.reasons.get("acquiescence")
     return HumanParts(
         out_ratio, diag.acquiescence, None if diag.acquiescence is not None else why, dists
@@ -161,14 +164,19 @@ def human_text(h: HumanParts) -> list[str]:
     if rows and len({r.reason for r in rows}) == 1 and rows[0].reason in (NO_NORMS, NO_INSTRUMENT):
         out.append(f"  variance ratio vs human norms: undefined ({rows[0].reason})")
     elif rows:
-        parts = [f"{r.scale} — ({r.reason})" if r.ratio is None else
-                 f"{r.scale} {r.ratio:.2f}" + (" FLAT" if r.ratio < FLAT_RATIO else "")
-                 for r in rows]  # fmt: skip
+        parts = [
+            f"{r.scale} — ({r.reason})"
+            if r.ratio is None
+            else f"{r.scale} {r.ratio:.2f}" + (" FLAT" if r.ratio < FLAT_RATIO else "")
+            for r in rows
+        ]
         head = f"group {', '.join(groups)}: {'; '.join(sources)}" if groups else "no norm used"
         out.append(f"  variance ratio vs human norms ({head}): " + ", ".join(parts))
         if any(r.ratio is not None and r.ratio < FLAT_RATIO for r in rows):
-            out.append(f"    FLAT: below {FLAT_RATIO} (SD under half the human SD), the "
-                       "straight-lining signature: personas barely move the answers")  # fmt: skip
+            out.append(
+                f"    FLAT: below {FLAT_RATIO} (SD under half the human SD), the "
+                "straight-lining signature: personas barely move the answers"
+            )
     a = h.acquiescence
     out.append(
         "  acquiescence (mean raw answer - scale midpoint): "

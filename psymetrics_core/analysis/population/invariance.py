@@ -125,13 +125,15 @@ def measurement_invariance(
         raise PsymError(f"invariance model: items not in the data: {', '.join(absent)}")
     frame = values.loc[:, items].assign(_g=data.group.to_numpy())
     frame = frame[frame["_g"].notna()]
-    frames = {str(g): usable(f.drop(columns="_g"), missing)
-              for g, f in frame.groupby("_g", sort=False)}  # fmt: skip
+    frames = {
+        str(g): usable(f.drop(columns="_g"), missing) for g, f in frame.groupby("_g", sort=False)
+    }
     ns = {g: rows_used(f, missing).n for g, f in frames.items()}
     out = InvarianceResult(ns, rows=rows_used(frame.drop(columns="_g"), missing))
     if missing == "fiml":
-        out.reason = fiml_refusal("the invariance ladder",
-                                  "its multi-group engine fits sample moments")  # fmt: skip
+        out.reason = fiml_refusal(
+            "the invariance ladder", "its multi-group engine fits sample moments"
+        )
         return out
     out.reason = _group_refusal(frames, min_group_size or 2 * len(items) + 1, ns)
     if out.reason is None:

@@ -148,8 +148,10 @@ def _negative(codes: np.ndarray, items: list[str]) -> str | None:
                 found.append(f"{item} (r {r:.2f})")
     if not found:
         return None
-    return ("items negatively related to the rest of the scale (item-rest r < 0; a reverse key "
-            f"missing?): {_names(found)}")  # fmt: skip
+    return (
+        "items negatively related to the rest of the scale (item-rest r < 0; a reverse key "
+        f"missing?): {_names(found)}"
+    )
 
 
 def _on_box(items: list[GRMItem]) -> str | None:
@@ -167,16 +169,19 @@ def _on_box(items: list[GRMItem]) -> str | None:
                 high,
             ),
             (f"a threshold at the bound ±{_B_BOX:g} (a category almost never used)", edge),
-        )  # fmt: skip
+        )
         if names
     ]
     return f"estimates at the estimator's bounds: {'; '.join(parts)}" if parts else None
 
 
 def _fit(
-    codes: np.ndarray, cats: list[tuple[float, ...]], items: list[str], out: GRMResult,
+    codes: np.ndarray,
+    cats: list[tuple[float, ...]],
+    items: list[str],
+    out: GRMResult,
     max_iter: int,
-) -> None:  # fmt: skip
+) -> None:
     """Fit the GRM to ``codes`` with mirt; fills ``out`` (or its reason)."""
     mirt = _mirt()
     ncat = [len(v) for v in cats]
@@ -214,8 +219,10 @@ def _fit(
         out.items, out.information = fitted, [float(v) for v in info.reshape(-1)]
 
 
-PAIRWISE_FALLBACK = ("--missing pairwise: a likelihood over answer patterns has no pairwise "
-                     "form; fitted on every answer (full information, as fiml)")  # fmt: skip
+PAIRWISE_FALLBACK = (
+    "--missing pairwise: a likelihood over answer patterns has no pairwise "
+    "form; fitted on every answer (full information, as fiml)"
+)
 
 
 def grm_scale(
@@ -229,8 +236,9 @@ def grm_scale(
     policy = "listwise" if missing == "listwise" else "fiml"
     rows = rows_used(frame, policy)
     frame = usable(frame, policy)
-    out = GRMResult(scale, rows.n, rows=rows,
-                    note=PAIRWISE_FALLBACK if missing == "pairwise" else None)  # fmt: skip
+    out = GRMResult(
+        scale, rows.n, rows=rows, note=PAIRWISE_FALLBACK if missing == "pairwise" else None
+    )
     codes, cats, why = _codes(frame)
     out.reason = why or _refusal(frame, codes, cats)
     if out.reason is None:
@@ -240,16 +248,20 @@ def grm_scale(
 
 
 def graded_response(
-    resp: Responses, structure: ScaleStructure, max_iter: int = MAX_ITER,
+    resp: Responses,
+    structure: ScaleStructure,
+    max_iter: int = MAX_ITER,
     missing: str = "listwise",
-) -> dict[str, GRMResult]:  # fmt: skip
+) -> dict[str, GRMResult]:
     """One graded response model per scale of ``structure`` (reverse-keyed items reversed),
     under ``missing`` (``grm_scale``)."""
     structure.check(resp.values)
     _mirt()  # the missing extra is one line before any work
     keyed = structure.keyed(resp.values)
-    return {name: grm_scale(name, keyed.loc[:, list(items)], max_iter, missing)
-            for name, items in structure.scales.items()}  # fmt: skip
+    return {
+        name: grm_scale(name, keyed.loc[:, list(items)], max_iter, missing)
+        for name, items in structure.scales.items()
+    }
 
 
 def irt_json(results: dict[str, GRMResult]) -> dict[str, Any]:
@@ -266,7 +278,7 @@ def irt_json(results: dict[str, GRMResult]) -> dict[str, Any]:
                     "categories": list(i.categories),
                 }
                 for i in r.items
-            ],  # fmt: skip
+            ],
             "information": None
             if r.information is None
             else {"theta": list(r.theta), "test": r.information},

@@ -30,8 +30,15 @@ from psymetrics_core.analysis.population.structure import invariance_entry
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.types import Instrument
 
-__all__ = ["CLUSTER_DEFAULT", "ItemKey", "respondent_columns", "population_data",
-           "population_report", "invariance_across", "check_grouping"]  # fmt: skip
+__all__ = [
+    "CLUSTER_DEFAULT",
+    "ItemKey",
+    "respondent_columns",
+    "population_data",
+    "population_report",
+    "invariance_across",
+    "check_grouping",
+]
 
 CLUSTER_DEFAULT = "persona"
 
@@ -68,9 +75,12 @@ def check_grouping(path: object, group: str | None, cluster: str | None) -> None
 
 
 def respondent_columns(
-    columns: Sequence[str], rows: Sequence[tuple[int, Mapping[str, str]]], skip: set[str],
-    respondents: Sequence[str], cluster: str | None = None,
-) -> pd.DataFrame:  # fmt: skip
+    columns: Sequence[str],
+    rows: Sequence[tuple[int, Mapping[str, str]]],
+    skip: set[str],
+    respondents: Sequence[str],
+    cluster: str | None = None,
+) -> pd.DataFrame:
     """The columns of a long file (other than ``skip``) that hold one value per respondent
     (index: ``respondents``, the rows' respondent ids in order); empty cells are NaN. The
     ``cluster`` column must hold one value per respondent (else an error naming one)."""
@@ -113,16 +123,24 @@ def population_data(
     persona = _cluster(labels, cluster)
     lab = labels.drop(columns=[c for c in (cluster,) if c in labels.columns]).reindex(order)
     pop = PopulationData(
-        key.task, values, persona.reindex(order), lab, int(len(frame)),
-        int(frame["response"].notna().sum()), {key.form},
-    )  # fmt: skip
+        key.task,
+        values,
+        persona.reindex(order),
+        lab,
+        int(len(frame)),
+        int(frame["response"].notna().sum()),
+        {key.form},
+    )
     return pop, present_structure(key.structure, pop)
 
 
 def population_report(
-    key: ItemKey, frame: pd.DataFrame, labels: pd.DataFrame, cluster: str | None,
+    key: ItemKey,
+    frame: pd.DataFrame,
+    labels: pd.DataFrame,
+    cluster: str | None,
     options: PopulationOptions,
-) -> PopulationEntry:  # fmt: skip
+) -> PopulationEntry:
     """The population analyses of one group of a long file (``population_data``); the
     grouping of ``options.structure`` is left to ``invariance_across`` (one group here)."""
     pop, structure = population_data(key, frame, labels, cluster)
@@ -133,16 +151,18 @@ def population_report(
 
 @quiet_analysis
 def invariance_across(
-    name: str, groups: Mapping[str, tuple[PopulationData, ScaleStructure]],
+    name: str,
+    groups: Mapping[str, tuple[PopulationData, ScaleStructure]],
     missing: str = "listwise",
-) -> InvarianceEntry:  # fmt: skip
+) -> InvarianceEntry:
     """The invariance ladder across the groups of a long file (the items every group has)."""
     pops = [p for p, _ in groups.values()]
     common = set.intersection(*(set(p.values.columns) for p in pops))
     cols = [c for c in pops[0].values.columns if c in common]
     values = pd.concat([p.values.loc[:, cols] for p in pops], ignore_index=True)
-    group = pd.Series([g for g, (p, _) in groups.items() for _ in range(len(p.values))],
-                      name=name, dtype=object)  # fmt: skip
+    group = pd.Series(
+        [g for g, (p, _) in groups.items() for _ in range(len(p.values))], name=name, dtype=object
+    )
     first = next(iter(groups.values()))[1]
     scales = {s: tuple(i for i in its if i in common) for s, its in first.scales.items()}
     structure = ScaleStructure(

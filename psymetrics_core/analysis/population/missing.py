@@ -24,8 +24,17 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["POLICIES", "RowsUsed", "rows_used", "usable", "pairwise_cov", "pairwise_corr",
-           "em_moments", "fiml_loss", "fiml_refusal"]  # fmt: skip
+__all__ = [
+    "POLICIES",
+    "RowsUsed",
+    "rows_used",
+    "usable",
+    "pairwise_cov",
+    "pairwise_corr",
+    "em_moments",
+    "fiml_loss",
+    "fiml_refusal",
+]
 
 POLICIES = ("listwise", "pairwise", "fiml")
 
@@ -42,8 +51,13 @@ class RowsUsed:
     dropped: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"missing": self.policy, "n": self.n, "of": self.of,
-                "n_pairs_max": self.n_max, "dropped": self.dropped}  # fmt: skip
+        return {
+            "missing": self.policy,
+            "n": self.n,
+            "of": self.of,
+            "n_pairs_max": self.n_max,
+            "dropped": self.dropped,
+        }
 
     def text(self) -> str:
         """``n 2436 of 2800 (listwise: 364 rows with an unanswered item left out)``."""
@@ -124,8 +138,10 @@ def em_moments(
     x = x[~np.isnan(x).all(axis=1)]
     n, p = x.shape
     pats = _patterns(x)
-    blocks = [(o, x[np.ix_(rows, o)], np.ix_(~o, o), np.ix_(o, o), np.ix_(~o, ~o), np.ix_(o, ~o))
-              for o, rows in pats]  # fmt: skip
+    blocks = [
+        (o, x[np.ix_(rows, o)], np.ix_(~o, o), np.ix_(o, o), np.ix_(~o, ~o), np.ix_(o, ~o))
+        for o, rows in pats
+    ]
     mu = np.nanmean(x, axis=0)
     sig = np.diag(np.nanvar(x, axis=0))
     done_rows = [b for b in blocks if b[0].all()]  # complete rows: their sums never change
@@ -168,5 +184,7 @@ def fiml_loss(x: np.ndarray, mu: np.ndarray, sigma: np.ndarray) -> float:
 
 def fiml_refusal(analysis: str, why: str) -> str:
     """The one line of an analysis that has no full-information form."""
-    return (f"--missing fiml: {analysis} has no full-information estimator here ({why}); "
-            "use --missing listwise or pairwise")  # fmt: skip
+    return (
+        f"--missing fiml: {analysis} has no full-information estimator here ({why}); "
+        "use --missing listwise or pairwise"
+    )

@@ -225,16 +225,22 @@ def fit_ml(
                 bounds[idx] = (min_unique * gm.cov[j, j], None)
     with one_blas_thread():
         res = minimize(
-            _objective, x0, args=(lay, groups, means, std_lv), jac=True, method="L-BFGS-B",
-            bounds=bounds, options={"maxiter": 5000, "maxfun": 10000, "ftol": 1e-13, "gtol": 1e-8},
-        )  # fmt: skip
+            _objective,
+            x0,
+            args=(lay, groups, means, std_lv),
+            jac=True,
+            method="L-BFGS-B",
+            bounds=bounds,
+            options={"maxiter": 5000, "maxfun": 10000, "ftol": 1e-13, "gtol": 1e-8},
+        )
     p = pat.n_items
     moments = len(groups) * (p * (p + 1) // 2 + (p if means else 0))
     total_n = sum(gm.n for gm in groups)
     grad_ok = bool(np.max(np.abs(res.jac)) < 1e-4) if res.jac is not None else False
     converged = bool(np.isfinite(res.fun) and res.fun < 1e9 and (res.success or grad_ok))
-    out = MLFit(converged, str(res.message), float(res.fun) * total_n, moments - lay.n_free,
-                lay.n_free)  # fmt: skip
+    out = MLFit(
+        converged, str(res.message), float(res.fun) * total_n, moments - lay.n_free, lay.n_free
+    )
     for g in range(len(groups)):
         lam, phi, theta, nu, kappa = _matrices(res.x, lay, g, std_lv)
         out.lam.append(lam)

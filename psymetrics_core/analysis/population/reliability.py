@@ -33,8 +33,15 @@ from psymetrics_core.analysis.population.missing import (
 )
 from psymetrics_core.analysis.population.mlfit import one_blas_thread
 
-__all__ = ["Undefined", "Coefficient", "ScaleReliability", "alpha", "lambda6", "omega_total",
-           "scale_reliability"]  # fmt: skip
+__all__ = [
+    "Undefined",
+    "Coefficient",
+    "ScaleReliability",
+    "alpha",
+    "lambda6",
+    "omega_total",
+    "scale_reliability",
+]
 
 
 class Undefined(ValueError):
@@ -119,9 +126,11 @@ def lambda6(x: np.ndarray, names: list[str] | None = None, missing: str = "listw
 
 
 def omega_total(
-    x: np.ndarray, names: list[str] | None = None, start: np.ndarray | None = None,
+    x: np.ndarray,
+    names: list[str] | None = None,
+    start: np.ndarray | None = None,
     missing: str = "listwise",
-) -> float:  # fmt: skip
+) -> float:
     """omega total from one ML factor with signed loadings, oriented to sum >= 0; uniquenesses
     bounded to [.005, 1] as R psych's ``fa`` and ``factanal`` (no Heywood case). ``start``:
     uniquenesses to start from (a bootstrap starts from the full sample's)."""
@@ -180,17 +189,23 @@ def _percentile(draws: list[float | None]) -> tuple[float, float] | None:
 
 
 def _bootstrap(
-    fn: Callable[[np.ndarray], float], x: np.ndarray, clusters: np.ndarray | None,
-    n_boot: int, seed: int,
-) -> tuple[tuple[float, float] | None, tuple[float, float] | None]:  # fmt: skip
+    fn: Callable[[np.ndarray], float],
+    x: np.ndarray,
+    clusters: np.ndarray | None,
+    n_boot: int,
+    seed: int,
+) -> tuple[tuple[float, float] | None, tuple[float, float] | None]:
     with one_blas_thread():
         return _draws(fn, x, clusters, n_boot, seed)
 
 
 def _draws(
-    fn: Callable[[np.ndarray], float], x: np.ndarray, clusters: np.ndarray | None,
-    n_boot: int, seed: int,
-) -> tuple[tuple[float, float] | None, tuple[float, float] | None]:  # fmt: skip
+    fn: Callable[[np.ndarray], float],
+    x: np.ndarray,
+    clusters: np.ndarray | None,
+    n_boot: int,
+    seed: int,
+) -> tuple[tuple[float, float] | None, tuple[float, float] | None]:
     rng = np.random.default_rng(seed)
     n = len(x)
     naive = [_stat(fn, x[rng.integers(0, n, n)]) for _ in range(n_boot)]
@@ -206,9 +221,12 @@ def _draws(
 
 
 def scale_reliability(
-    data: Responses, structure: ScaleStructure, n_boot: int = 500, seed: int = 0,
+    data: Responses,
+    structure: ScaleStructure,
+    n_boot: int = 500,
+    seed: int = 0,
     missing: str = "listwise",
-) -> list[ScaleReliability]:  # fmt: skip
+) -> list[ScaleReliability]:
     """alpha, lambda 6 and omega of every scale under ``missing``, with naive and clustered
     intervals (a bootstrap draw resamples the rows ``missing`` uses, gaps and all)."""
     structure.check(data.values)
@@ -235,7 +253,7 @@ def scale_reliability(
             "lambda6": partial(lambda6, names=names, missing=missing),
             "omega_total": partial(
                 omega_total, names=names, start=_psi(x, missing), missing=missing
-            ),  # fmt: skip
+            ),
         }
         for cname, fn in fns.items():
             rel.coefficients.append(_coefficient(cname, fn, x, clusters, n_boot, seed))
@@ -252,9 +270,13 @@ def _psi(x: np.ndarray, missing: str = "listwise") -> np.ndarray | None:
 
 
 def _coefficient(
-    name: str, fn: Callable[[np.ndarray], float], x: np.ndarray, clusters: np.ndarray | None,
-    n_boot: int, seed: int,
-) -> Coefficient:  # fmt: skip
+    name: str,
+    fn: Callable[[np.ndarray], float],
+    x: np.ndarray,
+    clusters: np.ndarray | None,
+    n_boot: int,
+    seed: int,
+) -> Coefficient:
     try:
         value = fn(x)
     except (Undefined, np.linalg.LinAlgError) as exc:
