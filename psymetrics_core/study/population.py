@@ -86,8 +86,10 @@ def build(spec: BuildSpec) -> Built:
     if spec.n is not None and not 1 <= spec.n <= MAX_RESPONDENTS:
         raise PsymError(f"--n {spec.n}: expected 1-{MAX_RESPONDENTS:,}")
     if spec.levels is not None and spec.generate != "trait-markers":
-        raise PsymError("--levels: only with --generate trait-markers (binary profiles are "
-                        "high/low, a source's personas have no levels)")  # fmt: skip
+        raise PsymError(
+            "--levels: only with --generate trait-markers (binary profiles are "
+            "high/low, a source's personas have no levels)"
+        )
     if spec.generate is not None:
         pool = generate(spec.generate, (1, 9) if spec.levels is None else spec.levels)
     else:
@@ -166,8 +168,9 @@ def _stratified(
     for i, r in enumerate(pool):
         missing = [f for f in fields if f not in r.labels]
         if missing:
-            raise PsymError(f"--stratify {','.join(fields)}: respondent {r.id!r} has no "
-                            f"field {missing[0]!r}")  # fmt: skip
+            raise PsymError(
+                f"--stratify {','.join(fields)}: respondent {r.id!r} has no field {missing[0]!r}"
+            )
         strata.setdefault(tuple(str(r.labels[f]) for f in fields), []).append(i)
     keys = sorted(strata)
     exact = {k: n * len(strata[k]) / len(pool) for k in keys}
@@ -198,9 +201,11 @@ def _row_respondent(
     where = f"{path}, row {row_no}"
     field = spec.text_field or next((f for f in TEXT_FIELDS if f in row), None)
     if field is None or field not in row:
-        raise PsymError(f"{where}: no persona text field (expected one of "
-                        f"{', '.join(spec.text_field and [spec.text_field] or TEXT_FIELDS)}; "
-                        "choose one with --text-field)")  # fmt: skip
+        raise PsymError(
+            f"{where}: no persona text field (expected one of "
+            f"{', '.join(spec.text_field and [spec.text_field] or TEXT_FIELDS)}; "
+            "choose one with --text-field)"
+        )
     text = row[field]
     if not isinstance(text, str) or not text.strip():
         raise PsymError(f"{where}: field {field!r}: expected a non-empty text")
@@ -210,8 +215,10 @@ def _row_respondent(
     rid = str(raw_id).strip() if raw_id not in (None, "") else f"{path.stem}-{row_no}"
     problem = id_problem(rid)
     if problem:
-        raise PsymError(f"{where}: field {spec.id_field!r}: respondent id {rid[:60]!r}: {problem} "
-                        "(the id rule of population files)")  # fmt: skip
+        raise PsymError(
+            f"{where}: field {spec.id_field!r}: respondent id {rid[:60]!r}: {problem} "
+            "(the id rule of population files)"
+        )
     labels = {k: _label(v) for k, v in row.items() if k not in (field, spec.id_field)}
     if len(labels) > MAX_LABELS:  # the bound read_population applies, enforced here too
         raise PsymError(f"{where}: {len(labels)} label fields; at most {MAX_LABELS} per respondent")
@@ -269,8 +276,10 @@ def _rows(path: Path, split: str | None) -> Iterable[tuple[int, dict[str, Any]]]
             "written by datasets' save_to_disk"
         )
     if not path.is_file():
-        raise PsymError(f"{path}: no such persona source (a .jsonl, .csv, .parquet or .txt file, "
-                        "or a dataset folder written by datasets' save_to_disk)")  # fmt: skip
+        raise PsymError(
+            f"{path}: no such persona source (a .jsonl, .csv, .parquet or .txt file, "
+            "or a dataset folder written by datasets' save_to_disk)"
+        )
     suffix = path.suffix.lower()
     if suffix in (".jsonl", ".ndjson"):
         lines = read_lines(path, what="persona source")
@@ -310,8 +319,9 @@ def _saved_dataset(path: Path, split: str | None) -> list[tuple[int, dict[str, A
     try:
         import datasets  # on demand: saved Hugging Face datasets only (not a dependency)
     except ImportError:
-        raise PsymError(f"{path}: reading a saved dataset needs `datasets` "
-                        "(pip install datasets)") from None  # fmt: skip
+        raise PsymError(
+            f"{path}: reading a saved dataset needs `datasets` (pip install datasets)"
+        ) from None
     try:
         ds = datasets.load_from_disk(str(path))
     except (FileNotFoundError, ValueError) as exc:
@@ -341,21 +351,49 @@ def _sha256(path: Path) -> str:
 # Big Five domain -> (low pole, high pole) adjective markers, after Goldberg's (1992) bipolar
 # markers as Serapio-García et al. (2023) use them for shaping; a project-written list.
 TRAIT_MARKERS: dict[str, tuple[tuple[str, str], ...]] = {
-    "extraversion": (("introverted", "extraverted"), ("quiet", "talkative"),
-                     ("timid", "bold"), ("unenergetic", "energetic")),
-    "agreeableness": (("cold", "warm"), ("unkind", "kind"),
-                      ("uncooperative", "cooperative"), ("distrustful", "trustful")),
-    "conscientiousness": (("disorganized", "organized"), ("irresponsible", "responsible"),
-                          ("careless", "thorough"), ("lazy", "hardworking")),
-    "neuroticism": (("calm", "anxious"), ("relaxed", "tense"),
-                    ("emotionally stable", "moody"), ("secure", "insecure")),
-    "openness": (("unimaginative", "imaginative"), ("uncreative", "creative"),
-                 ("incurious", "curious"), ("unreflective", "reflective")),
-}  # fmt: skip
+    "extraversion": (
+        ("introverted", "extraverted"),
+        ("quiet", "talkative"),
+        ("timid", "bold"),
+        ("unenergetic", "energetic"),
+    ),
+    "agreeableness": (
+        ("cold", "warm"),
+        ("unkind", "kind"),
+        ("uncooperative", "cooperative"),
+        ("distrustful", "trustful"),
+    ),
+    "conscientiousness": (
+        ("disorganized", "organized"),
+        ("irresponsible", "responsible"),
+        ("careless", "thorough"),
+        ("lazy", "hardworking"),
+    ),
+    "neuroticism": (
+        ("calm", "anxious"),
+        ("relaxed", "tense"),
+        ("emotionally stable", "moody"),
+        ("secure", "insecure"),
+    ),
+    "openness": (
+        ("unimaginative", "imaginative"),
+        ("uncreative", "creative"),
+        ("incurious", "curious"),
+        ("unreflective", "reflective"),
+    ),
+}
 # level 1..9 -> qualifier and pole (Serapio-García et al.'s nine-level shaping)
-_QUALIFIERS = {1: ("extremely", 0), 2: ("very", 0), 3: ("", 0), 4: ("a bit", 0),
-               5: ("neither", None), 6: ("a bit", 1), 7: ("", 1), 8: ("very", 1),
-               9: ("extremely", 1)}  # fmt: skip
+_QUALIFIERS = {
+    1: ("extremely", 0),
+    2: ("very", 0),
+    3: ("", 0),
+    4: ("a bit", 0),
+    5: ("neither", None),
+    6: ("a bit", 1),
+    7: ("", 1),
+    8: ("very", 1),
+    9: ("extremely", 1),
+}
 _BINARY = {
     "extraversion": ("introverted", "extroverted"),
     "agreeableness": ("antagonistic", "agreeable"),

@@ -110,13 +110,25 @@ def _layer_graph(shape: LlamaShape, last: bool) -> bytes:
 
     f32 = TensorProto.FLOAT
     info = helper.make_tensor_value_info
-    inputs = [info("x", f32, ["b", "s", h]), info("cos", f32, ["s", d]), info("sin", f32, ["s", d]),
-              info("mask", f32, ["s", "t"]), info("past_k", f32, [1, kv, "p", d]),
-              info("past_v", f32, [1, kv, "p", d])]  # fmt: skip
+    inputs = [
+        info("x", f32, ["b", "s", h]),
+        info("cos", f32, ["s", d]),
+        info("sin", f32, ["s", d]),
+        info("mask", f32, ["s", "t"]),
+        info("past_k", f32, [1, kv, "p", d]),
+        info("past_v", f32, [1, kv, "p", d]),
+    ]
     weights: dict[str, list[Any]] = {
-        "ln1": [h], "wq": [nh * d, h], "wk": [kv * d, h], "wv": [kv * d, h], "wo": [h, nh * d],
-        "ln2": [h], "wg": ["i", h], "wu": ["i", h], "wd": [h, "i"],
-    }  # fmt: skip
+        "ln1": [h],
+        "wq": [nh * d, h],
+        "wk": [kv * d, h],
+        "wv": [kv * d, h],
+        "wo": [h, nh * d],
+        "ln2": [h],
+        "wg": ["i", h],
+        "wu": ["i", h],
+        "wd": [h, "i"],
+    }
     inputs += [info(name, f32, extent) for name, extent in weights.items()]
     if last:
         inputs.append(info("keep", TensorProto.INT64, ["k"]))
@@ -170,8 +182,11 @@ def _layer_graph(shape: LlamaShape, last: bool) -> bytes:
     gate = linear(h2, "wg")
     act = op("Mul", [op("Mul", [gate, op("Sigmoid", [gate])]), linear(h2, "wu")])
     op("Add", [x, op("Reshape", [linear(act, "wd"), rows])], out="y")
-    outputs = [info("y", f32, ["b", "k", h]), info("present_k", f32, ["b", kv, "t", d]),
-               info("present_v", f32, ["b", kv, "t", d])]  # fmt: skip
+    outputs = [
+        info("y", f32, ["b", "k", h]),
+        info("present_k", f32, ["b", kv, "t", d]),
+        info("present_v", f32, ["b", kv, "t", d]),
+    ]
     graph = helper.make_graph(nodes, "llama_layer", inputs, outputs, initializer=consts)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", _OPSET)])
     model.ir_version = 10
@@ -179,8 +194,15 @@ def _layer_graph(shape: LlamaShape, last: bool) -> bytes:
 
 
 def _graph_path(shape: LlamaShape, last: bool, cache: Path) -> Path:
-    fields = (_GRAPH_VERSION, shape.hidden, shape.heads, shape.kv_heads, shape.head_dim,
-              repr(shape.eps), last)  # fmt: skip
+    fields = (
+        _GRAPH_VERSION,
+        shape.hidden,
+        shape.heads,
+        shape.kv_heads,
+        shape.head_dim,
+        repr(shape.eps),
+        last,
+    )
     key = hashlib.sha256(repr(fields).encode()).hexdigest()[:16]
     return cache / f"llama-layer-{key}.onnx"
 
@@ -200,10 +222,17 @@ def _layer_session(shape: LlamaShape, last: bool, cache: Path, options: Any) -> 
         return ort.InferenceSession(blob, options, cpu)
 
 
-_LAYER_WEIGHTS = {"ln1": "input_layernorm", "wq": "self_attn.q_proj", "wk": "self_attn.k_proj",
-                  "wv": "self_attn.v_proj", "wo": "self_attn.o_proj",
-                  "ln2": "post_attention_layernorm", "wg": "mlp.gate_proj", "wu": "mlp.up_proj",
-                  "wd": "mlp.down_proj"}  # fmt: skip
+_LAYER_WEIGHTS = {
+    "ln1": "input_layernorm",
+    "wq": "self_attn.q_proj",
+    "wk": "self_attn.k_proj",
+    "wv": "self_attn.v_proj",
+    "wo": "self_attn.o_proj",
+    "ln2": "post_attention_layernorm",
+    "wg": "mlp.gate_proj",
+    "wu": "mlp.up_proj",
+    "wd": "mlp.down_proj",
+}
 
 
 class OnnxLlama:
