@@ -83,8 +83,7 @@ def describe(values: pd.Series) -> dict[str, Any]:
     SPSS and Excel report them); a statistic with too few values is None with a note."""
     v = values.dropna().astype(float)
     n = int(len(v))
-    out: dict[str, Any] = {"n": n, "mean": None, "sd": None, "skew": None,
-                           "excess_kurtosis": None}  # fmt: skip
+    out: dict[str, Any] = {"n": n, "mean": None, "sd": None, "skew": None, "excess_kurtosis": None}
     notes = []
     if n >= 1:
         out["mean"] = float(v.mean())
@@ -116,8 +115,10 @@ def _keyed(inst: Instrument, form: str, frame: pd.DataFrame) -> pd.DataFrame:
     for item, response in zip(pairs["item"], pairs["response"], strict=True):
         it, value = by_id[str(item)], int(response)
         term = mrat_term(inst, it, value)
-        table += [(item, response, scale, v, term)
-                  for scale, v in keyed_values(inst, form, it, value).items()]  # fmt: skip
+        table += [
+            (item, response, scale, v, term)
+            for scale, v in keyed_values(inst, form, it, value).items()
+        ]
     lookup = pd.DataFrame(table, columns=["item", "response", "scale", "value", "mrat_term"])
     keyed = frame[["respondent", "item", "response"]].merge(lookup, on=["item", "response"])
     keyed = keyed.drop(columns="response")
@@ -142,8 +143,9 @@ def _group_report(
         }
         given = {k: Answer(v, "ok" if v is not None else "unparsed") for k, v in answers.items()}
         scores = hook.score(instrument=inst, responses=answers, form=form, answers=given)
-        score_rows += [{"respondent": who, "scale": s, "score": sc.score}
-                       for s, sc in scores.items()]  # fmt: skip
+        score_rows += [
+            {"respondent": who, "scale": s, "score": sc.score} for s, sc in scores.items()
+        ]
     scores_frame = pd.DataFrame(score_rows)
     keyed = dict(tuple(_keyed(inst, form, frame).groupby("scale", sort=False)))
     scores_by = dict(tuple(scores_frame.groupby("scale", sort=False)))
@@ -249,7 +251,8 @@ def analyze_responses(
         "respondents": "rows are the file's respondents (within each group)",
         "groups": {
             g: _group_report(key.instrument, form, sub, deletion, session.hook)
-            if key.instrument is not None else _survey_report(key, sub, deletion)
+            if key.instrument is not None
+            else _survey_report(key, sub, deletion)
             for g, (_, sub, _) in groups.items()
         },
         "population": {
@@ -257,14 +260,16 @@ def analyze_responses(
             for g, (p, sub, labels) in groups.items()
         },
         "cluster": cluster,
-    }  # fmt: skip
+    }
     if task is None:
         rep["survey"] = _survey_json(key, parts[0].skip)
     if human is not None:
         rep["human"] = str(human)
     if by is not None:
-        pops = {g: population_data(key, sub, labels, p.cluster)
-                for g, (p, sub, labels) in groups.items()}  # fmt: skip
+        pops = {
+            g: population_data(key, sub, labels, p.cluster)
+            for g, (p, sub, labels) in groups.items()
+        }
         rep["invariance"] = invariance_across(by, pops, population.missing)
     return rep
 
@@ -388,9 +393,13 @@ def _cluster_of(
 
 
 def _part(
-    path: str | Path, inst: Instrument, form: str, group: str | None, cluster: str | None,
+    path: str | Path,
+    inst: Instrument,
+    form: str,
+    group: str | None,
+    cluster: str | None,
     source: str | None,
-) -> _Part:  # fmt: skip
+) -> _Part:
     """Read ``path``; ``source`` (llm, human) replaces the group when comparing with humans
     (a file without the ``--cluster`` column is then clustered by respondent)."""
     ratings, table = read_ratings_table(path, inst, form, group=group)
