@@ -131,7 +131,9 @@ def test_every_analysis_runs_through_one_request(bfi_run: Path) -> None:
     assert found["per-run"].data["analyses"]["run"]["bfi"]["conditions"] == ["original"]
 
 
-def test_a_plugin_analysis_that_breaks_is_one_line_and_left_out(bfi_run: Path) -> None:
+def test_a_plugin_analysis_that_breaks_is_one_line_and_left_out(
+    bfi_run: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     class Broken:
         @hookimpl
         def register_analyses(self, register):
@@ -139,6 +141,7 @@ def test_a_plugin_analysis_that_breaks_is_one_line_and_left_out(bfi_run: Path) -
             register("not-a-section", lambda req: {"key": "x"})
             register("", lambda req: None)  # no name
             register("no-function", "not a reference")
+            register("gone", "no_such_module_here:analyse")  # imported when run: fails then
 
     class Raises:
         @hookimpl
@@ -154,6 +157,17 @@ def test_a_plugin_analysis_that_breaks_is_one_line_and_left_out(bfi_run: Path) -
         "analysis 'crash' of plugin 'extra0' failed: KeyError('missing'); left out",
         "analysis 'not-a-section' of plugin 'extra0' returned dict, not an AnalysisSection; "
         "left out",
+        "analysis 'gone' of plugin 'extra0' failed: "
+        "ModuleNotFoundError(\"No module named 'no_such_module_here'\"); left out",
+    ]
+    err = capsys.readouterr().err.splitlines()  # registration: one line each, when built
+    assert err == [
+        "psym: plugin 'extra1': register_analyses failed (RuntimeError: lost its config); "
+        "its other entries are kept",
+        "psym: plugin 'extra0': register_analyses registered '' with function (expected a name "
+        "and a function or a 'module:function' reference); skipped",
+        "psym: plugin 'extra0': register_analyses registered 'no-function' with str 'not a "
+        "reference' (expected a name and a function or a 'module:function' reference); skipped",
     ]
     assert "half" in session.analyses()  # what a failing hook registered before is kept
 

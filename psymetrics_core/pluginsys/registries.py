@@ -460,10 +460,12 @@ def build_analyses(pm: pluggy.PluginManager) -> dict[str, AnalysisEntry]:
             _plugin: str = impl.plugin_name,
         ) -> None:
             if not isinstance(name, str) or not name or not _analysis_target(analyse):
+                what = (
+                    f"str {analyse!r:.60}" if isinstance(analyse, str) else type(analyse).__name__
+                )
                 _warn(
-                    f"plugin '{_plugin}': register_analyses registered {name!r:.40} with "
-                    f"{type(analyse).__name__} {analyse!r:.60} (expected a name and a function "
-                    "or a 'module:function' reference); skipped"
+                    f"plugin '{_plugin}': register_analyses registered {name!r:.40} with {what} "
+                    "(expected a name and a function or a 'module:function' reference); skipped"
                 )
                 return
             if name in found:
