@@ -217,3 +217,33 @@ def test_psym_analyze_runs_on_past_a_clash_and_a_broken_plugin(bfi_run: Path) ->
     ) in lines
     assert any("analysis 'boom' of plugin 'extra0' failed: ZeroDivisionError" in x for x in lines)
     assert "run · bfi: internal consistency" in result.output  # the core's tables, not 'fake'
+
+
+def test_parsers_and_task_kinds_follow_the_same_clash_policy(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Before, a parser of the same name replaced the core's silently and a second task kind
+    was dropped without naming the first plugin; now every registry settles it one way."""
+
+    class Shadow:
+        @hookimpl
+        def register_parsers(self, register):
+            register("first_valid_int", lambda text, options: (None, "unparsed"))
+
+        @hookimpl
+        def register_task_kinds(self, register):
+            register("questionnaire", object())
+
+    session = session_with(Shadow())
+    core_parser = session_with().parsers()["first_valid_int"]
+    capsys.readouterr()
+    assert session.parsers()["first_valid_int"] is core_parser
+    assert type(session.kinds()["questionnaire"]).__name__ == "QuestionnaireKind"
+    err = capsys.readouterr().err.splitlines()
+    parse, kinds = "psymetrics_core.pluginsys.defaults.parse", "psymetrics_core.administer.kinds"
+    assert err == [
+        f"psym: parser 'first_valid_int' is registered by both plugin 'extra0' and plugin "
+        f"'{parse}'; using '{parse}'s {KEEP}",
+        f"psym: task kind 'questionnaire' is registered by both plugin 'extra0' and plugin "
+        f"'{kinds}.builtin'; using '{kinds}.builtin's {KEEP}",
+    ]
