@@ -40,7 +40,7 @@ if TYPE_CHECKING:
         share_score,
     )
     from psymetrics_core.administer.kinds.free_text import task_sample
-    from psymetrics_core.analysis.sections import AnalysisSection
+    from psymetrics_core.analysis.sections import AnalysisRequest
     from psymetrics_core.backends.base import (
         Backend,
         GenerationSettings,
@@ -81,6 +81,7 @@ if TYPE_CHECKING:
     from psymetrics_core.cli.console import print_json, progress_bar, stderr, stdout, table
     from psymetrics_core.contracts import (
         Administration,
+        AnalysisSection,
         Cell,
         CellRun,
         Condition,
@@ -171,7 +172,8 @@ _WHERE: dict[str, str] = {
     **dict.fromkeys(["claim_run_dir", "RunDir"], "records.rundir"),
     **dict.fromkeys(["provenance", "redact", "write_results"], "records.writer"),
     # analyses and the command line
-    "AnalysisSection": "analysis.sections",
+    "AnalysisSection": "contracts",
+    "AnalysisRequest": "analysis.sections",
     "session_of": "cli",
     "bounded": "cli.bounded",
     **dict.fromkeys(["stdout", "stderr", "table", "print_json", "progress_bar"], "cli.console"),

@@ -162,37 +162,46 @@ def test_hook_register_commands(pm_with):
     assert result.exit_code == 0 and "hello from a plugin" in result.output
 
 
+def _without_core_analyses(session: Session) -> None:
+    session.pm.unregister(name="psymetrics_core.analysis.builtin")
+    session.refresh()
+
+
 def test_hook_register_analyses(pm_with, tmp_path):
-    from psymetrics_core.analysis.sections import AnalysisSection, collect_sections
+    from psymetrics_core.analysis.sections import AnalysisRequest, AnalysisSection, run_analyses
 
     class Good:
         @hookimpl
         def register_analyses(self, register):
-            register("good", lambda runs, labels, ref: AnalysisSection("good", "G", f"{ref}"))
-            register("none", lambda runs, labels, ref: None)  # not my runs
+            register("good", lambda req: AnalysisSection("good", "G", f"{req.reference}"))
+            register("none", lambda req: None)  # not my runs
 
     class Broken:
         @hookimpl
         def register_analyses(self, register):
-            register("broken", lambda runs, labels, ref: 1 / 0)
+            register("broken", lambda req: 1 / 0)
 
     session = pm_with(Good(), Broken())
+    assert {"good", "none", "broken"} <= set(session.analyses())
+    _without_core_analyses(session)  # tmp_path holds no run: only the plugins' are asked
     warnings: list[str] = []
-    sections = collect_sections([tmp_path], session, reference="neutral", warn=warnings.append)
-    assert [(s.key, s.text) for s in sections] == [("good", "neutral")]
+    request = AnalysisRequest((tmp_path,), session, reference="neutral")
+    sections = run_analyses(request, warn=warnings.append)
+    assert [(k, s.text) for k, s in sections.items()] == [("good", "neutral")]
     assert len(warnings) == 1 and "'broken'" in warnings[0] and "ZeroDivisionError" in warnings[0]
 
     class BadInput:
         @hookimpl
         def register_analyses(self, register):
-            def analyse(runs, labels, ref):
-                raise PsymError(f"{labels}, line 3: bad label")
+            def analyse(req):
+                raise PsymError(f"{req.labels}, line 3: bad label")
 
             register("bad", analyse)
 
     session = pm_with(BadInput())
+    _without_core_analyses(session)
     with pytest.raises(PsymError, match=r"labels.json, line 3: bad label"):
-        collect_sections([tmp_path], session, labels=tmp_path / "labels.json")
+        run_analyses(AnalysisRequest((tmp_path,), session, labels=tmp_path / "labels.json"))
 
 
 def test_hook_register_conditions(pm_with):
@@ -239,9 +248,19 @@ def test_hook_register_task_kinds(pm_with):
         @hookimpl
         def register_instruments(self, register):
             items = [Item("a", "A?", ()), Item("b", "B?", ())]
-            register(Toy.define(id="toy", name="Toy", version="1", citation="-",
-                                license_status="-", item_source="-", scoring_rule="-",
-                                scales={}, items=items))  # fmt: skip
+            register(
+                Toy.define(
+                    id="toy",
+                    name="Toy",
+                    version="1",
+                    citation="-",
+                    license_status="-",
+                    item_source="-",
+                    scoring_rule="-",
+                    scales={},
+                    items=items,
+                )
+            )
 
     session = pm_with(Plug())
     from psymetrics_core.administer.runner import evaluate

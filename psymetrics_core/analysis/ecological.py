@@ -21,11 +21,11 @@ from typing import Any
 
 from psymetrics_core.analysis.ecological_plot import rank_plot
 from psymetrics_core.analysis.records import read_results, unit_label, unit_scores
-from psymetrics_core.analysis.section import AnalysisSection
 from psymetrics_core.analysis.validity import spearman_fisher
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.reading import parse_yaml, read_text
 from psymetrics_core.base.writing import check_output_dir, csv_cell, output_dir, write_output
+from psymetrics_core.contracts.analyses import AnalysisSection
 from psymetrics_core.records.inputs import run_inputs
 
 __all__ = [
@@ -222,8 +222,16 @@ class ValidityReport:
         return [r.to_json() for r in self.results]
 
 
-CSV_COLUMNS = ("construct", "test_score", "behaviour_score", "n", "rho", "ci_low", "ci_high",
-               "p_value")  # fmt: skip
+CSV_COLUMNS = (
+    "construct",
+    "test_score",
+    "behaviour_score",
+    "n",
+    "rho",
+    "ci_low",
+    "ci_high",
+    "p_value",
+)
 
 
 def ecological_validity(
@@ -262,9 +270,10 @@ def _cell(value: Any) -> Any:
     return csv_cell(value) if isinstance(value, str) else value
 
 
-def validity_section(
-    run_dirs: list[Path], labels: Path | None = None, reference: str | None = None
-) -> AnalysisSection | None:
+VALIDITY_TITLE = "Ecological validity (questionnaire vs behaviour, Spearman's rho across models)"
+
+
+def validity_section(run_dirs: Sequence[Path]) -> AnalysisSection | None:
     """``psym analyze``'s ecological-validity section (what ``psym validity`` prints, with the
     shipped pairing table): None unless some model's runs hold both sides of a pair."""
     runs = [d for d in run_dirs if (Path(d) / "results.json").is_file()]
@@ -279,7 +288,5 @@ def validity_section(
             f"{r.n:>3} {rho:>6}"
         )
     lines.append("(psym validity RUN... -o DIR writes the same table with rank plots)")
-    return AnalysisSection(
-        "validity", "Ecological validity (questionnaire vs behaviour, Spearman's rho across "
-        "models)", "\n".join(lines), {"pairs": [r.to_json() for r in results]},
-    )  # fmt: skip
+    data = {"pairs": [r.to_json() for r in results]}
+    return AnalysisSection("validity", VALIDITY_TITLE, "\n".join(lines), data)

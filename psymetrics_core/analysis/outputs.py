@@ -1,5 +1,6 @@
-"""What ``psym analyze RUN_DIR...`` computes and writes: the report (``report.analyze``) with
-the plugins' sections (``sections``), and ``analysis.json`` with the flat CSV tables."""
+"""What ``psym analyze RUN_DIR...`` computes and writes: the report of every registered analysis
+(``sections.run_analyses``: the per-run tables as its body, the other sections under
+``sections``), and ``analysis.json`` with the flat CSV tables."""
 
 from __future__ import annotations
 
@@ -11,10 +12,9 @@ from typing import Any
 
 import pandas as pd
 
+from psymetrics_core.analysis.builtin import PER_RUN
 from psymetrics_core.analysis.population.options import PopulationOptions
-from psymetrics_core.analysis.population.runs import population_section
-from psymetrics_core.analysis.report import analyze
-from psymetrics_core.analysis.sections import AnalysisSection, collect_sections
+from psymetrics_core.analysis.sections import AnalysisRequest, AnalysisSection, run_analyses
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.jsonable import json_ready
 from psymetrics_core.base.writing import csv_cell, output_dir, write_output
@@ -45,32 +45,32 @@ def analyze_runs(
     population: PopulationOptions | None = None,
     warn: Callable[[str], None] | None = None,
 ) -> RunsAnalysis:
-    """The report of ``report.analyze`` for ``run_dirs`` plus every plugin's section.
+    """Every registered analysis of ``session`` (``sections.run_analyses``) on ``run_dirs``: the
+    core's per-run tables (``report.analyze``) are the report's body, the other sections (the
+    core's ecological validity and population psychometrics, the plugins') its ``sections``.
 
     ``labels`` (ground truth per persona) goes to the plugins' analyses; it is an error when
     no run has tasks that use it. ``warn`` gets one line per plugin analysis that failed.
     """
-    dirs = list(run_dirs)
-    report = analyze(
-        dirs,
-        reference=reference,
-        nan_policy=nan_policy,
-        baseline=baseline,
-        fence_k=fence_k,
-        hypotheses=hypotheses,
-        deletion=deletion,
-        session=session,
-    )
-    sections = collect_sections(
-        dirs,
+    request = AnalysisRequest(
+        tuple(run_dirs),
         session,
         labels=labels,
         reference=None if reference == "original" else reference,
-        warn=warn,
+        nan_policy=nan_policy,
+        baseline=baseline,
+        fence_k=fence_k,
+        hypotheses=tuple(hypotheses),
+        deletion=deletion,
+        population=population,
     )
-    pop = population_section(dirs, session.instruments(), population)
-    if pop is not None:
-        sections.append(pop)
+    found = run_analyses(request, warn)
+    if PER_RUN not in found:
+        raise PsymError(
+            f"no analysis '{PER_RUN}' registered: the core's analysis.builtin is missing"
+        )
+    report = dict(found.pop(PER_RUN).data)
+    sections = list(found.values())
     if labels is not None and not [s for s in sections if s.key != "population"]:
         raise PsymError(f"--labels {labels}: no run here has tasks that use labels (projective)")
     if sections:

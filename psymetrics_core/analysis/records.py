@@ -125,9 +125,15 @@ def _item_rows(
         )
         for scale, value in (s.keyed or {}).items():
             keyed.append(
-                {**base, "scale": scale, "uncentred": value, "mrat_term": s.mrat_term,
-                 "centred": scale in meta.centred, **facets}
-            )  # fmt: skip
+                {
+                    **base,
+                    "scale": scale,
+                    "uncentred": value,
+                    "mrat_term": s.mrat_term,
+                    "centred": scale in meta.centred,
+                    **facets,
+                }
+            )
     return items, keyed
 
 
@@ -158,9 +164,14 @@ def score_rows(label: str, results: Mapping[str, Any]) -> list[dict[str, Any]]:
         if not isinstance(entry, dict):
             continue
         runs = entry.get("runs") or [
-            {"condition": entry.get("condition", "original"), "facets": entry.get("facets") or {},
-             "repeat": 0, "seed": results.get("seed"), "scales": entry.get("scales") or {}}
-        ]  # fmt: skip
+            {
+                "condition": entry.get("condition", "original"),
+                "facets": entry.get("facets") or {},
+                "repeat": 0,
+                "seed": results.get("seed"),
+                "scales": entry.get("scales") or {},
+            }
+        ]
         for r in runs:
             for scale, sc in (r.get("scales") or {}).items():
                 value = sc.get("score") if isinstance(sc, dict) else None
@@ -250,7 +261,11 @@ def unit_scores(runs: Iterable[tuple[str, Mapping[str, Any]]]) -> pd.DataFrame:
         unit = str(model) if level in (None, DEFAULT_FACET) else f"{model}/{level}"
         for (task, scale), g in use.groupby(["task", "scale"]):
             rows.append(
-                {"unit": unit, "score_id": f"{task}.{scale}", "score": float(g["score"].mean()),
-                 "n": int(len(g))}
-            )  # fmt: skip
+                {
+                    "unit": unit,
+                    "score_id": f"{task}.{scale}",
+                    "score": float(g["score"].mean()),
+                    "n": int(len(g)),
+                }
+            )
     return pd.DataFrame(rows, columns=["unit", "score_id", "score", "n"])

@@ -51,8 +51,14 @@ def cronbach_alpha(data: pd.DataFrame, deletion: str = "listwise") -> dict[str, 
     else:
         d = d[d.notna().sum(axis=1) >= 2]
     n, k = d.shape
-    out: dict[str, Any] = {"alpha": None, "ci95": None, "n": n, "k": k, "rows_given": given,
-                           "deletion": deletion}  # fmt: skip
+    out: dict[str, Any] = {
+        "alpha": None,
+        "ci95": None,
+        "n": n,
+        "k": k,
+        "rows_given": given,
+        "deletion": deletion,
+    }
     out["rows_used"] = f"{n} of {given}"
     if k < 2 or n < 3:
         out["note"] = f"needs 2+ items and 3+ usable rows ({deletion}; has {k} and {n})"
@@ -100,8 +106,13 @@ def mcdonald_omega(data: pd.DataFrame) -> dict[str, Any]:
     d = data.dropna(axis=1, how="all").dropna(axis=0, how="any").astype(float)
     d = d.loc[:, d.std() > 0]
     n, k = d.shape
-    out: dict[str, Any] = {"omega": None, "n": n, "k": k, "method": None,
-                           "rows_used": f"{n} of {given}"}  # fmt: skip
+    out: dict[str, Any] = {
+        "omega": None,
+        "n": n,
+        "k": k,
+        "method": None,
+        "rows_used": f"{n} of {given}",
+    }
     if k < 3 or n < 3:
         out["note"] = f"omega needs 3+ varying items and 3+ complete rows (has {k} and {n})"
         return out

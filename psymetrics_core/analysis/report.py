@@ -335,8 +335,13 @@ def _norms(
         )
         rows = []
         for g in glist:
-            row: dict[str, Any] = {"group": g, "model_mean": m, "model_sd": s, "model_n": n,
-                                   "model_n_total": total}  # fmt: skip
+            row: dict[str, Any] = {
+                "group": g,
+                "model_mean": m,
+                "model_sd": s,
+                "model_n": n,
+                "model_n_total": total,
+            }
             if s is None:
                 row["model_sd_note"] = few
             row.update(norms.z_and_percentile(m, g["mean"], g["sd"]))
@@ -426,8 +431,10 @@ def _convergent(
     declared = bool(hyps)
     validity.check_hypotheses(hyps, list(dict.fromkeys(units["score_id"])), session)
     if units.empty or units["unit"].nunique() < 2:
-        return {"note": "needs two or more units (models, or persona cells) with scores",
-                "rows": []}  # fmt: skip
+        return {
+            "note": "needs two or more units (models, or persona cells) with scores",
+            "rows": [],
+        }
     wide = units.pivot_table(index="unit", columns="score_id", values="score")
     if not hyps:
         hyps = [h for h in validity.DEFAULT_HYPOTHESES if h.a in wide and h.b in wide]
@@ -441,8 +448,9 @@ def _convergent(
     rows = []
     for h in hyps:
         if h.a not in wide or h.b not in wide:
-            rows.append({"a": h.a, "b": h.b, "expected": h.sign,
-                         "note": "score not in the runs analysed"})  # fmt: skip
+            rows.append(
+                {"a": h.a, "b": h.b, "expected": h.sign, "note": "score not in the runs analysed"}
+            )
             continue
         res = validity.spearman_fisher(wide[h.a].tolist(), wide[h.b].tolist(), h.sign)
         rows.append({"a": h.a, "b": h.b, "expected": h.sign, "source": h.source, **res})

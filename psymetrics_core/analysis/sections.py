@@ -1,77 +1,91 @@
-"""Extra ``psym analyze`` sections contributed by plugins (the ``register_analyses`` hook).
+"""The sections of ``psym analyze``: every analysis registered with ``register_analyses``, the
+core's and the plugins' alike, run on one ``AnalysisRequest``.
 
-A plugin whose tasks need their own analysis (the projective tests' κ, DCR and accuracy
-against labels, for example) registers an analysis function that returns an
-``AnalysisSection``; the core never imports the plugin. A plugin that crashes is reported on
-one line and left out, so it cannot take ``psym analyze`` down; a ``PsymError`` (bad input) is
-the user's error and stops the command with its one-line message.
+The core registers its own analyses through the same hook as a plugin (``analysis.builtin``:
+the per-run tables, ecological validity, population psychometrics), so the registry
+(``Session.analyses()``) holds them all, with the one clash policy of every registry
+(``pluginsys.registries``: the core's entry wins over a plugin's, else the first registered;
+one line naming both). A plugin's analysis that crashes is reported on one line and left out,
+so it cannot take ``psym analyze`` down; a ``PsymError`` (bad input) is the user's error and
+stops the command with its one-line message; the core's own analyses are not contained (a bug of
+the core keeps its traceback).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from psymetrics_core.analysis.ecological import validity_section
-from psymetrics_core.analysis.section import AnalysisSection
+from psymetrics_core.analysis.population.options import PopulationOptions
 from psymetrics_core.base.errors import PsymError
+from psymetrics_core.contracts.analyses import AnalysisSection
 
 if TYPE_CHECKING:
     from psymetrics_core.pluginsys.session import Session
 
-__all__ = ["AnalysisSection", "Analysis", "analyses", "collect_sections"]
+__all__ = ["AnalysisRequest", "AnalysisSection", "run_analyses"]
 
 
-Analysis = Callable[[list[Path], Path | None, str | None], AnalysisSection | None]
+@dataclass(frozen=True)
+class AnalysisRequest:
+    """What ``psym analyze`` hands every registered analysis: ``analyse(request)``.
 
-
-def analyses(session: Session, warn: Callable[[str], None] | None = None) -> dict[str, Analysis]:
-    """The analysis functions every plugin of ``session`` registers, by name."""
-    hook = session.hook.register_analyses
-    out: dict[str, Analysis] = {}
-    for impl in reversed(hook.get_hookimpls()):  # registration order
-        found: dict[str, Analysis] = {}
-
-        def register(name: str, fn: Analysis, _into: dict[str, Analysis] = found) -> None:
-            _into[str(name)] = fn
-
-        try:
-            impl.function(register=register)
-        except Exception as exc:  # a broken plugin never takes the command down
-            if warn is not None:
-                warn(f"plugin '{impl.plugin_name}' failed in register_analyses: {exc!r}")
-            continue
-        for name, fn in found.items():
-            if name in out:
-                raise PsymError(f"two plugins register the analysis '{name}'")
-            out[name] = fn
-    return out
-
-
-def collect_sections(
-    run_dirs: Sequence[Path],
-    session: Session,
-    labels: Path | None = None,
-    reference: str | None = None,
-    warn: Callable[[str], None] | None = None,
-) -> list[AnalysisSection]:
-    """Every analysis ``session``'s plugins register: its section for ``run_dirs`` (``None``
-    results left out).
-
-    ``warn`` is called with one line when an analysis fails with an unexpected exception.
+    ``run_dirs`` are the run directories; ``session`` holds the installed instruments;
+    ``labels`` is the ``--labels`` file (or None); ``reference`` the ``--reference`` condition
+    the user gave, None for the default (each analysis has its own: ``original`` for answer
+    consistency, ``neutral`` for the projective tests). The rest are the options of the core's
+    analyses (``psym analyze --help``): ``nan_policy``, ``baseline``, ``fence_k`` and
+    ``hypotheses`` of the per-run tables, ``deletion`` (``--missing``) and ``population`` (what
+    the population section computes).
     """
-    out: list[AnalysisSection] = []
-    builtin: dict[str, Analysis] = {"validity": validity_section}
-    for name, fn in (builtin | analyses(session, warn)).items():
+
+    run_dirs: tuple[Path, ...]
+    session: Session
+    labels: Path | None = None
+    reference: str | None = None
+    nan_policy: str = "match"
+    baseline: Path | None = None
+    fence_k: float = 1.5
+    hypotheses: tuple[str, ...] = ()
+    deletion: str = "listwise"
+    population: PopulationOptions | None = None
+
+
+def run_analyses(
+    request: AnalysisRequest, warn: Callable[[str], None] | None = None
+) -> dict[str, AnalysisSection]:
+    """Registered name -> section of every analysis of ``request.session`` that has one for
+    the runs (``None`` results left out), in the registry's order.
+
+    ``warn`` is called with one line when a plugin's analysis fails with an unexpected
+    exception or returns something that is not an ``AnalysisSection``.
+    """
+    out: dict[str, AnalysisSection] = {}
+    for name, entry in request.session.analyses().items():
         try:
-            section = fn(list(run_dirs), labels, reference)
+            section = entry.function()(request)
         except PsymError:
             raise
         except Exception as exc:  # a broken plugin never takes the command down
-            if warn is not None:
-                warn(f"analysis '{name}' failed: {exc!r}; left out")
+            if entry.builtin:
+                raise
+            _say(warn, f"analysis '{name}' of plugin '{entry.plugin}' failed: {exc!r}; left out")
             continue
-        if section is not None:
-            out.append(section)
+        if section is None:
+            continue
+        if not isinstance(section, AnalysisSection):
+            _say(
+                warn,
+                f"analysis '{name}' of plugin '{entry.plugin}' returned "
+                f"{type(section).__name__}, not an AnalysisSection; left out",
+            )
+            continue
+        out[name] = section
     return out
+
+
+def _say(warn: Callable[[str], None] | None, line: str) -> None:
+    if warn is not None:
+        warn(line)

@@ -1,5 +1,5 @@
 """The types that cross the plugin boundary: conditions and cells, task kinds and the cell run
-they are handed, judge stages and administration modes.
+they are handed, judge stages, administration modes and ``psym analyze`` sections.
 
 They sit below ``pluginsys`` (import-linter's layers in pyproject.toml), so the hook
 specifications and the ``Session`` take and return them typed.
@@ -10,6 +10,7 @@ May import: base, instruments, records, backends.
 from __future__ import annotations
 
 from psymetrics_core.contracts.administration import Administration
+from psymetrics_core.contracts.analyses import Analysis, AnalysisSection
 from psymetrics_core.contracts.conditions import ITEM_BY_ITEM, Cell, Condition, item_rng
 from psymetrics_core.contracts.judging import JudgeStage, StageJudge, user_prompt
 from psymetrics_core.contracts.kinds import (
@@ -22,6 +23,8 @@ from psymetrics_core.contracts.kinds import (
 
 __all__ = [
     "Administration",
+    "Analysis",
+    "AnalysisSection",
     "Cell",
     "CellRun",
     "Condition",

@@ -111,13 +111,18 @@ def register_commands(cli: click.Group) -> None:
 
 @hookspec
 def register_analyses(register: Callable[..., None]) -> None:
-    """Register extra sections of ``psym analyze`` (e.g. the projective tests' drift metrics).
+    """Register the analyses of ``psym analyze`` (the core registers its own the same way:
+    ``psymetrics_core.analysis.builtin``).
 
-    :param register: call ``register(name, analyse)``; ``analyse(run_dirs, labels, reference)``
-        gets the run directories, the ``--labels`` file (or ``None``) and the ``--reference``
-        condition the user gave (or ``None``) and returns a
-        ``psymetrics_core.analysis.sections.AnalysisSection`` when the runs hold its tasks, else
-        ``None``. Raise ``PsymError`` for bad input (one line naming file and field).
+    :param register: call ``register(name, analyse, description="")`` with a function, or a
+        ``"module:function"`` reference imported only when ``psym analyze`` runs it.
+        ``analyse(request)`` gets a ``psymetrics_core.api.AnalysisRequest`` (``run_dirs``,
+        ``session``, ``labels``: the ``--labels`` file or ``None``, ``reference``: the
+        ``--reference`` condition the user gave or ``None``, and the core's options) and
+        returns a ``psymetrics_core.api.AnalysisSection`` when the runs hold its tasks, else
+        ``None``. Raise ``PsymError`` for bad input (one line naming file and field). A name
+        the core or another plugin registered already is reported on one line naming both and
+        the core's (else the first) is kept.
     """
 
 

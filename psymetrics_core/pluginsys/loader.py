@@ -44,6 +44,7 @@ DEFAULT_PLUGINS = (
     "psymetrics_core.administer.conditions.builtin",
     "psymetrics_core.administer.kinds.builtin",
     "psymetrics_core.administer.administration.builtin",
+    "psymetrics_core.analysis.builtin",
     "psymetrics_core.pluginsys.defaults.local",
 )
 

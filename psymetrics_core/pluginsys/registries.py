@@ -7,6 +7,7 @@ result; nothing here holds state.
 
 from __future__ import annotations
 
+import importlib
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -18,6 +19,7 @@ from psymetrics_core.backends.base import Backend
 from psymetrics_core.base.errors import SpecError
 from psymetrics_core.base.types import Instrument, LazyInstrument, PluginInfo
 from psymetrics_core.contracts.administration import Administration
+from psymetrics_core.contracts.analyses import Analysis
 from psymetrics_core.contracts.conditions import Condition
 from psymetrics_core.contracts.kinds import Parser, TaskKind
 from psymetrics_core.instruments import spec
@@ -25,6 +27,7 @@ from psymetrics_core.pluginsys.loader import PluginRecord
 
 __all__ = [
     "AdministrationEntry",
+    "AnalysisEntry",
     "BackendEntry",
     "InstrumentTable",
     "build_instruments",
@@ -33,6 +36,7 @@ __all__ = [
     "build_conditions",
     "build_kinds",
     "build_administrations",
+    "build_analyses",
 ]
 
 
@@ -87,7 +91,9 @@ def _builtin(plugin: str) -> bool:
 def _clash(kind: str, name: str, first: str, second: str) -> tuple[bool, str]:
     """Whether the second registration replaces the first, and the one-line report.
 
-    The core's own entry always wins over a third-party plugin's; otherwise the first stays.
+    The one clash policy of every registry (task ids, backends, conditions, administration
+    modes, analyses): the core's own entry always wins over a third-party plugin's; of two
+    third-party plugins the first registered stays. Never silent: the line names both.
     """
     replace_first = _builtin(second) and not _builtin(first)
     kept = second if replace_first else first
@@ -95,6 +101,18 @@ def _clash(kind: str, name: str, first: str, second: str) -> tuple[bool, str]:
         f"{kind} '{name}' is registered by both plugin '{first}' and plugin '{second}'; "
         f"using '{kept}'s (uninstall or disable one: PSYM_DISABLE_PLUGINS)"
     )
+
+
+def _kept_first(kind: str, name: str, owners: dict[str, str], plugin: str) -> bool:
+    """``_clash`` for a registry that keeps bare values: whether ``plugin``'s registration of
+    ``name`` is dropped (the line said why); ``owners`` (name -> plugin) is updated."""
+    if name in owners:
+        swap, message = _clash(kind, name, owners[name], plugin)
+        _warn(message)
+        if not swap:
+            return True
+    owners[name] = plugin
+    return False
 
 
 @dataclass(frozen=True)
@@ -272,6 +290,7 @@ def _arg_help(args: object) -> tuple[tuple[str, str], ...]:
 def build_parsers(pm: pluggy.PluginManager) -> dict[str, Parser]:
     """Every registered response parser by name."""
     found: dict[str, Parser] = {}
+    owners: dict[str, str] = {}
     for impl in _each_impl(pm, "register_parsers"):
 
         def register(
@@ -284,6 +303,8 @@ def build_parsers(pm: pluggy.PluginManager) -> dict[str, Parser]:
                     f"plugin '{_plugin}': register_parsers registered {name!r:.40} with "
                     f"{type(function).__name__} (expected a name and a function); skipped"
                 )
+                return
+            if _kept_first("parser", name, owners, _plugin):
                 return
             found[name] = function
 
@@ -338,17 +359,14 @@ def build_conditions(pm: pluggy.PluginManager) -> dict[str, ConditionEntry]:
 def build_kinds(pm: pluggy.PluginManager) -> dict[str, TaskKind]:
     """Every registered task kind by name (``contracts.TaskKind`` objects)."""
     found: dict[str, TaskKind] = {}
+    owners: dict[str, str] = {}
     for impl in _each_impl(pm, "register_task_kinds"):
 
         def register(name: str, kind: TaskKind, _plugin: str = impl.plugin_name) -> None:
             if not isinstance(name, str) or not name:
                 _warn(f"plugin '{_plugin}': register_task_kinds registered {name!r:.40}; skipped")
                 return
-            if name in found:
-                _warn(
-                    f"task kind '{name}' is registered twice (again by plugin '{_plugin}'); "
-                    "the first is kept"
-                )
+            if _kept_first("task kind", name, owners, _plugin):
                 return
             found[name] = kind
 
@@ -388,4 +406,75 @@ def build_administrations(pm: pluggy.PluginManager) -> dict[str, AdministrationE
             found[name] = AdministrationEntry(name, mode, str(description), _plugin)
 
         _call_hook(impl, "register_administrations", register, _warn)
+    return found
+
+
+@dataclass(frozen=True)
+class AnalysisEntry:
+    """A registered ``psym analyze`` analysis and the plugin that registered it.
+
+    ``target`` is the analysis function, or a ``"module:function"`` reference to it that is
+    imported when the analysis first runs (registering then imports nothing heavy).
+    """
+
+    name: str
+    target: Analysis | str
+    description: str
+    plugin: str
+
+    @property
+    def builtin(self) -> bool:
+        """Whether the core registered it (its failures are the core's bugs, not contained)."""
+        return _builtin(self.plugin)
+
+    def function(self) -> Analysis:
+        """The analysis function (a reference is imported now: ImportError or AttributeError
+        as raised, TypeError when it names no function)."""
+        if not isinstance(self.target, str):
+            return self.target
+        module, _, attr = self.target.partition(":")
+        found: Analysis = getattr(importlib.import_module(module), attr)
+        if not callable(found):
+            raise TypeError(f"{self.target} is {type(found).__name__}, not a function")
+        return found
+
+
+def _analysis_target(target: object) -> bool:
+    """A function, or a ``"module:function"`` reference."""
+    if isinstance(target, str):
+        module, sep, attr = target.partition(":")
+        return bool(sep and module and attr.isidentifier())
+    return callable(target)
+
+
+def build_analyses(pm: pluggy.PluginManager) -> dict[str, AnalysisEntry]:
+    """Every registered analysis by name, in the order ``psym analyze`` runs them: the hooks'
+    call order (the core's first, the plugins' next, the core's ``trylast`` ones last)."""
+    found: dict[str, AnalysisEntry] = {}
+    for impl in _each_impl(pm, "register_analyses"):
+
+        def register(
+            name: str,
+            analyse: Analysis | str,
+            description: str = "",
+            _plugin: str = impl.plugin_name,
+        ) -> None:
+            if not isinstance(name, str) or not name or not _analysis_target(analyse):
+                what = (
+                    f"str {analyse!r:.60}" if isinstance(analyse, str) else type(analyse).__name__
+                )
+                _warn(
+                    f"plugin '{_plugin}': register_analyses registered {name!r:.40} with {what} "
+                    "(expected a name and a function or a 'module:function' reference); skipped"
+                )
+                return
+            if name in found:
+                swap, message = _clash("analysis", name, found[name].plugin, _plugin)
+                _warn(message)
+                if not swap:
+                    return
+                del found[name]  # the kept entry runs where its own registration puts it
+            found[name] = AnalysisEntry(name, analyse, str(description), _plugin)
+
+        _call_hook(impl, "register_analyses", register, _warn)
     return found

@@ -10,7 +10,7 @@ No registry is global: registering a plugin on one session never changes another
 Look-ups: ``get_instrument(task)``, ``instruments()``, ``task_ids()``,
 ``registration_failures()``, ``backends()``, ``make_backend(model, args)``, ``parsers()``,
 ``conditions()``, ``kinds()``, ``kind_of(instrument)``, ``administrations()``,
-``administration(name)``; ``pm`` / ``hook`` / ``records`` are the
+``administration(name)``, ``analyses()``; ``pm`` / ``hook`` / ``records`` are the
 plugin manager, its hooks and the load record of every plugin considered.
 """
 
@@ -31,10 +31,12 @@ from psymetrics_core.pluginsys.backend_hints import install_hint
 from psymetrics_core.pluginsys.loader import PluginRecord, make_plugin_manager
 from psymetrics_core.pluginsys.registries import (
     AdministrationEntry,
+    AnalysisEntry,
     BackendEntry,
     ConditionEntry,
     InstrumentTable,
     build_administrations,
+    build_analyses,
     build_backends,
     build_conditions,
     build_instruments,
@@ -159,6 +161,12 @@ class Session:
                 f"(administrations: {', '.join(sorted(modes))})"
             )
         return modes[name].mode
+
+    def analyses(self) -> dict[str, AnalysisEntry]:
+        """Every registered ``psym analyze`` analysis by name, the core's (per-run tables,
+        ecological validity, population psychometrics) and the plugins', in the order they
+        run."""
+        return self._get("analyses", lambda: build_analyses(self.pm))
 
     def kind_of(self, inst: Instrument) -> TaskKind:
         """The ``TaskKind`` that runs ``inst`` (an unknown kind is a one-line error)."""

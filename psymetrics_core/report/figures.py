@@ -15,9 +15,13 @@ from html import escape
 from typing import Any
 
 __all__ = [
-    "Figure", "svg_of", "profile_figure", "distribution_figure", "forest_figure",
+    "Figure",
+    "svg_of",
+    "profile_figure",
+    "distribution_figure",
+    "forest_figure",
     "population_figure",
-]  # fmt: skip
+]
 
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2")
 
@@ -228,8 +232,9 @@ def population_figure(
     for ax, (scale, scores, norm) in zip(axes.flat, panels, strict=False):
         top = 0.0
         if len(scores):
-            dens, _, _ = ax.hist(scores, bins=bins, density=True, color=PALETTE[0], alpha=0.75,
-                                 lw=0)  # fmt: skip
+            dens, _, _ = ax.hist(
+                scores, bins=bins, density=True, color=PALETTE[0], alpha=0.75, lw=0
+            )
             top = float(np.max(dens))
             bad = (flagged or {}).get(scale) or []
             if bad:
@@ -251,8 +256,16 @@ def population_figure(
             peak = float(np.max(pdf))
             if top > 4 * peak:  # a spike (no spread) would flatten the norm curve: clip it
                 ax.set_ylim(0, 4 * peak)
-                ax.text(0.98, 0.95, "bar clipped", transform=ax.transAxes, ha="right",
-                        va="top", fontsize=6, color="#b2182b")  # fmt: skip
+                ax.text(
+                    0.98,
+                    0.95,
+                    "bar clipped",
+                    transform=ax.transAxes,
+                    ha="right",
+                    va="top",
+                    fontsize=6,
+                    color="#b2182b",
+                )
         ax.set_xlim(lo, hi)
         ax.set_yticks([])
         ax.tick_params(labelsize=7)

@@ -75,7 +75,7 @@ FIT_CUTOFFS: tuple[FitCutoff, ...] = (
         None,
         "exact-fit test at α = .05 (rejects almost any model at large n)",
         ("not rejected", "", "rejected"),
-    ),  # fmt: skip
+    ),
 )
 _CUT = {c.key: c for c in FIT_CUTOFFS}
 
@@ -112,8 +112,9 @@ def population_context(
     dirs = [r.path for r in runs if is_population_run(r.results)]
     if not dirs:
         if population is not None and population.asked():
-            raise PsymError(f"{population.asked()}: no run here was given to a population "
-                            "(--population)")  # fmt: skip
+            raise PsymError(
+                f"{population.asked()}: no run here was given to a population (--population)"
+            )
         return out
     sec = population_analysis(dirs, session.instruments(), population)
     if sec is None:
@@ -151,7 +152,7 @@ def _task_block(
             ),
             ("items that never vary", ", ".join(e.constant_items) or "none", ""),
             ("missing answers (--missing)", e.missing, MISSING_TEXT[e.missing]),
-        ],  # fmt: skip
+        ],
         "ratios": _ratios(h.variance_ratio),
         "figure": _figure(task, h.distributions, flagged),
         "loadings": _loadings(e),
@@ -169,14 +170,16 @@ def _ratios(rows: Sequence[VarianceRatio]) -> list[dict[str, Any]]:
     for r in rows:
         ratio = num(r.ratio)
         flat = ratio is not None and ratio < FLAT_RATIO
-        out.append({
-            "scale": r.scale,
-            "ratio": _cell(ratio, 2, r.reason, "fired" if flat else ""),
-            "flat": flat,
-            "population_sd": _cell(r.population_sd, 2, r.reason),
-            "human_sd": _cell(r.human_sd, 2, r.reason),
-            "reason": r.reason or "",
-        })  # fmt: skip
+        out.append(
+            {
+                "scale": r.scale,
+                "ratio": _cell(ratio, 2, r.reason, "fired" if flat else ""),
+                "flat": flat,
+                "population_sd": _cell(r.population_sd, 2, r.reason),
+                "human_sd": _cell(r.human_sd, 2, r.reason),
+                "reason": r.reason or "",
+            }
+        )
     return out
 
 
@@ -240,13 +243,16 @@ def _loadings(e: PopulationEntry) -> list[dict[str, Any]]:
         for ld in c.loadings:
             item = str(ld.item)
             flags = [h for h in heywood if h.startswith(f"{item}:")]
-            rows.append({
-                "factor": ld.factor, "item": item,
-                "std": _cell(ld.std, 3, cls="fired" if flags else ""),
-                "estimate": _cell(ld.estimate, 3), "heywood": "; ".join(flags),
-            })  # fmt: skip
-        out.append({"model": name, "rows": rows, "reason": c.reason or "",
-                    "heywood": heywood})  # fmt: skip
+            rows.append(
+                {
+                    "factor": ld.factor,
+                    "item": item,
+                    "std": _cell(ld.std, 3, cls="fired" if flags else ""),
+                    "estimate": _cell(ld.estimate, 3),
+                    "heywood": "; ".join(flags),
+                }
+            )
+        out.append({"model": name, "rows": rows, "reason": c.reason or "", "heywood": heywood})
     return out
 
 
@@ -255,9 +261,11 @@ def _fit_cells(fit: FitIndices | None, reason: str | None) -> dict[str, Any]:
         return None if fit is None else getattr(fit, key)
 
     ci = get("rmsea_ci90")
-    cells: dict[str, Any] = {"n": _cell(get("n"), 0, reason),
-                             "chisq": _cell(get("chisq"), 2, reason),
-                             "df": _cell(get("df"), 0, reason)}  # fmt: skip
+    cells: dict[str, Any] = {
+        "n": _cell(get("n"), 0, reason),
+        "chisq": _cell(get("chisq"), 2, reason),
+        "df": _cell(get("df"), 0, reason),
+    }
     caveat = get("caveat")  # a saturated model, or no structure to fit: no verdicts
     cells["caveat"] = caveat or ""
     for c in FIT_CUTOFFS:
@@ -267,18 +275,24 @@ def _fit_cells(fit: FitIndices | None, reason: str | None) -> dict[str, Any]:
         cell["verdict"] = verdict
         cells[c.key] = cell
     cells["rmsea"]["ci"] = (
-        f"[{fmt(ci[0], 3)}, {fmt(ci[1], 3)}]" if isinstance(ci, list | tuple) and len(ci) == 2
+        f"[{fmt(ci[0], 3)}, {fmt(ci[1], 3)}]"
+        if isinstance(ci, list | tuple) and len(ci) == 2
         else ""
-    )  # fmt: skip
+    )
     return cells
 
 
 def _fit_rows(e: PopulationEntry) -> list[dict[str, Any]]:
     return [
-        {"model": name, "reason": c.reason or "undefined", "undefined": c.fit is None,
-         "n_rows": c.n, **_fit_cells(c.fit, c.reason)}
+        {
+            "model": name,
+            "reason": c.reason or "undefined",
+            "undefined": c.fit is None,
+            "n_rows": c.n,
+            **_fit_cells(c.fit, c.reason),
+        }
         for name, c in _models(e).items()
-    ]  # fmt: skip
+    ]
 
 
 def _invariance(entry: InvarianceEntry | None) -> dict[str, Any] | None:
@@ -289,19 +303,21 @@ def _invariance(entry: InvarianceEntry | None) -> dict[str, Any] | None:
     for s in inv.steps:
         first = s.level == "configural"
         why = "the first step of the ladder" if first else (s.decision or "undefined")
-        steps.append({
-            "level": s.level, **_fit_cells(s.fit, inv.reason),
-            "delta_chisq": _cell(s.delta_chisq, 2, why),
-            "delta_df": _cell(s.delta_df, 0, why),
-            "delta_p": _cell(s.delta_pvalue, 3, why),
-            "delta_cfi": _cell(s.delta_cfi, 3, why),
-            "delta_rmsea": _cell(s.delta_rmsea, 3, why),
-            "holds": "—" if s.holds is None else ("holds" if s.holds else "does not hold"),
-            "decision": s.decision or "",
-        })  # fmt: skip
+        steps.append(
+            {
+                "level": s.level,
+                **_fit_cells(s.fit, inv.reason),
+                "delta_chisq": _cell(s.delta_chisq, 2, why),
+                "delta_df": _cell(s.delta_df, 0, why),
+                "delta_p": _cell(s.delta_pvalue, 3, why),
+                "delta_cfi": _cell(s.delta_cfi, 3, why),
+                "delta_rmsea": _cell(s.delta_rmsea, 3, why),
+                "holds": "—" if s.holds is None else ("holds" if s.holds else "does not hold"),
+                "decision": s.decision or "",
+            }
+        )
     groups = ", ".join(f"{g} (n {n})" for g, n in inv.groups.items())
-    return {"group": entry.group, "groups": groups, "steps": steps,
-            "reason": inv.reason or ""}  # fmt: skip
+    return {"group": entry.group, "groups": groups, "steps": steps, "reason": inv.reason or ""}
 
 
 def _criterion(rows: Sequence[CriterionRow]) -> list[dict[str, Any]]:
@@ -309,27 +325,39 @@ def _criterion(rows: Sequence[CriterionRow]) -> list[dict[str, Any]]:
     for row in rows:
         r = row.result
         ci_text = f"[{fmt(r.ci95[0])}, {fmt(r.ci95[1])}]" if r.ci95 is not None else "—"
-        out.append({
-            "scale": row.scale, "label": row.label,
-            "statistic": "AUC" if r.statistic == "auc" else "Spearman's ρ",
-            "value": _cell(r.value, 2, r.reason),
-            "ci": ci_text,
-            "n": r.n, "reason": r.reason or "",
-        })  # fmt: skip
+        out.append(
+            {
+                "scale": row.scale,
+                "label": row.label,
+                "statistic": "AUC" if r.statistic == "auc" else "Spearman's ρ",
+                "value": _cell(r.value, 2, r.reason),
+                "ci": ci_text,
+                "n": r.n,
+                "reason": r.reason or "",
+            }
+        )
     return out
 
 
 def _parallel(pa: ParallelAnalysis) -> dict[str, Any]:
     obs, rnd = list(pa.observed), list(pa.random_quantile)
     rows = [
-        {"k": i + 1, "observed": _cell(o, 3),
-         "random": _cell(rnd[i] if i < len(rnd) else None, 3, "not simulated"),
-         "kept": i < (pa.n_factors or 0)}  # the sequential rule: up to the first below
+        {
+            "k": i + 1,
+            "observed": _cell(o, 3),
+            "random": _cell(rnd[i] if i < len(rnd) else None, 3, "not simulated"),
+            "kept": i < (pa.n_factors or 0),
+        }  # the sequential rule: up to the first below
         for i, o in enumerate(obs)
-    ]  # fmt: skip
-    return {"n_factors": pa.n_factors, "quantile": fmt(pa.quantile), "kind": pa.kind,
-            "used": "" if pa.rows is None else pa.rows.text(),
-            "rows": rows, "reason": pa.reason or ""}  # fmt: skip
+    ]
+    return {
+        "n_factors": pa.n_factors,
+        "quantile": fmt(pa.quantile),
+        "kind": pa.kind,
+        "used": "" if pa.rows is None else pa.rows.text(),
+        "rows": rows,
+        "reason": pa.reason or "",
+    }
 
 
 def _efa(efa: EFAEntry | None) -> dict[str, Any] | None:
@@ -343,12 +371,20 @@ def _efa(efa: EFAEntry | None) -> dict[str, Any] | None:
         for item, vals in (efa.loadings or {}).items()
     ]
     return {
-        "n_factors": efa.n_factors, "rotation": efa.rotation or "",
-        "method": efa.method or "", "factors": [str(f) for f in efa.factors or []], "rows": rows,
+        "n_factors": efa.n_factors,
+        "rotation": efa.rotation or "",
+        "method": efa.method or "",
+        "factors": [str(f) for f in efa.factors or []],
+        "rows": rows,
         # keyed by the human factors, each with the EFA factor matched to it and the reading
-        "congruence": [{"factor": f"{h} ~ {match[h]}" if match.get(h) else h,
-                        "phi": _cell(v, 3, "unmatched" if match else "no human loadings"),
-                        "reading": reading.get(h) or ""} for h, v in cong.items()],
+        "congruence": [
+            {
+                "factor": f"{h} ~ {match[h]}" if match.get(h) else h,
+                "phi": _cell(v, 3, "unmatched" if match else "no human loadings"),
+                "reading": reading.get(h) or "",
+            }
+            for h, v in cong.items()
+        ],
         "congruence_reason": "" if cong else (cg.reason or ""),
         "congruence_source": cg.source or "",
         "congruence_note": cg.note or "",
@@ -357,7 +393,7 @@ def _efa(efa: EFAEntry | None) -> dict[str, Any] | None:
         "heywood": "; ".join(efa.heywood),
         "used": "" if efa.rows is None else efa.rows.text(),
         "basis": efa.basis or "",
-    }  # fmt: skip
+    }
 
 
 def _irt(irt: Mapping[str, GRMResult] | None) -> list[dict[str, Any]]:
@@ -366,10 +402,22 @@ def _irt(irt: Mapping[str, GRMResult] | None) -> list[dict[str, Any]]:
         items = []
         for it in m.items:
             th = [fmt(t) for t in it.thresholds]
-            items.append({"item": it.item, "a": _cell(it.discrimination, 2),
-                          "thresholds": ", ".join(th) or "—"})  # fmt: skip
-        out.append({"scale": scale, "n": m.n, "model": "graded",
-                    "item_rows": items, "reason": m.reason or ""})  # fmt: skip
+            items.append(
+                {
+                    "item": it.item,
+                    "a": _cell(it.discrimination, 2),
+                    "thresholds": ", ".join(th) or "—",
+                }
+            )
+        out.append(
+            {
+                "scale": scale,
+                "n": m.n,
+                "model": "graded",
+                "item_rows": items,
+                "reason": m.reason or "",
+            }
+        )
     return out
 
 
@@ -388,15 +436,33 @@ def _mtmm(m: MTMM) -> dict[str, Any]:
             cells.append(_cell(matrix[i][j], reason="see the correlations' reasons", cls=cls))
         rows.append({"name": f"{v.method}.{v.scale}", "trait": v.trait, "cells": cells})
     validity = [
-        {"trait": c.trait_a, "methods": f"{c.method_a} ~ {c.method_b}",
-         "r": _cell(c.r, reason=c.reason), "n": c.n,
-         "ci": "" if not c.ci95 else f"[{c.ci95[0]:.2f}, {c.ci95[1]:.2f}]"}
+        {
+            "trait": c.trait_a,
+            "methods": f"{c.method_a} ~ {c.method_b}",
+            "r": _cell(c.r, reason=c.reason),
+            "n": c.n,
+            "ci": "" if not c.ci95 else f"[{c.ci95[0]:.2f}, {c.ci95[1]:.2f}]",
+        }
         for c in m.validity
-    ]  # fmt: skip
-    criteria = [{"criterion": c.criterion, "name": c.name, "holds": c.holds,
-                 "comparisons": c.comparisons, "reason": c.reason or ""}
-                for c in m.criteria]  # fmt: skip
-    return {"reason": None, "table": m.table, "matched_by": m.matched_by,
-            "n_matched": m.n_matched, "names": [r["name"] for r in rows], "rows": rows,
-            "validity": validity, "criteria": criteria,
-            "dropped": "; ".join(f"{t}: {why}" for t, why in m.dropped.items())}  # fmt: skip
+    ]
+    criteria = [
+        {
+            "criterion": c.criterion,
+            "name": c.name,
+            "holds": c.holds,
+            "comparisons": c.comparisons,
+            "reason": c.reason or "",
+        }
+        for c in m.criteria
+    ]
+    return {
+        "reason": None,
+        "table": m.table,
+        "matched_by": m.matched_by,
+        "n_matched": m.n_matched,
+        "names": [r["name"] for r in rows],
+        "rows": rows,
+        "validity": validity,
+        "criteria": criteria,
+        "dropped": "; ".join(f"{t}: {why}" for t, why in m.dropped.items()),
+    }

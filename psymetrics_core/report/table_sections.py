@@ -206,7 +206,13 @@ def provenance_rows(runs: Sequence[RunData]) -> list[dict[str, Any]]:
             for t, e in r.tasks.items()
         ]
         out.append(
-            {"run": r.label, "fields": rows, "backend": backend, "plugins": plugins,
-             "files": files, "citations": cites}
-        )  # fmt: skip
+            {
+                "run": r.label,
+                "fields": rows,
+                "backend": backend,
+                "plugins": plugins,
+                "files": files,
+                "citations": cites,
+            }
+        )
     return out

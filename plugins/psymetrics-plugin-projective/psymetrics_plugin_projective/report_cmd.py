@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from psymetrics_core.api import (
+    AnalysisRequest,
     AnalysisSection,
     PsymError,
     bounded,
@@ -205,16 +206,16 @@ def projective_analyze(
             raise click.ClickException(str(exc)) from None
 
 
-def analyze_section(
-    run_dirs: list[Path], labels_file: Path | None, baseline: str | None
-) -> AnalysisSection | None:
-    """The projective report as a ``psym analyze`` section; ``None`` when no run has diagnoses
-    (questionnaire profiles alone, e.g. a population run of the BFI, are GenPT's baselines only
-    beside projective diagnoses or ground-truth ``--labels``)."""
-    preds = load_predictions(run_dirs)
+def analyze_section(request: AnalysisRequest) -> AnalysisSection | None:
+    """The projective report as a ``psym analyze`` section (its run directories, ``--labels``
+    and ``--reference``); ``None`` when no run has diagnoses (questionnaire profiles alone, e.g.
+    a population run of the BFI, are GenPT's baselines only beside projective diagnoses or
+    ground-truth ``--labels``)."""
+    labels_file = request.labels
+    preds = load_predictions(list(request.run_dirs))
     if not preds or (labels_file is None and all(p.origin != "diagnosis" for p in preds)):
         return None
-    ref = baseline or NEUTRAL
+    ref = request.reference or NEUTRAL
     labels = read_labels(str(labels_file)) if labels_file else None
     report = analyse(preds, labels, baseline=ref)
     data = json.loads(json.dumps(asdict(report), default=str))

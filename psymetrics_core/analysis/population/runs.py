@@ -44,9 +44,9 @@ from psymetrics_core.analysis.population.structure import (
     structure_analysis,
     structure_text,
 )
-from psymetrics_core.analysis.section import AnalysisSection
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.types import Instrument
+from psymetrics_core.contracts.analyses import AnalysisSection
 from psymetrics_core.records.read import iter_records
 from psymetrics_core.records.samples import SampleRecord
 
