@@ -15,6 +15,7 @@ from typing import Any
 
 from psymetrics_core.administer.conditions import Cell, cells_for
 from psymetrics_core.administer.config import RunConfig
+from psymetrics_core.administer.distribution import distribution_methods
 from psymetrics_core.administer.judge import DEFAULT_JUDGE_MAX_NEW_TOKENS, Judge
 from psymetrics_core.administer.kinds.base import CellRun, TaskKind, instrument_record
 from psymetrics_core.administer.options import DEFAULT_MAX_NEW_TOKENS, with_options
@@ -228,9 +229,11 @@ def _start(
     for inst in instruments:
         check_parser(inst, sess)
     settings = GenerationSettings(
-        config.mode, config.max_new_tokens or DEFAULT_MAX_NEW_TOKENS, config.temperature,
+        config.mode,
+        config.max_new_tokens or DEFAULT_MAX_NEW_TOKENS,
+        config.temperature,
         config.seed,
-    )  # fmt: skip
+    )
     args = _model_args(config.model_args)
     be = as_backend(backend if backend is not None else sess.make_backend(config.model, dict(args)))
     if config.concurrency is not None:
@@ -241,10 +244,23 @@ def _start(
     writer = SampleWriter(out_dir / "samples.jsonl" if out_dir else None)
     judge = _judge(sess, config, args, be if cached is None else cached, cached)
     results = _header(config, args, be, settings, cells, plugin_versions(sess.records))
+    dist = distribution_methods(cells, config.mode, config.repeats, config.temperature, sess)
+    results = {**results, "distribution": dist, "tasks": results.pop("tasks")}
     return _Run(
-        config, sess, cells, instruments, kinds, groups, settings, be, cached, front, writer,
-        judge, results,
-    )  # fmt: skip
+        config,
+        sess,
+        cells,
+        instruments,
+        kinds,
+        groups,
+        settings,
+        be,
+        cached,
+        front,
+        writer,
+        judge,
+        results,
+    )
 
 
 def _header(
@@ -318,10 +334,22 @@ def _plan_task(
     for cell, r in todo:
         seed = config.seed + r
         bound = cell.bind(seed)
-        cell_runs.append(CellRun(
-            inst, run.use, replace(settings, seed=seed), bound.form(config.form), config.limit,
-            run.writer, reporter, bound, r, norm_group, run.session, run.judge,
-        ))  # fmt: skip
+        cell_runs.append(
+            CellRun(
+                inst,
+                run.use,
+                replace(settings, seed=seed),
+                bound.form(config.form),
+                config.limit,
+                run.writer,
+                reporter,
+                bound,
+                r,
+                norm_group,
+                run.session,
+                run.judge,
+            )
+        )
     return inst, kind, cell_runs
 
 
