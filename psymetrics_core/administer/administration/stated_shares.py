@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from psymetrics_core.base.types import Option
@@ -32,15 +32,16 @@ __all__ = ["StatedShares", "TOLERANCE", "parse_stated_shares"]
 TOLERANCE = (0.90, 1.10)  # the stated shares' sum (as a fraction) that is renormalised
 
 _SHARE = re.compile(r"(?P<num>[-+−]?\d+(?:\.\d+)?)\s*(?P<pct>%|percent)?$", re.IGNORECASE)
-_VALUE_ONLY = re.compile(r"^[(\[]?(?:option\s*)?(?P<value>[-+]?\d+)[)\]]?$")
-_LABEL_THEN_VALUE = re.compile(r"^(?P<label>.+?)\s*[(\[]\s*(?P<value>[-+]?\d+)\s*[)\]]$")
+_VALUE_ONLY = re.compile(r"^[(\[]?(?:option\s*)?(?P<value>[-+]?\d{1,18})[)\]]?$")
+_LABEL_THEN_VALUE = re.compile(r"^(?P<label>.+?)\s*[(\[]\s*(?P<value>[-+]?\d{1,18})\s*[)\]]$")
 _VALUE_THEN_LABEL = re.compile(
-    r"^[(\[]?(?:option\s*)?(?P<value>[-+]?\d+)\s*(?:[=:.)\]]+|\s[-–—]|\(|\s)\s*(?P<label>.+)$"
+    r"^[(\[]?(?:option\s*)?(?P<value>[-+]?\d{1,18})\s*(?:[=:.)\]]+|\s[-–—]|\(|\s)\s*(?P<label>.+)$"
 )
 _BULLET = re.compile(r"^[-•>]+\s+")
 _MARKUP = re.compile(r"[*_`\"“”]")
 _IGNORED_KEYS = {"total", "sum", "total percentage", "sum of percentages"}
 _KEY_END = " \t:=-–—"
+_TAIL = 40  # characters at the end of a piece that may hold its share
 
 
 @dataclass(frozen=True)
@@ -86,24 +87,24 @@ def parse_stated_shares(text: str, options: Sequence[Option]) -> StatedShares:
         return StatedShares(None, "unparsed", str(exc))
 
 
-def _pieces(text: str) -> list[tuple[int, str]]:
+def _pieces(text: str) -> Iterator[tuple[int, str]]:
     """(line number, piece) for every ``;`` or ", " separated piece of every line, with
     markup (``**``, quotes, braces) and a leading bullet removed."""
-    out = []
     for n, line in enumerate(text.splitlines(), start=1):
         for piece in re.split(r";|,\s+", line):
             piece = _MARKUP.sub("", piece).strip().strip("{}").strip()
             piece = _BULLET.sub("", piece).rstrip(" .,;")
             if piece:
-                out.append((n, piece))
-    return out
+                yield n, piece
 
 
 def _share_lines(text: str, options: Sequence[Option]) -> list[tuple[int, int, float]]:
     """(line, option value, share as a fraction) of every share line, in reply order."""
     out = []
+    seen: dict[int, int] = {}
     for n, piece in _pieces(text):
-        m = _SHARE.search(piece)
+        cut = max(0, len(piece) - _TAIL)  # a share is short: search its tail only (linear time)
+        m = _SHARE.search(piece, cut)
         if m is None:
             continue
         before = piece[: m.start()]
@@ -117,6 +118,9 @@ def _share_lines(text: str, options: Sequence[Option]) -> list[tuple[int, int, f
             raise _Failure(f"line {n}: a negative share ({m.group(0)}) for option {value}")
         if number > 100:
             raise _Failure(f"line {n}: a share above 100% ({m.group(0)}) for option {value}")
+        if value in seen:
+            raise _Failure(f"option {value} is given twice (lines {seen[value]} and {n})")
+        seen[value] = n
         out.append((n, value, number / 100))
     return out
 
@@ -155,13 +159,7 @@ def _option_of(key: str, options: Sequence[Option], line: int) -> int:
 def _checked(found: list[tuple[int, int, float]], options: Sequence[Option]) -> StatedShares:
     """The shares of ``found`` once every option is named once and the sum is within the
     tolerance (renormalised to 1)."""
-    first: dict[int, int] = {}
-    shares: dict[int, float] = {}
-    for line, value, share in found:
-        if value in first:
-            raise _Failure(f"option {value} is given twice (lines {first[value]} and {line})")
-        first[value] = line
-        shares[value] = share
+    shares = {value: share for _, value, share in found}  # each option once (_share_lines)
     missing = [o for o in options if o.value not in shares]
     if missing:
         named = ", ".join(f"{o.value} ({o.label})" for o in missing)
