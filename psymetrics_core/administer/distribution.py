@@ -16,15 +16,25 @@ model, and a run records which one each of its administration modes gives (keyed
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from psymetrics_core.contracts.conditions import Cell
+from psymetrics_core.records.read import iter_records
+from psymetrics_core.records.samples import SampleRecord
 
 if TYPE_CHECKING:
     from psymetrics_core.contracts.kinds import SessionView
 
-__all__ = ["distribution_methods"]
+__all__ = [
+    "distribution_methods",
+    "StatedItem",
+    "stated_items",
+    "is_verbalized_only",
+    "has_verbalized",
+]
 
 
 def distribution_methods(
@@ -67,4 +77,52 @@ def distribution_methods(
             "temperature": temperature,
             "description": text,
         }
+    return out
+
+
+@dataclass(frozen=True)
+class StatedItem:
+    """One verbalized sample as the screens show it: the stated shares (option value -> share)
+    or why they did not parse."""
+
+    task: str
+    item: str
+    condition: str
+    repeat: int
+    options: tuple[tuple[int, str], ...]  # (value, label) as presented
+    shares: dict[int, float] | None
+    status: str
+    reason: str | None
+
+
+def is_verbalized_only(results: Mapping[str, Any]) -> bool:
+    """Whether every administration mode of the run stated distributions (no scale scores)."""
+    modes = results.get("distribution") or {}
+    return bool(modes) and all(d["method"] == "verbalized" for d in modes.values())
+
+
+def has_verbalized(results: Mapping[str, Any]) -> bool:
+    """Whether some administration mode of the run stated distributions."""
+    return any(d["method"] == "verbalized" for d in (results.get("distribution") or {}).values())
+
+
+def stated_items(samples: Path) -> list[StatedItem]:
+    """The verbalized samples of ``samples`` (a run's samples.jsonl), in file order."""
+    out = []
+    for _, row, s in iter_records(samples, SampleRecord, what="samples file", schema="samples"):
+        if s.stated_shares is None and "stated_shares" not in row:
+            continue  # not a verbalized sample
+        data = s.data or {}
+        out.append(
+            StatedItem(
+                s.task,
+                s.item,
+                s.condition,
+                s.repeat,
+                tuple((o.value, o.label) for o in s.prompt.options),
+                s.stated_shares,
+                s.parse_status,
+                data.get("reason") if isinstance(data.get("reason"), str) else None,
+            )
+        )
     return out
