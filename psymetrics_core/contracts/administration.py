@@ -3,9 +3,9 @@
 A mode is selected by name (``Cell.administration``, set by a condition of the
 ``administration`` facet: ``--condition battery``); the ``questionnaire`` kind looks the name up
 on the session and hands the mode the cell's items. The core registers ``item-by-item`` (one
-prompt per item, the default) and ``battery`` (all items in one prompt, answered
-"index: score"); a plugin adds a mode with the ``register_administrations`` hook (one class,
-one registration).
+prompt per item, the default), ``battery`` (all items in one prompt, answered
+"index: score") and ``verbalized`` (the stated share of people per option); a plugin adds a
+mode with the ``register_administrations`` hook (one class, one registration).
 """
 
 from __future__ import annotations
