@@ -13,9 +13,20 @@ from psymetrics_core.report.figures import PALETTE, Figure, _plt, svg_of
 if TYPE_CHECKING:
     from psymetrics_core.report.fidelity_section import EstimateView, ItemView
 
-__all__ = ["item_figure", "divergent_bars", "most_divergent"]
+__all__ = ["item_figure", "divergent_bars", "most_divergent", "fidelity_of_item"]
 
 CEILING_COLOR = "#bbbbbb"
+
+
+def fidelity_of_item(it: ItemView) -> tuple[float | None, float | None, float | None]:
+    """An item's fidelity, 1 - W1 (OpinionQA's per-item representativeness), with its interval
+    (None where W1 is undefined)."""
+    w = it.w1
+    if w.value is None:
+        return None, None, None
+    low = None if w.high is None else 1.0 - w.high
+    high = None if w.low is None else 1.0 - w.low
+    return 1.0 - w.value, low, high
 
 
 def item_figure(
@@ -27,8 +38,6 @@ def item_figure(
     """Each item's 1 - W1 with its interval (one row per item, instrument order), the human
     ceiling's representativeness interval as a grey band and the model's overall value as a
     dashed line; None when no item has a defined W1."""
-    from psymetrics_core.report.fidelity_section import fidelity_of_item
-
     rows = [(it.item, *fidelity_of_item(it)) for it in items]
     rows = [r for r in rows if r[1] is not None]
     if not rows:

@@ -23,7 +23,7 @@ from typing import Any, Protocol
 
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.records.read import RunData
-from psymetrics_core.report.fidelity_figures import divergent_bars, item_figure
+from psymetrics_core.report.fidelity_figures import divergent_bars, fidelity_of_item, item_figure
 
 __all__ = [
     "EstimateView",
@@ -244,17 +244,6 @@ def fidelity_library() -> FidelityLibrary:
         return result
 
     return FidelityLibrary(compare, out.fmt, out.SOURCES)
-
-
-def fidelity_of_item(it: ItemView) -> tuple[float | None, float | None, float | None]:
-    """An item's fidelity, 1 - W1 (OpinionQA's per-item representativeness), with its interval
-    (None where W1 is undefined)."""
-    w = it.w1
-    if w.value is None:
-        return None, None, None
-    low = None if w.high is None else 1.0 - w.high
-    high = None if w.low is None else 1.0 - w.low
-    return 1.0 - w.value, low, high
 
 
 def fidelity_context(
