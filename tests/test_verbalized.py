@@ -269,3 +269,62 @@ def test_verbalized_needs_generate_mode(fresh_plugins, tmp_path: Path):
             output=tmp_path,
             session=fresh_plugins,
         )
+
+
+def test_the_eval_screen_shows_stated_shares_not_scores(fresh_plugins, tmp_path: Path, capsys):
+    from psymetrics_core.administer.distribution import is_verbalized_only, stated_items
+    from psymetrics_core.administer.runner import evaluate
+    from psymetrics_core.cli.stated_screen import print_stated
+
+    res = evaluate(
+        ["bfi"],
+        backend=_Stating(),
+        limit=2,
+        conditions=["verbalized"],
+        output=tmp_path,
+        session=fresh_plugins,
+    )
+    assert is_verbalized_only(res)
+    items = stated_items(tmp_path / "samples.jsonl")
+    assert [(i.item, i.status) for i in items] == [("1", "ok"), ("2", "unparsed")]
+    print_stated(res, tmp_path)
+    out = capsys.readouterr().out
+    # 10/95 = 10.5%, 25/95 = 26.3% (renormalised by hand)
+    assert "1: 10.5%  2: 21.1%  3: 31.6%  4: 26.3%  5: 10.5%" in out
+    assert "unparsed" in out and "no share for option(s) 3" in out  # the table may wrap the rest
+    assert "1 of 2 replies parsed" in out
+    assert "there is no answer to score, so no scale scores" in " ".join(out.split())
+
+
+def test_a_run_without_verbalized_cells_prints_no_stated_table(fresh_plugins, tmp_path, capsys):
+    from psymetrics_core.administer.distribution import is_verbalized_only
+    from psymetrics_core.administer.runner import evaluate
+    from psymetrics_core.cli.stated_screen import print_stated
+
+    res = evaluate(["bfi"], backend=_Stating(), limit=2, output=tmp_path, session=fresh_plugins)
+    assert not is_verbalized_only(res)
+    print_stated(res, tmp_path)
+    assert capsys.readouterr().out == ""
+
+
+def test_a_verbalized_population_run_keeps_its_distributions(fresh_plugins, tmp_path: Path):
+    from psymetrics_core.administer.runner import evaluate
+    from psymetrics_core.records.read import load_run_data
+    from psymetrics_core.study.population import BuildSpec, build_population, write_population
+
+    pop = tmp_path / "pop.jsonl"
+    write_population(pop, build_population(BuildSpec(generate="binary", n=3, seed=3)))
+    res = evaluate(
+        ["bfi"],
+        backend=_Stating(),
+        limit=2,
+        conditions=["verbalized"],
+        population=pop,
+        output=tmp_path / "run",
+        session=fresh_plugins,
+    )
+    lines = [json.loads(x) for x in (tmp_path / "run" / "samples.jsonl").read_text().splitlines()]
+    assert len(lines) == 6 and sum(x["stated_shares"] is not None for x in lines) == 3
+    assert all("people like you" in x["prompt"]["messages"][-1]["content"] for x in lines)
+    assert res["distribution"]["verbalized"]["cells"] == 3
+    load_run_data(tmp_path / "run")  # the records agree with each other (parsed counts)
