@@ -78,7 +78,8 @@ class Scale:
 @dataclass(frozen=True)
 class Ceiling(Scale):
     splits: int = 100
-    n_half: int = 150
+    n_sample: int = 150
+    n_rest: int = 150
     representativeness: Est = Est(0.96, 0.95, 0.97)
 
 
@@ -115,6 +116,11 @@ class Result:
     overall: Scale = field(default_factory=Scale)
     norm_items: list[str] = field(default_factory=lambda: ["a", "b", "c"])
     ceiling: Ceiling | None = field(default_factory=Ceiling)
+    same_n: Ceiling | None = field(
+        default_factory=lambda: Ceiling(
+            n_sample=1, n_rest=299, representativeness=Est(0.7, 0.5, 0.9)
+        )
+    )
     groups: list[Group] = field(default_factory=lambda: [Group()])
     not_compared: dict[str, str] = field(default_factory=lambda: {"d": "no human answers"})
     notes: list[str] = field(default_factory=lambda: ["a note from the library"])
@@ -198,6 +204,8 @@ def test_the_section_shows_the_librarys_figures(fresh_plugins, run_dir, tmp_path
     assert "How human-like are the answers?" in sec
     assert "verbalized — the shares it stated" in sec  # the run's distribution method
     # overall against the ceiling, formatted by the library's fmt
+    assert "representativeness=0.7 [0.5, 0.9]" in sec  # people at the model's n (1 of 300)
+    assert "1 random respondents against the other 299" in sec
     assert (
         "representativeness=0.8 [0.75, 0.85]" in sec
         and "representativeness=0.96 [0.95, 0.97]" in sec

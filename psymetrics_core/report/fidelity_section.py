@@ -132,12 +132,16 @@ class ScaleView(Protocol):
 
 
 class CeilingView(Protocol):
-    """The overall figures between two random halves of the human sample."""
+    """The overall figures between ``n_sample`` random human respondents and the other
+    ``n_rest`` (``splits`` random splits): two halves (the human ceiling), or as many humans as
+    the model has clusters."""
 
     @property
     def splits(self) -> int: ...
     @property
-    def n_half(self) -> int: ...
+    def n_sample(self) -> int: ...
+    @property
+    def n_rest(self) -> int: ...
     @property
     def representativeness(self) -> EstimateView: ...
     @property
@@ -210,6 +214,8 @@ class ResultView(Protocol):
     @property
     def ceiling(self) -> CeilingView | None: ...
     @property
+    def same_n(self) -> CeilingView | None: ...
+    @property
     def groups(self) -> Sequence[GroupView]: ...
     @property
     def not_compared(self) -> Mapping[str, str]: ...
@@ -269,7 +275,7 @@ def fidelity_context(
 def _run_block(label: str, res: ResultView, lib: FidelityLibrary) -> dict[str, Any]:
     """One run's part of the section."""
     fmt = lib.fmt
-    ceiling = res.ceiling
+    ceiling, same_n = res.ceiling, res.same_n
     summary = []
     for name, metric in (
         ("representativeness", "representativeness"),
@@ -280,7 +286,8 @@ def _run_block(label: str, res: ResultView, lib: FidelityLibrary) -> dict[str, A
     ):
         model = fmt(getattr(res.overall, metric), metric)
         human = fmt(getattr(ceiling, metric), metric) if ceiling is not None else "—"
-        summary.append({"name": name, "model": model, "ceiling": human})
+        small = fmt(getattr(same_n, metric), metric) if same_n is not None else "—"
+        summary.append({"name": name, "model": model, "ceiling": human, "same_n": small})
     band = ceiling.representativeness if ceiling is not None else None
     title = f"{label}: per-item fidelity (1 - W1) against {Path(res.human.path).name}"
     return {
@@ -291,6 +298,7 @@ def _run_block(label: str, res: ResultView, lib: FidelityLibrary) -> dict[str, A
         "sides": _sides(res),
         "summary": summary,
         "ceiling_text": _ceiling_text(ceiling),
+        "same_n_text": _same_n_text(same_n),
         "figure": item_figure(res.items, band, res.overall.representativeness, title),
         "bars": divergent_bars(res.items, N_DIVERGENT, label),
         "item_rows": [_item_row(it, fmt) for it in res.items],
@@ -319,7 +327,13 @@ def _sides(res: ResultView) -> str:
 def _ceiling_text(c: CeilingView | None) -> str:
     if c is None:
         return "no human ceiling (see the notes)"
-    return f"human ceiling: {c.splits} random splits into halves of {c.n_half} respondents"
+    return f"human ceiling: {c.splits} random splits into {c.n_sample} and {c.n_rest} respondents"
+
+
+def _same_n_text(c: CeilingView | None) -> str:
+    if c is None:
+        return "—: no human sample of the model's size (see the notes)"
+    return f"{c.n_sample} random respondents against the other {c.n_rest} ({c.splits} splits)"
 
 
 def _item_row(it: ItemView, fmt: Callable[[Any, str], str]) -> dict[str, Any]:
