@@ -15,6 +15,7 @@ from typing import Any
 
 from psymetrics_core.administer.conditions import Cell, cells_for
 from psymetrics_core.administer.config import RunConfig
+from psymetrics_core.administer.distribution import distribution_methods
 from psymetrics_core.administer.judge import DEFAULT_JUDGE_MAX_NEW_TOKENS, Judge
 from psymetrics_core.administer.kinds.base import CellRun, TaskKind, instrument_record
 from psymetrics_core.administer.options import DEFAULT_MAX_NEW_TOKENS, with_options
@@ -255,6 +256,8 @@ def _start(
     writer = SampleWriter(out_dir / "samples.jsonl" if out_dir else None)
     judge = _judge(sess, config, args, be if cached is None else cached, cached)
     results = _header(config, args, be, settings, cells, plugin_versions(sess.records))
+    dist = distribution_methods(cells, config.mode, config.repeats, config.temperature, sess)
+    results = {**results, "distribution": dist, "tasks": results.pop("tasks")}
     return _Run(
         config,
         sess,

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from psymetrics_core.administer.config import RunConfig
+from psymetrics_core.administer.distribution import is_verbalized_only
 from psymetrics_core.administer.options import parse_task_args
 from psymetrics_core.administer.population import given_template, persona_conditions
 from psymetrics_core.administer.preflight import check_label
@@ -30,6 +31,7 @@ from psymetrics_core.cli.console import (
     table,
 )
 from psymetrics_core.cli.population_screen import model_name, print_population
+from psymetrics_core.cli.stated_screen import print_stated
 from psymetrics_core.instruments.indicators import (
     SHORT_NAMES,
     degenerate_sentence,
@@ -259,8 +261,9 @@ def eval_cmd(ctx: click.Context, tasks: str, as_json: bool, **opts: Any) -> None
     population = is_population_run(results)
     if population:
         print_population(results, config, scale_ranges(results, session))
-    else:
+    elif not is_verbalized_only(results):  # a verbalized run has distributions, not scores
         _print_table(results, session)
+    print_stated(results, output)
     if (note := cache_note(results)) is not None:
         stderr.print(note, markup=False, highlight=False, soft_wrap=True)
     stderr.print(

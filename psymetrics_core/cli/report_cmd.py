@@ -8,6 +8,7 @@ import click
 
 from psymetrics_core.administer.preflight import check_label
 from psymetrics_core.analysis.population.options import PopulationOptions
+from psymetrics_core.base.errors import PsymError
 from psymetrics_core.cli import session_of
 from psymetrics_core.cli.console import stderr
 from psymetrics_core.cli.population_options import population_options
@@ -37,6 +38,21 @@ def _check_label(value: str) -> str:
     help="Name of each run in the report, in the order of RUN_DIRS [default: the run's "
     "--label, else its directory name].",
 )
+@click.option(
+    "--human",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Human answers (an answers CSV or a distribution table, as `psym fidelity`): adds the "
+    "section 'How human-like are the answers?' comparing each run with them.",
+)
+@click.option(
+    "--human-group",
+    "human_groups",
+    multiple=True,
+    metavar="COLUMN",
+    help="With --human: a group column of the human file (repeatable): fidelity per group and "
+    "steerability.",
+)
 @population_options(
     group_help="Population runs: the invariance ladder across model, condition or a "
     "respondent label."
@@ -47,11 +63,21 @@ def report_cmd(
     run_dirs: tuple[Path, ...],
     output: str,
     labels: tuple[str, ...],
+    human: Path | None,
+    human_groups: tuple[str, ...],
     population: PopulationOptions,
 ) -> None:
     """Write one HTML file (no network requests, same runs = same bytes) comparing RUN_DIRS."""
 
+    if human_groups and human is None:
+        raise PsymError("--human-group: give --human FILE too")
     out = write_report(
-        list(run_dirs), output, labels, session=session_of(ctx), population=population
+        list(run_dirs),
+        output,
+        labels,
+        session=session_of(ctx),
+        population=population,
+        human=human,
+        human_groups=human_groups,
     )
     stderr.print(f"report: {out} ({out.stat().st_size // 1024} KiB)", markup=False)

@@ -19,7 +19,8 @@ Indicators and thresholds (fixed, documented here and in the README):
   items, |mean keyed forward - mean keyed reverse| / scale range, averaged over those scales.
   0 = the reverse-keyed items tell the same story as the forward ones; 1 = they contradict it
   fully (agreeing with a statement and with its opposite). Fires at >= 0.50.
-- ``parse_rate``: answered / administered items. Fires below 0.90.
+- ``parse_rate``: answered (parsed) / administered items; a verbalized item counts when its
+  stated shares parsed. Fires below 0.90.
 - ``judge_parse_rate``: parsed judge verdicts / judge calls (judged tasks only). Fires below
   0.90.
 - ``option_order_sensitivity`` (only when a run crossed the default option order with a
@@ -107,7 +108,7 @@ def questionnaire_indicators(rows: Sequence[AnswerRow]) -> dict[str, dict[str, A
     towards the parse rate only.
     """
     n = len(rows)
-    ok = [r for r in rows if r.answer is not None and r.status == "ok"]
+    ok = [r for r in rows if r.status == "ok"]  # parsed (a verbalized item: its shares, no answer)
     out: dict[str, dict[str, Any]] = {}
     out["parse_rate"] = _indicator(
         "parse_rate",
@@ -116,7 +117,7 @@ def questionnaire_indicators(rows: Sequence[AnswerRow]) -> dict[str, dict[str, A
         None if n else "no items administered",
         answered=len(ok),
     )
-    scored = [r for r in ok if r.scored]
+    scored = [r for r in ok if r.scored and r.answer is not None]
     k = len(scored)
     if k < MIN_ANSWERS:
         why = f"needs {MIN_ANSWERS}+ answered items (has {k})"

@@ -95,8 +95,8 @@ def register_administrations(register: Callable[..., None]) -> None:
 
     :param register: call ``register(name, mode, description="")`` with an instance of a
         ``psymetrics_core.Administration`` subclass (``requests(run, items)``,
-        ``administer(run, items)``). The core registers ``item-by-item`` (the default) and
-        ``battery``; a condition selects a mode by name (``Condition(name,
+        ``administer(run, items)``). The core registers ``item-by-item`` (the default),
+        ``battery`` and ``verbalized``; a condition selects a mode by name (``Condition(name,
         administration=NAME)``, facet ``"administration"``).
     """
 

@@ -23,6 +23,7 @@ __all__ = [
     "TaskEntry",
     "ResultsRecord",
     "RecordDigest",
+    "DistributionInfo",
 ]
 
 
@@ -236,6 +237,21 @@ def same_as_first_run(entry: TaskEntry) -> None:
             )
 
 
+class DistributionInfo(Strict):
+    """How one administration mode of the run gives each item's answer distribution
+    (``administer.distribution``; Meister et al., 2024)."""
+
+    method: Literal["sampled", "logprob", "verbalized"]
+    field: Literal["answer", "option_probs", "stated_shares"] = Field(
+        description="the samples.jsonl field the distribution is read from"
+    )
+    cells: Count = Field(description="cells in this mode: conditions x respondents")
+    repeats: Count
+    per_item: Count = Field(description="samples pooled per item: cells x repeats")
+    temperature: Number
+    description: str
+
+
 class RecordDigest(Strict):
     """A record file as the run wrote it (``records.digest``)."""
 
@@ -260,6 +276,10 @@ class ResultsRecord(Strict):
     design: Name
     repeats: Count
     seeds: list[Int]
+    distribution: dict[Name, DistributionInfo] | None = Field(
+        default=None,
+        description="per administration mode: sampled, logprob or verbalized (older runs: none)",
+    )
     psymetrics: Name
     plugins: dict[str, dict[str, Any]]
     python: str

@@ -67,7 +67,7 @@ def _item_values(s: SampleRecord) -> list[float]:
 def _note(scan: SampleScan, s: SampleRecord) -> None:
     admin = (s.task, s.condition, s.repeat)
     scan.per_admin[admin] += 1
-    scan.answered[admin] += s.answer is not None
+    scan.answered[admin] += s.answer is not None or s.stated_shares is not None  # verbalized
     if s.kind != "questionnaire" or not s.item_meta.scored:
         return
     values = _item_values(s)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import jinja2
 from markupsafe import Markup, escape
@@ -24,6 +25,7 @@ from psymetrics_core.instruments.indicators import THRESHOLDS
 from psymetrics_core.pluginsys.session import Session
 from psymetrics_core.records.inputs import run_inputs
 from psymetrics_core.records.read import RunData, load_run_data
+from psymetrics_core.report.fidelity_section import fidelity_context
 from psymetrics_core.report.figures import Figure
 from psymetrics_core.report.sections import build_context
 
@@ -61,10 +63,11 @@ def build_report(
     runs: Sequence[RunData],
     session: Session,
     population: PopulationOptions | None = None,
+    fidelity: dict[str, Any] | None = None,
 ) -> str:
     """The report page for ``runs`` as a string (``session``: the installed instruments, for
     the population section of population runs; ``population``: what it computes, as in
-    ``psym analyze``)."""
+    ``psym analyze``; ``fidelity``: the human-fidelity section's context, ``fidelity_section``)."""
 
     env = jinja2.Environment(
         loader=jinja2.FunctionLoader(lambda name: _read(name)),
@@ -75,6 +78,7 @@ def build_report(
     template = env.get_template("report.html.j2")
     html = template.render(
         **build_context(runs, session, population),
+        fidelity=fidelity,
         version=__version__,
         thresholds=THRESHOLDS,
         css=_markup(_read("report.css")),
@@ -96,10 +100,15 @@ def write_report(
     *,
     session: Session,
     population: PopulationOptions | None = None,
+    human: Path | None = None,
+    human_groups: Sequence[str] = (),
 ) -> Path:
     """Write the report of ``paths`` to ``output`` (atomically, never onto a run's own record
-    files: ``base.writing``) and return its path."""
-    inputs = run_inputs(paths)
+    files nor the ``human`` file: ``base.writing``) and return its path; with ``human``, the
+    section "How human-like are the answers?" compares each run with it."""
+    inputs = run_inputs(paths) + ([Path(human)] if human is not None else [])
     check_target(output, inputs=inputs, what="--output", make_parents=True)  # before the work
-    html = build_report(load_runs_for_report(paths, labels), session, population)
+    runs = load_runs_for_report(paths, labels)
+    fidelity = fidelity_context(runs, human, human_groups, session)
+    html = build_report(runs, session, population, fidelity)
     return write_output(output, html, inputs=inputs, what="--output", make_parents=True)

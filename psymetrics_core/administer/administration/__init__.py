@@ -1,5 +1,6 @@
-"""Administration modes: one module per mode (``item_by_item``, ``battery``), registered in
-``builtin`` through the ``register_administrations`` hook, selected by ``Cell.administration``.
+"""Administration modes: one module per mode (``item_by_item``, ``battery``, ``verbalized``),
+registered in ``builtin`` through the ``register_administrations`` hook, selected by
+``Cell.administration``.
 
 Adding a mode is one new module with an ``contracts.Administration`` subclass plus its
 registration (here for the core, in a plugin's own ``register_administrations`` otherwise).
@@ -9,5 +10,6 @@ from __future__ import annotations
 
 from psymetrics_core.administer.administration.battery import Battery
 from psymetrics_core.administer.administration.item_by_item import ItemByItem
+from psymetrics_core.administer.administration.verbalized import Verbalized
 
-__all__ = ["Battery", "ItemByItem"]
+__all__ = ["Battery", "ItemByItem", "Verbalized"]

@@ -9,15 +9,18 @@ item by default, all at once under ``--condition battery``), looked up on the se
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from psymetrics_core.administer.kinds.base import CellRun, TaskKind
 from psymetrics_core.backends.base import GenerationSettings
-from psymetrics_core.base.types import Answer, Instrument, Item, Prompt
+from psymetrics_core.base.types import Answer, Instrument, Item, Option, Prompt
 from psymetrics_core.contracts.kinds import SessionView
 from psymetrics_core.instruments.scoring import centred_scales, keyed_values, mrat_term
 
-__all__ = ["QuestionnaireKind", "questionnaire_sample"]
+__all__ = ["QuestionnaireKind", "questionnaire_sample", "option_mass"]
 
 
 class QuestionnaireKind(TaskKind):
@@ -48,7 +51,7 @@ class QuestionnaireKind(TaskKind):
         entry: dict[str, Any] = hook.aggregate(
             instrument=inst, scores=scores, answers=answers, norm_group=run.norm_group
         )
-        return run.finish(entry)
+        return run.finish(mode.annotate(entry))
 
 
 def _items(run: CellRun) -> list[Item]:
@@ -73,6 +76,12 @@ def questionnaire_sample(
     scored: ``spec_scoring.keyed_values``, before MRAT centring) and the condition tag."""
     rs = inst.response_scales[it.response_scale]
     scales = _scales_of(inst, form, it)
+    mass: dict[str, Any] = {}
+    if logprobs is not None:
+        value, why = option_mass(pr.options, logprobs)
+        mass = {"option_mass": value}
+        if why is not None:
+            ans = replace(ans, data={**(ans.data or {}), "option_mass_reason": why})
     return {
         "task": inst.id,
         "form": form,
@@ -88,6 +97,7 @@ def questionnaire_sample(
         "answer": ans.value,
         "parse_status": ans.status,
         "option_probs": ans.probabilities,
+        **mass,
         **({"data": ans.data} if ans.data is not None else {}),
         "keyed": keyed_values(inst, form, it, ans.value),
         "mrat_term": mrat_term(inst, it, ans.value),
@@ -102,6 +112,29 @@ def questionnaire_sample(
             "centred": [s for s in centred_scales(inst) if it.scored and s in scales],
         },
     }
+
+
+def option_mass(
+    options: Sequence[Option], logprobs: Sequence[float]
+) -> tuple[float | None, str | None]:
+    """The probability the model gave the options together, before ``option_probs``
+    renormalises it (sum of exp(log-likelihood)), and None's reason.
+
+    Undefined when one option's scored text is a prefix of another's (``1`` and ``10``): the
+    longer continuation's probability is part of the shorter's, so their sum is not a share.
+    """
+    texts = [o.scored_text for o in options]
+    for a in texts:
+        for b in texts:
+            if a != b and b.startswith(a):
+                return None, (
+                    f"option '{a}' is a prefix of option '{b}': their probabilities overlap and "
+                    "do not add up to the options' share"
+                )
+    total = math.fsum(math.exp(lp) for lp in logprobs)
+    if total > 1.0 + 1e-6:
+        return None, f"the options' probabilities sum to {total:.6g}, more than 1"
+    return min(1.0, total), None  # float rounding only
 
 
 def _scales_of(inst: Instrument, form: str, it: Item) -> list[str]:

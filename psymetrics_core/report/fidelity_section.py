@@ -1,0 +1,369 @@
+"""The report's "How human-like are the answers?" section (``psym report RUN... --human FILE``).
+
+Per run: the overall fidelity figures with their bootstrap intervals beside the human ceiling
+(the same figures between two random halves of the human sample), a figure of each item's
+fidelity (1 - W1, OpinionQA: Santurkar et al., 2023) with its interval and the ceiling as a band,
+model-vs-human stacked bars of the items that diverge most, the per-item table and the subgroup
+table (with steerability where personas carry a human group's label).
+
+The figures come from the fidelity library, ``psymetrics_core.analysis.fidelity`` (``psym
+fidelity``), reached only through :func:`fidelity_library`; this module reads its result through
+the read-only views below (``ResultView`` and the rest: the fields of its typed records this
+section uses), and formats every figure with the library's own ``fmt`` so a number reads the same
+in the report as on the terminal.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from psymetrics_core.base.errors import PsymError
+from psymetrics_core.records.read import RunData
+from psymetrics_core.report.fidelity_figures import divergent_bars, fidelity_of_item, item_figure
+
+__all__ = [
+    "EstimateView",
+    "DistributionView",
+    "ItemView",
+    "ScaleView",
+    "CeilingView",
+    "GroupView",
+    "SideView",
+    "ResultView",
+    "FidelityLibrary",
+    "fidelity_library",
+    "fidelity_context",
+    "fidelity_of_item",
+    "N_DIVERGENT",
+]
+
+N_DIVERGENT = 6  # items shown as model-vs-human stacked bars (the largest W1)
+METHODS = {
+    "sampled": "the shares of its parsed answers (across repeats, respondents and conditions)",
+    "logprob": "its probabilities over the option tokens, renormalised over the options",
+    "verbalized": "the shares it stated when asked what percentage of people choose each option "
+    "(Meister et al., 2024)",
+}
+
+
+class EstimateView(Protocol):
+    """A figure with its bootstrap interval (None with ``reason`` when undefined)."""
+
+    @property
+    def value(self) -> float | None: ...
+    @property
+    def low(self) -> float | None: ...
+    @property
+    def high(self) -> float | None: ...
+    @property
+    def reason(self) -> str | None: ...
+
+
+class OptionsView(Protocol):
+    """An item's substantive options, sorted by ordinal position."""
+
+    @property
+    def values(self) -> tuple[str, ...]: ...
+    @property
+    def labels(self) -> tuple[str, ...]: ...
+
+
+class DistributionView(Protocol):
+    """One side's distribution on one item (substantive shares sum to 1)."""
+
+    @property
+    def options(self) -> OptionsView: ...
+    @property
+    def shares(self) -> tuple[float, ...]: ...
+    @property
+    def nonsub(self) -> tuple[float, ...]: ...
+    @property
+    def n(self) -> int: ...
+
+
+class ItemView(Protocol):
+    """One item's metrics and both distributions."""
+
+    @property
+    def item(self) -> str: ...
+    @property
+    def scales(self) -> tuple[str, ...]: ...
+    @property
+    def n_model(self) -> int: ...
+    @property
+    def n_human(self) -> int: ...
+    @property
+    def w1(self) -> EstimateView: ...
+    @property
+    def tv(self) -> EstimateView: ...
+    @property
+    def simbench(self) -> EstimateView: ...
+    @property
+    def jsd(self) -> EstimateView: ...
+    @property
+    def ks(self) -> EstimateView: ...
+    @property
+    def model(self) -> DistributionView: ...
+    @property
+    def human(self) -> DistributionView: ...
+
+
+class ScaleView(Protocol):
+    """A scale's (or ``overall``'s) means over its compared items."""
+
+    @property
+    def scale(self) -> str: ...
+    @property
+    def items(self) -> int: ...
+    @property
+    def representativeness(self) -> EstimateView: ...
+    @property
+    def simbench(self) -> EstimateView: ...
+    @property
+    def tv(self) -> EstimateView: ...
+    @property
+    def jsd(self) -> EstimateView: ...
+    @property
+    def ks(self) -> EstimateView: ...
+
+
+class CeilingView(Protocol):
+    """The overall figures between ``n_sample`` random human respondents and the other
+    ``n_rest`` (``splits`` random splits): two halves (the human ceiling), or as many humans as
+    the model has clusters."""
+
+    @property
+    def splits(self) -> int: ...
+    @property
+    def n_sample(self) -> int: ...
+    @property
+    def n_rest(self) -> int: ...
+    @property
+    def representativeness(self) -> EstimateView: ...
+    @property
+    def simbench(self) -> EstimateView: ...
+    @property
+    def tv(self) -> EstimateView: ...
+    @property
+    def jsd(self) -> EstimateView: ...
+    @property
+    def ks(self) -> EstimateView: ...
+
+
+class GroupView(Protocol):
+    """One value of a human group column, with steerability."""
+
+    @property
+    def column(self) -> str: ...
+    @property
+    def value(self) -> str: ...
+    @property
+    def n_human(self) -> int: ...
+    @property
+    def n_model(self) -> int: ...
+    @property
+    def model_all(self) -> EstimateView: ...
+    @property
+    def model_steered(self) -> EstimateView: ...
+    @property
+    def steer_gain(self) -> EstimateView: ...
+    @property
+    def human_others(self) -> EstimateView: ...
+    @property
+    def simbench_all(self) -> EstimateView: ...
+    @property
+    def simbench_steered(self) -> EstimateView: ...
+
+
+class SideView(Protocol):
+    """What was read from one side (the run, or the human file)."""
+
+    @property
+    def path(self) -> str: ...
+    @property
+    def method(self) -> str: ...
+    @property
+    def units(self) -> int: ...
+    @property
+    def clusters(self) -> int: ...
+    @property
+    def rows(self) -> int: ...
+    @property
+    def outside_mass(self) -> float | None: ...
+
+
+class ResultView(Protocol):
+    """One comparison of a run with the human file."""
+
+    @property
+    def model(self) -> SideView: ...
+    @property
+    def human(self) -> SideView: ...
+    @property
+    def n_boot(self) -> int: ...
+    @property
+    def items(self) -> Sequence[ItemView]: ...
+    @property
+    def overall(self) -> ScaleView: ...
+    @property
+    def norm_items(self) -> Sequence[str]: ...
+    @property
+    def ceiling(self) -> CeilingView | None: ...
+    @property
+    def same_n(self) -> CeilingView | None: ...
+    @property
+    def groups(self) -> Sequence[GroupView]: ...
+    @property
+    def not_compared(self) -> Mapping[str, str]: ...
+    @property
+    def notes(self) -> Sequence[str]: ...
+
+
+@dataclass(frozen=True)
+class FidelityLibrary:
+    """What this section needs of the fidelity library: ``compare(run_dir, human_file,
+    session, group_columns)``, its ``fmt(estimate, metric)`` and its formulas' ``sources``."""
+
+    compare: Callable[[Path, Path, Any, Sequence[str]], ResultView]
+    fmt: Callable[[Any, str], str]
+    sources: Mapping[str, str]
+
+
+def fidelity_library() -> FidelityLibrary:
+    """The fidelity library (``psym fidelity``'s), or a one-line error where it is missing."""
+    try:
+        lib = importlib.import_module("psymetrics_core.analysis.fidelity")
+        out = importlib.import_module("psymetrics_core.analysis.fidelity.output")
+    except ModuleNotFoundError as exc:
+        raise PsymError(
+            f"--human: this psymetrics has no fidelity library ({exc.name}); the section needs "
+            "`psym fidelity`'s psymetrics_core.analysis.fidelity"
+        ) from None
+
+    def compare(run: Path, human: Path, session: Any, groups: Sequence[str]) -> ResultView:
+        opts = lib.FidelityOptions(groups=tuple(groups))
+        result: ResultView = lib.fidelity(run, human, session, opts)
+        return result
+
+    return FidelityLibrary(compare, out.fmt, out.SOURCES)
+
+
+def fidelity_context(
+    runs: Sequence[RunData],
+    human: Path | None,
+    groups: Sequence[str],
+    session: Any,
+    library: FidelityLibrary | None = None,
+) -> dict[str, Any] | None:
+    """The section's context for the template (None without ``--human``)."""
+    if human is None:
+        return None
+    lib = library or fidelity_library()
+    blocks = [_run_block(r.label, lib.compare(r.path, human, session, groups), lib) for r in runs]
+    names = ("representativeness", "w1", "tv", "simbench", "jsd", "ks")
+    return {
+        "human": str(human),
+        "runs": blocks,
+        "sources": [(n, lib.sources[n]) for n in names if n in lib.sources],
+    }
+
+
+def _run_block(label: str, res: ResultView, lib: FidelityLibrary) -> dict[str, Any]:
+    """One run's part of the section."""
+    fmt = lib.fmt
+    ceiling, same_n = res.ceiling, res.same_n
+    summary = []
+    for name, metric in (
+        ("representativeness", "representativeness"),
+        ("SimBench score", "simbench"),
+        ("total variation", "tv"),
+        ("Jensen-Shannon", "jsd"),
+        ("KS", "ks"),
+    ):
+        model = fmt(getattr(res.overall, metric), metric)
+        human = fmt(getattr(ceiling, metric), metric) if ceiling is not None else "—"
+        small = fmt(getattr(same_n, metric), metric) if same_n is not None else "—"
+        summary.append({"name": name, "model": model, "ceiling": human, "same_n": small})
+    band = ceiling.representativeness if ceiling is not None else None
+    title = f"{label}: per-item fidelity (1 - W1) against {Path(res.human.path).name}"
+    return {
+        "label": label,
+        "method": res.model.method,
+        "method_text": METHODS.get(res.model.method, res.model.method),
+        "outside_mass": _outside(res.model.outside_mass),
+        "sides": _sides(res),
+        "summary": summary,
+        "ceiling_text": _ceiling_text(ceiling),
+        "same_n_text": _same_n_text(same_n),
+        "figure": item_figure(res.items, band, res.overall.representativeness, title),
+        "bars": divergent_bars(res.items, N_DIVERGENT, label),
+        "item_rows": [_item_row(it, fmt) for it in res.items],
+        "groups": [_group_row(g, fmt) for g in res.groups],
+        "not_compared": sorted(res.not_compared.items()),
+        "norm_items": len(res.norm_items),
+        "notes": list(res.notes),
+        "n_boot": res.n_boot,
+    }
+
+
+def _outside(mass: float | None) -> str | None:
+    if mass is None:
+        return None
+    return f"on average {mass:.3f} of the model's probability fell outside the options"
+
+
+def _sides(res: ResultView) -> str:
+    m, h = res.model, res.human
+    return (
+        f"model: {m.units} administrations in {m.clusters} resampling clusters ({m.rows} records); "
+        f"human: {h.units} respondents ({h.rows} rows)"
+    )
+
+
+def _ceiling_text(c: CeilingView | None) -> str:
+    if c is None:
+        return "no human ceiling (see the notes)"
+    return f"human ceiling: {c.splits} random splits into {c.n_sample} and {c.n_rest} respondents"
+
+
+def _same_n_text(c: CeilingView | None) -> str:
+    if c is None:
+        return "—: no human sample of the model's size (see the notes)"
+    return f"{c.n_sample} random respondents against the other {c.n_rest} ({c.splits} splits)"
+
+
+def _item_row(it: ItemView, fmt: Callable[[Any, str], str]) -> dict[str, Any]:
+    value, low, high = fidelity_of_item(it)
+    text = "n/a" if value is None else f"{value:.3f}"
+    if value is not None and low is not None and high is not None:
+        text += f" [{low:.3f}, {high:.3f}]"
+    return {
+        "item": it.item,
+        "scales": ", ".join(it.scales),
+        "n": f"{it.n_model} / {it.n_human}",
+        "fidelity": text,
+        "w1": fmt(it.w1, "w1"),
+        "tv": fmt(it.tv, "tv"),
+        "simbench": fmt(it.simbench, "simbench"),
+        "jsd": fmt(it.jsd, "jsd"),
+        "ks": fmt(it.ks, "ks"),
+    }
+
+
+def _group_row(g: GroupView, fmt: Callable[[Any, str], str]) -> dict[str, Any]:
+    rep = "representativeness"
+    return {
+        "column": g.column,
+        "value": g.value,
+        "n": f"{g.n_model} / {g.n_human}",
+        "model_all": fmt(g.model_all, rep),
+        "model_steered": fmt(g.model_steered, rep) if g.n_model else "— (no persona carries it)",
+        "steer_gain": fmt(g.steer_gain, rep) if g.n_model else "—",
+        "human_others": fmt(g.human_others, rep),
+        "simbench_all": fmt(g.simbench_all, "simbench"),
+        "simbench_steered": fmt(g.simbench_steered, "simbench") if g.n_model else "—",
+    }
