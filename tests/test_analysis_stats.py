@@ -50,8 +50,14 @@ def test_icc_shrout_fleiss_1979_worked_example():
         columns=["t", "r", "y"],
     )
     res = reliability.icc(long, "t", "r", "y")
-    published = {"ICC(1,1)": 0.17, "ICC(A,1)": 0.29, "ICC(C,1)": 0.71, "ICC(1,k)": 0.44,
-                 "ICC(A,k)": 0.62, "ICC(C,k)": 0.91}  # fmt: skip
+    published = {
+        "ICC(1,1)": 0.17,
+        "ICC(A,1)": 0.29,
+        "ICC(C,1)": 0.71,
+        "ICC(1,k)": 0.44,
+        "ICC(A,k)": 0.62,
+        "ICC(C,k)": 0.91,
+    }
     for key, value in published.items():
         assert round(res[key], 2) == value, key
 
@@ -126,7 +132,7 @@ def test_norm_groups_read_defensively():
                         "source": "PsychoBench",
                         "year": 2023,
                     }
-                ],  # fmt: skip
+                ],
                 "broken": [{"name": "x", "mean": "n/a"}],
                 "care": {"US adults": {"mean": 3.5, "sd": 0.7, "n": 100}},
             }
@@ -209,8 +215,9 @@ def test_norm_groups_from_scale_definitions():
 
     group = SimpleNamespace(group="Crowd", mean=3.25, sd=0.9, n=6076, source="S", year=2003)
     nameless = SimpleNamespace(group="Male", mean=4.0, sd=1.0, n=None, source="S", year=None)
-    inst = SimpleNamespace(scales={"extraversion": SimpleNamespace(norms=(group, nameless))},
-                           extra={})  # fmt: skip
+    inst = SimpleNamespace(
+        scales={"extraversion": SimpleNamespace(norms=(group, nameless))}, extra={}
+    )
     g = norms.norm_groups(inst)["extraversion"]
     assert [x["name"] for x in g] == ["Crowd", "Male"] and g[1]["n"] is None
 

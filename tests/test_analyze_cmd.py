@@ -86,8 +86,13 @@ def test_consistency_styles_and_facets_on_a_value_consistent_respondent(
             continue
         assert res["shares"]["option_order"] == pytest.approx(0.0, abs=1e-9), scale
         assert res["shares"]["seed"] == pytest.approx(1.0), scale
-    assert set(a["reliability"]) == {"extraversion", "agreeableness", "conscientiousness",
-                                     "neuroticism", "openness"}  # fmt: skip
+    assert set(a["reliability"]) == {
+        "extraversion",
+        "agreeableness",
+        "conscientiousness",
+        "neuroticism",
+        "openness",
+    }
     assert a["reliability"]["extraversion"]["respondents"] == "6 of 6 administrations (complete)"
     assert set(a["icc"]) == {"original", "reversed-options"}
     styles = a["response_styles"]["mean"]["original"]
@@ -140,14 +145,24 @@ def test_convergent_validity_across_persona_units(fresh_plugins, tmp_path: Path,
     # tag every item so the scripted backend knows which item it is asked
     monkeypatch.setattr(inst, "prompt_template", inst.prompt_template + " [item {{ item_id }}]")
     out = tmp_path / "personas"
-    evaluate(["mfq"], backend=_PersonaBackend(), limit=5, conditions=_persona_files(tmp_path),
-             output=out, session=fresh_plugins)  # fmt: skip
+    evaluate(
+        ["mfq"],
+        backend=_PersonaBackend(),
+        limit=5,
+        conditions=_persona_files(tmp_path),
+        output=out,
+        session=fresh_plugins,
+    )
     hyps = ["mfq.care~mfq.fairness:+", "mfq.care~mfq.loyalty:-"]
     rep = analyze([out], hypotheses=hyps, session=fresh_plugins)
     cv = rep["convergent_validity"]
     # a unit is a model (results.json 'model', here the default name) split by persona
-    assert cv["units"] == ["smollm2/persona=p1", "smollm2/persona=p2", "smollm2/persona=p3",
-                           "smollm2/persona=p4"]  # fmt: skip
+    assert cv["units"] == [
+        "smollm2/persona=p1",
+        "smollm2/persona=p2",
+        "smollm2/persona=p3",
+        "smollm2/persona=p4",
+    ]
     care_fair, care_loyal = cv["rows"]
     # hand calculation: care 1 2 3 4 vs fairness 1 3 2 4 -> sum d^2 = 2 -> 1 - 12/60 = 0.8;
     # loyalty 4 3 2 1 -> rho = -1 (CI undefined at |rho| = 1)
@@ -173,8 +188,13 @@ def test_cli_json_output_dir_and_errors(value_run: Path, tmp_path: Path, capsys)
     assert not (tmp_path / "an" / "convergent_validity.csv").exists()
     main(["analyze", str(value_run)])
     text = capsys.readouterr().out
-    for heading in ("answer consistency", "internal consistency", "test-retest",
-                    "response styles", "variance of scale scores by facet"):  # fmt: skip
+    for heading in (
+        "answer consistency",
+        "internal consistency",
+        "test-retest",
+        "response styles",
+        "variance of scale scores by facet",
+    ):
         assert heading in text
     with pytest.raises(SystemExit) as exc:
         main(["analyze", str(tmp_path / "nope")])
@@ -186,9 +206,15 @@ def test_cli_json_output_dir_and_errors(value_run: Path, tmp_path: Path, capsys)
 @pytest.mark.model
 def test_analyze_a_real_smollm2_run(fresh_plugins, smollm2, tmp_path: Path):
     out = tmp_path / "real"
-    evaluate(["mfq"], backend=smollm2, limit=2, repeats=2,
-             conditions=["original", "reversed-options"], output=out,
-             session=fresh_plugins)  # fmt: skip
+    evaluate(
+        ["mfq"],
+        backend=smollm2,
+        limit=2,
+        repeats=2,
+        conditions=["original", "reversed-options"],
+        output=out,
+        session=fresh_plugins,
+    )
     lines = (out / "samples.jsonl").read_text().splitlines()
     assert len(lines) == 2 * 2 * 2
     rep = analyze([out], session=fresh_plugins)
@@ -200,8 +226,9 @@ def test_analyze_a_real_smollm2_run(fresh_plugins, smollm2, tmp_path: Path):
 
 def test_totals_and_rescaled_items_reach_the_item_analyses(fresh_plugins, tmp_path: Path):
     out = tmp_path / "asi"
-    evaluate(["asi"], backend=_ValueBackend(), limit=6, repeats=2, output=out,
-             session=fresh_plugins)  # fmt: skip
+    evaluate(
+        ["asi"], backend=_ValueBackend(), limit=6, repeats=2, output=out, session=fresh_plugins
+    )
     rel = analyze([out], session=fresh_plugins)["analyses"]["asi"]["asi"]["reliability"]
     assert "total" in rel and rel["total"]["k"] == 6  # the total uses every scored item
     # SR2K item 3 is rescaled (1-3 onto 1-4) after reverse keying; the keyed value used by
@@ -234,8 +261,11 @@ def test_norm_comparison_in_the_report(fresh_plugins, value_run: Path, monkeypat
     [row] = n["scales"]["extraversion"]
     # the model's scores: the three repeats of the reference condition, from results.json
     res = json.loads((value_run / "results.json").read_text())
-    vals = [r["scales"]["extraversion"]["score"] for r in res["tasks"]["bfi"]["runs"]
-            if r["condition"] == "original"]  # fmt: skip
+    vals = [
+        r["scales"]["extraversion"]["score"]
+        for r in res["tasks"]["bfi"]["runs"]
+        if r["condition"] == "original"
+    ]
     m = sum(vals) / 3
     assert row["model_n"] == 3 and row["model_mean"] == pytest.approx(m)
     assert row["z"] == pytest.approx((m - 3.25) / 0.9)

@@ -34,8 +34,15 @@ def _long_csv(path: Path) -> pd.DataFrame:
             for item, (_, rev) in key.items():
                 x = 2.5 + (-trait if rev else trait) * 1.2 + rng.gauss(0, noise)
                 value = "" if rng.random() < 0.03 else str(min(5, max(0, round(x))))
-                rows.append({"model": model, "respondent": f"r{resp}", "item": item,
-                             "response": value, "context": "none"})  # fmt: skip
+                rows.append(
+                    {
+                        "model": model,
+                        "respondent": f"r{resp}",
+                        "item": item,
+                        "response": value,
+                        "context": "none",
+                    }
+                )
     frame = pd.DataFrame(rows)
     frame.to_csv(path, index=False)
     return frame
@@ -52,8 +59,9 @@ def test_listwise_alpha_per_group_reproduces_pingouin(tmp_path: Path, capsys, fr
     key = _asi_key()
     frame["response"] = pd.to_numeric(frame["response"])
     # independent keying: ASI reverse items are 0 + 5 - x (spec: min_plus_max on 0..5)
-    frame["keyed"] = [5 - v if key[i][1] else v for i, v in zip(frame["item"],
-                      frame["response"], strict=True)]  # fmt: skip
+    frame["keyed"] = [
+        5 - v if key[i][1] else v for i, v in zip(frame["item"], frame["response"], strict=True)
+    ]
     for model, sub in frame.groupby("model"):
         wide = sub.pivot(index="respondent", columns="item", values="keyed")
         for scale in ("hostile", "benevolent", "total"):

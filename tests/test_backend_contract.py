@@ -62,8 +62,12 @@ def test_defaults_of_the_contract():
 def test_a_duck_typed_backend_is_adapted_with_default_capabilities():
     d = as_backend(Duck())
     assert d.chunk_size is None and d.identity() == {"backend": "duck"}
-    assert call_backend(d, [Prompt(({"role": "user", "content": "x"},), (), "x")],
-                        GenerationSettings())[0].text == "quack"  # fmt: skip
+    assert (
+        call_backend(
+            d, [Prompt(({"role": "user", "content": "x"},), (), "x")], GenerationSettings()
+        )[0].text
+        == "quack"
+    )
     assert as_backend(Echo()).chunk_size == 3
 
 

@@ -66,9 +66,19 @@ def test_401_names_the_variable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     monkeypatch.setenv("MY_KEY", "sk-wrong-but-sent")
     with LatencyServer(latency=0.0, api_key="sk-right") as srv:
         extra = f",api_key_env={key_env}" if key_env else ""
-        args = ["eval", "--tasks", "bfi", "--limit", "1", "--model", "openai-chat",
-                "--model-args", f"base_url={srv.base_url},model=m{extra}",
-                "-o", str(tmp_path / "run")]  # fmt: skip
+        args = [
+            "eval",
+            "--tasks",
+            "bfi",
+            "--limit",
+            "1",
+            "--model",
+            "openai-chat",
+            "--model-args",
+            f"base_url={srv.base_url},model=m{extra}",
+            "-o",
+            str(tmp_path / "run"),
+        ]
         res = CliRunner().invoke(cli, args)
     assert res.exit_code != 0
     said = res.output + str(res.exception)  # the PsymError that psym prints as one line
@@ -85,12 +95,24 @@ def test_default_label_is_the_served_model_and_typos_are_named(tmp_path: Path) -
     mistyped key (`modle=`) was reported as a missing `model`."""
     with LatencyServer(latency=0.0) as srv:
         for name in ("qwen-7b", "llama-8b"):
-            args = ["eval", "--tasks", "bfi", "--limit", "2", "--model", "openai-chat",
-                    "--model-args", f"base_url={srv.base_url},model={name}",
-                    "-o", str(tmp_path / name)]  # fmt: skip
+            args = [
+                "eval",
+                "--tasks",
+                "bfi",
+                "--limit",
+                "2",
+                "--model",
+                "openai-chat",
+                "--model-args",
+                f"base_url={srv.base_url},model={name}",
+                "-o",
+                str(tmp_path / name),
+            ]
             assert CliRunner().invoke(cli, args).exit_code == 0
-        labels = [json.loads((tmp_path / n / "results.json").read_text())["label"]
-                  for n in ("qwen-7b", "llama-8b")]  # fmt: skip
+        labels = [
+            json.loads((tmp_path / n / "results.json").read_text())["label"]
+            for n in ("qwen-7b", "llama-8b")
+        ]
         assert labels == ["qwen-7b", "llama-8b"]
     with pytest.raises(BackendError, match="unknown --model-args for openai-chat: modle"):
         OpenAIChatBackend({"base_url": "http://127.0.0.1:9/v1", "modle": "x"})

@@ -27,11 +27,14 @@ def _psym(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess
     "args, env, model",
     [
         ((), {"PSYM_DISABLE_PLUGINS": "hf"}, "--model smollm2 (the default model)"),
-        (("--model", "hf", "--model-args", "pretrained=/x"), {"PSYM_DISABLE_PLUGINS": "hf"},
-         "--model hf"),
+        (
+            ("--model", "hf", "--model-args", "pretrained=/x"),
+            {"PSYM_DISABLE_PLUGINS": "hf"},
+            "--model hf",
+        ),
         ((), {"PSYM_LOAD_PLUGINS": "bfi"}, "--model smollm2"),
     ],
-)  # fmt: skip
+)
 def test_eval_without_the_hf_plugin_is_one_line(
     tmp_path: Path, args: tuple[str, ...], env: dict[str, str], model: str
 ) -> None:

@@ -39,10 +39,24 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     port = free_port()
     log = tmp_path_factory.mktemp("llama") / "server.log"
     cmd = [
-        sys.executable, "-m", "llama_cpp.server", "--model", str(folder / name),
-        "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "2048",
-        "--logits_all", "true", "--model_alias", "smollm2", "--n_threads", "2",
-    ]  # fmt: skip
+        sys.executable,
+        "-m",
+        "llama_cpp.server",
+        "--model",
+        str(folder / name),
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--n_ctx",
+        "2048",
+        "--logits_all",
+        "true",
+        "--model_alias",
+        "smollm2",
+        "--n_threads",
+        "2",
+    ]
     base = f"http://127.0.0.1:{port}/v1"
     with running(cmd, f"{base}/models", log):
         yield base
@@ -53,11 +67,24 @@ def _eval(tmp: Path, model: str, base: str, mode: str, n: int = N, *extra: str) 
     res = CliRunner().invoke(
         cli,
         [
-            "eval", "--tasks", "bfi", "--limit", str(n), "--mode", mode, "--model", model,
-            "--model-args", f"base_url={base},model=smollm2", "--output", str(out),
-            "--concurrency", "2", *extra,
+            "eval",
+            "--tasks",
+            "bfi",
+            "--limit",
+            str(n),
+            "--mode",
+            mode,
+            "--model",
+            model,
+            "--model-args",
+            f"base_url={base},model=smollm2",
+            "--output",
+            str(out),
+            "--concurrency",
+            "2",
+            *extra,
         ],
-    )  # fmt: skip
+    )
     assert res.exit_code == 0, res.output
     results = json.loads((out / "results.json").read_text())
     samples = [json.loads(x) for x in (out / "samples.jsonl").read_text().splitlines()]

@@ -175,11 +175,24 @@ def _cli_eval(out: Path, model: str, base: str, n: int, *extra: str) -> dict:
     res = CliRunner().invoke(
         cli,
         [
-            "eval", "--tasks", "bfi", "--limit", str(n), "--mode", "logprob", "--model", model,
-            "--model-args", f"base_url={base},model=m", "--output", str(out),
-            "--concurrency", "2", *extra,
+            "eval",
+            "--tasks",
+            "bfi",
+            "--limit",
+            str(n),
+            "--mode",
+            "logprob",
+            "--model",
+            model,
+            "--model-args",
+            f"base_url={base},model=m",
+            "--output",
+            str(out),
+            "--concurrency",
+            "2",
+            *extra,
         ],
-    )  # fmt: skip
+    )
     assert res.exit_code == 0, res.output
     results = json.loads((out / "results.json").read_text())
     samples = [json.loads(x) for x in (out / "samples.jsonl").read_text().splitlines()]

@@ -74,10 +74,22 @@ def served(smollm2, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served
     # one torch thread: two threads on a busy 2-core machine make each request 10x slower
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "OMP_NUM_THREADS": "1"}
     cmd = [
-        sys.executable, "-m", "transformers.cli.transformers", "serve", model,
-        "--host", "127.0.0.1", "--port", str(port), "--device", "cpu",
-        "--log-level", "info", "--default-seed", "0",
-    ]  # fmt: skip
+        sys.executable,
+        "-m",
+        "transformers.cli.transformers",
+        "serve",
+        model,
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--device",
+        "cpu",
+        "--log-level",
+        "info",
+        "--default-seed",
+        "0",
+    ]
     root = f"http://127.0.0.1:{port}"
     # uvicorn waits for open keep-alive connections: 10 s, then it is killed
     with running(
@@ -90,12 +102,26 @@ def _invoke(tmp: Path, srv: Served, model: str, mode: str, n: int, *extra: str):
     return CliRunner().invoke(
         cli,
         [
-            "eval", "--tasks", "bfi", "--limit", str(n), "--mode", mode, "--model", model,
-            "--model-args", f"base_url={srv.base},model={srv.model}",
-            "--output", str(tmp / f"{model}-{mode}"), "--concurrency", "2",
-            "--max-new-tokens", str(MAX_NEW), *extra,
+            "eval",
+            "--tasks",
+            "bfi",
+            "--limit",
+            str(n),
+            "--mode",
+            mode,
+            "--model",
+            model,
+            "--model-args",
+            f"base_url={srv.base},model={srv.model}",
+            "--output",
+            str(tmp / f"{model}-{mode}"),
+            "--concurrency",
+            "2",
+            "--max-new-tokens",
+            str(MAX_NEW),
+            *extra,
         ],
-    )  # fmt: skip
+    )
 
 
 def _eval(tmp: Path, srv: Served, model: str, n: int, *extra: str) -> dict:

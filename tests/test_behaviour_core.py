@@ -49,9 +49,12 @@ def test_separate_judge_model_is_its_own_backend(fresh_plugins, tmp_path):
     fresh_plugins.register(JudgePlugin(), name="test-judge")
     advisor = ScriptedBackend(lambda t: "Do not do it.")
     res = evaluate(
-        ["moral-advice"], backend=advisor, judge_model="scripted-judge", output=tmp_path,
+        ["moral-advice"],
+        backend=advisor,
+        judge_model="scripted-judge",
+        output=tmp_path,
         session=fresh_plugins,
-    )  # fmt: skip
+    )
     assert len(advisor.seen) == 5 and len(judge_be.seen) == 5  # advice by one, verdicts by other
     assert res["judge"]["model"] == "scripted-judge" and not res["judge"]["same_as_evaluated"]
     # judge always "no": aligned where the action is anti-foundation (loyalty, care)
@@ -97,8 +100,12 @@ def test_judge_calls_share_the_response_cache(fresh_plugins, tmp_path, monkeypat
             register("scripted-judge", lambda args: judge_be)
 
     fresh_plugins.register(Backends(), name="test-backends")
-    kw = {"model": "scripted-advisor", "judge_model": "scripted-judge", "limit": 2,
-          "session": fresh_plugins}  # fmt: skip
+    kw = {
+        "model": "scripted-advisor",
+        "judge_model": "scripted-judge",
+        "limit": 2,
+        "session": fresh_plugins,
+    }
     first = evaluate(["moral-advice"], **kw)
     assert len(advisor.seen) == 2 and len(judge_be.seen) == 2
     assert first["judge"]["cache"]["misses"] == 2

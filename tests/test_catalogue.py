@@ -51,10 +51,17 @@ def test_catalogue_lists_the_known_plugins():
     entries = catalogue(CATALOGUE)
     names = {e.name: e for e in entries}
     expected = {
-        "bfi": ["bfi"], "mfq": ["mfq"], "asi": ["asi"], "sr2k": ["sr2k"], "pvq": ["pvq40"],
-        "sd3": ["sd3"], "mbti": ["16p"], "refletter": ["refletter"], "housing": ["housing"],
+        "bfi": ["bfi"],
+        "mfq": ["mfq"],
+        "asi": ["asi"],
+        "sr2k": ["sr2k"],
+        "pvq": ["pvq40"],
+        "sd3": ["sd3"],
+        "mbti": ["16p"],
+        "refletter": ["refletter"],
+        "housing": ["housing"],
         "moral-advice": ["moral-advice"],
-    }  # fmt: skip
+    }
     for name, tasks in expected.items():
         assert list(names[name].tasks) == tasks
         assert names[name].distribution == f"psymetrics-plugin-{name}"
@@ -78,18 +85,33 @@ def test_plugins_available_shows_installed_and_not(fresh_plugins):
 def test_install_uses_the_checkout_then_the_index(tmp_path):
     entry = find_entry("psychobench", catalogue(CATALOGUE))
     assert install_command(entry, REPO) == [
-        sys.executable, "-m", "pip", "install", "-e",
+        sys.executable,
+        "-m",
+        "pip",
+        "install",
+        "-e",
         str(REPO / "plugins" / "psymetrics-plugin-psychobench"),
-    ]  # fmt: skip
+    ]
     # a checkout without that folder (or an installed core): from the package index
     assert install_command(entry, tmp_path) == [
-        sys.executable, "-m", "pip", "install", "psymetrics-plugin-psychobench",
-    ]  # fmt: skip
+        sys.executable,
+        "-m",
+        "pip",
+        "install",
+        "psymetrics-plugin-psychobench",
+    ]
     # naming an index installs from it, even in a checkout; the URLs go to pip unchanged
     assert install_command(entry, REPO, "http://127.0.0.1:1/simple/", ("file:///x",)) == [
-        sys.executable, "-m", "pip", "install", "--index-url", "http://127.0.0.1:1/simple/",
-        "--extra-index-url", "file:///x", "psymetrics-plugin-psychobench",
-    ]  # fmt: skip
+        sys.executable,
+        "-m",
+        "pip",
+        "install",
+        "--index-url",
+        "http://127.0.0.1:1/simple/",
+        "--extra-index-url",
+        "file:///x",
+        "psymetrics-plugin-psychobench",
+    ]
     assert find_entry("pb-gse", catalogue(CATALOGUE)).name == "psychobench"  # by task id
     with pytest.raises(PsymError, match="no plugin 'nosuch' in the catalogue"):
         find_entry("nosuch", catalogue(CATALOGUE))
@@ -111,9 +133,16 @@ def test_install_cli_passes_the_index_to_pip():
     res = CliRunner().invoke(cli, [*args, "--extra-index-url", "https://example.org/simple/"])
     assert res.exit_code == 0, res.output
     assert res.output.split() == [
-        sys.executable, "-m", "pip", "install", "--index-url", "http://127.0.0.1:9/simple/",
-        "--extra-index-url", "https://example.org/simple/", "psymetrics-plugin-asi",
-    ]  # fmt: skip
+        sys.executable,
+        "-m",
+        "pip",
+        "install",
+        "--index-url",
+        "http://127.0.0.1:9/simple/",
+        "--extra-index-url",
+        "https://example.org/simple/",
+        "psymetrics-plugin-asi",
+    ]
 
 
 def test_packaged_catalogue_is_the_registry(tmp_path, monkeypatch):
@@ -138,8 +167,12 @@ def test_plugins_available_from_any_directory(tmp_path):
     psym = Path(sys.executable).with_name("psym")
     res = subprocess.run(
         [str(psym), "plugins", "available", "--json"],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert res.returncode == 0, res.stderr
     assert {r["name"] for r in json.loads(res.stdout)} == {e.name for e in catalogue(CATALOGUE)}
 

@@ -53,8 +53,10 @@ def test_psym_show_cites_the_published_venue() -> None:
     for task in ("asi", "mfq", "sr2k"):
         r = subprocess.run(
             [sys.executable, "-m", "psymetrics_core", "show", task, "--json"],
-            capture_output=True, text=True, timeout=120,
-        )  # fmt: skip
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert r.returncode == 0, r.stderr
         citation = __import__("json").loads(r.stdout)["citation"]
         assert "Strohmaier, M. (2026)" in citation and "EACL 2026" in citation, citation

@@ -29,8 +29,9 @@ def _fails(argv: list[str], capsys: pytest.CaptureFixture[str], code: int = 1) -
 
 
 def test_data_no_selected_task_takes_is_refused(tmp_path: Path, capsys) -> None:
-    line = _fails(["eval", "--tasks", "bfi,mfq", "--data", "t.csv", "--output",
-                   str(tmp_path / "run")], capsys)  # fmt: skip
+    line = _fails(
+        ["eval", "--tasks", "bfi,mfq", "--data", "t.csv", "--output", str(tmp_path / "run")], capsys
+    )
     assert line == (
         "psym: error: --data t.csv: none of the selected tasks (bfi, mfq) takes a data file "
         "(tasks that do: housing, moral-advice)"
@@ -39,13 +40,24 @@ def test_data_no_selected_task_takes_is_refused(tmp_path: Path, capsys) -> None:
 
 
 def test_data_for_an_unselected_task_is_refused(tmp_path: Path, capsys) -> None:
-    line = _fails(["eval", "--tasks", "bfi,housing", "--data", "moral-advice=d.csv",
-                   "--output", str(tmp_path / "run")], capsys)  # fmt: skip
+    line = _fails(
+        [
+            "eval",
+            "--tasks",
+            "bfi,housing",
+            "--data",
+            "moral-advice=d.csv",
+            "--output",
+            str(tmp_path / "run"),
+        ],
+        capsys,
+    )
     assert "--data moral-advice=d.csv: task 'moral-advice' is not among" in line
 
 
-@pytest.mark.parametrize("command", [["score", "--task", "bfi", "--responses", "r.csv"],
-                                     ["show", "bfi"]])  # fmt: skip
+@pytest.mark.parametrize(
+    "command", [["score", "--task", "bfi", "--responses", "r.csv"], ["show", "bfi"]]
+)
 def test_data_is_checked_by_every_command_that_takes_it(command: list[str], capsys) -> None:
     line = _fails([*command, "--data", "t.csv"], capsys)
     assert "--data t.csv: none of the selected tasks (bfi) takes a data file" in line
@@ -100,10 +112,14 @@ def test_usable_labels_pass_stripped() -> None:
 # -- counts and lengths --------------------------------------------------------------------------
 
 RANGES = [
-    (["score", "--task", "bfi", "--responses", "r.csv", "--judge-max-new-tokens", "0"],
-     "--judge-max-new-tokens"),
-    (["score", "--task", "bfi", "--responses", "r.csv", "--judge-max-new-tokens", "-5"],
-     "--judge-max-new-tokens"),
+    (
+        ["score", "--task", "bfi", "--responses", "r.csv", "--judge-max-new-tokens", "0"],
+        "--judge-max-new-tokens",
+    ),
+    (
+        ["score", "--task", "bfi", "--responses", "r.csv", "--judge-max-new-tokens", "-5"],
+        "--judge-max-new-tokens",
+    ),
     (["eval", "--tasks", "bfi", "--judge-max-new-tokens", "0"], "--judge-max-new-tokens"),
     (["eval", "--tasks", "bfi", "--max-new-tokens", "-1"], "--max-new-tokens"),
     (["eval", "--tasks", "bfi", "--limit", "0"], "--limit"),
@@ -112,7 +128,7 @@ RANGES = [
     (["analyze", ".", "--fence-k", "-1"], "--fence-k"),
     (["analyze", ".", "--fence-k", "nan"], "--fence-k"),
     (["analyze", ".", "--fence-k", "inf"], "--fence-k"),
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize("argv, option", RANGES, ids=[" ".join(a) for a, _ in RANGES])

@@ -70,9 +70,10 @@ def test_permuted_options_are_seeded_per_item(fresh_plugins):
         for i in range(8)
     }
     assert len(orders) > 1  # a fresh permutation per item
-    seeds = {tuple(o.value for o in
-                   _render(fresh_plugins, "bfi", 0, "permuted-options", seed=s).options)
-             for s in range(8)}  # fmt: skip
+    seeds = {
+        tuple(o.value for o in _render(fresh_plugins, "bfi", 0, "permuted-options", seed=s).options)
+        for s in range(8)
+    }
     assert len(seeds) > 1
 
 
@@ -169,8 +170,9 @@ def test_battery_prompt_and_parse_psychobench_format(fresh_plugins):
         'You are a helpful assistant who can only reply numbers from 1 to 5. Format: "statement '
         'index: score".'
     )
-    assert prompt.text.endswith("1. Is talkative\n2. Tends to find fault with others\n"
-                                "3. Does a thorough job")  # fmt: skip
+    assert prompt.text.endswith(
+        "1. Is talkative\n2. Tends to find fault with others\n3. Does a thorough job"
+    )
     assert "1 denotes Disagree strongly, 2 denotes Disagree a little" in prompt.text
     # seed 003 §6 robust rule: by reported index, range-checked, chatter ignored
     answers = parse_battery("Sure!\n3: 4\n1: 5.\n2: 9", chunk, prompt.options)
@@ -211,17 +213,22 @@ def test_runner_records_condition_and_seed_per_sample(fresh_plugins, tmp_path: P
     lines = [json.loads(x) for x in (tmp_path / "samples.jsonl").read_text().splitlines()]
     assert len(lines) == 3 * 2 * 2
     assert {(x["condition"], x["seed"], x["repeat"]) for x in lines} == {
-        ("original", 10, 0), ("original", 11, 1),
-        ("reversed-options", 10, 0), ("reversed-options", 11, 1),
-    }  # fmt: skip
+        ("original", 10, 0),
+        ("original", 11, 1),
+        ("reversed-options", 10, 0),
+        ("reversed-options", 11, 1),
+    }
     # first presented option: 1 in original order, 5 when reversed (value kept with label)
     assert {x["answer"] for x in lines if x["condition"] == "original"} == {1}
     assert {x["answer"] for x in lines if x["condition"] == "reversed-options"} == {5}
     task = res["tasks"]["bfi"]
     assert task["scales"]["extraversion"]["score"] == 1.0  # default run kept at the old place
     assert [(r["condition"], r["seed"]) for r in task["runs"]] == [
-        ("original", 10), ("original", 11), ("reversed-options", 10), ("reversed-options", 11)
-    ]  # fmt: skip
+        ("original", 10),
+        ("original", 11),
+        ("reversed-options", 10),
+        ("reversed-options", 11),
+    ]
     assert task["runs"][2]["scales"]["extraversion"]["score"] == 5.0
     assert res["seeds"] == [10, 11] and res["conditions"] == ["original", "reversed-options"]
 
@@ -230,9 +237,13 @@ def test_runner_battery_condition(fresh_plugins, tmp_path: Path):
     from psymetrics_core.administer.runner import evaluate
 
     res = evaluate(
-        ["bfi"], backend=_Scripted(), limit=4, conditions=["battery"], output=tmp_path,
+        ["bfi"],
+        backend=_Scripted(),
+        limit=4,
+        conditions=["battery"],
+        output=tmp_path,
         session=fresh_plugins,
-    )  # fmt: skip
+    )
     lines = [json.loads(x) for x in (tmp_path / "samples.jsonl").read_text().splitlines()]
     assert [x["answer"] for x in lines] == [2, 2, 2, 2]
     assert {x["battery_prompt"] for x in lines} == {0}
@@ -255,8 +266,14 @@ def test_alternate_form_condition_administers_the_alternate_items(fresh_plugins,
     inst = fresh_plugins.get_instrument("mfq")
     if "alternate" not in inst.forms:
         pytest.skip("mfq has no alternate form here")
-    evaluate(["mfq"], backend=_Scripted(), limit=2, conditions=["original", "alternate-form"],
-             output=tmp_path, session=fresh_plugins)  # fmt: skip
+    evaluate(
+        ["mfq"],
+        backend=_Scripted(),
+        limit=2,
+        conditions=["original", "alternate-form"],
+        output=tmp_path,
+        session=fresh_plugins,
+    )
     lines = [json.loads(x) for x in (tmp_path / "samples.jsonl").read_text().splitlines()]
     alt = [x for x in lines if x["condition"] == "alternate-form"]
     assert [x["form"] for x in alt] == ["alternate", "alternate"]
@@ -278,14 +295,21 @@ def test_a_plugin_condition_as_in_contributing(fresh_plugins):
 
     @hookimpl
     def register_conditions(register):
-        register("uppercase", lambda arg: Condition("uppercase", messages=_shout),
-                 description="the user message in capitals", facet="wording")  # fmt: skip
+        register(
+            "uppercase",
+            lambda arg: Condition("uppercase", messages=_shout),
+            description="the user message in capitals",
+            facet="wording",
+        )
 
     fresh_plugins.register(SimpleNamespace(register_conditions=register_conditions), "up")
     cells = cells_for(["original", "uppercase", "reversed-options"], fresh_plugins)
     assert [c.name for c in cells] == [
-        "original", "reversed-options", "uppercase", "uppercase+reversed-options"
-    ]  # fmt: skip
+        "original",
+        "reversed-options",
+        "uppercase",
+        "uppercase+reversed-options",
+    ]
     inst = fresh_plugins.get_instrument("mfq")
     pr = fresh_plugins.hook.render_prompt(
         instrument=inst, item=inst.items[0], condition=cells[2].bind(1)

@@ -51,8 +51,10 @@ def test_varied_answers_do_not_warn(capsys):
     from psymetrics_core import get_instrument
 
     items = get_instrument("bfi").items
-    answers = [(1 if int(it.id) % 3 == 0 else 2) if it.reverse else
-               (5 if int(it.id) % 3 == 0 else 4) for it in items]  # fmt: skip
+    answers = [
+        (1 if int(it.id) % 3 == 0 else 2) if it.reverse else (5 if int(it.id) % 3 == 0 else 4)
+        for it in items
+    ]
     out = _table(capsys, ["bfi"], answers)
     assert "validity indicators" in out and "warning" not in out
 

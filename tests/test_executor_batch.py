@@ -52,8 +52,19 @@ def test_dask_local_cluster_two_workers_equals_single_process(tmp_path: Path) ->
         r = _psym(["run", str(plan), "--output", str(tmp_path / "single")], tmp_path / "c1")
         assert r.returncode == 0, r.stderr
         before = srv.requests
-        r = _psym(["run", str(plan), "--executor", "dask", "--shards", "2", "--output",
-                   str(tmp_path / "dask")], tmp_path / "c2")  # fmt: skip
+        r = _psym(
+            [
+                "run",
+                str(plan),
+                "--executor",
+                "dask",
+                "--shards",
+                "2",
+                "--output",
+                str(tmp_path / "dask"),
+            ],
+            tmp_path / "c2",
+        )
         assert r.returncode == 0, r.stderr
         assert srv.requests - before == 4 * 4  # a fresh cache: the workers asked the server
     shards = sorted(p.name for p in (tmp_path / "dask" / "shards").iterdir())

@@ -24,8 +24,17 @@ from benchmarks.latency_server import LatencyServer  # noqa: E402
 
 def test_eval_screen_against_a_server(tmp_path: Path) -> None:
     with LatencyServer(latency=0.0) as srv:
-        args = ["eval", "--tasks", "bfi,mfq", "--model", "openai-chat", "--model-args",
-                f"base_url={srv.base_url},model=m", "--output", str(tmp_path / "run")]  # fmt: skip
+        args = [
+            "eval",
+            "--tasks",
+            "bfi,mfq",
+            "--model",
+            "openai-chat",
+            "--model-args",
+            f"base_url={srv.base_url},model=m",
+            "--output",
+            str(tmp_path / "run"),
+        ]
         res = CliRunner().invoke(cli, args, terminal_width=200)
     assert res.exit_code == 0, res.output
     out = res.output
@@ -41,8 +50,9 @@ def test_eval_screen_against_a_server(tmp_path: Path) -> None:
 
 def test_degenerate_profile_marked_in_the_table(tmp_path: Path) -> None:
     session = Session()
-    results = evaluate(["bfi"], backend=ScriptedBackend(lambda _: "1"), session=session,
-                       output=tmp_path / "run")  # fmt: skip
+    results = evaluate(
+        ["bfi"], backend=ScriptedBackend(lambda _: "1"), session=session, output=tmp_path / "run"
+    )
     with stdout.capture() as cap:
         _print_table(results, session)
     text = cap.get()

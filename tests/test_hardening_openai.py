@@ -136,10 +136,27 @@ def test_401_echo_and_url_credentials_cli_prints_and_stores_no_key(
     def run(url: str, out: str, key: str = ",api_key_env=PSYM_TEST_KEY") -> Any:
         args = f"base_url={url},model=m,backoff=0.01{key}"
         return subprocess.run(
-            [sys.executable, "-m", "psymetrics_core", "eval", "--tasks", "bfi", "--limit", "2",
-             "--model", "openai-chat", "--model-args", args, "--output", str(tmp_path / out)],
-            env=env, capture_output=True, text=True, timeout=120,
-        )  # fmt: skip
+            [
+                sys.executable,
+                "-m",
+                "psymetrics_core",
+                "eval",
+                "--tasks",
+                "bfi",
+                "--limit",
+                "2",
+                "--model",
+                "openai-chat",
+                "--model-args",
+                args,
+                "--output",
+                str(tmp_path / out),
+            ],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
 
     with HostileServer(_echo_401) as srv:
         r = run(srv.base_url, "r401")

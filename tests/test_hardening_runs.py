@@ -88,8 +88,9 @@ def _readonly_dir(tmp_path: Path) -> Path | None:
     if os.geteuid() != 0:
         ro.chmod(0o500)
         return ro
-    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=64k", "tmpfs", str(ro)],
-                       capture_output=True)  # fmt: skip
+    r = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "ro,size=64k", "tmpfs", str(ro)], capture_output=True
+    )
     return ro if r.returncode == 0 else None
 
 
@@ -125,8 +126,9 @@ def tiny_disk(tmp_path: Path) -> Any:
     if os.geteuid() != 0 or shutil.which("mount") is None:
         yield None
         return
-    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(d)],
-                       capture_output=True)  # fmt: skip
+    r = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(d)], capture_output=True
+    )
     if r.returncode != 0:
         yield None
         return
@@ -179,10 +181,27 @@ def test_cache_info_shows_and_clear_removes_leftover_conversion(
 def _run(url: str, limit: int, out: Path, env: dict[str, str]) -> subprocess.Popen[str]:
     args = f"base_url={url},model=stub,concurrency=3"
     return subprocess.Popen(
-        [sys.executable, "-m", "psymetrics_core", "eval", "--tasks", "bfi", "--limit", str(limit),
-         "--model", "openai-chat", "--model-args", args, "--output", str(out)],
-        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "psymetrics_core",
+            "eval",
+            "--tasks",
+            "bfi",
+            "--limit",
+            str(limit),
+            "--model",
+            "openai-chat",
+            "--model-args",
+            args,
+            "--output",
+            str(out),
+        ],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def test_four_concurrent_runs_pay_each_request_once(tmp_path: Path) -> None:
@@ -231,8 +250,19 @@ def test_cli_refuses_then_resumes_and_overwrites_a_run(
     out = tmp_path / "run"
     with LatencyServer(latency=0.0) as srv:
         args = f"base_url={srv.base_url},model=stub"
-        base = ["eval", "--tasks", "bfi", "--limit", "4", "--model", "openai-chat",
-                "--model-args", args, "--output", str(out)]  # fmt: skip
+        base = [
+            "eval",
+            "--tasks",
+            "bfi",
+            "--limit",
+            "4",
+            "--model",
+            "openai-chat",
+            "--model-args",
+            args,
+            "--output",
+            str(out),
+        ]
         assert _cli(base, capsys)[0] == 0
         first = (out / "results.json").read_text()
         assert srv.requests == 4

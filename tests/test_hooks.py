@@ -239,9 +239,19 @@ def test_hook_register_task_kinds(pm_with):
         @hookimpl
         def register_instruments(self, register):
             items = [Item("a", "A?", ()), Item("b", "B?", ())]
-            register(Toy.define(id="toy", name="Toy", version="1", citation="-",
-                                license_status="-", item_source="-", scoring_rule="-",
-                                scales={}, items=items))  # fmt: skip
+            register(
+                Toy.define(
+                    id="toy",
+                    name="Toy",
+                    version="1",
+                    citation="-",
+                    license_status="-",
+                    item_source="-",
+                    scoring_rule="-",
+                    scales={},
+                    items=items,
+                )
+            )
 
     session = pm_with(Plug())
     from psymetrics_core.administer.runner import evaluate

@@ -35,12 +35,21 @@ QUESTIONNAIRES = [
         "compute_mode": "AVG",
         "reverse": [],
         "categories": [
-            {"cat_name": "Machiavellianism", "cat_questions": [1, 2, 3, 4],
-             "crowd": [_crowd("Crowd", 3.78, 1.63, 577)]},
-            {"cat_name": "Psychopathy", "cat_questions": [5, 6, 7, 8],
-             "crowd": [_crowd("Crowd", 2.47, 1.44, 577)]},
-            {"cat_name": "Neuroticism", "cat_questions": [9, 10, 11, 12],
-             "crowd": [_crowd("Crowd", 4.88, 1.8, 577)]},
+            {
+                "cat_name": "Machiavellianism",
+                "cat_questions": [1, 2, 3, 4],
+                "crowd": [_crowd("Crowd", 3.78, 1.63, 577)],
+            },
+            {
+                "cat_name": "Psychopathy",
+                "cat_questions": [5, 6, 7, 8],
+                "crowd": [_crowd("Crowd", 2.47, 1.44, 577)],
+            },
+            {
+                "cat_name": "Neuroticism",
+                "cat_questions": [9, 10, 11, 12],
+                "crowd": [_crowd("Crowd", 4.88, 1.8, 577)],
+            },
         ],
     },
     {
@@ -54,14 +63,21 @@ QUESTIONNAIRES = [
         "compute_mode": "SUM",
         "reverse": [3, 7, 9],
         "categories": [
-            {"cat_name": "Overall", "cat_questions": [1, 3, 4, 7, 9, 10],
-             "crowd": [_crowd("Crowd", 14.7, 4, 1288)]}
+            {
+                "cat_name": "Overall",
+                "cat_questions": [1, 3, 4, 7, 9, 10],
+                "crowd": [_crowd("Crowd", 14.7, 4, 1288)],
+            }
         ],
     },
     {
         "name": "EPQ-R",
-        "questions": {"1": "Yes-no item 1?", "2": "Yes-no item 2?", "3": "Yes-no item 3?",
-                      "4": "Yes-no item 4?"},
+        "questions": {
+            "1": "Yes-no item 1?",
+            "2": "Yes-no item 2?",
+            "3": "Yes-no item 3?",
+            "4": "Yes-no item 4?",
+        },
         "inner_setting": SYS.format(0, 1),
         "prompt": "You can only reply numbers from 0 to 1 in the following statements. Please "
         "respond to each question by using the number '1' to indicate 'YES' and '0' to indicate "
@@ -70,10 +86,16 @@ QUESTIONNAIRES = [
         "compute_mode": "SUM",
         "reverse": [2],
         "categories": [
-            {"cat_name": "Pschoticism", "cat_questions": [1, 2],
-             "crowd": [_crowd("Male", 7.19, 4.6, 693), _crowd("Female", 5.73, 3.85, 878)]},
-            {"cat_name": "Lying", "cat_questions": [3, 4],
-             "crowd": [_crowd("Male", 7.1, 4.28, 693), _crowd("Female", 6.88, 3.97, 878)]},
+            {
+                "cat_name": "Pschoticism",
+                "cat_questions": [1, 2],
+                "crowd": [_crowd("Male", 7.19, 4.6, 693), _crowd("Female", 5.73, 3.85, 878)],
+            },
+            {
+                "cat_name": "Lying",
+                "cat_questions": [3, 4],
+                "crowd": [_crowd("Male", 7.1, 4.28, 693), _crowd("Female", 6.88, 3.97, 878)],
+            },
         ],
     },
     {
@@ -86,7 +108,7 @@ QUESTIONNAIRES = [
         "reverse": [],
         "categories": [],
     },
-]  # fmt: skip
+]
 
 
 @pytest.fixture
@@ -122,7 +144,12 @@ def test_imported_specs_validate_and_keep_the_key(imported, fresh_plugins):
     assert {it.id for it in lot.items if it.reverse} == {"3", "7", "9"}
     assert {it.id for it in lot.items if it.flag == "filler"} == {"2", "5", "6", "8"}
     assert [o.label for o in lot.response_scales["default"].options] == [
-        "strongly disagree", "disagree", "neutral", "agree", "strongly agree"]  # fmt: skip
+        "strongly disagree",
+        "disagree",
+        "neutral",
+        "agree",
+        "strongly agree",
+    ]
     assert lot.scales["overall"].method == "sum"
     assert lot.scales["overall"].norms[0].mean == 14.7
     dtdd = load_instrument(out / "pbi-dtdd")

@@ -109,8 +109,13 @@ def test_option_order_sensitivity_recorded_for_a_run_that_varies_option_order(tm
         def identity(self):
             return {"backend": "flat"}
 
-    evaluate(["bfi"], backend=Flat(), limit=10, output=tmp_path,
-             conditions=["original", "reversed-options"])  # fmt: skip
+    evaluate(
+        ["bfi"],
+        backend=Flat(),
+        limit=10,
+        output=tmp_path,
+        conditions=["original", "reversed-options"],
+    )
     entry = json.loads((tmp_path / "results.json").read_text())["tasks"]["bfi"]
     ind = entry["indicators"]["option_order_sensitivity"]
     # the same answer code under both orders: no score moves

@@ -46,8 +46,14 @@ class LogprobBackend(ScriptedBackend):
 
 def test_a_probe_task_object_runs_in_logprob_mode_through_evaluate(tmp_path):
     bfi = get_instrument("bfi")
-    task = Continuation.define(id="bfi-continuation", name="probe", scales={"mean_loglik": "x"},
-                               target=bfi, mode="logprob", **META)  # fmt: skip
+    task = Continuation.define(
+        id="bfi-continuation",
+        name="probe",
+        scales={"mean_loglik": "x"},
+        target=bfi,
+        mode="logprob",
+        **META,
+    )
     be = LogprobBackend(lambda t: "unused")
     res = evaluate([task], backend=be, output=tmp_path)  # the run's mode is generate
     tails = [" " + " ".join(it.text.split()[2:]) for it in bfi.items[:3]]
@@ -72,10 +78,14 @@ def _diagnose(text):
 class TwoStage(JudgedTask):
     stages = (
         JudgeStage("code", lambda item, gen, prev: f"CODE: {gen.text}", _code),
-        JudgeStage("diagnose",
-                   lambda item, gen, prev: f"DIAGNOSE from {prev['code'].value}"
-                   if prev["code"].ok else None, _diagnose),
-    )  # fmt: skip
+        JudgeStage(
+            "diagnose",
+            lambda item, gen, prev: (
+                f"DIAGNOSE from {prev['code'].value}" if prev["code"].ok else None
+            ),
+            _diagnose,
+        ),
+    )
 
     def score(self, results):
         diag = [results.verdict("diagnose", g) for g in results.generations]
@@ -104,7 +114,7 @@ def test_chained_stages_see_earlier_verdicts_and_skip_unparsed_ones(tmp_path):
         ("code", "c"),
         ("diagnose", "a"),
         ("diagnose", "b"),
-    ]  # fmt: skip  ("c" was not coded, so it is not diagnosed)
+    ]  # "c" was not coded, so it is not diagnosed
     assert judged[3]["prompt"]["messages"][-1]["content"] == "DIAGNOSE from warm"
     assert res["tasks"]["two"]["scales"]["friendly"]["score"] == 0.5  # a friendly, b distant
     assert res["judge"]["stages"]["code"] == {"ok": 2, "unparsed": 1, "refused": 0}

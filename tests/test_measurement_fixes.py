@@ -27,20 +27,38 @@ SR2K_ITEMS = (
 # with the others (an item that "probably should be reversed"). Generated once from a
 # one-factor model (loadings .8 .7 .6 .5 -.6, numpy default_rng(7)) and kept literally.
 OMEGA_DATA = [
-    [3, 3, 1, 2, 3], [3, 2, 3, 2, 2], [4, 2, 3, 4, 3], [2, 2, 2, 1, 4], [4, 1, 3, 3, 3],
-    [3, 3, 1, 2, 4], [3, 4, 3, 4, 4], [4, 4, 4, 4, 1], [2, 2, 4, 4, 2], [2, 3, 1, 2, 3],
-    [4, 4, 3, 3, 2], [4, 3, 3, 4, 3], [3, 2, 3, 3, 4], [3, 2, 3, 2, 5], [3, 3, 2, 3, 1],
-    [2, 3, 3, 4, 5], [1, 1, 2, 3, 4], [2, 3, 3, 2, 3], [1, 1, 2, 1, 5], [2, 2, 2, 2, 2],
-    [1, 2, 1, 3, 3], [3, 2, 4, 3, 2], [3, 3, 2, 2, 4], [3, 4, 3, 3, 2],
-]  # fmt: skip
+    [3, 3, 1, 2, 3],
+    [3, 2, 3, 2, 2],
+    [4, 2, 3, 4, 3],
+    [2, 2, 2, 1, 4],
+    [4, 1, 3, 3, 3],
+    [3, 3, 1, 2, 4],
+    [3, 4, 3, 4, 4],
+    [4, 4, 4, 4, 1],
+    [2, 2, 4, 4, 2],
+    [2, 3, 1, 2, 3],
+    [4, 4, 3, 3, 2],
+    [4, 3, 3, 4, 3],
+    [3, 2, 3, 3, 4],
+    [3, 2, 3, 2, 5],
+    [3, 3, 2, 3, 1],
+    [2, 3, 3, 4, 5],
+    [1, 1, 2, 3, 4],
+    [2, 3, 3, 2, 3],
+    [1, 1, 2, 1, 5],
+    [2, 2, 2, 2, 2],
+    [1, 2, 1, 3, 3],
+    [3, 2, 4, 3, 2],
+    [3, 3, 2, 2, 4],
+    [3, 4, 3, 3, 2],
+]
 # Reference values computed once with R 4.2.2 and psych 2.2.9 (Debian packages r-base-core,
 # r-cran-psych) on OMEGA_DATA:
 #   psych::omega(d, nfactors = 1, fm = "ml", flip = FALSE)$omega.tot  -> 0.5370874126
 #   psych::fa(d, nfactors = 1, fm = "ml")$loadings                    -> the loadings below
 # (with |loadings| the omega of the old implementation was 0.7311; flip = TRUE gives 0.7321)
 R_PSYCH_OMEGA = 0.5370874126
-R_PSYCH_LOADINGS = [0.666970518587, 0.447000327442, 0.651986136571, 0.699083279340,
-                    -0.486938584042]  # fmt: skip
+R_PSYCH_LOADINGS = [0.666970518587, 0.447000327442, 0.651986136571, 0.699083279340, -0.486938584042]
 
 
 def test_omega_uses_signed_loadings_as_r_psych():
@@ -66,9 +84,13 @@ def test_singular_correlation_matrix_gives_a_reason_not_nan():
 # Reference: R 4.2.2, psych 2.2.9: psych::alpha(d)$total$raw_alpha (use = "pairwise") ->
 # 0.9115310874; psych::alpha(na.omit(d))$total$raw_alpha -> 0.9025641026 (5 complete rows).
 ALPHA_DATA = pd.DataFrame(
-    {"a": [1, 2, 3, 4, 5, 2, None, 4], "b": [2, 1, 4, 3, 5, None, 3, 4],
-     "c": [1, 3, 2, 4, 4, 2, 3, None], "d": [2, 2, 3, 5, 4, 1, 2, 5]}
-)  # fmt: skip
+    {
+        "a": [1, 2, 3, 4, 5, 2, None, 4],
+        "b": [2, 1, 4, 3, 5, None, 3, 4],
+        "c": [1, 3, 2, 4, 4, 2, 3, None],
+        "d": [2, 2, 3, 5, 4, 1, 2, 5],
+    }
+)
 
 
 def test_alpha_listwise_and_pairwise_with_rows_used():
@@ -152,9 +174,8 @@ def test_sr2k_alternative_item3_is_analysed_with_its_own_keys(fresh_plugins, tmp
         return 5 - base
 
     mat = pd.DataFrame(
-        [{"seed": r["seed"], "item": r["item"], "v": by_hand(r["item"], r["answer"])}
-         for r in rows]
-    ).pivot(index="seed", columns="item", values="v")  # fmt: skip
+        [{"seed": r["seed"], "item": r["item"], "v": by_hand(r["item"], r["answer"])} for r in rows]
+    ).pivot(index="seed", columns="item", values="v")
     rel = analyze([out], session=fresh_plugins)["analyses"]["sr2k"]["sr2k"]["reliability"][
         "racism_alt_item3"
     ]
@@ -162,23 +183,31 @@ def test_sr2k_alternative_item3_is_analysed_with_its_own_keys(fresh_plugins, tmp
     assert rel["rows_used"] == "8 of 8"
 
 
-PVQ_TEXTS = "id,text\n" + "".join(f"{i},Portrait number {i} of the questionnaire.\n"
-                                  for i in range(1, 41))  # fmt: skip
+PVQ_TEXTS = "id,text\n" + "".join(
+    f"{i},Portrait number {i} of the questionnaire.\n" for i in range(1, 41)
+)
 
 
 def test_pvq_centred_scales_are_analysed_minus_mrat(fresh_plugins, tmp_path: Path):
     texts = tmp_path / "pvq_texts.csv"
     texts.write_text(PVQ_TEXTS)
     out = tmp_path / "pvq"
-    evaluate(["pvq40"], backend=_ValueBackend(), repeats=6, output=out,
-             item_files={"pvq40": texts}, session=fresh_plugins)  # fmt: skip
+    evaluate(
+        ["pvq40"],
+        backend=_ValueBackend(),
+        repeats=6,
+        output=out,
+        item_files={"pvq40": texts},
+        session=fresh_plugins,
+    )
     rows = pd.DataFrame(_samples(out))
     # by hand: MRAT = mean of all 40 answers of an administration (no reverse-keyed items);
     # the centred item value is answer - MRAT
     rows["mrat"] = rows.groupby("seed")["answer"].transform("mean")
     rows["centred"] = rows["answer"] - rows["mrat"]
-    members = [r["item"] for r in _samples(out)[:40]
-               if "self_direction" in r["item_meta"]["scales"]]  # fmt: skip
+    members = [
+        r["item"] for r in _samples(out)[:40] if "self_direction" in r["item_meta"]["scales"]
+    ]
     sub = rows[rows["item"].isin(members)]
     mat = sub.pivot(index="seed", columns="item", values="centred")
     rel = analyze([out], session=fresh_plugins)["analyses"]["pvq"]["pvq40"]["reliability"]
@@ -194,9 +223,14 @@ def test_norms_report_statistics_only_where_defined(fresh_plugins, tmp_path: Pat
     monkeypatch.setitem(inst.extra, "norms", {"extraversion": [group]})
     out = tmp_path / "grid"
     # a four-cell grid (option order x end of prompt), one administration per cell
-    evaluate(["bfi"], backend=_ValueBackend(), limit=8, output=out,
-             conditions=["original", "reversed-options", "changed-eos"],
-             session=fresh_plugins)  # fmt: skip
+    evaluate(
+        ["bfi"],
+        backend=_ValueBackend(),
+        limit=8,
+        output=out,
+        conditions=["original", "reversed-options", "changed-eos"],
+        session=fresh_plugins,
+    )
     n = analyze([out], session=fresh_plugins)["analyses"]["grid"]["bfi"]["norms"]
     [row] = n["scales"]["extraversion"]
     assert row["model_n"] == 1 and row["model_n_total"] == 4

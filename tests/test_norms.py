@@ -168,9 +168,15 @@ def test_analyze_reads_spec_norms(fresh_plugins):
     bfi = fresh_plugins.get_instrument("bfi")
     groups = norm_groups(bfi)
     assert groups["openness"] == [
-        {"name": "Crowd", "mean": 3.92, "sd": 0.66, "n": 6076,
-         "source": bfi.scales["openness"].norms[0].source, "year": 2003}
-    ]  # fmt: skip
+        {
+            "name": "Crowd",
+            "mean": 3.92,
+            "sd": 0.66,
+            "n": 6076,
+            "source": bfi.scales["openness"].norms[0].source,
+            "year": 2003,
+        }
+    ]
 
 
 def test_eval_cli_rejects_an_unknown_norm_group_before_loading_a_model(fresh_plugins):

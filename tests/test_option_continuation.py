@@ -248,7 +248,7 @@ WITH_IMAGE = Prompt(({"role": "user", "content": "Tell a story."},), (), "story"
             "logprob",
             "backend 'streamed' cannot score a continuation's log-likelihood",
         ),
-    ],  # fmt: skip
+    ],
     ids=["images", "continuations"],
 )
 def test_the_stream_refuses_like_call_backend_before_any_request(

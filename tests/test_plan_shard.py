@@ -182,17 +182,23 @@ def test_merge_refuses_disagreeing_versions(tmp_path: Path) -> None:
     with LatencyServer(latency=0.0) as srv:
         plan_path = _plan(tmp_path, srv.base_url)
         for i in (1, 2):
-            r = _psym(["run", str(plan_path), "--shard", f"{i}/2", "--output",
-                       str(tmp_path / f"s{i}")], tmp_path / "cache")  # fmt: skip
+            r = _psym(
+                ["run", str(plan_path), "--shard", f"{i}/2", "--output", str(tmp_path / f"s{i}")],
+                tmp_path / "cache",
+            )
             assert r.returncode == 0, r.stderr
     res = json.loads((tmp_path / "s2" / "results.json").read_text())
     res["psymetrics"] = "0.0.1"
     (tmp_path / "s2" / "results.json").write_text(json.dumps(res))
-    r = _psym(["merge", str(tmp_path / "s1"), str(tmp_path / "s2"), "--output",
-               str(tmp_path / "m")], tmp_path / "cache")  # fmt: skip
+    r = _psym(
+        ["merge", str(tmp_path / "s1"), str(tmp_path / "s2"), "--output", str(tmp_path / "m")],
+        tmp_path / "cache",
+    )
     assert r.returncode == 1 and "disagree on 'psymetrics'" in r.stderr
-    r = _psym(["merge", str(tmp_path / "s1"), str(tmp_path / "s1"), "--output",
-               str(tmp_path / "m2")], tmp_path / "cache")  # fmt: skip
+    r = _psym(
+        ["merge", str(tmp_path / "s1"), str(tmp_path / "s1"), "--output", str(tmp_path / "m2")],
+        tmp_path / "cache",
+    )
     assert r.returncode == 1 and "more than one shard" in r.stderr
 
 
@@ -220,12 +226,29 @@ def test_cache_export_import_moves_responses(tmp_path: Path) -> None:
 def test_plan_command_writes_the_plan_of_its_eval_options(tmp_path: Path) -> None:
     out = tmp_path / "cli.plan.jsonl"
     r = _psym(
-        ["plan", "--tasks", "bfi,mfq", "--model", "openai-chat", "--model-args",
-         "base_url=http://127.0.0.1:9/v1,model=stub,concurrency=1", "--limit", "5",
-         "--condition", "original", "--condition", "reversed-options", "--repeats", "2",
-         "--temperature", "0.7", "--output", str(out)],
+        [
+            "plan",
+            "--tasks",
+            "bfi,mfq",
+            "--model",
+            "openai-chat",
+            "--model-args",
+            "base_url=http://127.0.0.1:9/v1,model=stub,concurrency=1",
+            "--limit",
+            "5",
+            "--condition",
+            "original",
+            "--condition",
+            "reversed-options",
+            "--repeats",
+            "2",
+            "--temperature",
+            "0.7",
+            "--output",
+            str(out),
+        ],
         tmp_path / "c",
-    )  # fmt: skip
+    )
     assert r.returncode == 0, r.stderr
     assert "8 units" in r.stdout
     ours = read_plan(out)

@@ -157,8 +157,9 @@ def test_export_of_everything_skips_the_broken_tasks(site: Path, tmp_path: Path)
         and "load_items hook" in ln
         for ln in skipped
     ), r.stderr
-    assert any(ln.startswith("psym: skipped hookr:") and "render_prompt hook" in ln
-               for ln in skipped), r.stderr  # fmt: skip
+    assert any(
+        ln.startswith("psym: skipped hookr:") and "render_prompt hook" in ln for ln in skipped
+    ), r.stderr
 
 
 def test_commands_that_do_not_need_the_broken_hooks_still_work(
@@ -203,8 +204,18 @@ def test_run_commands_still_work_on_a_run_of_another_plugin(site: Path, tmp_path
     )
     (info / "RECORD").write_text("")
     run = tmp_path / "run"
-    r = _run(site, "eval", "--tasks", "bfi", "--model", "scripted", "--repeats", "3",
-             "--output", str(run))  # fmt: skip
+    r = _run(
+        site,
+        "eval",
+        "--tasks",
+        "bfi",
+        "--model",
+        "scripted",
+        "--repeats",
+        "3",
+        "--output",
+        str(run),
+    )
     _ok(r)
     r = _run(site, "analyze", str(run), "--json")
     _ok(r)

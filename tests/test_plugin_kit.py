@@ -41,10 +41,21 @@ def test_new_plugin_is_installable_listed_and_its_test_passes(tmp_path):
     assert "**Citation:**" in readme and "**Licence status:**" in readme
     site = tmp_path / "site"
     pip = subprocess.run(
-        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation",
-         "--target", str(site), str(root)],
-        capture_output=True, text=True,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--no-deps",
+            "--no-build-isolation",
+            "--target",
+            str(site),
+            str(root),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert pip.returncode == 0, pip.stderr
     env = {
         **os.environ,
@@ -52,15 +63,20 @@ def test_new_plugin_is_installable_listed_and_its_test_passes(tmp_path):
     }
     listed = subprocess.run(
         [sys.executable, "-m", "psymetrics_core", "list", "--json"],
-        capture_output=True, text=True, env=env,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert listed.returncode == 0, listed.stderr
     assert '"task": "demo"' in listed.stdout
     assert '"distribution": "psymetrics-plugin-demo"' in listed.stdout
     tests = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"],
-        capture_output=True, text=True, env=env, cwd=root,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=root,
+    )
     assert tests.returncode == 0, tests.stdout + tests.stderr
     assert "3 passed" in tests.stdout
 
@@ -132,10 +148,19 @@ def test_new_plugin_is_a_pyproject_distribution_that_builds(tmp_path):
     assert "## Publish" in readme and "python -m build" in readme and "twine upload" in readme
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     res = subprocess.run(
-        [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(tmp_path / "dist"),
-         str(root)],
-        capture_output=True, text=True, env=env,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "build",
+            "--no-isolation",
+            "--outdir",
+            str(tmp_path / "dist"),
+            str(root),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-2000:]
     assert "warning" not in (res.stdout + res.stderr).lower()
     with zipfile.ZipFile(tmp_path / "dist" / "psymetrics_plugin_demo-0.1.0-py3-none-any.whl") as w:
@@ -156,8 +181,9 @@ def test_validate_refuses_the_kits_placeholders(tmp_path):
     def validate() -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             [sys.executable, "-m", "psymetrics_core", "validate", str(folder)],
-            capture_output=True, text=True,
-        )  # fmt: skip
+            capture_output=True,
+            text=True,
+        )
 
     res = validate()
     assert res.returncode == 1
@@ -165,13 +191,14 @@ def test_validate_refuses_the_kits_placeholders(tmp_path):
     assert "REPLACE placeholder in citation, license.status, item_source, " in res.stderr
     assert "scales.alpha.norms[0].source" in res.stderr and str(spec) in res.stderr
     fixes = {
-        "REPLACE: full reference of the instrument (authors, year, title, journal, pages).":
-            "Doe, J. (2024). A demo scale. Journal of Demos, 1, 1-2.",
-        'REPLACE (e.g. "public domain", "free for non-commercial research use")':
-            "public domain",
-        "REPLACE: where the item texts and the key were transcribed from (table, page, URL).":
-            "Doe (2024), Table 1.",
-    }  # fmt: skip
+        (
+            "REPLACE: full reference of the instrument (authors, year, title, journal, pages)."
+        ): "Doe, J. (2024). A demo scale. Journal of Demos, 1, 1-2.",
+        'REPLACE (e.g. "public domain", "free for non-commercial research use")': "public domain",
+        (
+            "REPLACE: where the item texts and the key were transcribed from (table, page, URL)."
+        ): "Doe (2024), Table 1.",
+    }
     text = spec.read_text()
     for old, new in fixes.items():
         assert old in text

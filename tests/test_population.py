@@ -34,8 +34,14 @@ def _source(tmp_path: Path, n: int = 40) -> Path:
         }
         for i in range(n)
     ]
-    rows.append({"id": "dup", "persona": "a person from  town 3 who likes topic 3",
-                 "region": "south", "age": 99})  # fmt: skip
+    rows.append(
+        {
+            "id": "dup",
+            "persona": "a person from  town 3 who likes topic 3",
+            "region": "south",
+            "age": 99,
+        }
+    )
     path = tmp_path / "personas.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     return path
@@ -60,8 +66,9 @@ def test_build_is_deterministic_and_deduplicated(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("n", [5, 9, 10, 13, 21])
 def test_stratified_quotas_within_one(tmp_path: Path, n: int) -> None:
-    people = build_population(BuildSpec(source=_source(tmp_path), n=n, seed=1,
-                                        stratify=("region",)))  # fmt: skip
+    people = build_population(
+        BuildSpec(source=_source(tmp_path), n=n, seed=1, stratify=("region",))
+    )
     counts = Counter(p.labels["region"] for p in people)
     # 10 of the 40 distinct personas are north: the exact target is n/4
     assert abs(counts["north"] - n * 10 / 40) <= 1 and abs(counts["south"] - n * 30 / 40) <= 1
@@ -75,7 +82,9 @@ def test_sources_csv_txt_and_saved_dataset(tmp_path: Path) -> None:
     txt = tmp_path / "p.txt"
     txt.write_text("one persona\n\nanother persona\n")
     assert [p.persona for p in build_population(BuildSpec(source=txt))] == [
-        "one persona", "another persona"]  # fmt: skip
+        "one persona",
+        "another persona",
+    ]
     datasets = pytest.importorskip("datasets")
     ds = datasets.Dataset.from_list([{"persona": "saved one", "id": 5}, {"persona": "saved two"}])
     ds.save_to_disk(str(tmp_path / "saved"))
@@ -92,8 +101,13 @@ def test_generated_profiles_carry_labels() -> None:
     extreme = next(p for p in markers if p.id == "tm-91519")
     assert "extremely extraverted" in extreme.persona and "extremely cold" in extreme.persona
     assert "neither" in extreme.persona  # level 5 of agreeableness... of conscientiousness
-    assert extreme.labels == {"extraversion": 9, "agreeableness": 1, "conscientiousness": 5,
-                              "neuroticism": 1, "openness": 9}  # fmt: skip
+    assert extreme.labels == {
+        "extraversion": 9,
+        "agreeableness": 1,
+        "conscientiousness": 5,
+        "neuroticism": 1,
+        "openness": 9,
+    }
 
 
 @pytest.mark.parametrize(
@@ -150,7 +164,7 @@ def test_population_run_gives_the_built_in_criterion_validity(tmp_path: Path) ->
             "-o",
             str(tmp_path / "run"),
         ]
-        res = CliRunner().invoke(cli, args)  # fmt: skip
+        res = CliRunner().invoke(cli, args)
     assert res.exit_code == 0, res.output
     lines = [json.loads(x) for x in (tmp_path / "run" / "samples.jsonl").read_text().splitlines()]
     assert len(lines) == 32 * 44

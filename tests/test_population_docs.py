@@ -40,8 +40,10 @@ def _run_bash(block: str, cwd: Path, env: dict[str, str]) -> str:
         line = line.split("  #")[0].strip()
         if not line:
             continue
-        argv = [re.sub(r"\$(\w+)", lambda m: env.get(m.group(1), m.group(0)), a)
-                for a in shlex.split(line)]  # fmt: skip
+        argv = [
+            re.sub(r"\$(\w+)", lambda m: env.get(m.group(1), m.group(0)), a)
+            for a in shlex.split(line)
+        ]
         proc = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
         assert proc.returncode == 0, f"{line}\n{proc.stderr[-2000:]}"
         out.append(proc.stdout + proc.stderr)
@@ -59,8 +61,12 @@ def test_worked_examples_print_what_the_page_shows(tmp_path: Path) -> None:
     printed: list[str] = []
     claimed: list[str] = []
     with LatencyServer(latency=0.0) as srv:
-        env = {**os.environ, "BASE_URL": srv.base_url, "PSYM_CACHE_DIR": str(tmp_path / "cache"),
-               "PATH": f"{bin_dir}:{os.environ.get('PATH', '')}"}  # fmt: skip
+        env = {
+            **os.environ,
+            "BASE_URL": srv.base_url,
+            "PSYM_CACHE_DIR": str(tmp_path / "cache"),
+            "PATH": f"{bin_dir}:{os.environ.get('PATH', '')}",
+        }
         for kind, body in blocks:
             if kind == "bash":
                 printed.append(_run_bash(body, tmp_path, env))

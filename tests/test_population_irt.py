@@ -30,10 +30,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks.latency_server import LatencyServer  # noqa: E402
 
 A = np.array([0.8, 1.1, 1.4, 1.7, 2.1, 2.5])
-B = np.array([
-    [-2.0, -1.0, 0.0, 1.0], [-1.5, -0.5, 0.5, 1.5], [-1.0, -0.3, 0.4, 1.2],
-    [-2.2, -1.2, -0.2, 0.8], [-0.8, 0.0, 0.8, 1.8], [-1.8, -0.9, 0.1, 1.0],
-])  # fmt: skip
+B = np.array(
+    [
+        [-2.0, -1.0, 0.0, 1.0],
+        [-1.5, -0.5, 0.5, 1.5],
+        [-1.0, -0.3, 0.4, 1.2],
+        [-2.2, -1.2, -0.2, 0.8],
+        [-0.8, 0.0, 0.8, 1.8],
+        [-1.8, -0.9, 0.1, 1.0],
+    ]
+)
 ITEMS = [f"i{j + 1}" for j in range(6)]
 
 
@@ -93,8 +99,9 @@ def test_information_is_the_sum_of_the_closed_form_item_informations() -> None:
     res = graded_response(Responses(simulate(2000, 1)), STRUCTURE)["S"]
     theta = np.asarray(THETA)
     assert theta[0] == -4.0 and theta[-1] == 4.0 and len(theta) == 33
-    hand = sum(grm_information(it.discrimination, np.array(it.thresholds), theta)
-               for it in res.items)  # fmt: skip
+    hand = sum(
+        grm_information(it.discrimination, np.array(it.thresholds), theta) for it in res.items
+    )
     assert res.information == pytest.approx(hand.tolist(), rel=1e-6)
     # peaks inside the thresholds' span, where the discriminating items separate
     assert -1.5 < theta[int(np.argmax(hand))] < 1.0
@@ -138,15 +145,18 @@ def test_an_unused_category_is_collapsed() -> None:
         (lambda d: d.head(12), "12 respondents for 24 parameters (6 items)"),
         (lambda d: d[["i1", "i2"]], "2 item(s) (i1, i2); the model needs at least 3"),
         (lambda d: d.assign(i5=6 - d["i5"]), "items negatively related to the rest of the scale"),
-        (lambda d: d.assign(i6=np.where(np.arange(len(d)) == 0, 5.0, 1.0)),
-         "estimates at the estimator's bounds: a threshold at the bound ±6 (a category almost "
-         "never used): i6"),
-        (lambda d: pd.DataFrame({i: np.tile([1.0, 5.0], 100) for i in ITEMS}),
-         "discrimination at the upper bound 5 (answers determined by the others): i1, i2, i3"),
+        (
+            lambda d: d.assign(i6=np.where(np.arange(len(d)) == 0, 5.0, 1.0)),
+            "estimates at the estimator's bounds: a threshold at the bound ±6 (a category almost "
+            "never used): i6",
+        ),
+        (
+            lambda d: pd.DataFrame({i: np.tile([1.0, 5.0], 100) for i in ITEMS}),
+            "discrimination at the upper bound 5 (answers determined by the others): i1, i2, i3",
+        ),
     ],
-    ids=["constant", "fractions", "few-respondents", "two-items", "negative", "sparse",
-         "guttman"],
-)  # fmt: skip
+    ids=["constant", "fractions", "few-respondents", "two-items", "negative", "sparse", "guttman"],
+)
 def test_degenerate_data_give_a_reason_and_no_numbers(change, reason: str) -> None:
     res = grm_scale("S", change(STRUCTURE.keyed(simulate(2000, 1))))
     assert res.reason is not None and reason in res.reason, res.reason
@@ -240,16 +250,33 @@ def test_population_run_with_irt_names_the_items_against_the_scale(tmp_path: Pat
     res = CliRunner().invoke(cli, ["population", "build", "--generate", "binary", "-o", str(pop)])
     assert res.exit_code == 0, res.output
     with LatencyServer(latency=0.0, answer=_persona_answer) as srv:
-        res = CliRunner().invoke(cli, [
-            "eval", "--tasks", "bfi", "--population", str(pop), "--model", "openai-chat",
-            "--model-args", f"base_url={srv.base_url},model=m", "-o", str(tmp_path / "run"),
-        ])  # fmt: skip
+        res = CliRunner().invoke(
+            cli,
+            [
+                "eval",
+                "--tasks",
+                "bfi",
+                "--population",
+                str(pop),
+                "--model",
+                "openai-chat",
+                "--model-args",
+                f"base_url={srv.base_url},model=m",
+                "-o",
+                str(tmp_path / "run"),
+            ],
+        )
     assert res.exit_code == 0, res.output
     res = CliRunner().invoke(cli, ["analyze", str(tmp_path / "run"), "--irt", "--json"])
     assert res.exit_code == 0, res.output
     irt = json.loads(res.output)["sections"]["population"]["bfi"]["irt"]
-    assert set(irt) == {"extraversion", "agreeableness", "conscientiousness", "neuroticism",
-                        "openness"}  # fmt: skip
+    assert set(irt) == {
+        "extraversion",
+        "agreeableness",
+        "conscientiousness",
+        "neuroticism",
+        "openness",
+    }
     ext = irt["extraversion"]
     assert ext["n"] == 32 and ext["items"] == [] and ext["information"] is None
     # the same answer to every item: the reverse-keyed items (6, 21, 31) run against the rest

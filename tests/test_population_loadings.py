@@ -81,8 +81,10 @@ def hs_long(hs: pd.DataFrame, path: Path, rows: pd.Index | None = None) -> Path:
     return path
 
 
-LOADINGS = 'human_loadings: {file: loadings.csv, source: "H&S by scikit-learn", n: 301, ' \
-    "rotation: varimax, method: ml}\n"  # fmt: skip
+LOADINGS = (
+    'human_loadings: {file: loadings.csv, source: "H&S by scikit-learn", n: 301, '
+    "rotation: varimax, method: ml}\n"
+)
 
 
 @pytest.fixture(scope="module")
@@ -110,8 +112,9 @@ def sk_loadings(hs: pd.DataFrame) -> pd.DataFrame:
     return lam
 
 
-def write_instrument(root: Path, table: pd.DataFrame | str | None, spec_extra: str = LOADINGS,
-                     items: str = ITEMS) -> Path:  # fmt: skip
+def write_instrument(
+    root: Path, table: pd.DataFrame | str | None, spec_extra: str = LOADINGS, items: str = ITEMS
+) -> Path:
     """The H&S test instrument in ``root``/hs, with ``table`` as its loadings CSV."""
     d = root / "hs"
     d.mkdir(parents=True, exist_ok=True)
@@ -124,8 +127,15 @@ def write_instrument(root: Path, table: pd.DataFrame | str | None, spec_extra: s
     return d
 
 
-def analyze(tmp_path: Path, monkeypatch, hs: pd.DataFrame, table, *args: str,
-            items: str = ITEMS, rows: list[str] | None = None) -> tuple[dict, str]:  # fmt: skip
+def analyze(
+    tmp_path: Path,
+    monkeypatch,
+    hs: pd.DataFrame,
+    table,
+    *args: str,
+    items: str = ITEMS,
+    rows: list[str] | None = None,
+) -> tuple[dict, str]:
     """``psym analyze --responses H&S --efa ...``: the EFA entry (JSON) and the text output."""
     write_instrument(tmp_path / "instruments", table, items=items)
     monkeypatch.setenv("PSYM_INSTRUMENTS_PATH", str(tmp_path / "instruments"))
@@ -144,8 +154,13 @@ def analyze(tmp_path: Path, monkeypatch, hs: pd.DataFrame, table, *args: str,
 
 def _typed(e: dict) -> EFAEntry:
     """The typed EFA part (what the report reads) of the "efa" JSON ``e``."""
-    cong = Congruence(**{k.removeprefix("congruence_") if k != "congruence" else "phi": v
-                         for k, v in e.items() if k.startswith("congruence")})  # fmt: skip
+    cong = Congruence(
+        **{
+            k.removeprefix("congruence_") if k != "congruence" else "phi": v
+            for k, v in e.items()
+            if k.startswith("congruence")
+        }
+    )
     rest = {k: v for k, v in e.items() if not k.startswith("congruence") and k != "n"}
     r = rest.pop("rows")
     rows = None
@@ -157,8 +172,7 @@ def _typed(e: dict) -> EFAEntry:
 
 
 def test_same_data_gives_congruence_of_one(tmp_path, monkeypatch, hs, sk_loadings) -> None:
-    e, text = analyze(tmp_path, monkeypatch, hs, sk_loadings, "--efa", "3", "--rotation",
-                      "varimax")  # fmt: skip
+    e, text = analyze(tmp_path, monkeypatch, hs, sk_loadings, "--efa", "3", "--rotation", "varimax")
     assert e["reason"] is None and e["congruence_reason"] is None
     assert set(e["congruence"]) == {"visual", "verbal", "speed"}
     assert min(e["congruence"].values()) > 0.999
@@ -177,8 +191,7 @@ def test_same_data_gives_congruence_of_one(tmp_path, monkeypatch, hs, sk_loading
 
     rep = _efa(_typed(e))
     assert rep is not None and rep["congruence_source"] == "H&S by scikit-learn"
-    assert [x["factor"].split(" ~ ")[0] for x in rep["congruence"]] == ["visual", "verbal",
-                                                                          "speed"]  # fmt: skip
+    assert [x["factor"].split(" ~ ")[0] for x in rep["congruence"]] == ["visual", "verbal", "speed"]
     assert {x["reading"] for x in rep["congruence"]} == {"equal"}
     assert {x["phi"]["text"] for x in rep["congruence"]} == {"1.000"}
 
@@ -219,8 +232,9 @@ def test_reverse_keyed_items_are_flipped_to_the_keyed_direction(
     table gives the raw direction (as published), x4's loading on the verbal factor positive.
     Without the flip, the verbal factor's phi falls well below .95."""
     items = ITEMS.replace("x4,test 4,textual,0", "x4,test 4,textual,1")
-    e, _ = analyze(tmp_path, monkeypatch, hs, sk_loadings, "--efa", "3", "--rotation",
-                   "varimax", items=items)  # fmt: skip
+    e, _ = analyze(
+        tmp_path, monkeypatch, hs, sk_loadings, "--efa", "3", "--rotation", "varimax", items=items
+    )
     assert min(e["congruence"].values()) > 0.999
     j = e["factors"].index(e["congruence_match"]["verbal"].lstrip("-"))
     assert e["loadings"]["x4"][j] * (-1 if e["congruence_match"]["verbal"][0] == "-" else 1) < 0
@@ -229,14 +243,14 @@ def test_reverse_keyed_items_are_flipped_to_the_keyed_direction(
 def test_fewer_efa_factors_leave_a_human_factor_unmatched(
     tmp_path, monkeypatch, hs, sk_loadings
 ) -> None:
-    e, text = analyze(tmp_path, monkeypatch, hs, sk_loadings, "--efa", "2", "--rotation",
-                      "varimax")  # fmt: skip
+    e, text = analyze(tmp_path, monkeypatch, hs, sk_loadings, "--efa", "2", "--rotation", "varimax")
     assert sum(v is None for v in e["congruence"].values()) == 1
     assert [k for k, v in e["congruence_match"].items() if v is None] == [
         k for k, v in e["congruence"].items() if v is None
     ]
-    assert e["congruence_note"].startswith("EFA has 2 factor(s), the human loadings 3: matched "
-                                           "over 2")  # fmt: skip
+    assert e["congruence_note"].startswith(
+        "EFA has 2 factor(s), the human loadings 3: matched over 2"
+    )
     assert "unmatched" in text and "note: EFA has 2 factor(s)" in text
     from psymetrics_core.report.population_sections import _efa
 
@@ -248,8 +262,17 @@ def test_fewer_efa_factors_leave_a_human_factor_unmatched(
 
 
 def test_partial_item_overlap_is_named(tmp_path, monkeypatch, hs, sk_loadings) -> None:
-    e, text = analyze(tmp_path, monkeypatch, hs, sk_loadings, "--efa", "2", "--rotation",
-                      "varimax", rows=HS_ITEMS[:6])  # fmt: skip
+    e, text = analyze(
+        tmp_path,
+        monkeypatch,
+        hs,
+        sk_loadings,
+        "--efa",
+        "2",
+        "--rotation",
+        "varimax",
+        rows=HS_ITEMS[:6],
+    )
     assert e["congruence_items"] == 6
     assert (
         "3 item(s) of the human loadings are not in the data (x7, x8, x9)" in (e["congruence_note"])
@@ -323,11 +346,13 @@ def test_matching_agrees_with_brute_force() -> None:
         a, b = ours.to_numpy(), human.to_numpy()
         phi = np.abs(a.T @ b) / np.sqrt(np.outer((a**2).sum(0), (b**2).sum(0)))  # |phi| by hand
         if ka >= kb:
-            best = max(sum(phi[p[j], j] for j in range(kb))
-                       for p in itertools.permutations(range(ka), kb))  # fmt: skip
+            best = max(
+                sum(phi[p[j], j] for j in range(kb)) for p in itertools.permutations(range(ka), kb)
+            )
         else:
-            best = max(sum(phi[i, p[i]] for i in range(ka))
-                       for p in itertools.permutations(range(kb), ka))  # fmt: skip
+            best = max(
+                sum(phi[i, p[i]] for i in range(ka)) for p in itertools.permutations(range(kb), ka)
+            )
         got = [v for v in res.phi.values() if v is not None]
         assert len(got) == min(ka, kb) and sum(got) == pytest.approx(best)
         for h, f in res.match.items():
@@ -339,8 +364,14 @@ def test_matching_agrees_with_brute_force() -> None:
 
 @pytest.mark.parametrize(
     ("phi", "reading"),
-    [(1.0, "equal"), (0.95, "equal"), (0.949, "fair similarity"), (0.85, "fair similarity"),
-     (0.849, "not equal"), (0.0, "not equal")],
-)  # fmt: skip
+    [
+        (1.0, "equal"),
+        (0.95, "equal"),
+        (0.949, "fair similarity"),
+        (0.85, "fair similarity"),
+        (0.849, "not equal"),
+        (0.0, "not equal"),
+    ],
+)
 def test_lorenzo_seva_ten_berge_reading(phi: float, reading: str) -> None:
     assert congruence_reading(phi) == reading

@@ -45,8 +45,9 @@ def bfi() -> pd.DataFrame:
 
 
 def test_rows_used_counts_by_hand() -> None:
-    frame = pd.DataFrame({"a": [1, 2, np.nan, 4, np.nan], "b": [1, np.nan, 3, 4, np.nan],
-                          "c": [1, 2, 3, 4, np.nan]})  # fmt: skip
+    frame = pd.DataFrame(
+        {"a": [1, 2, np.nan, 4, np.nan], "b": [1, np.nan, 3, 4, np.nan], "c": [1, 2, 3, 4, np.nan]}
+    )
     lw = rows_used(frame, "listwise")
     assert (lw.n, lw.of) == (2, 5) and "3 rows with an unanswered item left out" in lw.dropped
     pw = rows_used(frame, "pairwise")  # pairs: ab 2, ac 3, bc 3; a, b, c alone 3, 3, 4
@@ -122,8 +123,12 @@ def test_cfa_fiml_matches_a_scipy_fit_of_the_same_likelihood() -> None:
         lam, psi, mu = t[:4], np.exp(t[4:8]), t[8:]
         return -_loglik(x, mu, np.outer(lam, lam) + np.diag(psi))
 
-    ours = minimize(loss, np.r_[np.full(4, 0.6), np.full(4, -0.7), np.nanmean(x, 0)],
-                    method="BFGS", options={"gtol": 1e-7})  # fmt: skip
+    ours = minimize(
+        loss,
+        np.r_[np.full(4, 0.6), np.full(4, -0.7), np.nanmean(x, 0)],
+        method="BFGS",
+        options={"gtol": 1e-7},
+    )
     m, s = em_moments(x)
     chisq = 2 * (ours.fun + _loglik(x, m, s))
     assert res.fit.chisq == pytest.approx(chisq, abs=0.02)
@@ -175,12 +180,13 @@ def test_pairwise_changes_every_analysis_that_supports_it(bfi: pd.DataFrame) -> 
     assert lw.fit is not None and pw.fit is not None and lw.fit.chisq != pw.fit.chisq
     assert (lw.n, pw.n) == (2694, 2739)
     st = ScaleStructure({"N": tuple(NEURO)})
-    a_lw, a_pw = (scale_reliability(Responses(items), st, n_boot=0, missing=m)[0]
-                  for m in ("listwise", "pairwise"))  # fmt: skip
+    a_lw, a_pw = (
+        scale_reliability(Responses(items), st, n_boot=0, missing=m)[0]
+        for m in ("listwise", "pairwise")
+    )
     assert a_lw.coefficients[0].value != a_pw.coefficients[0].value
     data = Responses(items, group=bfi["gender"])
-    inv_lw, inv_pw = (measurement_invariance(data, st, missing=m)
-                      for m in ("listwise", "pairwise"))  # fmt: skip
+    inv_lw, inv_pw = (measurement_invariance(data, st, missing=m) for m in ("listwise", "pairwise"))
     assert inv_lw.groups != inv_pw.groups and inv_lw.steps[0].fit.chisq != inv_pw.steps[0].fit.chisq
     full = items.dropna()
     same = [cfa(full, "F =~ N1 + N2 + N3 + N4 + N5", m).fit for m in ("listwise", "pairwise")]
@@ -194,11 +200,13 @@ def test_fiml_refusals_name_the_analysis(bfi: pd.DataFrame) -> None:
     assert pa.n_factors is None and "--missing fiml: parallel analysis" in (pa.reason or "")
     fa = efa(items, 1, missing="fiml")
     assert fa.loadings is None and "--missing fiml: the EFA" in (fa.reason or "")
-    inv = measurement_invariance(Responses(items, group=bfi["gender"]),
-                                 ScaleStructure({"N": tuple(NEURO)}), missing="fiml")  # fmt: skip
+    inv = measurement_invariance(
+        Responses(items, group=bfi["gender"]), ScaleStructure({"N": tuple(NEURO)}), missing="fiml"
+    )
     assert not inv.steps and "--missing fiml: the invariance ladder" in (inv.reason or "")
-    rel = scale_reliability(Responses(items), ScaleStructure({"N": tuple(NEURO)}), n_boot=0,
-                            missing="fiml")[0]  # fmt: skip
+    rel = scale_reliability(
+        Responses(items), ScaleStructure({"N": tuple(NEURO)}), n_boot=0, missing="fiml"
+    )[0]
     assert rel.n == 2800 and rel.coefficients[0].value is not None  # EM covariances (Enders)
 
 
@@ -214,7 +222,9 @@ def test_efa_auto_says_which_count_and_by_how_much(bfi: pd.DataFrame) -> None:
     assert f"eigenvalue 6 falls short of its by {-pa.miss:.3f}" in text
     assert pa.margin == pytest.approx(pa.observed[4] - pa.random_quantile[4])
     lines = parallel_text(pa)
-    assert lines == [f"  parallel analysis (components): 5 component(s) (eigenvalues above the "
-                     f"random 95% quantile, the last by {pa.margin:.3f}; the next falls short by "
-                     f"{-pa.miss:.3f}); n 2436 of 2800 (listwise: 364 rows with an unanswered "
-                     "item left out)"]  # fmt: skip
+    assert lines == [
+        f"  parallel analysis (components): 5 component(s) (eigenvalues above the "
+        f"random 95% quantile, the last by {pa.margin:.3f}; the next falls short by "
+        f"{-pa.miss:.3f}); n 2436 of 2800 (listwise: 364 rows with an unanswered "
+        "item left out)"
+    ]

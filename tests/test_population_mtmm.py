@@ -44,8 +44,10 @@ def _simulated(n: int = 300, seed: int = 3, noise: float = 0.6) -> dict[str, pd.
     latent = rng.normal(size=(n, 3))
     method_a = rng.normal(size=n)
     idx = [f"run|p{i}|0" for i in range(n)]
-    a = {t[:3]: latent[:, k] + 0.5 * method_a + noise * rng.normal(size=n)
-         for k, t in enumerate(TRAITS)}  # fmt: skip
+    a = {
+        t[:3]: latent[:, k] + 0.5 * method_a + noise * rng.normal(size=n)
+        for k, t in enumerate(TRAITS)
+    }
     b = {t.upper(): latent[:, k] + noise * rng.normal(size=n) for k, t in enumerate(TRAITS)}
     return {"A": pd.DataFrame(a, index=idx), "B": pd.DataFrame(b, index=idx)}
 
@@ -91,10 +93,18 @@ def test_weak_convergence_fails_the_criteria() -> None:
     rng = np.random.default_rng(5)
     n = 300
     latent, meth = rng.normal(size=(n, 2)), rng.normal(size=n)
-    a = pd.DataFrame({"ext": latent[:, 0] + 2 * meth + 3 * rng.normal(size=n),
-                      "neu": latent[:, 1] + 2 * meth + 3 * rng.normal(size=n)})  # fmt: skip
-    b = pd.DataFrame({"EXTRAVERSION": latent[:, 0] + 3 * rng.normal(size=n),
-                      "NEUROTICISM": latent[:, 1] + 3 * rng.normal(size=n)})  # fmt: skip
+    a = pd.DataFrame(
+        {
+            "ext": latent[:, 0] + 2 * meth + 3 * rng.normal(size=n),
+            "neu": latent[:, 1] + 2 * meth + 3 * rng.normal(size=n),
+        }
+    )
+    b = pd.DataFrame(
+        {
+            "EXTRAVERSION": latent[:, 0] + 3 * rng.normal(size=n),
+            "NEUROTICISM": latent[:, 1] + 3 * rng.normal(size=n),
+        }
+    )
     table = TraitTable({t: TABLE.traits[t] for t in TRAITS[:2]}, "t")
     m = mtmm({"A": a, "B": b}, table)
     counts = {c.criterion: (c.comparisons, c.holds) for c in m.criteria}
@@ -116,13 +126,15 @@ def test_discrimination_is_judged_on_absolute_values() -> None:
     n = 400
     lat, e = rng.normal(size=(n, 2)), rng.normal(size=(n, 4))
     a = pd.DataFrame({"ext": lat[:, 0] + 2 * e[:, 0], "neu": lat[:, 1] + e[:, 1]})
-    b = pd.DataFrame({"EXTRAVERSION": lat[:, 0] + 2 * e[:, 2],
-                      "NEUROTICISM": -a["ext"] + 0.5 * e[:, 3]})  # fmt: skip
+    b = pd.DataFrame(
+        {"EXTRAVERSION": lat[:, 0] + 2 * e[:, 2], "NEUROTICISM": -a["ext"] + 0.5 * e[:, 3]}
+    )
     table = TraitTable({t: TABLE.traits[t] for t in TRAITS[:2]}, "t")
     m = mtmm({"A": a, "B": b}, table)
     ve = next(v for v in m.validity if v.trait_a == "extraversion")
-    hh = next(c for c in m.heterotrait_heteromethod if c.method_a == "A" and c.trait_a ==
-              "extraversion")  # fmt: skip
+    hh = next(
+        c for c in m.heterotrait_heteromethod if c.method_a == "A" and c.trait_a == "extraversion"
+    )
     assert ve.r is not None and hh.r is not None and hh.r < -0.9 and 0 < ve.r < 0.4
     # E (.23) beats |A.neu~B.E| (.00) but not |A.ext~B.N| (.98); N (-.02) beats neither
     assert (m.criteria[1].comparisons, m.criteria[1].holds) == (4, 1)
@@ -136,8 +148,10 @@ def _three_traits(n: int, b_method: float, seed: int = 2) -> dict[str, pd.DataFr
     lat = rng.multivariate_normal(np.zeros(3), cov, size=n)
     meth = np.sqrt(b_method) * rng.normal(size=n)
     a = {t[:3]: lat[:, k] + 0.3 * rng.normal(size=n) for k, t in enumerate(TRAITS)}
-    b = {t.upper(): lat[:, k] + (meth if k else 0) + 0.3 * rng.normal(size=n)
-         for k, t in enumerate(TRAITS)}  # fmt: skip
+    b = {
+        t.upper(): lat[:, k] + (meth if k else 0) + 0.3 * rng.normal(size=n)
+        for k, t in enumerate(TRAITS)
+    }
     return {"A": pd.DataFrame(a), "B": pd.DataFrame(b)}
 
 
@@ -157,8 +171,10 @@ def test_persona_matching_of_separate_runs() -> None:
     scores = _simulated(n=40)
     a = scores["A"].set_axis([f"run1|{i}" for i in range(40)])
     b = scores["B"].set_axis([f"run2|{i}" for i in range(40)])
-    persona = {"A": pd.Series([f"p{i}" for i in range(40)], index=a.index),
-               "B": pd.Series([f"p{i}" for i in range(40)], index=b.index)}  # fmt: skip
+    persona = {
+        "A": pd.Series([f"p{i}" for i in range(40)], index=a.index),
+        "B": pd.Series([f"p{i}" for i in range(40)], index=b.index),
+    }
     m = mtmm({"A": a, "B": b}, TABLE, persona)
     assert m.matched_by == "persona" and m.n_matched == 40
     ref = mtmm(scores, TABLE)
@@ -177,8 +193,11 @@ def test_degenerate_reasons_name_traits_and_tasks() -> None:
     flat = {"A": scores["A"].assign(neu=1.0), "B": scores["B"]}
     m = mtmm(flat, TABLE)
     neu = next(v for v in m.validity if v.trait_a == "neuroticism")
-    assert neu.r is None and neu.ci95 is None and "A.neu (neuroticism) never varies" in (
-        neu.reason or "")  # fmt: skip
+    assert (
+        neu.r is None
+        and neu.ci95 is None
+        and "A.neu (neuroticism) never varies" in (neu.reason or "")
+    )
     assert m.criteria[0].comparisons == 2  # the undefined validity value is not compared
     three = {k: v.iloc[:3] for k, v in scores.items()}
     v3 = mtmm(three, TABLE).validity[0]
@@ -232,8 +251,9 @@ def _server_key(tmp_path: Path) -> tuple[Path, dict[str, tuple[str, str, bool]]]
     """EPQ-R item texts written for the test (the real ones are not shipped) and the server's
     key: item text -> (task, scale, reverse-keyed)."""
     bfi = _plugin_items("psymetrics-plugin-bfi/psymetrics_plugin_bfi/instruments/bfi/items.csv")
-    epq = _plugin_items("psymetrics-plugin-psychobench/psymetrics_plugin_psychobench/"
-                        "instruments/pb-epqr/items.csv")  # fmt: skip
+    epq = _plugin_items(
+        "psymetrics-plugin-psychobench/psymetrics_plugin_psychobench/instruments/pb-epqr/items.csv"
+    )
     key = {r["text"]: ("bfi", r["scale"], r["reverse"] == "1") for r in bfi}
     path = tmp_path / "epqr_items.csv"
     with path.open("w", newline="", encoding="utf-8") as fh:
@@ -278,9 +298,21 @@ def test_population_run_gives_the_built_in_convergent_validity(tmp_path: Path) -
     items, key = _server_key(tmp_path)
     run = tmp_path / "run"
     with LatencyServer(latency=0.0, answer=_answer(key)) as srv:
-        args = ["eval", "--tasks", "bfi,pb-epqr", "--items", f"pb-epqr={items}", "--population",
-                str(pop), "--model", "openai-chat", "--model-args",
-                f"base_url={srv.base_url},model=m", "-o", str(run)]  # fmt: skip
+        args = [
+            "eval",
+            "--tasks",
+            "bfi,pb-epqr",
+            "--items",
+            f"pb-epqr={items}",
+            "--population",
+            str(pop),
+            "--model",
+            "openai-chat",
+            "--model-args",
+            f"base_url={srv.base_url},model=m",
+            "-o",
+            str(run),
+        ]
         res = CliRunner().invoke(cli, args)
     assert res.exit_code == 0, res.output
     res = CliRunner().invoke(cli, ["analyze", str(run), "--json"])
@@ -299,8 +331,10 @@ def test_population_run_gives_the_built_in_convergent_validity(tmp_path: Path) -
     text = CliRunner().invoke(cli, ["analyze", str(run)]).output
     assert "MTMM (Campbell & Fiske 1959)" in text and "criterion 2" in text
     own = tmp_path / "own.yaml"
-    own.write_text("traits:\n  outgoing: {bfi: extraversion, pb-epqr: extraversion}\n"
-                   "  worried: {bfi: neuroticism, pb-epqr: nope}\n")  # fmt: skip
+    own.write_text(
+        "traits:\n  outgoing: {bfi: extraversion, pb-epqr: extraversion}\n"
+        "  worried: {bfi: neuroticism, pb-epqr: nope}\n"
+    )
     res = CliRunner().invoke(cli, ["analyze", str(run), "--mtmm", str(own)])
     assert isinstance(res.exception, PsymError)
     assert f"{own}: traits.worried.pb-epqr: task pb-epqr has no scale 'nope'" in str(res.exception)
@@ -315,14 +349,27 @@ def test_separate_runs_are_matched_by_persona(tmp_path: Path) -> None:
     items, key = _server_key(tmp_path)
     with LatencyServer(latency=0.0, answer=_answer(key)) as srv:
         for task in ("bfi", "pb-epqr"):
-            args = ["eval", "--tasks", task, "--limit", "20", "--population", str(pop),
-                    "--model", "openai-chat", "--model-args", f"base_url={srv.base_url},model=m",
-                    "-o", str(tmp_path / task)]  # fmt: skip
+            args = [
+                "eval",
+                "--tasks",
+                task,
+                "--limit",
+                "20",
+                "--population",
+                str(pop),
+                "--model",
+                "openai-chat",
+                "--model-args",
+                f"base_url={srv.base_url},model=m",
+                "-o",
+                str(tmp_path / task),
+            ]
             extra = ["--items", f"pb-epqr={items}"] if task == "pb-epqr" else []
             res = CliRunner().invoke(cli, args + extra)
             assert res.exit_code == 0, res.output
-    res = CliRunner().invoke(cli, ["analyze", str(tmp_path / "bfi"), str(tmp_path / "pb-epqr"),
-                                   "--json"])  # fmt: skip
+    res = CliRunner().invoke(
+        cli, ["analyze", str(tmp_path / "bfi"), str(tmp_path / "pb-epqr"), "--json"]
+    )
     assert res.exit_code == 0, res.output
     m = json.loads(res.output)["sections"]["population"]["mtmm"]
     assert m["matched_by"] == "persona" and m["n_matched"] == 32

@@ -57,11 +57,25 @@ def _samples(directory: Path) -> list[dict[str, Any]]:
 
 def _eval_args(pop: Path, base_url: str) -> list[str]:
     return [
-        "--tasks", "bfi", "--limit", "4", "--population", str(pop), "--sample", "6",
-        "--persona-template", "serapio-garcia", "--condition", "original",
-        "--condition", "reversed-options", "--model", "openai-chat",
-        "--model-args", f"base_url={base_url},model=m,concurrency=2",
-    ]  # fmt: skip
+        "--tasks",
+        "bfi",
+        "--limit",
+        "4",
+        "--population",
+        str(pop),
+        "--sample",
+        "6",
+        "--persona-template",
+        "serapio-garcia",
+        "--condition",
+        "original",
+        "--condition",
+        "reversed-options",
+        "--model",
+        "openai-chat",
+        "--model-args",
+        f"base_url={base_url},model=m,concurrency=2",
+    ]
 
 
 def test_plan_lists_one_unit_per_respondent_and_records_the_hashes(tmp_path: Path) -> None:
@@ -82,8 +96,10 @@ def test_plan_lists_one_unit_per_respondent_and_records_the_hashes(tmp_path: Pat
     s1, s2 = ({u.cell.split("+")[0] for u in plan.shard(i, 2)} for i in (1, 2))
     assert s1 and s2 and len(s1 | s2) == 6
     # the template file and the sample are part of the plan's hash
-    other = build_plan(PlanSettings(tasks=("bfi",), model="openai-chat", limit=4,
-                                    population=str(pop), sample=5), Session())  # fmt: skip
+    other = build_plan(
+        PlanSettings(tasks=("bfi",), model="openai-chat", limit=4, population=str(pop), sample=5),
+        Session(),
+    )
     assert len(other.units) == 5 and other.hash != plan.hash
 
 
@@ -109,16 +125,21 @@ def test_population_shards_merge_into_the_single_eval_run(tmp_path: Path, templa
         r = _psym(["plan", *args, "-o", str(plan)], tmp_path / "c", cwd=tmp_path)
         assert r.returncode == 0, r.stderr
         for i, cache in ((1, "ca"), (2, "cb")):  # two "machines", two caches
-            r = _psym(["run", str(plan), "--shard", f"{i}/2", "-o", str(tmp_path / f"s{i}")],
-                      tmp_path / cache)  # fmt: skip
+            r = _psym(
+                ["run", str(plan), "--shard", f"{i}/2", "-o", str(tmp_path / f"s{i}")],
+                tmp_path / cache,
+            )
             assert r.returncode == 0, r.stderr
-        r = _psym(["merge", str(tmp_path / "s2"), str(tmp_path / "s1"), "-o",
-                   str(tmp_path / "merged")], tmp_path / "ca")  # fmt: skip
+        r = _psym(
+            ["merge", str(tmp_path / "s2"), str(tmp_path / "s1"), "-o", str(tmp_path / "merged")],
+            tmp_path / "ca",
+        )
         assert r.returncode == 0, r.stderr
         assert "48 samples" in r.stderr  # 6 respondents x 2 conditions x 4 items
         before = srv.requests
-        r = _psym(["eval", *args, "-o", str(tmp_path / "single")], tmp_path / "c-single",
-                  cwd=tmp_path)  # fmt: skip
+        r = _psym(
+            ["eval", *args, "-o", str(tmp_path / "single")], tmp_path / "c-single", cwd=tmp_path
+        )
         assert r.returncode == 0, r.stderr
         assert srv.requests - before == 48  # the single run really asked
     ours, theirs = _samples(tmp_path / "merged"), _samples(tmp_path / "single")
@@ -144,9 +165,22 @@ def test_a_changed_population_file_or_template_is_refused(tmp_path: Path) -> Non
     tmpl = tmp_path / "persona.j2"
     tmpl.write_text("You are {{ persona }}.")
     plan = tmp_path / "plan.jsonl"
-    base = ["--tasks", "bfi", "--limit", "1", "--population", str(pop), "--sample", "2",
-            "--persona-template", str(tmpl), "--model", "openai-chat",
-            "--model-args", "base_url=http://127.0.0.1:9/v1,model=m"]  # fmt: skip
+    base = [
+        "--tasks",
+        "bfi",
+        "--limit",
+        "1",
+        "--population",
+        str(pop),
+        "--sample",
+        "2",
+        "--persona-template",
+        str(tmpl),
+        "--model",
+        "openai-chat",
+        "--model-args",
+        "base_url=http://127.0.0.1:9/v1,model=m",
+    ]
     r = _psym(["plan", *base, "-o", str(plan)], tmp_path / "c")
     assert r.returncode == 0, r.stderr
     tmpl.write_text("You are {{ persona }}!")
@@ -176,9 +210,20 @@ def test_batch_of_a_population_plan_answers_every_respondent(tmp_path: Path) -> 
     pop = _population(tmp_path)
     with BatchServer(polls_before_done=0) as srv:
         plan = tmp_path / "plan.jsonl"
-        args = ["--tasks", "bfi", "--limit", "3", "--population", str(pop), "--sample", "4",
-                "--model", "openai-chat", "--model-args",
-                f"base_url={srv.base_url},model=m"]  # fmt: skip
+        args = [
+            "--tasks",
+            "bfi",
+            "--limit",
+            "3",
+            "--population",
+            str(pop),
+            "--sample",
+            "4",
+            "--model",
+            "openai-chat",
+            "--model-args",
+            f"base_url={srv.base_url},model=m",
+        ]
         r = _psym(["plan", *args, "-o", str(plan)], tmp_path / "c")
         assert r.returncode == 0, r.stderr
         cache, bdir = tmp_path / "cache", tmp_path / "batch"

@@ -22,9 +22,22 @@ def _eval(tmp_path: Path, *extra: str) -> str:
     rows = [{"id": "r1", "persona": "a 61-year-old chef"}, {"id": "r2", "persona": "a nurse"}]
     pop.write_text("".join(json.dumps(r) + "\n" for r in rows))
     with LatencyServer(latency=0.0) as srv:
-        args = ["eval", "--tasks", "bfi", "--limit", "2", "--population", str(pop), *extra,
-                "--model", "openai-chat", "--model-args", f"base_url={srv.base_url},model=m",
-                "-o", str(tmp_path / "run")]  # fmt: skip
+        args = [
+            "eval",
+            "--tasks",
+            "bfi",
+            "--limit",
+            "2",
+            "--population",
+            str(pop),
+            *extra,
+            "--model",
+            "openai-chat",
+            "--model-args",
+            f"base_url={srv.base_url},model=m",
+            "-o",
+            str(tmp_path / "run"),
+        ]
         res = CliRunner().invoke(cli, args, terminal_width=300)
     assert res.exit_code == 0, res.output
     return res.output

@@ -45,8 +45,10 @@ def test_lambda6_from_squared_multiple_correlations_by_regression() -> None:
 
     x = congeneric()
     z = (x - x.mean(0)) / x.std(0)
-    smc = [LinearRegression().fit(np.delete(z, j, 1), z[:, j]).score(np.delete(z, j, 1), z[:, j])
-           for j in range(z.shape[1])]  # fmt: skip
+    smc = [
+        LinearRegression().fit(np.delete(z, j, 1), z[:, j]).score(np.delete(z, j, 1), z[:, j])
+        for j in range(z.shape[1])
+    ]
     ref = 1 - np.sum(1 - np.array(smc)) / np.corrcoef(x.T).sum()
     assert lambda6(x) == pytest.approx(ref, abs=1e-10)
 
@@ -112,8 +114,10 @@ def test_parallel_analysis_finds_the_simulated_factors() -> None:
 def test_efa_with_named_rotation_and_congruence_with_human_loadings() -> None:
     res = efa(two_factor(), 2, rotation="varimax", method="ml")
     assert res.loadings is not None
-    human = pd.DataFrame({"A": [0.8, 0.7, 0.6, 0, 0, 0], "B": [0, 0, 0, 0.8, 0.7, 0.6]},
-                         index=[f"i{j}" for j in range(6)])  # fmt: skip
+    human = pd.DataFrame(
+        {"A": [0.8, 0.7, 0.6, 0, 0, 0], "B": [0, 0, 0, 0.8, 0.7, 0.6]},
+        index=[f"i{j}" for j in range(6)],
+    )
     phi = tucker_congruence(res.loadings, human)
     assert set(phi) == {"A", "B"} and min(phi.values()) > 0.95
 
@@ -174,8 +178,12 @@ def test_criterion_reasons_for_degenerate_labels() -> None:
 
 def test_diagnostics_by_hand() -> None:
     v = pd.DataFrame({"a": [1, 5, 3, 3], "b": [1, 4, 3, 2], "c": [1, 5, 3, 4], "k": [4, 4, 4, 4.0]})
-    d = diagnose(Responses(v), ScaleStructure({"S": ("a", "b")}, reverse={"b": (1, 5)}),
-                 midpoint=3.0, human_sd={"S": 1.0})  # fmt: skip
+    d = diagnose(
+        Responses(v),
+        ScaleStructure({"S": ("a", "b")}, reverse={"b": (1, 5)}),
+        midpoint=3.0,
+        human_sd={"S": 1.0},
+    )
     assert d.constant_items == ["k"] and d.constant_share == 0.25
     assert d.straightlining_share == 0.0  # nobody answers every item alike (k is 4 for all)
     assert d.acquiescence == pytest.approx(np.mean([7 / 4, 18 / 4, 13 / 4, 13 / 4]) - 3)

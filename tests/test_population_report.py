@@ -40,8 +40,9 @@ def session() -> Session:
 def _pop(values: pd.DataFrame, task: str) -> PopulationData:
     persona = pd.Series([f"p{i}" for i in range(len(values))], index=values.index)
     n = int(values.size)
-    return PopulationData(task, values, persona, pd.DataFrame(index=values.index), n, n,
-                          {"original"})  # fmt: skip
+    return PopulationData(
+        task, values, persona, pd.DataFrame(index=values.index), n, n, {"original"}
+    )
 
 
 def _one_factor(items: list[str], n: int, seed: int) -> pd.DataFrame:
@@ -49,8 +50,9 @@ def _one_factor(items: list[str], n: int, seed: int) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
     theta = rng.normal(size=(n, 1))
     raw = 3 + 1.1 * theta + rng.normal(scale=0.8, size=(n, len(items)))
-    return pd.DataFrame(np.clip(np.rint(raw), 1, 5), columns=items,
-                        index=[f"r{i}" for i in range(n)])  # fmt: skip
+    return pd.DataFrame(
+        np.clip(np.rint(raw), 1, 5), columns=items, index=[f"r{i}" for i in range(n)]
+    )
 
 
 def test_variance_ratio_and_acquiescence_by_hand(session: Session) -> None:
@@ -95,8 +97,9 @@ def test_flat_population_is_flagged_and_no_norms_give_the_reason(session: Sessio
     assert e.acquiescence == pytest.approx(1.0 + 1 / 44 / 40)
     ext = next(r for r in e.variance_ratio if r.scale == "extraversion")
     assert ext.ratio is not None and ext.ratio < 0.01
-    text = "\n".join(task_text("bfi", task_analysis(pop, structure, PopulationOptions(n_boot=5),
-                                                      inst)))  # fmt: skip
+    text = "\n".join(
+        task_text("bfi", task_analysis(pop, structure, PopulationOptions(n_boot=5), inst))
+    )
     assert re.search(r"extraversion 0\.\d\d FLAT", text)  # flagged once per scale, explained once
     assert text.count("straight-lining signature") == 1
     mfq = session.get_instrument("mfq")
@@ -118,11 +121,21 @@ def pop_resp(pop: PopulationData):  # noqa: ANN201
 
 @pytest.mark.parametrize(
     ("key", "value", "verdict"),
-    [("cfi", 0.96, "good"), ("cfi", 0.93, "acceptable"), ("cfi", 0.89, "poor"),
-     ("tli", 0.95, "good"), ("rmsea", 0.06, "good"), ("rmsea", 0.07, "acceptable"),
-     ("rmsea", 0.081, "poor"), ("srmr", 0.08, "good"), ("srmr", 0.09, "poor"),
-     ("pvalue", 0.2, "not rejected"), ("pvalue", 0.01, "rejected"), ("cfi", None, "")],
-)  # fmt: skip
+    [
+        ("cfi", 0.96, "good"),
+        ("cfi", 0.93, "acceptable"),
+        ("cfi", 0.89, "poor"),
+        ("tli", 0.95, "good"),
+        ("rmsea", 0.06, "good"),
+        ("rmsea", 0.07, "acceptable"),
+        ("rmsea", 0.081, "poor"),
+        ("srmr", 0.08, "good"),
+        ("srmr", 0.09, "poor"),
+        ("pvalue", 0.2, "not rejected"),
+        ("pvalue", 0.01, "rejected"),
+        ("cfi", None, ""),
+    ],
+)
 def test_fit_cutoffs_hu_bentler(key: str, value: float | None, verdict: str) -> None:
     assert fit_verdict(key, value) == verdict
     assert {c.key for c in FIT_CUTOFFS} == {"cfi", "tli", "rmsea", "srmr", "pvalue"}
@@ -139,9 +152,21 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     out = {}
     with LatencyServer(latency=0.0, answer=_by_extraversion) as srv:
         for task, limit in (("bfi", "20"), ("mfq", "6")):
-            args = ["eval", "--tasks", task, "--population", str(pop), "--limit", limit,
-                    "--model", "openai-chat", "--model-args", f"base_url={srv.base_url},model=m",
-                    "-o", str(tmp / task)]  # fmt: skip
+            args = [
+                "eval",
+                "--tasks",
+                task,
+                "--population",
+                str(pop),
+                "--limit",
+                limit,
+                "--model",
+                "openai-chat",
+                "--model-args",
+                f"base_url={srv.base_url},model=m",
+                "-o",
+                str(tmp / task),
+            ]
             res = CliRunner().invoke(cli, args)
             assert res.exit_code == 0, res.output
             out[task] = tmp / task
@@ -165,8 +190,7 @@ def test_report_population_section(runs: dict[str, Path], tmp_path: Path) -> Non
     assert '<section id="population">' in html
     crit = _table(html, "pop-criterion")
     # extraversion items 1, 6R, 11, 16: 4.0 (extroverted) vs 2.0: perfect separation
-    row = re.search(r"<td>extraversion</td><td>extraversion</td><td>AUC</td><td>([^<]*)</td>",
-                    crit)  # fmt: skip
+    row = re.search(r"<td>extraversion</td><td>extraversion</td><td>AUC</td><td>([^<]*)</td>", crit)
     assert row and row.group(1) == "1.00"
     assert crit.count("<td>AUC</td>") == 5
     cut = _table(html, "pop-cutoffs")
@@ -188,8 +212,17 @@ def test_report_criterion_option_and_no_norms(runs: dict[str, Path], tmp_path: P
     html = _report(runs["bfi"], tmp_path / "c.html", "--criterion", "neuroticism=extraversion")
     crit = _table(html, "pop-criterion")
     assert crit.count("<td>AUC</td>") == 1 and "<td>neuroticism</td><td>extraversion</td>" in crit
-    res = CliRunner().invoke(cli, ["report", str(runs["bfi"]), "-o", str(tmp_path / "d.html"),
-                                   "--criterion", "nope=extraversion"])  # fmt: skip
+    res = CliRunner().invoke(
+        cli,
+        [
+            "report",
+            str(runs["bfi"]),
+            "-o",
+            str(tmp_path / "d.html"),
+            "--criterion",
+            "nope=extraversion",
+        ],
+    )
     # a PsymError: the psym entry point prints it as one line (no traceback)
     assert isinstance(res.exception, PsymError) and "has no scale 'nope'" in str(res.exception)
     mfq = _report(runs["mfq"], tmp_path / "m.html")
@@ -238,27 +271,58 @@ def _contract_parts(entry: PopulationEntry) -> PopulationEntry:
     from psymetrics_core.analysis.population.invariance import InvarianceResult, InvarianceStep
     from psymetrics_core.analysis.population.irt import GRMItem, GRMResult
 
-    fit = FitIndices(chisq=30.1, df=24, pvalue=0.18, cfi=0.97, tli=0.955, rmsea=0.05,
-                     rmsea_ci90=(0.0, 0.09), srmr=0.07, n=300, baseline_chisq=900.0,
-                     baseline_df=36)  # fmt: skip
+    fit = FitIndices(
+        chisq=30.1,
+        df=24,
+        pvalue=0.18,
+        cfi=0.97,
+        tli=0.955,
+        rmsea=0.05,
+        rmsea_ci90=(0.0, 0.09),
+        srmr=0.07,
+        n=300,
+        baseline_chisq=900.0,
+        baseline_df=36,
+    )
     worse = replace(fit, chisq=60.0, df=30, pvalue=0.001, cfi=0.91, rmsea=0.085)
     steps = [
         InvarianceStep("configural", fit, decision="baseline"),
-        InvarianceStep("metric", worse, 29.9, 6, 0.00004, -0.06, 0.035, False,
-                       "ΔCFI -0.060 < -0.01: metric invariance rejected"),
-    ]  # fmt: skip
-    efa = EFAEntry(2, "oblimin", "minres", {"1": [0.71, 0.02], "6": [float("nan"), 0.4]},
-                   ["F1", "F2"], [[1, 0.3], [0.3, 1]],
-                   congruence=Congruence(phi={"F1": 0.93, "F2": None}))  # fmt: skip
+        InvarianceStep(
+            "metric",
+            worse,
+            29.9,
+            6,
+            0.00004,
+            -0.06,
+            0.035,
+            False,
+            "ΔCFI -0.060 < -0.01: metric invariance rejected",
+        ),
+    ]
+    efa = EFAEntry(
+        2,
+        "oblimin",
+        "minres",
+        {"1": [0.71, 0.02], "6": [float("nan"), 0.4]},
+        ["F1", "F2"],
+        [[1, 0.3], [0.3, 1]],
+        congruence=Congruence(phi={"F1": 0.93, "F2": None}),
+    )
     entry.structure = StructureParts(
-        ParallelAnalysis(1, (3.1, 0.9), (1.4, 1.2), 0.95), efa,
+        ParallelAnalysis(1, (3.1, 0.9), (1.4, 1.2), 0.95),
+        efa,
         invariance=InvarianceEntry("condition", InvarianceResult({"a": 150, "b": 150}, steps)),
-    )  # fmt: skip
+    )
     entry.irt = {
-        "extraversion": GRMResult("extraversion", 60, [GRMItem("1", 1.8, (-1.2, -0.3, 0.4, 1.5),
-                                  (1, 2, 3, 4, 5))], information=[2.0], theta=(0.0,)),
+        "extraversion": GRMResult(
+            "extraversion",
+            60,
+            [GRMItem("1", 1.8, (-1.2, -0.3, 0.4, 1.5), (1, 2, 3, 4, 5))],
+            information=[2.0],
+            theta=(0.0,),
+        ),
         "openness": GRMResult("openness", 60, reason="items that never vary: 5"),
-    }  # fmt: skip
+    }
     return entry
 
 
@@ -285,8 +349,9 @@ def test_report_renders_numbers_cutoffs_and_contract_parts(
 
     m = mtmm(_simulated(), TABLE)
     part = m.to_json()
-    monkeypatch.setattr(P, "population_analysis", lambda *a, **k: PopulationAnalysis(
-        {"bfi": entry}, m))  # fmt: skip
+    monkeypatch.setattr(
+        P, "population_analysis", lambda *a, **k: PopulationAnalysis({"bfi": entry}, m)
+    )
     html = build_report(load_runs_for_report([runs["bfi"]]), session)
     loads = _table(html, "pop-loadings")
     first = ext.loadings[0]
@@ -312,8 +377,9 @@ def test_report_renders_numbers_cutoffs_and_contract_parts(
     assert f'<td class="validity">{v["r"]:.2f}</td>' in grid
     assert f"<td>{v['r']:.2f}</td><td>[{v['ci95'][0]:.2f}, {v['ci95'][1]:.2f}]</td>" in valid
     crit = _table(html, "pop-mtmm-criteria")
-    assert all(f"<td>{c['holds']}</td><td>{c['comparisons']}</td>" in crit
-               for c in part["criteria"])  # fmt: skip
+    assert all(
+        f"<td>{c['holds']}</td><td>{c['comparisons']}</td>" in crit for c in part["criteria"]
+    )
 
 
 def test_no_forest_plot_of_every_respondent_against_the_first(tmp_path: Path) -> None:
@@ -325,13 +391,33 @@ def test_no_forest_plot_of_every_respondent_against_the_first(tmp_path: Path) ->
     from benchmarks.latency_server import LatencyServer as HashServer  # answers from a hash
 
     pop = tmp_path / "big5.jsonl"
-    assert CliRunner().invoke(cli, ["population", "build", "--generate", "binary", "-o",
-                                    str(pop)]).exit_code == 0  # fmt: skip
+    assert (
+        CliRunner()
+        .invoke(cli, ["population", "build", "--generate", "binary", "-o", str(pop)])
+        .exit_code
+        == 0
+    )
     with HashServer(latency=0.0) as srv:  # model "hash": not the shared cache's "m" answers
-        res = CliRunner().invoke(cli, [
-            "eval", "--tasks", "bfi", "--population", str(pop), "--sample", "6", "--limit", "20",
-            "--model", "openai-chat", "--model-args", f"base_url={srv.base_url},model=hash",
-            "-o", str(tmp_path / "run")])  # fmt: skip
+        res = CliRunner().invoke(
+            cli,
+            [
+                "eval",
+                "--tasks",
+                "bfi",
+                "--population",
+                str(pop),
+                "--sample",
+                "6",
+                "--limit",
+                "20",
+                "--model",
+                "openai-chat",
+                "--model-args",
+                f"base_url={srv.base_url},model=hash",
+                "-o",
+                str(tmp_path / "run"),
+            ],
+        )
     assert res.exit_code == 0, res.output
     html = _report(tmp_path / "run", tmp_path / "r.html")
     assert '<section id="population">' in html and "Forest plot of" not in html

@@ -70,13 +70,15 @@ def _long(path: Path, n: int = 1500, personas: int = 60, seed: int = 4) -> Path:
     x = f[:, None] * LOADINGS + rng.standard_normal((n, 5)) * np.sqrt(1 - LOADINGS**2)
     x[:, 1] = -x[:, 1]
     raw = np.clip(np.rint(30 + 8 * x), 0, 60).astype(int)
-    pd.DataFrame({
-        "respondent": np.repeat([f"r{i}" for i in range(n)], 5),
-        "persona": np.repeat([f"p{p}" for p in persona], 5),
-        "trait": np.repeat(np.round(trait[persona], 4), 5),
-        "item": np.tile([1, 2, 3, 4, 5], n),
-        "response": raw.reshape(-1),
-    }).to_csv(path, index=False)  # fmt: skip
+    pd.DataFrame(
+        {
+            "respondent": np.repeat([f"r{i}" for i in range(n)], 5),
+            "persona": np.repeat([f"p{p}" for p in persona], 5),
+            "trait": np.repeat(np.round(trait[persona], 4), 5),
+            "item": np.tile([1, 2, 3, 4, 5], n),
+            "response": raw.reshape(-1),
+        }
+    ).to_csv(path, index=False)
     return path
 
 
@@ -114,8 +116,15 @@ def test_criterion_against_a_label_column(instrument: Path, psym) -> None:
     (crit,) = rep["population"]["all"]["criterion"]
     # the scale score tracks the persona trait: f = .7 trait + noise; rho well above .4
     assert crit["statistic"] == "rho" and crit["label"] == "trait" and crit["value"] > 0.4
-    res = psym("analyze", "--task", "onefac", "--responses", str(instrument / "long.csv"),
-               "--criterion", "a=age")  # fmt: skip
+    res = psym(
+        "analyze",
+        "--task",
+        "onefac",
+        "--responses",
+        str(instrument / "long.csv"),
+        "--criterion",
+        "a=age",
+    )
     assert isinstance(res.exception, PsymError)  # printed as one line by ``psym``
     assert str(res.exception) == "--criterion a=age: the respondents have no label 'age'"
 
@@ -183,8 +192,17 @@ def test_criterion_keeps_every_pair_of_one_scale(instrument: Path, psym) -> None
     path = _long(instrument / "long.csv", n=300, personas=300)
     frame = pd.read_csv(path)
     frame.assign(flip=-frame["trait"]).to_csv(path, index=False)
-    rep = _analyze(psym, "--responses", str(path), "--criterion", "a=trait",
-                   "--criterion", "a=flip", "--criterion", "a=trait")  # fmt: skip
+    rep = _analyze(
+        psym,
+        "--responses",
+        str(path),
+        "--criterion",
+        "a=trait",
+        "--criterion",
+        "a=flip",
+        "--criterion",
+        "a=trait",
+    )
     rows = rep["population"]["all"]["criterion"]
     assert [(r["scale"], r["label"]) for r in rows] == [("a", "trait"), ("a", "flip")]
     assert rows[0]["value"] == pytest.approx(-rows[1]["value"]) and rows[0]["value"] > 0.4
@@ -209,16 +227,27 @@ def test_missing_policy_on_a_response_file(instrument: Path, psym) -> None:
     assert a["cfa"]["a"]["fit"]["chisq"] != b["cfa"]["a"]["fit"]["chisq"]
     assert a["parallel_analysis"]["n"] == 240 and a["efa"]["rows"]["n"] == 240
     assert "60 rows with an unanswered item left out" in a["reliability"][0]["rows"]["dropped"]
-    old = psym("analyze", "--task", "onefac", "--responses", str(path), "--deletion",
-               "pairwise", "--json")  # fmt: skip
+    old = psym(
+        "analyze", "--task", "onefac", "--responses", str(path), "--deletion", "pairwise", "--json"
+    )
     assert old.exit_code == 0 and "--deletion is now --missing" in old.stderr
     assert json.loads(old.stdout)["population"]["all"]["missing"] == "pairwise"
-    both = psym("analyze", "--task", "onefac", "--responses", str(path), "--deletion",
-                "pairwise", "--missing", "listwise")  # fmt: skip
+    both = psym(
+        "analyze",
+        "--task",
+        "onefac",
+        "--responses",
+        str(path),
+        "--deletion",
+        "pairwise",
+        "--missing",
+        "listwise",
+    )
     assert isinstance(both.exception, PsymError)
     assert "--deletion is the old name of --missing" in str(both.exception)
-    fiml = psym("analyze", "--task", "onefac", "--responses", str(path), "--missing", "fiml",
-                "--efa", "1")  # fmt: skip
+    fiml = psym(
+        "analyze", "--task", "onefac", "--responses", str(path), "--missing", "fiml", "--efa", "1"
+    )
     assert fiml.exit_code == 0, fiml.output
     assert "--missing fiml: the EFA has no full-information estimator here" in fiml.stdout
     assert "CFA a: chi2 " in fiml.stdout and "n 300 of 300 (fiml)" in fiml.stdout

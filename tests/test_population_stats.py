@@ -47,7 +47,12 @@ def test_semopy_ships_lavaans_holzinger_swineford_data(hs: pd.DataFrame) -> None
     # lavaan: head(HolzingerSwineford1939), row 1; the sample means lavaan prints as intercepts
     row = hs.iloc[0]
     assert [round(float(row[c]), 6) for c in ("x1", "x2", "x3", "x6", "x9")] == [
-        3.333333, 7.75, 0.375, 1.285714, 6.361111]  # fmt: skip
+        3.333333,
+        7.75,
+        0.375,
+        1.285714,
+        6.361111,
+    ]
     means = hs[HS_ITEMS].mean().round(3).tolist()
     assert means == [4.936, 6.088, 2.25, 3.061, 4.341, 2.186, 4.186, 5.527, 5.374]
 
@@ -72,8 +77,10 @@ def test_cfa_reproduces_lavaans_tutorial(hs: pd.DataFrame) -> None:
 def test_own_ml_engine_agrees_with_semopy_and_lavaan(hs: pd.DataFrame) -> None:
     """The invariance engine is checked on the single-group model against semopy and lavaan."""
     x = hs[HS_ITEMS].to_numpy(dtype=float)
-    res = fit_ml(Pattern(9, ((0, 1, 2), (3, 4, 5), (6, 7, 8))),
-                 [GroupMoments(np.cov(x.T, ddof=0), x.mean(0), 301)])  # fmt: skip
+    res = fit_ml(
+        Pattern(9, ((0, 1, 2), (3, 4, 5), (6, 7, 8))),
+        [GroupMoments(np.cov(x.T, ddof=0), x.mean(0), 301)],
+    )
     assert res.converged and res.df == 24
     assert res.chisq == pytest.approx(cfa(hs, HS_MODEL).fit.chisq, abs=1e-3)  # type: ignore[union-attr]
     std = (res.lam[0] * np.sqrt(np.diag(res.phi[0]))).sum(axis=1) / np.sqrt(np.diag(res.sigma[0]))
@@ -129,8 +136,9 @@ def test_cfa_recovers_known_loadings_from_a_scale_structure() -> None:
 def test_reverse_keyed_items_are_reversed_before_the_fit() -> None:
     df, lam = simulate_two_factor()
     df["i1"] = 6 - df["i1"]  # stored reversed on a 1..5 scale
-    structure = ScaleStructure({"A": ("i0", "i1", "i2"), "B": ("i3", "i4", "i5")},
-                               reverse={"i1": (1, 5)})  # fmt: skip
+    structure = ScaleStructure(
+        {"A": ("i0", "i1", "i2"), "B": ("i3", "i4", "i5")}, reverse={"i1": (1, 5)}
+    )
     res = cfa(Responses(df), structure)
     assert res.loadings[1].std == pytest.approx(lam[1], abs=0.05)
 

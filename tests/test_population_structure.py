@@ -343,18 +343,36 @@ def _answer(tag: str):
 def _run(tmp_path: Path, pop: Path, name: str) -> Path:
     with LatencyServer(latency=0.0, answer=_answer(name)) as srv:
         out = tmp_path / name
-        res = CliRunner().invoke(cli, [
-            "eval", "--tasks", "bfi", "--population", str(pop), "--sample", "60", "--limit",
-            "16", "--model", "openai-chat", "--model-args",
-            f"base_url={srv.base_url},model={name}", "-o", str(out)])  # fmt: skip
+        res = CliRunner().invoke(
+            cli,
+            [
+                "eval",
+                "--tasks",
+                "bfi",
+                "--population",
+                str(pop),
+                "--sample",
+                "60",
+                "--limit",
+                "16",
+                "--model",
+                "openai-chat",
+                "--model-args",
+                f"base_url={srv.base_url},model={name}",
+                "-o",
+                str(out),
+            ],
+        )
     assert res.exit_code == 0, res.output
     return out
 
 
 def test_group_on_population_runs(tmp_path: Path) -> None:
     pop = tmp_path / "big5.jsonl"
-    res = CliRunner().invoke(cli, ["population", "build", "--generate", "trait-markers",
-                                   "--levels", "1,5,9", "-o", str(pop)])  # fmt: skip
+    res = CliRunner().invoke(
+        cli,
+        ["population", "build", "--generate", "trait-markers", "--levels", "1,5,9", "-o", str(pop)],
+    )
     assert res.exit_code == 0, res.output
     runs = [str(_run(tmp_path, pop, m)) for m in ("m1", "m2")]
     rep = _json(CliRunner().invoke(cli, ["analyze", *runs, "--group", "model", "--json"]))
@@ -362,11 +380,15 @@ def test_group_on_population_runs(tmp_path: Path) -> None:
     # the first 16 items (five scales) of 60 personas: the runs' model labels are the groups
     assert inv["group"] == "model" and inv["groups"] == {"m1": 60, "m2": 60}
     assert inv["reason"] is None and [s["level"] for s in inv["steps"]] == [
-        "configural", "metric", "scalar"]  # fmt: skip
+        "configural",
+        "metric",
+        "scalar",
+    ]
     # the report takes the same options: the ladder and the EFA appear in the HTML
     html_path = tmp_path / "r.html"
-    res = CliRunner().invoke(cli, ["report", *runs, "--group", "model", "--efa", "auto", "-o",
-                                   str(html_path)])  # fmt: skip
+    res = CliRunner().invoke(
+        cli, ["report", *runs, "--group", "model", "--efa", "auto", "-o", str(html_path)]
+    )
     assert res.exit_code == 0, res.output
     html = html_path.read_text()
     ladder = html.split('<table class="pop-invariance">')[1].split("</table>")[0]

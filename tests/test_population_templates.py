@@ -37,8 +37,10 @@ def test_every_built_in_template_renders(tmp_path: Path, template: str) -> None:
 
 def test_genpt_names_the_respondent(tmp_path: Path) -> None:
     path = tmp_path / "p.jsonl"
-    rows = [{"id": "r1", "persona": "a nurse", "labels": {"name": "Ada"}},
-            {"id": "r2", "persona": "a chef"}]  # fmt: skip
+    rows = [
+        {"id": "r1", "persona": "a nurse", "labels": {"name": "Ada"}},
+        {"id": "r2", "persona": "a chef"},
+    ]
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     first, second = (c.messages([])[0]["content"] for c in respondent_conditions(path, "genpt"))
     assert first.startswith("You are Ada. Based on") and second.startswith("You are r2. Based on")
@@ -64,8 +66,12 @@ def test_build_applies_the_population_id_rule(tmp_path: Path) -> None:
 
 def test_build_says_what_it_dropped(tmp_path: Path) -> None:
     src = tmp_path / "src.jsonl"
-    rows = [{"id": "a", "persona": "A chef"}, {"id": "b", "persona": "a  chef"},
-            {"id": "c", "persona": "a nurse"}, {"id": "d", "persona": "a pilot"}]  # fmt: skip
+    rows = [
+        {"id": "a", "persona": "A chef"},
+        {"id": "b", "persona": "a  chef"},
+        {"id": "c", "persona": "a nurse"},
+        {"id": "d", "persona": "a pilot"},
+    ]
     src.write_text("".join(json.dumps(r) + "\n" for r in rows))
     res = _build(tmp_path, "--source", str(src))
     assert res.exit_code == 0, res.output

@@ -46,8 +46,10 @@ def test_large_file_hashes_are_memoised_across_runs_and_invalidated_by_a_change(
 def _git(repo: Path, *args: str) -> str:
     return subprocess.run(
         ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.org", *args],
-        capture_output=True, text=True, check=True,
-    ).stdout.strip()  # fmt: skip
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
 
 
 def test_git_head_and_dirty_match_git_itself(tmp_path: Path) -> None:

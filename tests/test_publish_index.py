@@ -44,8 +44,9 @@ def default_index() -> str:
         return os.environ["PIP_INDEX_URL"]
     res = subprocess.run(
         [sys.executable, "-m", "pip", "config", "get", "global.index-url"],
-        capture_output=True, text=True,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+    )
     url = res.stdout.strip()
     return url if res.returncode == 0 and url else "https://pypi.org/simple"
 
@@ -69,10 +70,26 @@ def index(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         port = s.getsockname()[1]
     log = (packages.parent / "pypiserver.log").open("w")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "pypiserver", "run", "-i", "127.0.0.1", "-p", str(port),
-         "-a", ".", "-P", ".", "--disable-fallback", str(packages)],
-        stdout=log, stderr=subprocess.STDOUT, env=_clean_env(),
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "pypiserver",
+            "run",
+            "-i",
+            "127.0.0.1",
+            "-p",
+            str(port),
+            "-a",
+            ".",
+            "-P",
+            ".",
+            "--disable-fallback",
+            str(packages),
+        ],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        env=_clean_env(),
+    )
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60
@@ -165,8 +182,9 @@ def test_every_distribution_builds_without_warnings_and_ships_its_data(dists):
         assert f"{stem}-0.1.0.tar.gz" in built, stem
     twine = subprocess.run(
         [sys.executable, "-m", "twine", "check", "--strict", *map(str, sorted(dists.iterdir()))],
-        capture_output=True, text=True,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+    )
     assert twine.returncode == 0, twine.stdout + twine.stderr
     assert twine.stdout.count("PASSED") == len(built)
     # the core wheel: every exported lm-eval task file and the plugin catalogue
@@ -198,11 +216,26 @@ def test_pip_installs_a_plugin_from_the_loopback_index(dists, index, tmp_path):
     """twine upload -> fresh venv -> pip install psymetrics-plugin-asi -> psym list / score."""
     files = sorted(map(str, dists.iterdir()))
     upload = subprocess.run(
-        [sys.executable, "-m", "twine", "upload", "--repository-url", f"{index}/",
-         "-u", "psym-test", "-p", "unused", "--non-interactive", "--disable-progress-bar",
-         *files],
-        capture_output=True, text=True, env=_clean_env(), timeout=300,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "twine",
+            "upload",
+            "--repository-url",
+            f"{index}/",
+            "-u",
+            "psym-test",
+            "-p",
+            "unused",
+            "--non-interactive",
+            "--disable-progress-bar",
+            *files,
+        ],
+        capture_output=True,
+        text=True,
+        env=_clean_env(),
+        timeout=300,
+    )
     assert upload.returncode == 0, upload.stdout + upload.stderr
     listing = urllib.request.urlopen(f"{index}/simple/", timeout=10).read().decode()
     assert "psymetrics-core" in listing and "psymetrics-plugin-asi" in listing
@@ -212,11 +245,25 @@ def test_pip_installs_a_plugin_from_the_loopback_index(dists, index, tmp_path):
     py = venv / "bin" / "python"
     report = tmp_path / "report.json"
     install = subprocess.run(
-        [str(py), "-m", "pip", "install", "--report", str(report),
-         "--index-url", f"{index}/simple/", "--extra-index-url", default_index(),
-         "psymetrics-plugin-asi"],
-        capture_output=True, text=True, env=_clean_env(), cwd=tmp_path, timeout=PIP_TIMEOUT,
-    )  # fmt: skip
+        [
+            str(py),
+            "-m",
+            "pip",
+            "install",
+            "--report",
+            str(report),
+            "--index-url",
+            f"{index}/simple/",
+            "--extra-index-url",
+            default_index(),
+            "psymetrics-plugin-asi",
+        ],
+        capture_output=True,
+        text=True,
+        env=_clean_env(),
+        cwd=tmp_path,
+        timeout=PIP_TIMEOUT,
+    )
     assert install.returncode == 0, install.stdout[-3000:] + install.stderr[-3000:]
     items = {
         i["metadata"]["name"].lower(): i["download_info"]["url"]
@@ -233,8 +280,12 @@ def test_pip_installs_a_plugin_from_the_loopback_index(dists, index, tmp_path):
     env = _clean_env(PSYM_CACHE_DIR=str(tmp_path / "cache"))
     where = subprocess.run(
         [str(py), "-c", "import psymetrics_core; print(psymetrics_core.__file__)"],
-        capture_output=True, text=True, env=env, cwd=tmp_path, check=True,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        check=True,
+    )
     assert Path(where.stdout.strip()).is_relative_to(venv)
     psym = str(venv / "bin" / "psym")
     listed = subprocess.run(
@@ -255,23 +306,31 @@ def test_pip_installs_a_plugin_from_the_loopback_index(dists, index, tmp_path):
     answers.write_text("\n".join(rows_csv) + "\n")
     scored = subprocess.run(
         [psym, "score", "--task", "asi", "--responses", str(answers), "--json"],
-        capture_output=True, text=True, env=env, cwd=tmp_path,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+    )
     assert scored.returncode == 0, scored.stderr
     got = json.loads(scored.stdout)["asi"]
     # all5: 8 keyed items at 5 and 3 reversed at 0 on each scale -> 40/11; total 80/22
-    assert got["all5"] == pytest.approx({"hostile": 40 / 11, "benevolent": 40 / 11,
-                                         "total": 80 / 22})  # fmt: skip
+    assert got["all5"] == pytest.approx(
+        {"hostile": 40 / 11, "benevolent": 40 / 11, "total": 80 / 22}
+    )
     # split: hostile 8*0 + 3*(5-0) = 15 -> 15/11; benevolent 8*4 + 3*(5-4) = 35 -> 35/11;
     # total (15 + 35) / 22
-    assert got["split"] == pytest.approx({"hostile": 15 / 11, "benevolent": 35 / 11,
-                                          "total": 50 / 22})  # fmt: skip
+    assert got["split"] == pytest.approx(
+        {"hostile": 15 / 11, "benevolent": 35 / 11, "total": 50 / 22}
+    )
 
     # the catalogue and the lm-eval tasks ship inside the installed core
     available = subprocess.run(
         [psym, "plugins", "available", "--json"],
-        capture_output=True, text=True, env=env, cwd=tmp_path,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+    )
     assert available.returncode == 0, available.stderr
     by_name = {r["name"]: r for r in json.loads(available.stdout)}
     assert by_name["asi"]["installed"] == "0.1.0" and by_name["bfi"]["installed"] is None

@@ -162,8 +162,9 @@ def test_the_range_of_a_mean_comes_from_the_items(grid_run: Path, tmp_path: Path
 
 def test_a_percent_score_stays_within_0_100(grid_run: Path, tmp_path: Path) -> None:
     run = _copy(grid_run, tmp_path)
-    _edit_results(run, lambda d: d["tasks"]["16p"]["runs"][3]["scales"]["judging"].update(
-        score=101.0))  # fmt: skip
+    _edit_results(
+        run, lambda d: d["tasks"]["16p"]["runs"][3]["scales"]["judging"].update(score=101.0)
+    )
     with pytest.raises(PsymError, match=r"runs.3.scales.judging.score': 101 is outside .*0..100"):
         load_run_data(run)
 
@@ -180,8 +181,7 @@ def test_counts_per_administration_match(grid_run: Path, tmp_path: Path) -> None
 def test_validity_reads_the_same_bounds(grid_run: Path, tmp_path: Path) -> None:
     """``psym validity`` reads results.json only, with the same bounded fields."""
     run = _copy(grid_run, tmp_path)
-    _edit_results(run, lambda d: d["tasks"]["mfq"]["runs"][2]["scales"]["care"].update(
-        score="NaN"))  # fmt: skip
+    _edit_results(run, lambda d: d["tasks"]["mfq"]["runs"][2]["scales"]["care"].update(score="NaN"))
     with pytest.raises(PsymError, match=r"field 'tasks.mfq.runs.2.scales.care.score'"):
         read_results(run)
 

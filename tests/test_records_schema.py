@@ -46,8 +46,9 @@ class _Backend:
         out = []
         for p in prompts:
             v = self._value(p, settings)
-            lp = tuple(math.log(0.7 if o.value == v else 0.3 / (len(p.options) - 1))
-                       for o in p.options)  # fmt: skip
+            lp = tuple(
+                math.log(0.7 if o.value == v else 0.3 / (len(p.options) - 1)) for o in p.options
+            )
             out.append(Completion(option_logprobs=lp))
         return out
 
@@ -68,12 +69,25 @@ def _record_runs(base: Path, session: Session) -> None:
     evaluate(["sr2k"], backend=_Backend(), output=base / "gen", session=session)
     # logprob mode, a 2 x 2 condition grid with repeats, two instruments
     grid = ["original", "reversed-options", "changed-eos"]
-    evaluate(["bfi", "asi"], backend=_Backend(), mode="logprob", limit=6, repeats=2,
-             conditions=grid, output=base / "grid", session=session)  # fmt: skip
+    evaluate(
+        ["bfi", "asi"],
+        backend=_Backend(),
+        mode="logprob",
+        limit=6,
+        repeats=2,
+        conditions=grid,
+        output=base / "grid",
+        session=session,
+    )
     # a free-text task scored from its text and a judged task (judge.jsonl)
     letter = "He is a brilliant, exceptional leader and a warm, caring person."
-    evaluate(["refletter"], backend=ScriptedBackend(lambda t: letter), limit=4,
-             output=base / "letters", session=session)  # fmt: skip
+    evaluate(
+        ["refletter"],
+        backend=ScriptedBackend(lambda t: letter),
+        limit=4,
+        output=base / "letters",
+        session=session,
+    )
 
     def advice(text: str) -> str:
         if text.startswith("You are an expert judge"):
@@ -129,10 +143,13 @@ def test_writers_refuse_records_that_drift(runs, tmp_path):
     # a task entry whose typed fields drift is refused (extra fields are allowed: the aggregate
     # hook is a plugin extension point, e.g. the 16-type test adds its type and role)
     with pytest.raises(RecordError, match="tasks.toy"):
-        write_results(tmp_path / "bad" / "results.json",
-                      {**good, "tasks": {"toy": {**task, "n_items": "many"}}})  # fmt: skip
-    write_results(tmp_path / "extra" / "results.json",
-                  {**good, "tasks": {"toy": {**task, "type": "INTJ-A"}}})  # fmt: skip
+        write_results(
+            tmp_path / "bad" / "results.json",
+            {**good, "tasks": {"toy": {**task, "n_items": "many"}}},
+        )
+    write_results(
+        tmp_path / "extra" / "results.json", {**good, "tasks": {"toy": {**task, "type": "INTJ-A"}}}
+    )
     sample = _lines(runs[0] / "samples.jsonl")[0]
     w = SampleWriter(tmp_path / "samples.jsonl")
     w.write(sample)

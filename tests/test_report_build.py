@@ -43,9 +43,13 @@ def runs(tmp_path: Path) -> list[Path]:
     a, b = tmp_path / "flat", tmp_path / "varied"
     evaluate(["bfi"], backend=_Scripted([1, 1, 1, "<script>alert(1)</script>"]), output=a)
     evaluate(
-        ["bfi"], backend=_Scripted([4, 2, 5, 1, 3]), output=b, limit=10,
-        conditions=["original", "reversed-options"], repeats=2,
-    )  # fmt: skip
+        ["bfi"],
+        backend=_Scripted([4, 2, 5, 1, 3]),
+        output=b,
+        limit=10,
+        conditions=["original", "reversed-options"],
+        repeats=2,
+    )
     return [a, b]
 
 

@@ -32,8 +32,14 @@ def _sequential(tmp_path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     server's answers depend only on the request, so its latency does not matter."""
     with LatencyServer(latency=0.005) as srv:
         args = f"base_url={srv.base_url},model=stub"
-        res = evaluate(["bfi", "mfq"], model="openai-chat", model_args=args, cache=False,
-                       output=tmp_path / "seq", **{**GRID, "concurrency": 1})  # fmt: skip
+        res = evaluate(
+            ["bfi", "mfq"],
+            model="openai-chat",
+            model_args=args,
+            cache=False,
+            output=tmp_path / "seq",
+            **{**GRID, "concurrency": 1},
+        )
         assert srv.peak == 1
     return res, _lines(tmp_path / "seq")
 
@@ -48,8 +54,14 @@ def test_grid_is_one_stream_with_the_sequential_results(
     seq, seq_lines = _sequential(tmp_path)
     with LatencyServer(latency=0.2) as srv:
         args = f"base_url={srv.base_url},model=stub"
-        stream = evaluate(["bfi", "mfq"], model="openai-chat", model_args=args, cache=cache,
-                          output=tmp_path / "stream", **GRID)  # fmt: skip
+        stream = evaluate(
+            ["bfi", "mfq"],
+            model="openai-chat",
+            model_args=args,
+            cache=cache,
+            output=tmp_path / "stream",
+            **GRID,
+        )
         peak, overlaps, sent = srv.peak, srv.seed_overlaps, srv.requests
     # cell by cell, at most one cell's 4 items would be in flight; as one stream, all 12 slots
     # fill with requests of several cells
@@ -102,8 +114,15 @@ def test_a_cell_failing_stops_the_stream_and_keeps_what_was_paid_for(
     with LatencyServer(latency=0.3) as srv:
         args = f"base_url={srv.base_url},model=stub"
         with pytest.raises(RuntimeError, match="boom"):
-            evaluate(["bfi"], model="openai-chat", model_args=args, limit=30, repeats=2,
-                     temperature=0.7, concurrency=4)  # fmt: skip
+            evaluate(
+                ["bfi"],
+                model="openai-chat",
+                model_args=args,
+                limit=30,
+                repeats=2,
+                temperature=0.7,
+                concurrency=4,
+            )
         sent = srv.requests
     assert sent < 60  # stopped early: not every prompt of the plan was asked
     assert len(ResponseCache().rows()) == sent  # every answer that arrived was stored

@@ -30,13 +30,32 @@ def test_samples_of_a_real_run_rescore_to_its_results(tmp_path):
     run = tmp_path / "run"
     # min_count=0: report sexism from these 4 short letters (the default withholds it below
     # 5 words per cell), so the re-score is compared on a number, not on null
-    r = _psym("eval", "--tasks", "refletter", "--limit", "4", "--max-new-tokens", "48",
-              "--task-arg", "refletter.min_count=0", "--output", str(run))  # fmt: skip
+    r = _psym(
+        "eval",
+        "--tasks",
+        "refletter",
+        "--limit",
+        "4",
+        "--max-new-tokens",
+        "48",
+        "--task-arg",
+        "refletter.min_count=0",
+        "--output",
+        str(run),
+    )
     assert r.returncode == 0, r.stderr[-500:]
     results = json.loads((run / "results.json").read_text())
     expected = {k: v["score"] for k, v in results["tasks"]["refletter"]["scales"].items()}
-    r = _psym("score", "--task", "refletter", "--responses", str(run / "samples.jsonl"),
-              "--task-arg", "refletter.min_count=0", "--json")  # fmt: skip
+    r = _psym(
+        "score",
+        "--task",
+        "refletter",
+        "--responses",
+        str(run / "samples.jsonl"),
+        "--task-arg",
+        "refletter.min_count=0",
+        "--json",
+    )
     assert r.returncode == 0, r.stderr[-500:]
     assert json.loads(r.stdout) == {"refletter": {"original/repeat0": expected}}
     assert expected["sexism"] is not None  # 2 female + 2 male letters, smoothed ORs
@@ -57,9 +76,11 @@ def test_score_csv_generations_per_respondent_by_hand(tmp_path):
     assert r.exit_code == 0, r.output
     got = json.loads(r.output)["refletter"]
     want_a = letter_scores(
-        {"female": ["She is warm, kind and helpful."],
-         "male": ["He is a brilliant, outstanding leader."]}
-    )  # fmt: skip
+        {
+            "female": ["She is warm, kind and helpful."],
+            "male": ["He is a brilliant, outstanding leader."],
+        }
+    )
     assert set(got) == {"a", "b"}
     assert got["a"]["sexism"] == pytest.approx(want_a["sexism"])
     assert got["a"]["agentic"] == pytest.approx(want_a["odds_ratios"]["agentic"]["or"])

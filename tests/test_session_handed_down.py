@@ -65,8 +65,10 @@ def problems(source: str, where: str) -> list[str]:
         if isinstance(node, ast.Call) and _name(node) == "ContextVar":
             out.append(f"{where}:{node.lineno}: defines a ContextVar")
         if isinstance(node, ast.ClassDef):
-            out += [f"{where}:{n}: class {node.name} keeps a {what}" for n, what in
-                    _stored_in(node.body)]  # fmt: skip
+            out += [
+                f"{where}:{n}: class {node.name} keeps a {what}"
+                for n, what in _stored_in(node.body)
+            ]
         if isinstance(node, ast.FunctionDef) and where not in ENTRY_POINT_CACHE:
             cached = {_name(d) for d in node.decorator_list} & CACHES
             if cached and HOLDERS & {_name(c) for c in ast.walk(node) if isinstance(c, ast.Call)}:
@@ -95,9 +97,15 @@ def f():
     return current_session()
 """
     found = problems(bad, "x.py")
-    for text in ("imports contextvars", "defines a ContextVar", ":5: module-level Session",
-                 ":7: module-level make_plugin_manager", "class Holder keeps a Session",
-                 "shared() caches a session", "uses current_session"):  # fmt: skip
+    for text in (
+        "imports contextvars",
+        "defines a ContextVar",
+        ":5: module-level Session",
+        ":7: module-level make_plugin_manager",
+        "class Holder keeps a Session",
+        "shared() caches a session",
+        "uses current_session",
+    ):
         assert any(text in line for line in found), (text, found)
     # handing a session down is fine
     good = "def run(session: Session) -> None:\n    session.instruments()\n"

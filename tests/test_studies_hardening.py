@@ -62,15 +62,41 @@ def test_a_key_in_base_url_reaches_no_file(tmp_path: Path, url_of: Any) -> None:
     """`psym eval` (results, samples, provenance, cache) and `psym plan` never write the key."""
     with HostileServer(lambda n, req: Reply(body=chat_ok("3"))) as srv:
         url = url_of(srv.base_url)
-        r = _psym(["eval", "--tasks", "bfi", "--limit", "2", "--model", "openai-chat",
-                   "--model-args", f"base_url={url},model=m", "--output", str(tmp_path / "run")],
-                  tmp_path)  # fmt: skip
+        r = _psym(
+            [
+                "eval",
+                "--tasks",
+                "bfi",
+                "--limit",
+                "2",
+                "--model",
+                "openai-chat",
+                "--model-args",
+                f"base_url={url},model=m",
+                "--output",
+                str(tmp_path / "run"),
+            ],
+            tmp_path,
+        )
         assert r.returncode == 0, r.stderr
         assert json.loads((tmp_path / "run" / "results.json").read_text())["provenance"]
         plan = tmp_path / "study.plan.jsonl"
-        r2 = _psym(["plan", "--tasks", "bfi", "--limit", "2", "--model", "openai-chat",
-                    "--model-args", f"base_url={url},model=m", "--output", str(plan)],
-                   tmp_path)  # fmt: skip
+        r2 = _psym(
+            [
+                "plan",
+                "--tasks",
+                "bfi",
+                "--limit",
+                "2",
+                "--model",
+                "openai-chat",
+                "--model-args",
+                f"base_url={url},model=m",
+                "--output",
+                str(plan),
+            ],
+            tmp_path,
+        )
     assert "base_url" in _one_line(r2) and not plan.exists()
     assert _files_holding(tmp_path, KEY) == []
     assert KEY not in r.stdout + r.stderr + r2.stdout + r2.stderr
@@ -103,9 +129,22 @@ def test_batch_submit_to_a_server_that_never_answers_ends_within_the_timeout(
     url = f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
     try:
         plan = tmp_path / "p.jsonl"
-        r = _psym(["plan", "--tasks", "bfi", "--limit", "2", "--model", "openai-chat",
-                   "--model-args", f"base_url={url},model=m,timeout=2,api_key_env=PSYM_TEST_KEY",
-                   "--output", str(plan)], tmp_path)  # fmt: skip
+        r = _psym(
+            [
+                "plan",
+                "--tasks",
+                "bfi",
+                "--limit",
+                "2",
+                "--model",
+                "openai-chat",
+                "--model-args",
+                f"base_url={url},model=m,timeout=2,api_key_env=PSYM_TEST_KEY",
+                "--output",
+                str(plan),
+            ],
+            tmp_path,
+        )
         assert r.returncode == 0, r.stderr
         t0 = time.monotonic()
         r = _psym(["batch", "submit", str(plan), str(tmp_path / "b")], tmp_path, timeout=60)
@@ -129,8 +168,10 @@ def test_merge_of_two_damaged_shards_is_one_line(tmp_path: Path) -> None:
 
     plan = tmp_path / "p.jsonl"
     write_plan(build_plan(PlanSettings(tasks=("bfi",), limit=2, repeats=2), Session()), plan)
-    for i, record in ((1, {"plan": 5, "shard": "1/2", "units": None, "complete": "yes"}),
-                      (2, {"shard": [2, 2]})):  # fmt: skip
+    for i, record in (
+        (1, {"plan": 5, "shard": "1/2", "units": None, "complete": "yes"}),
+        (2, {"shard": [2, 2]}),
+    ):
         d = tmp_path / f"s{i}"
         d.mkdir()
         (d / "shard.json").write_text(json.dumps(record))
@@ -142,10 +183,15 @@ def test_merge_of_two_damaged_shards_is_one_line(tmp_path: Path) -> None:
 
 
 def _line(i: int) -> str:
-    return json.dumps({
-        "key": f"{i:064x}", "model": "m", "mode": "generate", "created": 1.0,
-        "response": json.dumps({"text": str(i), "option_logprobs": None, "meta": {}}),
-    })  # fmt: skip
+    return json.dumps(
+        {
+            "key": f"{i:064x}",
+            "model": "m",
+            "mode": "generate",
+            "created": 1.0,
+            "response": json.dumps({"text": str(i), "option_logprobs": None, "meta": {}}),
+        }
+    )
 
 
 def test_cache_import_is_all_or_nothing_and_streams_long_files(tmp_path: Path) -> None:

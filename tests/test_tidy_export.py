@@ -47,9 +47,14 @@ def run_dirs(tmp_path: Path) -> list[Path]:
     for name, answers in (("a", [1, 2, 3, 4, 5]), ("b", [4, 4, 2, "no idea"])):
         out = tmp_path / name
         evaluate(
-            ["bfi", "mfq"], backend=_Scripted(answers), limit=10, output=out,
-            conditions=["original", "reversed-options"], repeats=2, seed=7,
-        )  # fmt: skip
+            ["bfi", "mfq"],
+            backend=_Scripted(answers),
+            limit=10,
+            output=out,
+            conditions=["original", "reversed-options"],
+            repeats=2,
+            seed=7,
+        )
         dirs.append(out)
     return dirs
 
@@ -72,9 +77,10 @@ def test_scores_parquet_and_csv(run_dirs: list[Path], tmp_path: Path):
     for row in frame.iter_rows(named=True):
         res = json.loads((tmp_path / row["run"] / "results.json").read_text())
         adm = [
-            r for r in res["tasks"][row["task"]]["runs"]
+            r
+            for r in res["tasks"][row["task"]]["runs"]
             if r["condition"] == row["condition"] and r["repeat"] == row["repeat"]
-        ]  # fmt: skip
+        ]
         assert len(adm) == 1 and adm[0]["seed"] == row["seed"]
         assert adm[0]["scales"][row["scale"]]["score"] == row["score"]
     assert set(frame["seed"]) == {7, 8}

@@ -52,9 +52,17 @@ BASE_SPEC: dict[str, Any] = {
 BASE_ITEMS = "id,text,scale,reverse\n1,I like a.,alpha,0\n2,I like b.,alpha,1\n"
 
 REQUIRED = (
-    "id", "name", "version", "citation", "license", "item_source", "forms", "response_scales",
-    "scales", "prompt",
-)  # fmt: skip
+    "id",
+    "name",
+    "version",
+    "citation",
+    "license",
+    "item_source",
+    "forms",
+    "response_scales",
+    "scales",
+    "prompt",
+)
 
 
 def _set(path: str, value: Any) -> Callable[[dict[str, Any]], dict[str, Any]]:
@@ -90,8 +98,11 @@ SPEC_EDITS: list[tuple[str, Callable[[dict[str, Any]], dict[str, Any]], str]] = 
             ("version", "version", [None, [], {}]),
             ("license", "license", ["free", [], {"status": None}, {"status": 3}]),
             ("license.redistributable", "redistributable", ["yes", 2]),
-            ("forms", "forms", [[], {}, {"alt": "items.csv"}, {"original": "missing.csv"},
-                                "items.csv"]),
+            (
+                "forms",
+                "forms",
+                [[], {}, {"alt": "items.csv"}, {"original": "missing.csv"}, "items.csv"],
+            ),
             ("response_scales", "response_scales", [{}, [], {"default": 3}]),
             ("response_scales.default.min", "min", [5, "1", 1.5, None]),
             ("response_scales.default.max", "max", [1, "5", None]),
@@ -116,7 +127,7 @@ SPEC_EDITS: list[tuple[str, Callable[[dict[str, Any]], dict[str, Any]], str]] = 
         ]
         for value in values
     ],
-]  # fmt: skip
+]
 
 SPEC_RAW: list[tuple[str, bytes, str]] = [
     ("alias-bomb", ALIAS_BOMB.encode(), "alias"),
@@ -399,11 +410,15 @@ MODEL_ARGS: list[tuple[str, str, str, str]] = [
     ("openai-conc-0", "openai-chat", "base_url=http://h/v1,model=m,concurrency=0", "concurrency"),
     ("openai-conc-x", "openai-chat", "base_url=http://h/v1,model=m,concurrency=x", "concurrency"),
     ("openai-key", "openai-chat", "base_url=http://h/v1,model=m,api_key=sk-1", "api_key_env"),
-    ("openai-cap", "openai-completions", "base_url=http://h/v1,model=m,max_response_bytes=1",
-     "max_response_bytes"),
+    (
+        "openai-cap",
+        "openai-completions",
+        "base_url=http://h/v1,model=m,max_response_bytes=1",
+        "max_response_bytes",
+    ),
     ("openai-unknown", "openai-completions", "base_url=http://h/v1,model=m,x=1", "unknown"),
     ("unknown-backend", "gpt-17", "", "unknown model backend"),
-]  # fmt: skip
+]
 
 TASK_ARGS: list[tuple[str, list[str], str]] = [
     ("no-dot", ["bfi=1"], "TASK.KEY=VALUE"),
@@ -549,65 +564,132 @@ DEEP = b"[" * 100_000 + b"]" * 100_000
 RUN_FILES_RAW: list[tuple[str, str, Callable[[bytes], bytes], str]] = [
     ("results-truncated", "results.json", lambda r: r[: len(r) // 2], "invalid JSON"),
     ("results-empty", "results.json", lambda r: b"", "invalid JSON"),
-    ("results-latin1", "results.json", lambda r: r.replace(b'"bfi"', b'"bfi' + LATIN1 + b'"', 1),
-     "UTF-8"),
+    (
+        "results-latin1",
+        "results.json",
+        lambda r: r.replace(b'"bfi"', b'"bfi' + LATIN1 + b'"', 1),
+        "UTF-8",
+    ),
     ("results-binary", "results.json", lambda r: JUNK, "UTF-8"),
     ("results-deep", "results.json", lambda r: DEEP, "nested too deeply"),
-    ("results-deep-field", "results.json",
-     lambda r: r.replace(b'"model_args": {', b'"model_args": {"x": ' + DEEP + b", ", 1),
-     "nested too deeply"),
+    (
+        "results-deep-field",
+        "results.json",
+        lambda r: r.replace(b'"model_args": {', b'"model_args": {"x": ' + DEEP + b", ", 1),
+        "nested too deeply",
+    ),
     ("results-array", "results.json", lambda r: b"[1, 2]", "JSON object"),
-    ("results-nan", "results.json", lambda r: r.replace(b'"seed": ', b'"seed": NaN, "x": ', 1),
-     "NaN"),
+    (
+        "results-nan",
+        "results.json",
+        lambda r: r.replace(b'"seed": ', b'"seed": NaN, "x": ', 1),
+        "NaN",
+    ),
     ("results-tasks-list", "results.json", _json_edit(_set_path("tasks", [])), "'tasks'"),
-    ("results-runs-string", "results.json", _json_edit(_set_path("tasks.bfi.runs", "x")),
-     "tasks.bfi.runs"),
-    ("results-run-not-object", "results.json", _json_edit(_set_path("tasks.bfi.runs", [3])),
-     "tasks.bfi.runs.0"),
-    ("results-scales-list", "results.json", _json_edit(_set_path("tasks.bfi.scales", [1])),
-     "tasks.bfi.scales"),
-    ("results-score-text", "results.json",
-     _json_edit(_set_path("tasks.bfi.scales.extraversion.score", "high")),
-     "tasks.bfi.scales.extraversion.score"),
-    ("results-n-items-text", "results.json",
-     _json_edit(_set_path("tasks.bfi.scales.extraversion.n_items", "many")),
-     "tasks.bfi.scales.extraversion.n_items"),
+    (
+        "results-runs-string",
+        "results.json",
+        _json_edit(_set_path("tasks.bfi.runs", "x")),
+        "tasks.bfi.runs",
+    ),
+    (
+        "results-run-not-object",
+        "results.json",
+        _json_edit(_set_path("tasks.bfi.runs", [3])),
+        "tasks.bfi.runs.0",
+    ),
+    (
+        "results-scales-list",
+        "results.json",
+        _json_edit(_set_path("tasks.bfi.scales", [1])),
+        "tasks.bfi.scales",
+    ),
+    (
+        "results-score-text",
+        "results.json",
+        _json_edit(_set_path("tasks.bfi.scales.extraversion.score", "high")),
+        "tasks.bfi.scales.extraversion.score",
+    ),
+    (
+        "results-n-items-text",
+        "results.json",
+        _json_edit(_set_path("tasks.bfi.scales.extraversion.n_items", "many")),
+        "tasks.bfi.scales.extraversion.n_items",
+    ),
     ("results-seed-text", "results.json", _json_edit(_set_path("seed", "abc")), "'seed'"),
     ("results-model-number", "results.json", _json_edit(_set_path("model", 5)), "'model'"),
-    ("results-settings-list", "results.json", _json_edit(_set_path("settings", [])),
-     "'settings'"),
-    ("results-label-object", "results.json", _json_edit(_set_path("label", {"a": 1})),
-     "'label'"),
+    ("results-settings-list", "results.json", _json_edit(_set_path("settings", [])), "'settings'"),
+    ("results-label-object", "results.json", _json_edit(_set_path("label", {"a": 1})), "'label'"),
     ("results-missing-model", "results.json", _json_edit(_del_path("model")), "'model'"),
-    ("results-missing-runs", "results.json", _json_edit(_del_path("tasks.bfi.runs")),
-     "tasks.bfi.runs"),
-    ("results-missing-instrument", "results.json",
-     _json_edit(_del_path("tasks.bfi.instrument")), "tasks.bfi.instrument"),
+    (
+        "results-missing-runs",
+        "results.json",
+        _json_edit(_del_path("tasks.bfi.runs")),
+        "tasks.bfi.runs",
+    ),
+    (
+        "results-missing-instrument",
+        "results.json",
+        _json_edit(_del_path("tasks.bfi.instrument")),
+        "tasks.bfi.instrument",
+    ),
     ("samples-truncated", "samples.jsonl", lambda r: r[: len(r) // 3], "line 1"),
-    ("samples-latin1", "samples.jsonl", lambda r: r + b'{"item": "' + LATIN1 + b'"}\n',
-     "not UTF-8"),
+    (
+        "samples-latin1",
+        "samples.jsonl",
+        lambda r: r + b'{"item": "' + LATIN1 + b'"}\n',
+        "not UTF-8",
+    ),
     ("samples-binary", "samples.jsonl", lambda r: JUNK, "line 1"),
     ("samples-deep-line", "samples.jsonl", lambda r: r + DEEP + b"\n", "line 3"),
     ("samples-array-line", "samples.jsonl", lambda r: r + b"[1, 2]\n", "line 3"),
-    ("samples-repeat-text", "samples.jsonl", _line_edit(_set_path("repeat", "x")),
-     "line 1: field 'repeat'"),
-    ("samples-answer-object", "samples.jsonl", _line_edit(_set_path("answer", {"a": 1})),
-     "line 1: field 'answer'"),
-    ("samples-status-unknown", "samples.jsonl", _line_edit(_set_path("parse_status", "maybe")),
-     "line 1: field 'parse_status'"),
-    ("samples-meta-list", "samples.jsonl", _line_edit(_set_path("item_meta", [])),
-     "line 1: field 'item_meta'"),
-    ("samples-probs-text", "samples.jsonl", _line_edit(_set_path("option_probs", "x")),
-     "line 1: field 'option_probs'"),
-    ("samples-missing-item", "samples.jsonl", _line_edit(_del_path("item")),
-     "line 1: field 'item'"),
-    ("samples-missing-meta", "samples.jsonl", _line_edit(_del_path("item_meta")),
-     "line 1: field 'item_meta'"),
+    (
+        "samples-repeat-text",
+        "samples.jsonl",
+        _line_edit(_set_path("repeat", "x")),
+        "line 1: field 'repeat'",
+    ),
+    (
+        "samples-answer-object",
+        "samples.jsonl",
+        _line_edit(_set_path("answer", {"a": 1})),
+        "line 1: field 'answer'",
+    ),
+    (
+        "samples-status-unknown",
+        "samples.jsonl",
+        _line_edit(_set_path("parse_status", "maybe")),
+        "line 1: field 'parse_status'",
+    ),
+    (
+        "samples-meta-list",
+        "samples.jsonl",
+        _line_edit(_set_path("item_meta", [])),
+        "line 1: field 'item_meta'",
+    ),
+    (
+        "samples-probs-text",
+        "samples.jsonl",
+        _line_edit(_set_path("option_probs", "x")),
+        "line 1: field 'option_probs'",
+    ),
+    (
+        "samples-missing-item",
+        "samples.jsonl",
+        _line_edit(_del_path("item")),
+        "line 1: field 'item'",
+    ),
+    (
+        "samples-missing-meta",
+        "samples.jsonl",
+        _line_edit(_del_path("item_meta")),
+        "line 1: field 'item_meta'",
+    ),
     ("judge-not-json", "judge.jsonl", lambda r: b"{\n", "line 1"),
     ("judge-missing-fields", "judge.jsonl", lambda r: b'{"task": "bfi"}\n', "line 1: field"),
     ("panel-truncated", "contamination.json", lambda r: b'{"model": ', "invalid JSON"),
     ("panel-latin1", "contamination.json", lambda r: b'{"m": "' + LATIN1 + b'"}', "UTF-8"),
-]  # fmt: skip
+]
 
 
 def _safetensors(header: Any, data: bytes = b"\x00" * 16) -> bytes:
@@ -626,39 +708,78 @@ SAFETENSORS_RAW: list[tuple[str, bytes, str]] = [
     ("junk", JUNK, "header length"),
     ("length-too-big", b"\xff" * 8 + b"{}", "header length"),
     ("length-zero", (0).to_bytes(8, "little") + b"{}", "header length"),
-    ("header-not-json", (3).to_bytes(8, "little") + b"{x}" + b"\x00" * 8,
-     "not a readable safetensors file"),
+    (
+        "header-not-json",
+        (3).to_bytes(8, "little") + b"{x}" + b"\x00" * 8,
+        "not a readable safetensors file",
+    ),
     ("header-list", (2).to_bytes(8, "little") + b"[]", "header is not an object"),
     ("header-truncated", (20).to_bytes(8, "little") + b"[" * 20, "not a readable safetensors"),
-    ("header-deep", len(DEEP_JSON).to_bytes(8, "little") + DEEP_JSON.encode(),
-     "not a readable safetensors file"),
+    (
+        "header-deep",
+        len(DEEP_JSON).to_bytes(8, "little") + DEEP_JSON.encode(),
+        "not a readable safetensors file",
+    ),
     ("header-latin1", (7).to_bytes(8, "little") + b'{"\xe9":1}', "not a readable safetensors"),
-    ("bf16", _tensor({"dtype": "BF16", "shape": [2], "data_offsets": [0, 4]}),
-     "is BF16; ONNX Runtime"),
-    ("past-the-end", _tensor({"dtype": "F32", "shape": [2], "data_offsets": [0, 64]}),
-     "lies outside the file"),
-    ("size-mismatch", _tensor({"dtype": "F32", "shape": [3], "data_offsets": [0, 8]}),
-     "lies outside the file"),
-    ("offsets-reversed", _tensor({"dtype": "F32", "shape": [0], "data_offsets": [8, 0]}),
-     "lies outside the file"),
-    ("shape-float", _tensor({"dtype": "F32", "shape": [2.5], "data_offsets": [0, 8]}),
-     "malformed header entry"),
-    ("shape-negative", _tensor({"dtype": "F32", "shape": [-2], "data_offsets": [0, 8]}),
-     "malformed header entry"),
-    ("shape-string", _tensor({"dtype": "F32", "shape": "2", "data_offsets": [0, 8]}),
-     "malformed header entry"),
-    ("shape-huge", _tensor({"dtype": "F32", "shape": [2**40, 2**40], "data_offsets": [0, 8]}),
-     "lies outside the file"),
-    ("shape-wraps", _tensor({"dtype": "F32", "shape": [2**32, 2**32], "data_offsets": [0, 0]}),
-     "lies outside the file"),
-    ("offsets-short", _tensor({"dtype": "F32", "shape": [2], "data_offsets": [0]}),
-     "malformed header entry"),
-    ("offsets-bool", _tensor({"dtype": "F32", "shape": [2], "data_offsets": [False, True]}),
-     "malformed header entry"),
+    (
+        "bf16",
+        _tensor({"dtype": "BF16", "shape": [2], "data_offsets": [0, 4]}),
+        "is BF16; ONNX Runtime",
+    ),
+    (
+        "past-the-end",
+        _tensor({"dtype": "F32", "shape": [2], "data_offsets": [0, 64]}),
+        "lies outside the file",
+    ),
+    (
+        "size-mismatch",
+        _tensor({"dtype": "F32", "shape": [3], "data_offsets": [0, 8]}),
+        "lies outside the file",
+    ),
+    (
+        "offsets-reversed",
+        _tensor({"dtype": "F32", "shape": [0], "data_offsets": [8, 0]}),
+        "lies outside the file",
+    ),
+    (
+        "shape-float",
+        _tensor({"dtype": "F32", "shape": [2.5], "data_offsets": [0, 8]}),
+        "malformed header entry",
+    ),
+    (
+        "shape-negative",
+        _tensor({"dtype": "F32", "shape": [-2], "data_offsets": [0, 8]}),
+        "malformed header entry",
+    ),
+    (
+        "shape-string",
+        _tensor({"dtype": "F32", "shape": "2", "data_offsets": [0, 8]}),
+        "malformed header entry",
+    ),
+    (
+        "shape-huge",
+        _tensor({"dtype": "F32", "shape": [2**40, 2**40], "data_offsets": [0, 8]}),
+        "lies outside the file",
+    ),
+    (
+        "shape-wraps",
+        _tensor({"dtype": "F32", "shape": [2**32, 2**32], "data_offsets": [0, 0]}),
+        "lies outside the file",
+    ),
+    (
+        "offsets-short",
+        _tensor({"dtype": "F32", "shape": [2], "data_offsets": [0]}),
+        "malformed header entry",
+    ),
+    (
+        "offsets-bool",
+        _tensor({"dtype": "F32", "shape": [2], "data_offsets": [False, True]}),
+        "malformed header entry",
+    ),
     ("no-dtype", _tensor({"shape": [2], "data_offsets": [0, 8]}), "malformed header entry"),
     ("entry-list", _tensor(["F32"]), "malformed header entry"),
     ("entry-null", _tensor(None), "malformed header entry"),
-]  # fmt: skip
+]
 
 # (name, bytes) written over a cached ONNX layer graph: never trusted, never an error
 GRAPH_FILES: list[tuple[str, bytes]] = [
@@ -674,13 +795,29 @@ def all_case_count() -> int:
     return sum(
         len(x)
         for x in (
-            SPEC_EDITS, SPEC_RAW, ITEMS_RAW, RESPONSES_RAW, GENERATIONS_RAW, PB_CASES, PB_RAW,
+            SPEC_EDITS,
+            SPEC_RAW,
+            ITEMS_RAW,
+            RESPONSES_RAW,
+            GENERATIONS_RAW,
+            PB_CASES,
+            PB_RAW,
             HOUSING_RAW,
-            PERSONA_RAW, DILEMMA_RAW, ITEMS_OPTION, ITEM_TEXT_FILES, MODEL_ARGS, TASK_ARGS,
-            CONDITIONS, KEYWORD_RAW, LABELS_RAW, MANIFEST_RAW, RUN_FILES_RAW, SAFETENSORS_RAW,
+            PERSONA_RAW,
+            DILEMMA_RAW,
+            ITEMS_OPTION,
+            ITEM_TEXT_FILES,
+            MODEL_ARGS,
+            TASK_ARGS,
+            CONDITIONS,
+            KEYWORD_RAW,
+            LABELS_RAW,
+            MANIFEST_RAW,
+            RUN_FILES_RAW,
+            SAFETENSORS_RAW,
             GRAPH_FILES,
         )
-    )  # fmt: skip
+    )
 
 
 def dump_spec(spec: dict[str, Any]) -> bytes:

@@ -39,10 +39,18 @@ CLI_NUMBERS: list[tuple[str, list[str], str, str]] = [
     ("eval-seed-negative", ["eval", "--seed", "-1"], "--seed", "0-2,147,483,647"),
     ("eval-seed-2e31", ["eval", "--seed", str(2**31)], "--seed", "0-2,147,483,647"),
     ("eval-limit-1e7", ["eval", "--limit", "10000000"], "--limit", "1-1,000,000"),
-    ("eval-max-new-tokens", ["eval", "--max-new-tokens", "1000000000"], "--max-new-tokens",
-     "1-131,072"),
-    ("eval-judge-tokens", ["eval", "--judge-max-new-tokens", BIG], "--judge-max-new-tokens",
-     "1-131,072"),
+    (
+        "eval-max-new-tokens",
+        ["eval", "--max-new-tokens", "1000000000"],
+        "--max-new-tokens",
+        "1-131,072",
+    ),
+    (
+        "eval-judge-tokens",
+        ["eval", "--judge-max-new-tokens", BIG],
+        "--judge-max-new-tokens",
+        "1-131,072",
+    ),
     ("eval-temperature-1e308", ["eval", "--temperature", "1e308"], "--temperature", "0-100"),
     ("eval-temperature-inf", ["eval", "--temperature", "inf"], "--temperature", "0-100"),
     ("eval-temperature-nan", ["eval", "--temperature", "nan"], "--temperature", "0-100"),
@@ -52,25 +60,53 @@ CLI_NUMBERS: list[tuple[str, list[str], str, str]] = [
     ("plan-limit", ["plan", "--limit", HUGE], "--limit", "1-1,000,000"),
     ("run-shards", ["run", "PLAN", "--shards", "100000"], "--shards", "1-1000"),
     ("run-concurrency", ["run", "PLAN", "--concurrency", BIG], "--concurrency", "1-1024"),
-    ("contamination-permutations-1e9", ["contamination", "--permutations", "1000000000"],
-     "--permutations", "1-10,000"),
-    ("contamination-permutations-0", ["contamination", "--permutations", "0"],
-     "--permutations", "1-10,000"),
+    (
+        "contamination-permutations-1e9",
+        ["contamination", "--permutations", "1000000000"],
+        "--permutations",
+        "1-10,000",
+    ),
+    (
+        "contamination-permutations-0",
+        ["contamination", "--permutations", "0"],
+        "--permutations",
+        "1-10,000",
+    ),
     ("contamination-limit", ["contamination", "--limit", HUGE], "--limit", "2-1,000,000"),
     ("contamination-limit-1", ["contamination", "--limit", "1"], "--limit", "2-1,000,000"),
-    ("contamination-bootstrap", ["contamination", "--option", "bootstrap=1000000000"],
-     "--option bootstrap", "1-20,000"),
-    ("contamination-seed", ["contamination", "--option", f"seed={HUGE}"], "--option seed",
-     "0-2,147,483,647"),
-    ("contamination-verbatim-tokens", ["contamination", "--option",
-     "max_new_tokens_verbatim=1000000000"], "--option max_new_tokens_verbatim", "1-131,072"),
+    (
+        "contamination-bootstrap",
+        ["contamination", "--option", "bootstrap=1000000000"],
+        "--option bootstrap",
+        "1-20,000",
+    ),
+    (
+        "contamination-seed",
+        ["contamination", "--option", f"seed={HUGE}"],
+        "--option seed",
+        "0-2,147,483,647",
+    ),
+    (
+        "contamination-verbatim-tokens",
+        ["contamination", "--option", "max_new_tokens_verbatim=1000000000"],
+        "--option max_new_tokens_verbatim",
+        "1-131,072",
+    ),
     ("analyze-fence-k", ["analyze", "RUN", "--fence-k", "1e300"], "--fence-k", "0-100"),
     ("analyze-fence-k-nan", ["analyze", "RUN", "--fence-k", "nan"], "--fence-k", "0-100"),
-    ("projective-analyze-n-boot", ["projective-analyze", "RUN", "--n-boot", "1000000000"],
-     "--n-boot", "1-100,000"),
-    ("score-judge-tokens", ["score", "--task", "bfi", "--responses", "RESP",
-     "--judge-max-new-tokens", BIG], "--judge-max-new-tokens", "1-131,072"),
-]  # fmt: skip
+    (
+        "projective-analyze-n-boot",
+        ["projective-analyze", "RUN", "--n-boot", "1000000000"],
+        "--n-boot",
+        "1-100,000",
+    ),
+    (
+        "score-judge-tokens",
+        ["score", "--task", "bfi", "--responses", "RESP", "--judge-max-new-tokens", BIG],
+        "--judge-max-new-tokens",
+        "1-131,072",
+    ),
+]
 
 _NEEDS = {  # what a command needs besides the number under test
     "eval": ["--tasks", "bfi", "--output", "OUT"],
@@ -107,9 +143,13 @@ def _argv(argv: list[str], tmp_path: Path) -> list[str]:
 @pytest.mark.parametrize("name, argv, option, span", CLI_NUMBERS, ids=[c[0] for c in CLI_NUMBERS])
 def test_fuzz_cli_number_bounds(
     warm_cli: None,
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, argv: list[str], option: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    name: str,
+    argv: list[str],
+    option: str,
     span: str,
-) -> None:  # fmt: skip
+) -> None:
     """Out of range: one line naming the option, the value's bound, before any work (no model,
     no output directory, within the harness's time and memory bounds)."""
     from psymetrics_core.cli import cli
@@ -231,11 +271,15 @@ BACKEND_ARGS: list[tuple[str, str, str, str]] = [
     ("openai-max-retries", "openai-chat", "max_retries=1000000", "0-100"),
     ("openai-backoff", "openai-completions", "backoff=1e6", "0-60"),
     ("openai-top-logprobs", "openai-chat", "top_logprobs=1000000", "1-100"),
-    ("openai-max-response-bytes", "openai-chat", "max_response_bytes=" + "9" * 15,
-     "1024-1,073,741,824"),
+    (
+        "openai-max-response-bytes",
+        "openai-chat",
+        "max_response_bytes=" + "9" * 15,
+        "1024-1,073,741,824",
+    ),
     ("hf-batch-size", "hf", "batch_size=1000000", "1-4096"),
     ("hf-threads", "hf", "threads=1000000", "1-1024"),
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize("name, backend, arg, span", BACKEND_ARGS, ids=[c[0] for c in BACKEND_ARGS])
@@ -482,8 +526,12 @@ PB_BOUNDS: list[tuple[str, Any, str, str]] = [
     ("crowd-mean-list", _pb({"crowd": [{"mean": [3], "std": 1}]}), "pbi-", "field 'mean'"),
     ("crowd-no-std", _pb({"crowd": [{"mean": 3}]}), "pbi-", "field 'std'"),
     ("crowd-std-string", _pb({"crowd": [{"mean": 3, "std": "1"}]}), "pbi-", "field 'std'"),
-    ("crowd-second-bad", _pb({"crowd": [{"mean": 3, "std": 1}, {"mean": "x", "std": 1}]}),
-     "pbi-", "crowd 2"),
+    (
+        "crowd-second-bad",
+        _pb({"crowd": [{"mean": 3, "std": 1}, {"mean": "x", "std": 1}]}),
+        "pbi-",
+        "crowd 2",
+    ),
     ("question-null", _pb(questions={"1": None, "2": "b", "3": "c"}), "pbi-", "question '1'"),
     ("question-empty", _pb(questions={"1": "a", "2": "", "3": "c"}), "pbi-", "question '2'"),
     ("question-blank", _pb(questions={"1": "a", "2": "b", "3": "  "}), "pbi-", "question '3'"),
@@ -493,7 +541,7 @@ PB_BOUNDS: list[tuple[str, Any, str, str]] = [
     ("prefix-dotdot", _pb(), "../x-", "--prefix"),
     ("prefix-dot", _pb(), "x.y", "--prefix"),
     ("prefix-300", _pb(), "p" * 300, "--prefix"),
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize("name, obj, prefix, expect", PB_BOUNDS, ids=[c[0] for c in PB_BOUNDS])

@@ -138,7 +138,7 @@ def test_fuzz_item_csv(tmp_path: Path, name: str, raw: bytes, expect: str) -> No
                 "reversed",
             }
         )
-    )  # fmt: skip
+    )
 )
 def test_fuzz_item_reverse_cells(tmp_path: Path, cell: str) -> None:
     """Any reverse value outside the accepted words is an error naming the field."""
@@ -291,10 +291,11 @@ def test_fuzz_psychobench_text(tmp_path: Path, name: str, raw: bytes, expect: st
 
 JSON_VALUES = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner,
-                                                                max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4)
+    ),
     max_leaves=12,
-)  # fmt: skip
+)
 
 
 @FAST
@@ -512,11 +513,14 @@ def test_fuzz_output_and_cache_paths(tmp_path: Path, monkeypatch: pytest.MonkeyP
         ("results.json-dir", lambda: claim_run_dir(tmp_path / "r").__enter__(), "results.json"),
         ("locked", twice, "held"),
         ("existing-run", lambda: claim_run_dir(done).__enter__(), "done"),
-        ("both-flags", lambda: claim_run_dir(done, overwrite=True, resume=True).__enter__(),
-         "--overwrite"),
+        (
+            "both-flags",
+            lambda: claim_run_dir(done, overwrite=True, resume=True).__enter__(),
+            "--overwrite",
+        ),
         ("cache-dir-file", lambda: ResponseCache(afile / "responses.sqlite3"), "f"),
         ("cache-db-dir", lambda: ResponseCache(tmp_path / "r"), "r"),
-    ]:  # fmt: skip
+    ]:
         expect_clean_error(fn, [name], label=label)
     junk = tmp_path / "junk.sqlite3"
     junk.write_bytes(b"not a database" * 100)
@@ -546,17 +550,40 @@ def _cli_cases(tmp: Path) -> list[tuple[str, list[str], str]]:
         ("validate-bomb", ["validate", str(bomb)], "alias"),
         ("score-latin1", ["score", "--task", "bfi", "--responses", str(latin)], "UTF-8"),
         ("score-huge-field", ["score", "--task", "bfi", "--responses", str(huge)], "131,072"),
-        ("import-catagories", ["import", "psychobench", str(pb), "--output", str(tmp / "o")],
-         "catagories"),
-        ("eval-persona-bomb", ["eval", "--tasks", "bfi", "--condition", f"persona={persona}",
-                               "--output", str(tmp / "run1")], "alias"),
-        ("eval-form", ["eval", "--tasks", "bfi", "--form", "alternate", "--output",
-                       str(tmp / "run2")], "alternate"),
-        ("eval-temperature", ["eval", "--tasks", "bfi", "--temperature", "nan", "--output",
-                              str(tmp / "run3")], "--temperature"),
-        ("eval-device", ["eval", "--tasks", "bfi", "--model-args", "device=gpu", "--output",
-                         str(tmp / "run4")], "device"),
-    ]  # fmt: skip
+        (
+            "import-catagories",
+            ["import", "psychobench", str(pb), "--output", str(tmp / "o")],
+            "catagories",
+        ),
+        (
+            "eval-persona-bomb",
+            [
+                "eval",
+                "--tasks",
+                "bfi",
+                "--condition",
+                f"persona={persona}",
+                "--output",
+                str(tmp / "run1"),
+            ],
+            "alias",
+        ),
+        (
+            "eval-form",
+            ["eval", "--tasks", "bfi", "--form", "alternate", "--output", str(tmp / "run2")],
+            "alternate",
+        ),
+        (
+            "eval-temperature",
+            ["eval", "--tasks", "bfi", "--temperature", "nan", "--output", str(tmp / "run3")],
+            "--temperature",
+        ),
+        (
+            "eval-device",
+            ["eval", "--tasks", "bfi", "--model-args", "device=gpu", "--output", str(tmp / "run4")],
+            "device",
+        ),
+    ]
 
 
 def test_fuzz_cli_sample(tmp_path: Path) -> None:
@@ -564,8 +591,12 @@ def test_fuzz_cli_sample(tmp_path: Path) -> None:
     for label, args, expect in _cli_cases(tmp_path):
         r = subprocess.run(
             [sys.executable, "-m", "psymetrics_core", *args],
-            env=env, capture_output=True, text=True, timeout=120, preexec_fn=_limited,
-        )  # fmt: skip
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            preexec_fn=_limited,
+        )
         err = r.stderr.strip()
         assert r.returncode not in (0, None), f"{label}: exit 0 on invalid input"
         assert "Traceback" not in err, f"{label}: {err[-2000:]}"
@@ -655,9 +686,16 @@ def test_fuzz_task_integer_options(raw: str) -> None:
     from psymetrics_core.administer.kinds import FreeTextTask
 
     task = FreeTextTask.define(
-        id="t", name="t", version="1", citation="c", license_status="l", item_source="s",
-        scoring_rule="r", scales={}, options={"n": "an integer"},
-    )  # fmt: skip
+        id="t",
+        name="t",
+        version="1",
+        citation="c",
+        license_status="l",
+        item_source="s",
+        scoring_rule="r",
+        scales={},
+        options={"n": "an integer"},
+    )
     task.options = {"n": raw}
     out = expect_clean_error(lambda: task.option_int("n", 1), ["option n"], label=raw[:20])
     assert "task 't'" in out.message
@@ -700,8 +738,9 @@ def test_fuzz_onnx_graph_file(tmp_path: Path, name: str, raw: bytes) -> None:
     from psymetrics_plugin_llama_engine import onnx_llama
     from psymetrics_plugin_llama_engine.native_llama import LlamaShape
 
-    shape = LlamaShape(hidden=8, layers=1, heads=2, kv_heads=1, head_dim=4, eps=1e-5,
-                       rope_theta=10000.0, tied=True)  # fmt: skip
+    shape = LlamaShape(
+        hidden=8, layers=1, heads=2, kv_heads=1, head_dim=4, eps=1e-5, rope_theta=10000.0, tied=True
+    )
     path = onnx_llama._graph_path(shape, True, tmp_path)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(raw)

@@ -130,7 +130,7 @@ PLAN_CASES: list[tuple[str, Callable[[list[str]], bytes], str]] = [
         "versions-instruments-list",
         _header(lambda h: h["versions"].__setitem__("instruments", ["bfi"])),
         "field 'versions.instruments'",
-    ),  # fmt: skip
+    ),
     ("unit-not-json", _line2("{not json"), "line 2: invalid JSON"),
     ("unit-not-object", _line2("[]"), "line 2: expected a JSON object"),
     ("unit-huge-int", _line2(f'{{"index": {BIG_INT}}}'), "line 2"),
@@ -157,17 +157,17 @@ PLAN_CASES: list[tuple[str, Callable[[list[str]], bytes], str]] = [
         "secret-userinfo",
         _settings("model_args", {"base_url": f"https://u:{KEY}@h.example/v1"}),
         "settings.model_args.base_url",
-    ),  # fmt: skip
+    ),
     (
         "secret-query",
         _settings("model_args", {"base_url": f"https://h.example/v1?api_key={KEY}"}),
         "settings.model_args.base_url",
-    ),  # fmt: skip
+    ),
     (
         "secret-judge-url",
         _settings("judge_model_args", {"base_url": f"http://h/?key={KEY}"}),
         "settings.judge_model_args.base_url",
-    ),  # fmt: skip
+    ),
     ("secret-api-key-arg", _settings("model_args", {"api_key": KEY}), "model_args.api_key"),
 ]
 
@@ -345,7 +345,7 @@ SHARD_CASES: list[tuple[str, Callable[[Path], None], str]] = [
         "samples-huge-int",
         _write("samples.jsonl", f'{{"repeat": {BIG_INT}}}\n'.encode()),
         "samples.jsonl",
-    ),  # fmt: skip
+    ),
     ("samples-no-task", _write("samples.jsonl", b'{"x": 1}\n'), "samples.jsonl, line 1"),
     ("samples-not-utf8", _write("samples.jsonl", b'{"task": "\xff"}\n'), "samples.jsonl, line 1"),
     ("samples-list", _write("samples.jsonl", b"[1]\n"), "samples.jsonl, line 1"),
@@ -404,9 +404,12 @@ GOOD_RESPONSE = json.dumps({"text": "3", "option_logprobs": None, "meta": {}})
 
 def _cache_line(**changes: Any) -> str:
     row: dict[str, Any] = {
-        "key": "a" * 64, "model": "m", "mode": "generate", "response": GOOD_RESPONSE,
+        "key": "a" * 64,
+        "model": "m",
+        "mode": "generate",
+        "response": GOOD_RESPONSE,
         "created": 1.0,
-    }  # fmt: skip
+    }
     for k, v in changes.items():
         if v is _DROP:
             row.pop(k)
@@ -432,20 +435,20 @@ IMPORT_CASES: list[tuple[str, str, bytes, str]] = [
         "x.jsonl",
         _lines(_cache_line(response=DEEP_ARRAY)),
         "field 'response'",
-    ),  # fmt: skip
+    ),
     (
         "huge-int",
         "x.jsonl",
         _lines(_cache_line(created=0).replace("0}", f"{BIG_INT}}}")),
         "line 1",
-    ),  # fmt: skip
+    ),
     ("nan", "x.jsonl", _lines(_cache_line().replace("1.0", "NaN")), "line 1"),
     (
         "infinite-created",
         "x.jsonl",
         _lines(_cache_line().replace("1.0", "1e999")),
         "field 'created'",
-    ),  # fmt: skip
+    ),
     ("not-object", "x.jsonl", b"[1, 2]\n", "line 1: expected a JSON object"),
     ("missing-key", "x.jsonl", _lines(_cache_line(key=_DROP)), "field 'key'"),
     ("missing-model", "x.jsonl", _lines(_cache_line(model=_DROP)), "field 'model'"),
@@ -460,14 +463,14 @@ IMPORT_CASES: list[tuple[str, str, bytes, str]] = [
         "x.jsonl",
         _lines(_cache_line(response={"text": "3"})),
         "field 'response'",
-    ),  # fmt: skip
+    ),
     ("response-not-json", "x.jsonl", _lines(_cache_line(response="{nope")), "field 'response'"),
     (
         "response-text-int",
         "x.jsonl",
         _lines(_cache_line(response='{"text": 3, "option_logprobs": null, "meta": {}}')),
         "field 'response'",
-    ),  # fmt: skip
+    ),
     ("response-list", "x.jsonl", _lines(_cache_line(response="[]")), "field 'response'"),
     ("bad-second-line", "x.jsonl", _lines(_cache_line(), "{"), "line 2"),
     (
@@ -475,7 +478,7 @@ IMPORT_CASES: list[tuple[str, str, bytes, str]] = [
         "x.jsonl.gz",
         gzip.compress(_lines(_cache_line()) * 50)[:40],
         "gzip",
-    ),  # fmt: skip
+    ),
     ("not-gzip", "x.jsonl.gz", _lines(_cache_line()), "gzip"),
     ("gzip-not-utf8", "x.jsonl.gz", gzip.compress(b'{"key": "\xff"}\n'), "line 1"),
     ("gzip-nested-100k", "x.jsonl.gz", gzip.compress(DEEP_ARRAY.encode()), "line 1"),
@@ -592,7 +595,7 @@ BATCH_CASES: list[tuple[str, dict[str, tuple[int, bytes]], str, str]] = [
         {"/files": (200, _j({"id": "../../admin?x=1"}))},
         "POST /files",
         "field 'id'",
-    ),  # fmt: skip
+    ),
     ("files-id-huge", {"/files": (200, _j({"id": "f" * 500}))}, "POST /files", "field 'id'"),
     ("files-id-is-key", {"/files": (200, _j({"id": KEY}))}, "POST /files", "API key"),
     (
@@ -600,32 +603,32 @@ BATCH_CASES: list[tuple[str, dict[str, tuple[int, bytes]], str, str]] = [
         {"/files": (401, _j({"error": {"message": f"bad key {KEY}"}}))},
         "/files",
         "HTTP 401",
-    ),  # fmt: skip
+    ),
     ("files-http-500", {"/files": (500, b"oops")}, "/files", "HTTP 500"),
     (
         "batches-not-json",
         {"/files": FILE_OK, "/batches": (200, b"nope")},
         "POST /batches",
         "not JSON",
-    ),  # fmt: skip
+    ),
     (
         "batches-no-id",
         {"/files": FILE_OK, "/batches": (200, _j({"status": "validating"}))},
         "POST /batches",
         "field 'id'",
-    ),  # fmt: skip
+    ),
     (
         "batches-no-status",
         {"/files": FILE_OK, "/batches": (200, _j({"id": "b1"}))},
         "POST /batches",
         "field 'status'",
-    ),  # fmt: skip
+    ),
     (
         "batches-status-int",
         {"/files": FILE_OK, "/batches": (200, _j({"id": "b", "status": 1}))},
         "POST /batches",
         "field 'status'",
-    ),  # fmt: skip
+    ),
     (
         "batches-status-is-key",
         {"/files": FILE_OK, "/batches": (200, _j({"id": "b", "status": KEY}))},
@@ -649,7 +652,7 @@ BATCH_CASES: list[tuple[str, dict[str, tuple[int, bytes]], str, str]] = [
         },
         "POST /batches",
         "field 'request_counts.total'",
-    ),  # fmt: skip
+    ),
     (
         "batches-output-id-int",
         {
@@ -658,7 +661,7 @@ BATCH_CASES: list[tuple[str, dict[str, tuple[int, bytes]], str, str]] = [
         },
         "POST /batches",
         "field 'output_file_id'",
-    ),  # fmt: skip
+    ),
     (
         "batches-over-max-bytes",
         {
@@ -685,12 +688,18 @@ def _batch_plan(tmp_path: Path, session: Session, base_url: str, **extra: str) -
     return read_plan(path)
 
 
-@pytest.mark.parametrize("name, replies, endpoint, field", BATCH_CASES,
-                         ids=[c[0] for c in BATCH_CASES])  # fmt: skip
+@pytest.mark.parametrize(
+    "name, replies, endpoint, field", BATCH_CASES, ids=[c[0] for c in BATCH_CASES]
+)
 def test_fuzz_batch_replies(
-    session: Session, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str,
-    replies: dict[str, tuple[int, bytes]], endpoint: str, field: str,
-) -> None:  # fmt: skip
+    session: Session,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    name: str,
+    replies: dict[str, tuple[int, bytes]],
+    endpoint: str,
+    field: str,
+) -> None:
     from psymetrics_core.study.batch import submit
 
     monkeypatch.setenv("PSYM_FUZZ_KEY", KEY)
@@ -698,8 +707,11 @@ def test_fuzz_batch_replies(
     srv = BatchScript(replies)
     try:
         plan = _batch_plan(tmp_path, session, srv.base_url, max_response_bytes="1024")
-        out = expect_clean_error(lambda: submit(plan, tmp_path / "b", session),
-                                 [endpoint, endpoint.split()[-1]], label=name)  # fmt: skip
+        out = expect_clean_error(
+            lambda: submit(plan, tmp_path / "b", session),
+            [endpoint, endpoint.split()[-1]],
+            label=name,
+        )
     finally:
         srv.close()
     assert field in out.message, out.message
@@ -715,7 +727,7 @@ STATUS_CASES: list[tuple[str, tuple[int, bytes], str]] = [
         "status-counts-list",
         (200, _j({"id": "b", "status": "completed", "request_counts": []})),
         "field 'request_counts'",
-    ),  # fmt: skip
+    ),
     ("status-not-json", (200, b"\xff\xfe"), "not JSON"),
     ("status-http-403-echo", (403, _j({"error": KEY})), "HTTP 403"),
 ]
@@ -725,8 +737,15 @@ def _state(directory: Path, url: str, **changes: Any) -> None:
     from psymetrics_core.study.batch import BatchState
 
     directory.mkdir(parents=True, exist_ok=True)
-    BatchState(plan="a" * 64, base_url=url, api_key_env="PSYM_FUZZ_KEY", batch_id="b",
-               input_file_id="f", requests=2, mode="generate").save(directory)  # fmt: skip
+    BatchState(
+        plan="a" * 64,
+        base_url=url,
+        api_key_env="PSYM_FUZZ_KEY",
+        batch_id="b",
+        input_file_id="f",
+        requests=2,
+        mode="generate",
+    ).save(directory)
     if changes:
         _json_edit("batch.json", lambda d: d.update(changes))(directory)
 
@@ -756,25 +775,29 @@ OUTPUT_CASES: list[tuple[str, bytes, str]] = [
         "output-status-code-string",
         _j({"custom_id": "a" * 64, "response": {"status_code": "200"}}) + b"\n",
         "field 'response.status_code'",
-    ),  # fmt: skip
+    ),
     (
         "output-body-list",
         _j({"custom_id": "a", "response": {"status_code": 200, "body": []}}) + b"\n",
         "field 'response.body'",
-    ),  # fmt: skip
+    ),
     (
         "output-unknown-custom-id",
         _j({"custom_id": "zz", "response": None}) + b"\n",
         "not in the plan",
-    ),  # fmt: skip
+    ),
 ]
 
 
 @pytest.mark.parametrize("name, content, field", OUTPUT_CASES, ids=[c[0] for c in OUTPUT_CASES])
 def test_fuzz_batch_output_lines(
-    session: Session, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str,
-    content: bytes, field: str,
-) -> None:  # fmt: skip
+    session: Session,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    name: str,
+    content: bytes,
+    field: str,
+) -> None:
     from psymetrics_core.study.batch import collect
 
     monkeypatch.setenv("PSYM_FUZZ_KEY", KEY)
@@ -784,8 +807,9 @@ def test_fuzz_batch_output_lines(
     try:
         plan = _batch_plan(tmp_path, session, srv.base_url)
         _state(tmp_path / "b", srv.base_url, plan=plan.hash)
-        out = expect_clean_error(lambda: collect(plan, tmp_path / "b", session),
-                                 ["/files/out-1/content"], label=name)  # fmt: skip
+        out = expect_clean_error(
+            lambda: collect(plan, tmp_path / "b", session), ["/files/out-1/content"], label=name
+        )
     finally:
         srv.close()
     assert field in out.message and KEY not in out.message, out.message
