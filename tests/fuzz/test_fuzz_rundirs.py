@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cases import RUN_FILES_RAW
+from cases_runfiles import RUN_FILES_RAW
 from harness import expect_clean_error
 
 from psymetrics_core.base.types import Completion

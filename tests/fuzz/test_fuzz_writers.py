@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cases import BASE_PB
+from cases_plugins import BASE_PB
 from test_fuzz_rundirs import _Scripted
 
 RUN_FILES = ("results.json", "samples.jsonl")
