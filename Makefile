@@ -29,7 +29,7 @@ $(VENV)/.setup-done: setup.cfg setup.py pyproject.toml requirements-dev.txt $(wi
 	touch $@
 
 # opt-in: llama-cpp-python's OpenAI-compatible server for the real-server logprob test
-# (tests/test_backend_llamacpp.py; it skips without it). Compiles llama.cpp (about 7-10 minutes
+# (tests/backends/test_backend_llamacpp.py; it skips without it). Compiles llama.cpp (about 7-10 minutes
 # on 2 cores) for the generic x86-64 instruction set, not -march=native: a native build of
 # 0.3.36 on this machine died with "Illegal instruction" on its first request (the CPU reports
 # AMX/AVX-512 the VM does not let it run). --no-cache-dir: never the cached native wheel.

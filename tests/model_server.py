@@ -48,8 +48,10 @@ def running(
             except OSError:
                 pass
             if proc.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"{cmd[2] if len(cmd) > 2 else cmd[0]} did not start: "
-                            f"{log.read_text(errors='replace')[-2000:]}")  # fmt: skip
+                pytest.fail(
+                    f"{cmd[2] if len(cmd) > 2 else cmd[0]} did not start: "
+                    f"{log.read_text(errors='replace')[-2000:]}"
+                )
             time.sleep(0.5)
         yield
     finally:

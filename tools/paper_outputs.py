@@ -33,8 +33,8 @@ dates and ``plan`` hashes are masked. Regenerate every page after a change of th
     python tools/paper_outputs.py                    # check only: exit 1 and a diff on drift
     python tools/paper_outputs.py --keep /tmp/runs   # keep the run directories (samples, ...)
 
-``tests/test_paper_outputs.py`` reruns every page and fails on any difference; the docs build
-(``tools/docs_hooks.py``) fails on an output block of a paper page that this tool does not
+``tests/project/test_paper_outputs.py`` reruns every page and fails on any difference; the docs
+build (``tools/docs_hooks.py``) fails on an output block of a paper page that this tool does not
 generate.
 """
 

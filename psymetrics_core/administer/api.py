@@ -71,7 +71,7 @@ def session_or_default(session: Session | None = None) -> Session:
     The one place below the package root that builds a default ``Session``: the entry points
     (these functions, the ``psym`` command, the lm-eval runtime, ``psymetrics_core.testing``)
     call it; everything below them takes the session it is handed
-    (tests/test_session_required.py)."""
+    (tests/pluginsys/test_session_required.py)."""
     return session if session is not None else Session()
 
 

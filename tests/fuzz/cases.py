@@ -1,15 +1,15 @@
 """Malformed inputs of the fuzz suite, generated from small valid files by named mutations.
 
 Every case is definitely invalid (a test checks the unmutated base is accepted), so each must end
-in one clear error line. ``ALL_CASES`` counts them for the suite's size check.
+in one clear error line. This module holds the core's instrument and command-line inputs;
+cases_plugins.py the bundled plugins' data files, cases_runfiles.py the files psym reads back
+(run directories, model files); ``inputs_shared.all_case_count`` counts all three for the
+suite's size check.
 """
 
 from __future__ import annotations
 
 import copy
-import json
-import struct
-import zlib
 from collections.abc import Callable
 from typing import Any
 
@@ -52,9 +52,17 @@ BASE_SPEC: dict[str, Any] = {
 BASE_ITEMS = "id,text,scale,reverse\n1,I like a.,alpha,0\n2,I like b.,alpha,1\n"
 
 REQUIRED = (
-    "id", "name", "version", "citation", "license", "item_source", "forms", "response_scales",
-    "scales", "prompt",
-)  # fmt: skip
+    "id",
+    "name",
+    "version",
+    "citation",
+    "license",
+    "item_source",
+    "forms",
+    "response_scales",
+    "scales",
+    "prompt",
+)
 
 
 def _set(path: str, value: Any) -> Callable[[dict[str, Any]], dict[str, Any]]:
@@ -90,8 +98,11 @@ SPEC_EDITS: list[tuple[str, Callable[[dict[str, Any]], dict[str, Any]], str]] = 
             ("version", "version", [None, [], {}]),
             ("license", "license", ["free", [], {"status": None}, {"status": 3}]),
             ("license.redistributable", "redistributable", ["yes", 2]),
-            ("forms", "forms", [[], {}, {"alt": "items.csv"}, {"original": "missing.csv"},
-                                "items.csv"]),
+            (
+                "forms",
+                "forms",
+                [[], {}, {"alt": "items.csv"}, {"original": "missing.csv"}, "items.csv"],
+            ),
             ("response_scales", "response_scales", [{}, [], {"default": 3}]),
             ("response_scales.default.min", "min", [5, "1", 1.5, None]),
             ("response_scales.default.max", "max", [1, "5", None]),
@@ -116,7 +127,7 @@ SPEC_EDITS: list[tuple[str, Callable[[dict[str, Any]], dict[str, Any]], str]] = 
         ]
         for value in values
     ],
-]  # fmt: skip
+]
 
 SPEC_RAW: list[tuple[str, bytes, str]] = [
     ("alias-bomb", ALIAS_BOMB.encode(), "alias"),
@@ -225,135 +236,6 @@ GENERATIONS_RAW: list[tuple[str, str, bytes, str]] = [
     ("jsonl-other-task", "g.jsonl", b'{"task": "x", "item": "a", "text": "t"}\n', "no rows"),
 ]
 
-# -- PsychoBench questionnaires.json ------------------------------------------------------------
-
-BASE_PB: dict[str, Any] = {
-    "name": "TOY",
-    "questions": {"1": "a", "2": "b", "3": "c"},
-    "inner_setting": "You can only reply numbers from 1 to 5.",
-    "prompt": "Rate each statement from 1 to 5.",
-    "scale": 6,
-    "compute_mode": "AVG",
-    "reverse": [2],
-    "categories": [
-        {"cat_name": "All", "cat_questions": [1, 2, 3], "crowd": [{"mean": 3, "std": 1, "n": 5}]}
-    ],
-}
-
-
-def _pb(**changes: Any) -> Any:
-    out = copy.deepcopy(BASE_PB)
-    for k, v in changes.items():
-        if v is _DROP:
-            out.pop(k, None)
-        else:
-            out[k] = v
-    return out
-
-
-_DROP = object()
-PB_CASES: list[tuple[str, Any, str]] = [
-    ("reverse-string", _pb(reverse="12"), "reverse"),
-    ("reverse-dict", _pb(reverse={"1": 1}), "reverse"),
-    ("reverse-unknown", _pb(reverse=[9]), "unknown item"),
-    ("reverse-floats", _pb(reverse=[1.5]), "reverse"),
-    ("catagories", {**_pb(categories=_DROP), "catagories": BASE_PB["categories"]}, "catagories"),
-    ("no-categories", _pb(categories=_DROP), "nothing imported"),
-    ("categories-string", _pb(categories="All"), "categories"),
-    ("cat-no-name", _pb(categories=[{"cat_questions": [1]}]), "cat_name"),
-    ("cat-questions-str", _pb(categories=[{"cat_name": "A", "cat_questions": "12"}]), "list"),
-    ("cat-unknown-q", _pb(categories=[{"cat_name": "A", "cat_questions": [7]}]), "unknown"),
-    (
-        "crowd-not-obj",
-        _pb(categories=[{"cat_name": "A", "cat_questions": [1], "crowd": [3]}]),
-        "crowd",
-    ),
-    ("no-name", _pb(name=_DROP), "name"),
-    ("name-number", _pb(name=3), "name"),
-    ("no-questions", _pb(questions=_DROP), "questions"),
-    ("questions-list", _pb(questions=["a", "b"]), "questions"),
-    ("no-prompt", _pb(prompt=_DROP), "prompt"),
-    ("prompt-number", _pb(prompt=5), "prompt"),
-    ("no-range", _pb(prompt="Rate.", inner_setting="Reply."), "from MIN to MAX"),
-    ("scale-wrong", _pb(scale=5), "scale"),
-    ("scale-string", _pb(scale="6"), "scale"),
-    ("compute-mode", _pb(compute_mode="MEDIAN"), "compute_mode"),
-    ("empty-list", [], "expected a JSON list"),
-    ("a-number", 3, "expected a JSON list"),
-    ("a-string", "x", "expected a JSON list"),
-    ("list-of-numbers", [1, 2], "entry 0"),
-    ("null", None, "expected a JSON list"),
-]
-PB_RAW: list[tuple[str, bytes, str]] = [
-    ("not-json", b"[{", "invalid JSON"),
-    ("nan", b'[{"name": NaN}]', "NaN"),
-    ("latin-1", b'[{"name": "' + LATIN1 + b'"}]', "UTF-8"),
-    ("deep", DEEP_JSON.encode(), "q.json"),
-    ("junk", JUNK, "q.json"),
-    ("empty", b"", "invalid JSON"),
-    ("trailing", json.dumps([BASE_PB]).encode() + b" x", "invalid JSON"),
-]
-
-# -- housing table ------------------------------------------------------------------------------
-
-HT = b"city,neighborhood,opportunity_index\n"
-HOUSING_RAW: list[tuple[str, bytes, str]] = [
-    ("no-oi", b"city,neighborhood\nA,B\n", "missing column"),
-    ("header-only", HT, "no neighbourhoods"),
-    ("empty", b"", "missing column"),
-    ("empty-city", HT + b",B,0.5\n", "empty city"),
-    ("oi-text", HT + b"A,B,high\n", "not a number"),
-    ("oi-nan", HT + b"A,B,nan\n", "not a number"),
-    ("oi-inf", HT + b"A,B,inf\n", "not a number"),
-    ("conflict", HT + b"A,B,0.1\nA,B,0.2\n", "twice"),
-    ("huge-field", HT + f'A,"{HUGE_FIELD}",0.1\n'.encode(), "t.csv"),
-    ("latin-1", HT + LATIN1 + b",B,0.1\n", "UTF-8"),
-    ("junk", JUNK, "t.csv"),
-    ("utf16", "city,neighborhood,opportunity_index\nA,B,1\n".encode("utf-16"), "UTF-8"),
-    ("unterminated", HT + b'A,"B,0.1\n', "t.csv"),
-]
-
-# -- persona files ------------------------------------------------------------------------------
-
-PERSONA_RAW: list[tuple[str, str, bytes, str]] = [
-    ("empty-txt", "p.txt", b"", "empty"),
-    ("blank-txt", "p.txt", b"   \n\n", "empty"),
-    ("latin1-txt", "p.txt", LATIN1, "UTF-8"),
-    ("junk-txt", "p.txt", JUNK, "p.txt"),
-    ("bomb-yaml", "p.yaml", ALIAS_BOMB.encode(), "alias"),
-    ("deep-yaml", "p.yaml", DEEP_YAML.encode(), "nested"),
-    ("list-yaml", "p.yaml", b"- a\n- b\n", "mapping"),
-    ("number-yaml", "p.yaml", b"3\n", "mapping"),
-    ("bad-yaml", "p.yaml", b"name: [x\n", "invalid YAML"),
-    ("empty-yaml", "p.yaml", b"", "p.yaml"),
-    ("bad-json", "p.json", b"{", "invalid JSON"),
-    ("number-json", "p.json", b"3", "mapping"),
-    ("nan-json", "p.json", b'{"name": NaN}', "NaN"),
-    ("deep-json", "p.json", DEEP_JSON.encode(), "p.json"),
-]
-
-# -- moral-advice dilemma files -----------------------------------------------------------------
-
-DH = b"foundation,dilemma,action,pro_foundation\n"
-DILEMMA_RAW: list[tuple[str, str, bytes, str]] = [
-    ("csv-no-cols", "d.csv", b"a,b\n1,2\n", "missing column"),
-    ("csv-header-only", "d.csv", DH, "no dilemmas"),
-    ("csv-bad-foundation", "d.csv", DH + b"greed,D,A,true\n", "foundation"),
-    ("csv-empty-action", "d.csv", DH + b"care,D,,true\n", "action"),
-    ("csv-bad-pro", "d.csv", DH + b"care,D,A,perhaps\n", "pro_foundation"),
-    ("csv-latin1", "d.csv", DH + b"care," + LATIN1 + b",A,true\n", "UTF-8"),
-    ("csv-huge", "d.csv", DH + f'care,"{HUGE_FIELD}",A,true\n'.encode(), "d.csv"),
-    ("csv-junk", "d.csv", JUNK, "d.csv"),
-    ("jsonl-bad", "d.jsonl", b'{"foundation": "care"}\n{\n', "invalid JSON"),
-    ("jsonl-number", "d.jsonl", b"3\n", "row 1"),
-    ("jsonl-empty", "d.jsonl", b"\n\n", "no dilemmas"),
-    ("json-number", "d.json", b"3", "d.json"),
-    ("json-list-of-str", "d.json", b'["a"]', "row 1"),
-    ("json-bad", "d.json", b"[", "invalid JSON"),
-    ("json-nan", "d.json", b'[{"foundation": NaN}]', "NaN"),
-    ("json-deep", "d.json", DEEP_JSON.encode(), "d.json"),
-]
-
 # -- command-line values ------------------------------------------------------------------------
 
 ITEMS_OPTION: list[tuple[str, list[str], str]] = [
@@ -399,11 +281,15 @@ MODEL_ARGS: list[tuple[str, str, str, str]] = [
     ("openai-conc-0", "openai-chat", "base_url=http://h/v1,model=m,concurrency=0", "concurrency"),
     ("openai-conc-x", "openai-chat", "base_url=http://h/v1,model=m,concurrency=x", "concurrency"),
     ("openai-key", "openai-chat", "base_url=http://h/v1,model=m,api_key=sk-1", "api_key_env"),
-    ("openai-cap", "openai-completions", "base_url=http://h/v1,model=m,max_response_bytes=1",
-     "max_response_bytes"),
+    (
+        "openai-cap",
+        "openai-completions",
+        "base_url=http://h/v1,model=m,max_response_bytes=1",
+        "max_response_bytes",
+    ),
     ("openai-unknown", "openai-completions", "base_url=http://h/v1,model=m,x=1", "unknown"),
     ("unknown-backend", "gpt-17", "", "unknown model backend"),
-]  # fmt: skip
+]
 
 TASK_ARGS: list[tuple[str, list[str], str]] = [
     ("no-dot", ["bfi=1"], "TASK.KEY=VALUE"),
@@ -433,254 +319,6 @@ CONDITIONS: list[tuple[str, list[str], str]] = [
     ("framing-empty-arg", ["framing="], "needs an argument"),
     ("spaces", ["   "], "empty condition"),
 ]
-
-
-# -- contamination keyword files, projective labels and image manifests --------------------------
-
-KEYWORD_TEXTS = {"1": "I like apples.", "2": "Rain makes me sad."}
-KH = b"id,keyword\n"
-KEYWORD_RAW: list[tuple[str, bytes, str]] = [
-    ("empty", b"", "no header"),
-    ("comments-only", b"# a\n# b\n", "no header"),
-    ("no-keyword-col", b"id,word\n1,apples\n", "missing column 'keyword'"),
-    ("unknown-id", KH + b"9,apples\n", "unknown item id"),
-    ("twice", KH + b"1,apples\n1,like\n", "twice"),
-    ("empty-keyword", KH + b"1,\n", "empty keyword"),
-    ("not-in-text", KH + b"1,pears\n2,Rain\n", "does not occur"),
-    ("part-of-word", KH + b"1,apple\n2,Rain\n", "does not occur"),
-    ("missing-item", KH + b"1,apples\n", "no keyword for item"),
-    ("latin1", KH + b"1," + LATIN1 + b"\n", "UTF-8"),
-    ("huge", KH + f'1,"{HUGE_FIELD}"\n'.encode(), "k.csv"),
-    ("junk", JUNK, "k.csv"),
-    ("quote-garbage", KH + b'1,"apples"x\n2,Rain\n', "k.csv"),
-]
-
-LABELS_RAW: list[tuple[str, bytes, str]] = [
-    ("not-json", b"{", "JSON"),
-    ("list", b"[1]", "expected an object"),
-    ("empty-object", b"{}", "expected an object"),
-    ("entry-number", b'{"a": 3}', "expected an object of labels"),
-    ("bad-mbti", b'{"a": {"mbti": {"type": "XXXX"}}}', "mbti"),
-    ("big-five-list", b'{"a": {"big_five": [1]}}', "big_five"),
-    ("level-high", b'{"a": {"big_five": {"openness": {"level": 9}}}}', "big_five.openness"),
-    ("level-float", b'{"a": {"depression": 1.5}}', "depression"),
-    ("level-bool", b'{"a": {"suicide": true}}', "suicide"),
-    ("latin1", b'{"' + LATIN1 + b'": {}}', "UTF-8"),
-    ("nan", b'{"a": {"depression": NaN}}', "labels.json"),
-    ("deep", DEEP_JSON.encode(), "labels.json"),
-]
-
-
-def png_bytes(width: int = 1, height: int = 1) -> bytes:
-    """A PNG of a ``width`` x ``height`` header (one IDAT chunk; the pixels are not checked)."""
-
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        body = kind + data
-        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
-
-    ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    idat = zlib.compress(b"\x00" + b"\x00\x00\x00" * min(width, 16))
-    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", idat) + chunk(b"IEND", b"")
-
-
-PNG = png_bytes()  # the header is read (base/images.py): a signature alone is not an image
-MH = b"file,category\n"
-MANIFEST_RAW: list[tuple[str, bytes, str]] = [
-    ("no-category", b"file\na.png\n", "expected the columns"),
-    ("header-only", MH, "lists no images"),
-    ("bad-category", MH + b"a.png,happy\n", "category"),
-    ("missing-file", MH + b"nope.png,solitary\n", "no image file"),
-    ("escape", MH + b"../a.png,solitary\n", "no image file"),
-    ("not-image", MH + b"notes.txt,solitary\n", "not a PNG or JPEG"),
-    ("dup-id", b"file,category,id\na.png,solitary,x\na.png,solitary,x\n", "duplicate id"),
-    ("latin1", MH + LATIN1 + b",solitary\n", "UTF-8"),
-    ("huge", MH + f'"{HUGE_FIELD}",solitary\n'.encode(), "131,072"),
-    ("junk", JUNK, "manifest.csv"),
-]
-
-
-# -- run directories read by `psym report` and `psym export` (results.json, samples.jsonl) -------
-# Each case edits the bytes of one file of a valid run (a bfi run of two items); ``expect``
-# must appear in the one-line error (the field or line, besides the file's name).
-
-
-def _json_edit(fn: Callable[[Any], None]) -> Callable[[bytes], bytes]:
-    def edit(raw: bytes) -> bytes:
-        data = json.loads(raw)
-        fn(data)
-        return json.dumps(data).encode()
-
-    return edit
-
-
-def _line_edit(fn: Callable[[Any], None]) -> Callable[[bytes], bytes]:
-    """Edit the first line of a JSONL file."""
-
-    def edit(raw: bytes) -> bytes:
-        first, rest = raw.split(b"\n", 1)
-        data = json.loads(first)
-        fn(data)
-        return json.dumps(data).encode() + b"\n" + rest
-
-    return edit
-
-
-def _set_path(path: str, value: Any) -> Callable[[Any], None]:
-    def fn(data: Any) -> None:
-        *parents, last = path.split(".")
-        for p in parents:
-            data = data[p]
-        data[last] = value
-
-    return fn
-
-
-def _del_path(path: str) -> Callable[[Any], None]:
-    def fn(data: Any) -> None:
-        *parents, last = path.split(".")
-        for p in parents:
-            data = data[p]
-        del data[last]
-
-    return fn
-
-
-DEEP = b"[" * 100_000 + b"]" * 100_000
-RUN_FILES_RAW: list[tuple[str, str, Callable[[bytes], bytes], str]] = [
-    ("results-truncated", "results.json", lambda r: r[: len(r) // 2], "invalid JSON"),
-    ("results-empty", "results.json", lambda r: b"", "invalid JSON"),
-    ("results-latin1", "results.json", lambda r: r.replace(b'"bfi"', b'"bfi' + LATIN1 + b'"', 1),
-     "UTF-8"),
-    ("results-binary", "results.json", lambda r: JUNK, "UTF-8"),
-    ("results-deep", "results.json", lambda r: DEEP, "nested too deeply"),
-    ("results-deep-field", "results.json",
-     lambda r: r.replace(b'"model_args": {', b'"model_args": {"x": ' + DEEP + b", ", 1),
-     "nested too deeply"),
-    ("results-array", "results.json", lambda r: b"[1, 2]", "JSON object"),
-    ("results-nan", "results.json", lambda r: r.replace(b'"seed": ', b'"seed": NaN, "x": ', 1),
-     "NaN"),
-    ("results-tasks-list", "results.json", _json_edit(_set_path("tasks", [])), "'tasks'"),
-    ("results-runs-string", "results.json", _json_edit(_set_path("tasks.bfi.runs", "x")),
-     "tasks.bfi.runs"),
-    ("results-run-not-object", "results.json", _json_edit(_set_path("tasks.bfi.runs", [3])),
-     "tasks.bfi.runs.0"),
-    ("results-scales-list", "results.json", _json_edit(_set_path("tasks.bfi.scales", [1])),
-     "tasks.bfi.scales"),
-    ("results-score-text", "results.json",
-     _json_edit(_set_path("tasks.bfi.scales.extraversion.score", "high")),
-     "tasks.bfi.scales.extraversion.score"),
-    ("results-n-items-text", "results.json",
-     _json_edit(_set_path("tasks.bfi.scales.extraversion.n_items", "many")),
-     "tasks.bfi.scales.extraversion.n_items"),
-    ("results-seed-text", "results.json", _json_edit(_set_path("seed", "abc")), "'seed'"),
-    ("results-model-number", "results.json", _json_edit(_set_path("model", 5)), "'model'"),
-    ("results-settings-list", "results.json", _json_edit(_set_path("settings", [])),
-     "'settings'"),
-    ("results-label-object", "results.json", _json_edit(_set_path("label", {"a": 1})),
-     "'label'"),
-    ("results-missing-model", "results.json", _json_edit(_del_path("model")), "'model'"),
-    ("results-missing-runs", "results.json", _json_edit(_del_path("tasks.bfi.runs")),
-     "tasks.bfi.runs"),
-    ("results-missing-instrument", "results.json",
-     _json_edit(_del_path("tasks.bfi.instrument")), "tasks.bfi.instrument"),
-    ("samples-truncated", "samples.jsonl", lambda r: r[: len(r) // 3], "line 1"),
-    ("samples-latin1", "samples.jsonl", lambda r: r + b'{"item": "' + LATIN1 + b'"}\n',
-     "not UTF-8"),
-    ("samples-binary", "samples.jsonl", lambda r: JUNK, "line 1"),
-    ("samples-deep-line", "samples.jsonl", lambda r: r + DEEP + b"\n", "line 3"),
-    ("samples-array-line", "samples.jsonl", lambda r: r + b"[1, 2]\n", "line 3"),
-    ("samples-repeat-text", "samples.jsonl", _line_edit(_set_path("repeat", "x")),
-     "line 1: field 'repeat'"),
-    ("samples-answer-object", "samples.jsonl", _line_edit(_set_path("answer", {"a": 1})),
-     "line 1: field 'answer'"),
-    ("samples-status-unknown", "samples.jsonl", _line_edit(_set_path("parse_status", "maybe")),
-     "line 1: field 'parse_status'"),
-    ("samples-meta-list", "samples.jsonl", _line_edit(_set_path("item_meta", [])),
-     "line 1: field 'item_meta'"),
-    ("samples-probs-text", "samples.jsonl", _line_edit(_set_path("option_probs", "x")),
-     "line 1: field 'option_probs'"),
-    ("samples-missing-item", "samples.jsonl", _line_edit(_del_path("item")),
-     "line 1: field 'item'"),
-    ("samples-missing-meta", "samples.jsonl", _line_edit(_del_path("item_meta")),
-     "line 1: field 'item_meta'"),
-    ("judge-not-json", "judge.jsonl", lambda r: b"{\n", "line 1"),
-    ("judge-missing-fields", "judge.jsonl", lambda r: b'{"task": "bfi"}\n', "line 1: field"),
-    ("panel-truncated", "contamination.json", lambda r: b'{"model": ', "invalid JSON"),
-    ("panel-latin1", "contamination.json", lambda r: b'{"m": "' + LATIN1 + b'"}', "UTF-8"),
-]  # fmt: skip
-
-
-def _safetensors(header: Any, data: bytes = b"\x00" * 16) -> bytes:
-    """A safetensors file: 8-byte little-endian header length, JSON header, tensor bytes."""
-    blob = json.dumps(header).encode()
-    return len(blob).to_bytes(8, "little") + blob + data
-
-
-def _tensor(entry: Any) -> bytes:
-    return _safetensors({"t": entry})
-
-
-# (name, file bytes, expected message part): the model file ONNX Runtime scoring memory-maps
-SAFETENSORS_RAW: list[tuple[str, bytes, str]] = [
-    ("empty", b"", "not a readable safetensors file"),
-    ("junk", JUNK, "header length"),
-    ("length-too-big", b"\xff" * 8 + b"{}", "header length"),
-    ("length-zero", (0).to_bytes(8, "little") + b"{}", "header length"),
-    ("header-not-json", (3).to_bytes(8, "little") + b"{x}" + b"\x00" * 8,
-     "not a readable safetensors file"),
-    ("header-list", (2).to_bytes(8, "little") + b"[]", "header is not an object"),
-    ("header-truncated", (20).to_bytes(8, "little") + b"[" * 20, "not a readable safetensors"),
-    ("header-deep", len(DEEP_JSON).to_bytes(8, "little") + DEEP_JSON.encode(),
-     "not a readable safetensors file"),
-    ("header-latin1", (7).to_bytes(8, "little") + b'{"\xe9":1}', "not a readable safetensors"),
-    ("bf16", _tensor({"dtype": "BF16", "shape": [2], "data_offsets": [0, 4]}),
-     "is BF16; ONNX Runtime"),
-    ("past-the-end", _tensor({"dtype": "F32", "shape": [2], "data_offsets": [0, 64]}),
-     "lies outside the file"),
-    ("size-mismatch", _tensor({"dtype": "F32", "shape": [3], "data_offsets": [0, 8]}),
-     "lies outside the file"),
-    ("offsets-reversed", _tensor({"dtype": "F32", "shape": [0], "data_offsets": [8, 0]}),
-     "lies outside the file"),
-    ("shape-float", _tensor({"dtype": "F32", "shape": [2.5], "data_offsets": [0, 8]}),
-     "malformed header entry"),
-    ("shape-negative", _tensor({"dtype": "F32", "shape": [-2], "data_offsets": [0, 8]}),
-     "malformed header entry"),
-    ("shape-string", _tensor({"dtype": "F32", "shape": "2", "data_offsets": [0, 8]}),
-     "malformed header entry"),
-    ("shape-huge", _tensor({"dtype": "F32", "shape": [2**40, 2**40], "data_offsets": [0, 8]}),
-     "lies outside the file"),
-    ("shape-wraps", _tensor({"dtype": "F32", "shape": [2**32, 2**32], "data_offsets": [0, 0]}),
-     "lies outside the file"),
-    ("offsets-short", _tensor({"dtype": "F32", "shape": [2], "data_offsets": [0]}),
-     "malformed header entry"),
-    ("offsets-bool", _tensor({"dtype": "F32", "shape": [2], "data_offsets": [False, True]}),
-     "malformed header entry"),
-    ("no-dtype", _tensor({"shape": [2], "data_offsets": [0, 8]}), "malformed header entry"),
-    ("entry-list", _tensor(["F32"]), "malformed header entry"),
-    ("entry-null", _tensor(None), "malformed header entry"),
-]  # fmt: skip
-
-# (name, bytes) written over a cached ONNX layer graph: never trusted, never an error
-GRAPH_FILES: list[tuple[str, bytes]] = [
-    ("empty", b""),
-    ("junk", JUNK),
-    ("text", b"not a graph\n"),
-    ("deep", DEEP_JSON.encode()),
-]
-
-
-def all_case_count() -> int:
-    """Deterministic fuzz inputs defined here (hypothesis examples come on top)."""
-    return sum(
-        len(x)
-        for x in (
-            SPEC_EDITS, SPEC_RAW, ITEMS_RAW, RESPONSES_RAW, GENERATIONS_RAW, PB_CASES, PB_RAW,
-            HOUSING_RAW,
-            PERSONA_RAW, DILEMMA_RAW, ITEMS_OPTION, ITEM_TEXT_FILES, MODEL_ARGS, TASK_ARGS,
-            CONDITIONS, KEYWORD_RAW, LABELS_RAW, MANIFEST_RAW, RUN_FILES_RAW, SAFETENSORS_RAW,
-            GRAPH_FILES,
-        )
-    )  # fmt: skip
 
 
 def dump_spec(spec: dict[str, Any]) -> bytes:

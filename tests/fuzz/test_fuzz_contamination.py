@@ -46,20 +46,30 @@ def _oracle_run(out: Path, tasks: tuple[str, ...]) -> Path:
     for task in tasks:  # what a perfect model knows (the plugin's probe view; no values checked)
         inv = build_inventory(get_instrument(task))
         items = [
-            KeyItem(it.index, it.shown, it.dimension or "", [o.label for o in it.options],
-                    it.gold_scores())
+            KeyItem(
+                it.index,
+                it.shown,
+                it.dimension or "",
+                [o.label for o in it.options],
+                it.gold_scores(),
+            )
             for it in inv.items
-        ]  # fmt: skip
+        ]
         keys.append(AnswerKey(inv.name, items))
     from psymetrics_plugin_contamination.options import ProbeOptions
     from psymetrics_plugin_contamination.run import contamination
 
     with OracleServer(keys) as srv:
         contamination(
-            list(tasks), probes=("verbatim", "keyword", "option-score"), model="openai-chat",
+            list(tasks),
+            probes=("verbatim", "keyword", "option-score"),
+            model="openai-chat",
             model_args=f"base_url={srv.base_url},model=oracle,concurrency=8",
-            options=ProbeOptions(bootstrap=10, verbatim_control="none"), limit=3, output=out,
-         session=session_or_default())  # fmt: skip
+            options=ProbeOptions(bootstrap=10, verbatim_control="none"),
+            limit=3,
+            output=out,
+            session=session_or_default(),
+        )
     return out
 
 
@@ -187,7 +197,7 @@ RUN_CASES: dict[str, Case] = {
         ],
         [],
         ["contamination.json", "inventory_name"],
-    ),  # fmt: skip
+    ),
     "panel-value-a-word": lambda r, t: (
         [
             _copy(
@@ -198,7 +208,7 @@ RUN_CASES: dict[str, Case] = {
         ],
         [],
         ["contamination.json", "value"],
-    ),  # fmt: skip
+    ),
     "panel-value-tampered": lambda r, t: (
         [
             _copy(
@@ -209,7 +219,7 @@ RUN_CASES: dict[str, Case] = {
         ],
         [],
         ["disagree on bfi verbatim"],
-    ),  # fmt: skip
+    ),
     "results-score-tampered": lambda r, t: (
         [
             _copy(
@@ -220,7 +230,7 @@ RUN_CASES: dict[str, Case] = {
         ],
         [],
         ["tasks.mfq.option-score", "would disagree"],  # the run reader catches it first
-    ),  # fmt: skip
+    ),
     "rate-above-one": lambda r, t: (
         [_copy(r["both"], t, _both_score(2.0))],
         [],
@@ -246,7 +256,7 @@ RUN_CASES: dict[str, Case] = {
         ],
         [],
         ["results.json", "scales"],
-    ),  # fmt: skip
+    ),
 }
 
 

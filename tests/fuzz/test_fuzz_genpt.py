@@ -32,8 +32,11 @@ TRAITS = ("openness", "conscientiousness", "extraversion", "agreeableness", "neu
 
 
 def _results(repeat: Any = 0) -> dict[str, Any]:
-    run = {"facets": {"persona": "persona=ann"}, "repeat": repeat,
-           "scales": {"dx.depression": {"score": 1}}}  # fmt: skip
+    run = {
+        "facets": {"persona": "persona=ann"},
+        "repeat": repeat,
+        "scales": {"dx.depression": {"score": 1}},
+    }
     return {
         "model": "m",
         "judge": {"model": "j", "model_args": {}},
@@ -164,8 +167,12 @@ def test_fuzz_answered_counts(name: str, task: str, answered: Any, reason: str) 
         scales = {n: {"score": 60} for n in ("extraverted", "intuitive", "thinking", "judging")}
     else:
         scales = {t: {"score": 3.5} for t in TRAITS}
-    run = {"facets": {"persona": "persona=ann"}, "repeat": 0, "scales": scales,
-           "n_answered": answered}  # fmt: skip
+    run = {
+        "facets": {"persona": "persona=ann"},
+        "repeat": 0,
+        "scales": scales,
+        "n_answered": answered,
+    }
     report = analyse(predictions_from_results({"model": "m", "tasks": {task: {"runs": [run]}}}))
     (excluded,) = report.excluded
     assert reason in excluded.reason and len(excluded.reason) < 300, name

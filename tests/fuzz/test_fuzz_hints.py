@@ -185,9 +185,15 @@ def test_every_pip_install_in_the_sources_exists(where: str, text: str) -> None:
         "pip install 'psymetrics-plugin-hf[nope]'",
         "pip install leftpad",
     ],
-    ids=["bare-psymetrics", "bare-psymetrics-extra", "core-unknown-extra", "unknown-plugin",
-         "plugin-unknown-extra", "unrelated-package"],
-)  # fmt: skip
+    ids=[
+        "bare-psymetrics",
+        "bare-psymetrics-extra",
+        "core-unknown-extra",
+        "unknown-plugin",
+        "plugin-unknown-extra",
+        "unrelated-package",
+    ],
+)
 def test_the_checker_refuses_commands_that_do_not_exist(text: str) -> None:
     with pytest.raises(AssertionError):
         check_hint(text)
@@ -224,9 +230,10 @@ def test_psym_eval_in_a_core_only_environment_is_one_line_naming_what_works(
     extra, nodeps, without, args = STATES[state]
     paths = core_only(tmp_path, extra, nodeps=nodeps, without_metadata=without)
     res = run_psym(
-        paths, ["eval", "--tasks", "bfi", "--limit", "1", *args, "--output", str(tmp_path / "r")],
+        paths,
+        ["eval", "--tasks", "bfi", "--limit", "1", *args, "--output", str(tmp_path / "r")],
         tmp_path,
-    )  # fmt: skip
+    )
     assert res.returncode == 1, res.stderr[-3000:]
     assert "Traceback" not in res.stderr + res.stdout, res.stderr[-3000:]
     errors = [line for line in res.stderr.splitlines() if line.startswith("psym:")]
@@ -264,9 +271,13 @@ def test_help_and_report_without_the_analysis_extra(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("name", "args"),
-    [("number", 5), ("string-pairs", ["ab", "c"]), ("triples", [("a", "b", "c")]),
-     ("none-key-list", [None])],
-)  # fmt: skip
+    [
+        ("number", 5),
+        ("string-pairs", ["ab", "c"]),
+        ("triples", [("a", "b", "c")]),
+        ("none-key-list", [None]),
+    ],
+)
 def test_malformed_backend_args_are_one_warning(
     name: str, args: object, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -32,43 +32,87 @@ scales:
   B: {method: mean}
 prompt: {instruction: Answer.}
 """
-ITEMS = "id,text,scale,reverse,flag\n1,one,A,0,\n2,two,A,1,\n3,three,B,0,\n4,four,B,0,\n" \
-    "5,check,,0,attention_check\n"  # fmt: skip
+ITEMS = (
+    "id,text,scale,reverse,flag\n1,one,A,0,\n2,two,A,1,\n3,three,B,0,\n4,four,B,0,\n"
+    "5,check,,0,attention_check\n"
+)
 FIELD = 'human_loadings: {file: loadings.csv, source: "Author (2001), Table 3"}\n'
 GOOD = "item,F1,F2\n1,.7,.1\n2,-.6,.0\n3,.1,.8\n4,.0,.7\n"
 
 SPEC_FIELDS = [
     # name, the human_loadings line of the spec, expected fragment (field named)
-    ("not-a-mapping", "human_loadings: loadings.csv\n",
-     "field 'human_loadings': expected a mapping {file, source"),
+    (
+        "not-a-mapping",
+        "human_loadings: loadings.csv\n",
+        "field 'human_loadings': expected a mapping {file, source",
+    ),
     ("list", "human_loadings: [loadings.csv]\n", "field 'human_loadings': expected a mapping"),
-    ("missing-file", 'human_loadings: {source: "A (2001)"}\n',
-     "field 'human_loadings.file': is required but missing"),
-    ("missing-source", "human_loadings: {file: loadings.csv}\n",
-     "field 'human_loadings.source': is required but missing"),
-    ("empty-source", 'human_loadings: {file: loadings.csv, source: "  "}\n',
-     "field 'human_loadings.source': expected a non-empty string"),
-    ("source-number", "human_loadings: {file: loadings.csv, source: 2001}\n",
-     "field 'human_loadings.source': expected a non-empty string, got 2001"),
-    ("file-null", "human_loadings: {file: null, source: A}\n",
-     "field 'human_loadings.file': expected a non-empty string"),
-    ("unknown-key", "human_loadings: {file: loadings.csv, source: A, table: 3}\n",
-     "field 'human_loadings.table': unknown field"),
-    ("n-zero", "human_loadings: {file: loadings.csv, source: A, n: 0}\n",
-     "field 'human_loadings.n': expected a positive whole number, got 0"),
-    ("n-bool", "human_loadings: {file: loadings.csv, source: A, n: true}\n",
-     "field 'human_loadings.n': expected a positive whole number, got True"),
-    ("n-text", "human_loadings: {file: loadings.csv, source: A, n: many}\n",
-     "field 'human_loadings.n': expected a positive whole number, got 'many'"),
-    ("rotation-number", "human_loadings: {file: loadings.csv, source: A, rotation: 3}\n",
-     "field 'human_loadings.rotation': expected str, got int 3"),
-    ("file-not-found", "human_loadings: {file: absent.csv, source: A}\n",
-     "field 'human_loadings.file': loadings file 'absent.csv' not found"),
-    ("file-is-directory", "human_loadings: {file: sub, source: A}\n",
-     "field 'human_loadings.file': 'sub'"),
-    ("file-is-fifo", "human_loadings: {file: pipe.csv, source: A}\n",
-     "field 'human_loadings.file': 'pipe.csv'"),
-]  # fmt: skip
+    (
+        "missing-file",
+        'human_loadings: {source: "A (2001)"}\n',
+        "field 'human_loadings.file': is required but missing",
+    ),
+    (
+        "missing-source",
+        "human_loadings: {file: loadings.csv}\n",
+        "field 'human_loadings.source': is required but missing",
+    ),
+    (
+        "empty-source",
+        'human_loadings: {file: loadings.csv, source: "  "}\n',
+        "field 'human_loadings.source': expected a non-empty string",
+    ),
+    (
+        "source-number",
+        "human_loadings: {file: loadings.csv, source: 2001}\n",
+        "field 'human_loadings.source': expected a non-empty string, got 2001",
+    ),
+    (
+        "file-null",
+        "human_loadings: {file: null, source: A}\n",
+        "field 'human_loadings.file': expected a non-empty string",
+    ),
+    (
+        "unknown-key",
+        "human_loadings: {file: loadings.csv, source: A, table: 3}\n",
+        "field 'human_loadings.table': unknown field",
+    ),
+    (
+        "n-zero",
+        "human_loadings: {file: loadings.csv, source: A, n: 0}\n",
+        "field 'human_loadings.n': expected a positive whole number, got 0",
+    ),
+    (
+        "n-bool",
+        "human_loadings: {file: loadings.csv, source: A, n: true}\n",
+        "field 'human_loadings.n': expected a positive whole number, got True",
+    ),
+    (
+        "n-text",
+        "human_loadings: {file: loadings.csv, source: A, n: many}\n",
+        "field 'human_loadings.n': expected a positive whole number, got 'many'",
+    ),
+    (
+        "rotation-number",
+        "human_loadings: {file: loadings.csv, source: A, rotation: 3}\n",
+        "field 'human_loadings.rotation': expected str, got int 3",
+    ),
+    (
+        "file-not-found",
+        "human_loadings: {file: absent.csv, source: A}\n",
+        "field 'human_loadings.file': loadings file 'absent.csv' not found",
+    ),
+    (
+        "file-is-directory",
+        "human_loadings: {file: sub, source: A}\n",
+        "field 'human_loadings.file': 'sub'",
+    ),
+    (
+        "file-is-fifo",
+        "human_loadings: {file: pipe.csv, source: A}\n",
+        "field 'human_loadings.file': 'pipe.csv'",
+    ),
+]
 
 TABLES = [
     # name, CSV text (bytes: raw), expected fragment (line and column named)
@@ -80,13 +124,19 @@ TABLES = [
     ("empty-item-id", GOOD + ",.5,.5\n", "row 6, field 'item': empty item id"),
     ("unknown-item", GOOD + "9,.5,.5\n", "row 6, field 'item': item '9' is not an item"),
     ("item-by-text", "item,F1,F2\none,.5,.5\n", "row 2, field 'item': item 'one' is not an item"),
-    ("unscored-item", GOOD + "5,.1,.1\n",
-     "row 6, field 'item': item '5' is not scored (attention_check)"),
+    (
+        "unscored-item",
+        GOOD + "5,.1,.1\n",
+        "row 6, field 'item': item '5' is not scored (attention_check)",
+    ),
     ("item-twice", GOOD + "1,.5,.5\n", "row 6, field 'item': item '1' is listed twice"),
     ("empty-cell", "item,F1,F2\n1,.7,\n", "row 2, field 'F2': empty loading (a blank is not 0"),
     ("short-row", "item,F1,F2\n1,.7\n", "row 2, field 'F2': empty loading"),
-    ("long-row", "item,F1,F2\n1,.7,.1\n2,.7,.1,.3\n",
-     "row 3: 4 cells for 3 columns (a loading without a factor column)"),
+    (
+        "long-row",
+        "item,F1,F2\n1,.7,.1\n2,.7,.1,.3\n",
+        "row 3: 4 cells for 3 columns (a loading without a factor column)",
+    ),
     ("not-a-number", "item,F1,F2\n1,.7,high\n", "row 2, field 'F2': expected a number, got 'high'"),
     ("decimal-comma", "item;F1\n1;0,7\n", "the first column must be 'item', got 'item;F1'"),
     ("percent", "item,F1,F2\n1,70%,.1\n", "row 2, field 'F1': expected a number, got '70%'"),
@@ -95,14 +145,17 @@ TABLES = [
     ("above-bound", "item,F1,F2\n1,1.6,.1\n", "row 2, field 'F1': expected a finite loading in"),
     ("below-bound", "item,F1,F2\n1,.1,-2\n", "got '-2'"),
     ("percent-scale", "item,F1,F2\n1,70,10\n", "row 2, field 'F1': expected a finite loading"),
-    ("all-zero-factor", "item,F1,F2\n1,.7,0\n3,.5,0.0\n",
-     "field 'F2': every loading of this factor is 0"),
+    (
+        "all-zero-factor",
+        "item,F1,F2\n1,.7,0\n3,.5,0.0\n",
+        "field 'F2': every loading of this factor is 0",
+    ),
     ("header-only", "item,F1,F2\n", "holds no loadings"),
     ("empty-file", "", "row 1: the first column must be 'item', got 'nothing'"),
     ("nul-byte", "item,F1\n1,\x00.5\n", "a NUL byte"),
     ("unterminated-quote", 'item,F1\n1,".5\n', "unreadable CSV"),
     ("not-utf8", b"item,F1\n1,.5\xff\n", "UTF-8"),
-]  # fmt: skip
+]
 
 
 def _instrument(tmp_path: Path, field: str, table: str | bytes | None = GOOD) -> Path:

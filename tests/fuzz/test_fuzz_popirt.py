@@ -79,23 +79,51 @@ DEGENERATE: list[tuple[str, Callable[[pd.DataFrame], pd.DataFrame], str, str]] =
     # name, change to the long data, scale, expected fragment of its reason
     ("constant-item", _set("1", 3), "extraversion", "items that never vary: 1"),
     ("never-answered-item", _set("1", ""), "extraversion", "items never answered: 1"),
-    ("straight-lining", lambda d: d.assign(response=3), "openness",
-     "items that never vary: 5, 10, 15, 20, 25, 30, 35, 40, 41, 44"),
-    ("few-respondents", lambda d: d[d["respondent"].isin([f"r{i}" for i in range(9)])],
-     "neuroticism", "9 respondents for"),
-    ("one-respondent", lambda d: d[d["respondent"] == "r0"], "agreeableness",
-     "items that never vary"),
-    ("two-items-of-a-scale", lambda d: d[d["item"].isin(["1", "6"])], "extraversion",
-     "2 item(s) (1, 6); the model needs at least 3"),
-    ("acquiescence", lambda d: d.assign(response=d["respondent"].str[1:].astype(int) % 5 + 1),
-     "extraversion", "items negatively related to the rest of the scale (item-rest r < 0; a "
-     "reverse key missing?): 6 (r -1.00), 21 (r -1.00), 31 (r -1.00)"),
-    ("guttman", _guttman, "conscientiousness",
-     "discrimination at the upper bound 5 (answers determined by the others): 3, 8, 13"),
-    ("item-reversed-twice", _flip("6"), "extraversion",
-     "items negatively related to the rest of the scale (item-rest r < 0; a reverse key "
-     "missing?): 6 (r -"),
-]  # fmt: skip
+    (
+        "straight-lining",
+        lambda d: d.assign(response=3),
+        "openness",
+        "items that never vary: 5, 10, 15, 20, 25, 30, 35, 40, 41, 44",
+    ),
+    (
+        "few-respondents",
+        lambda d: d[d["respondent"].isin([f"r{i}" for i in range(9)])],
+        "neuroticism",
+        "9 respondents for",
+    ),
+    (
+        "one-respondent",
+        lambda d: d[d["respondent"] == "r0"],
+        "agreeableness",
+        "items that never vary",
+    ),
+    (
+        "two-items-of-a-scale",
+        lambda d: d[d["item"].isin(["1", "6"])],
+        "extraversion",
+        "2 item(s) (1, 6); the model needs at least 3",
+    ),
+    (
+        "acquiescence",
+        lambda d: d.assign(response=d["respondent"].str[1:].astype(int) % 5 + 1),
+        "extraversion",
+        "items negatively related to the rest of the scale (item-rest r < 0; a "
+        "reverse key missing?): 6 (r -1.00), 21 (r -1.00), 31 (r -1.00)",
+    ),
+    (
+        "guttman",
+        _guttman,
+        "conscientiousness",
+        "discrimination at the upper bound 5 (answers determined by the others): 3, 8, 13",
+    ),
+    (
+        "item-reversed-twice",
+        _flip("6"),
+        "extraversion",
+        "items negatively related to the rest of the scale (item-rest r < 0; a reverse key "
+        "missing?): 6 (r -",
+    ),
+]
 
 
 @pytest.mark.parametrize(
@@ -133,14 +161,16 @@ def test_fuzz_irt_one_line(
     if name == "missing-extra":
         monkeypatch.setitem(sys.modules, "mirt", None)  # import mirt -> ImportError
         out = expect_clean_error(
-            lambda: analyze_responses("bfi", path, session, population=IRT), ["--irt"],
+            lambda: analyze_responses("bfi", path, session, population=IRT),
+            ["--irt"],
             label=name,
-        )  # fmt: skip
+        )
         assert "pip install 'psymetrics-core[analysis,irt]'" in out.message, out.message
         assert check_hint(out.message) == ["psymetrics-core[analysis,irt]"]
     else:
         out = expect_clean_error(
-            lambda: population_section([tmp_path], session.instruments(), IRT), ["--irt"],
+            lambda: population_section([tmp_path], session.instruments(), IRT),
+            ["--irt"],
             label=name,
-        )  # fmt: skip
+        )
         assert out.message == "--irt: no run here was given to a population (--population)"

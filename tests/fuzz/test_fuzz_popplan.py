@@ -25,14 +25,27 @@ MODEL = ["--model", "openai-chat", "--model-args", "base_url=http://127.0.0.1:9/
 
 def _population(tmp_path: Path, n: int = 3) -> Path:
     pop = tmp_path / "pop.jsonl"
-    pop.write_text("".join(json.dumps({"id": f"r{i}", "persona": f"a person who likes {i}"})
-                           + "\n" for i in range(n)))  # fmt: skip
+    pop.write_text(
+        "".join(
+            json.dumps({"id": f"r{i}", "persona": f"a person who likes {i}"}) + "\n"
+            for i in range(n)
+        )
+    )
     return pop
 
 
 def _plan_argv(tmp_path: Path, *extra: str) -> list[str]:
-    return ["plan", "--tasks", "bfi", "--limit", "1", *MODEL, *extra,
-            "-o", str(tmp_path / "plan.jsonl")]  # fmt: skip
+    return [
+        "plan",
+        "--tasks",
+        "bfi",
+        "--limit",
+        "1",
+        *MODEL,
+        *extra,
+        "-o",
+        str(tmp_path / "plan.jsonl"),
+    ]
 
 
 # -- psym plan: bad options ------------------------------------------------------------------
@@ -61,28 +74,43 @@ PLAN_OPTIONS: dict[str, tuple[Callable[[Path, Path], list[str]], str]] = {
     "sample-zero": (lambda t, p: ["--population", str(p), "--sample", "0"], "--sample"),
     "sample-text": (lambda t, p: ["--population", str(p), "--sample", "many"], "--sample"),
     "sample-above-population": (
-        lambda t, p: ["--population", str(p), "--sample", "4"], "--sample 4: expected 1 to"),
+        lambda t, p: ["--population", str(p), "--sample", "4"],
+        "--sample 4: expected 1 to",
+    ),
     "sample-without-population": (lambda t, p: ["--sample", "2"], "--sample 2: needs --population"),
     "template-without-population": (
-        lambda t, p: ["--persona-template", "genpt"], "--persona-template genpt: needs"),
+        lambda t, p: ["--persona-template", "genpt"],
+        "--persona-template genpt: needs",
+    ),
     "population-missing": (
-        lambda t, p: ["--population", str(t / "none.jsonl")], "no such population file"),
+        lambda t, p: ["--population", str(t / "none.jsonl")],
+        "no such population file",
+    ),
     "population-folder": (lambda t, p: ["--population", str(t)], "population"),
     "population-fifo": (lambda t, p: ["--population", _fifo(t)], "fifo.jsonl"),
     "population-bad-line": (lambda t, p: ["--population", _bad_line(t)], "line 4"),
     "template-unknown-name": (
         lambda t, p: ["--population", str(p), "--persona-template", "nosuch"],
-        "not a built-in template"),
+        "not a built-in template",
+    ),
     "template-syntax-error": (
         lambda t, p: ["--population", str(p), "--persona-template", _template(t, "{{ persona")],
-        "--persona-template"),
+        "--persona-template",
+    ),
     "template-undefined-label": (
-        lambda t, p: ["--population", str(p), "--persona-template",
-                      _template(t, "{{ labels.nope }}")], "respondent 'r0'"),
+        lambda t, p: [
+            "--population",
+            str(p),
+            "--persona-template",
+            _template(t, "{{ labels.nope }}"),
+        ],
+        "respondent 'r0'",
+    ),
     "template-not-utf8": (
         lambda t, p: ["--population", str(p), "--persona-template", _template(t, b"\xff")],
-        "UTF-8"),
-}  # fmt: skip
+        "UTF-8",
+    ),
+}
 
 
 @pytest.mark.parametrize("name", sorted(PLAN_OPTIONS))
@@ -115,16 +143,21 @@ def _to_fifo(path: Path) -> None:
 CHANGED: dict[str, tuple[str, Callable[[Path], None], str]] = {
     "population-edited": ("pop", _edit, "the population file has changed since the plan"),
     "population-blank-line-added": (
-        "pop", lambda p: p.write_text(p.read_text() + "\n"), "population file has changed"),
+        "pop",
+        lambda p: p.write_text(p.read_text() + "\n"),
+        "population file has changed",
+    ),
     "population-removed": ("pop", Path.unlink, "no such population file"),
     "population-now-folder": ("pop", _to_folder, "no such population file"),
     "population-now-fifo": ("pop", _to_fifo, "no such population file"),
-    "population-now-malformed": (
-        "pop", lambda p: p.write_text("{not json\n"), "pop.jsonl, line 1"),
+    "population-now-malformed": ("pop", lambda p: p.write_text("{not json\n"), "pop.jsonl, line 1"),
     "template-edited": (
-        "tmpl", lambda p: p.write_text("Be {{ persona }}."), "persona template has changed"),
+        "tmpl",
+        lambda p: p.write_text("Be {{ persona }}."),
+        "persona template has changed",
+    ),
     "template-removed": ("tmpl", Path.unlink, "not a built-in template"),
-}  # fmt: skip
+}
 
 
 @pytest.mark.parametrize("command", ["run", "batch-submit"])
@@ -136,8 +169,11 @@ def test_fuzz_run_of_a_changed_population(tmp_path: Path, name: str, command: st
     which, change, expect = CHANGED[name]
     change(pop if which == "pop" else tmpl)
     plan, out_dir = str(tmp_path / "plan.jsonl"), tmp_path / "out"
-    argv = (["run", plan, "-o", str(out_dir)] if command == "run"
-            else ["batch", "submit", plan, str(out_dir)])  # fmt: skip
+    argv = (
+        ["run", plan, "-o", str(out_dir)]
+        if command == "run"
+        else ["batch", "submit", plan, str(out_dir)]
+    )
     out = expect_clean_error(lambda: run_cli(argv), [expect], label=f"{command}:{name}")
     assert expect in out.message, out.message
     assert not (out_dir / "samples.jsonl").exists() and not (out_dir / "requests.jsonl").exists()
@@ -156,17 +192,27 @@ def _set(section: str, key: str, value: Any) -> Callable[[dict[str, Any]], None]
 HEADER_EDITS: dict[str, tuple[Callable[[dict[str, Any]], None], str]] = {
     "settings-sample-zero": (_set("settings", "sample", 0), "line 1, field 'settings.sample'"),
     "settings-sample-text": (_set("settings", "sample", "2"), "line 1, field 'settings.sample'"),
-    "settings-population-number": (_set("settings", "population", 5),
-                                   "line 1, field 'settings.population'"),
-    "settings-template-empty": (_set("settings", "persona_template", ""),
-                                "line 1, field 'settings.persona_template'"),
-    "versions-population-not-a-hash": (_set("versions", "population", "abc"),
-                                       "line 1, field 'versions.population'"),
-    "versions-population-changed": (_set("versions", "population", "0" * 64),
-                                    "line 2, field 'hash'"),
-    "versions-unknown-field": (_set("versions", "respondents", "0" * 64),
-                               "line 1, field 'versions.respondents'"),
-}  # fmt: skip
+    "settings-population-number": (
+        _set("settings", "population", 5),
+        "line 1, field 'settings.population'",
+    ),
+    "settings-template-empty": (
+        _set("settings", "persona_template", ""),
+        "line 1, field 'settings.persona_template'",
+    ),
+    "versions-population-not-a-hash": (
+        _set("versions", "population", "abc"),
+        "line 1, field 'versions.population'",
+    ),
+    "versions-population-changed": (
+        _set("versions", "population", "0" * 64),
+        "line 2, field 'hash'",
+    ),
+    "versions-unknown-field": (
+        _set("versions", "respondents", "0" * 64),
+        "line 1, field 'versions.respondents'",
+    ),
+}
 
 
 @pytest.mark.parametrize("name", sorted(HEADER_EDITS))

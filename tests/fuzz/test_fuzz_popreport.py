@@ -22,8 +22,20 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     run_cli(["population", "build", "--generate", "binary", "--n", "6", "-o", str(pop)])
     with LatencyServer(latency=0.0) as srv:  # model "hash": not the shared cache's "m" answers
         model = ["--model", "openai-chat", "--model-args", f"base_url={srv.base_url},model=hash"]
-        run_cli(["eval", "--tasks", "bfi", "--limit", "10", "--population", str(pop), *model,
-              "-o", str(base / "pop")])  # fmt: skip
+        run_cli(
+            [
+                "eval",
+                "--tasks",
+                "bfi",
+                "--limit",
+                "10",
+                "--population",
+                str(pop),
+                *model,
+                "-o",
+                str(base / "pop"),
+            ]
+        )
         run_cli(["eval", "--tasks", "bfi", "--limit", "3", *model, "-o", str(base / "plain")])
     run_cli(["report", str(base / "pop"), "-o", str(base / "warm.html")])  # imports, not inputs
     return {"pop": base / "pop", "plain": base / "plain"}
@@ -36,10 +48,14 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         ("criterion-empty-scale", "pop", "=extraversion", "expected SCALE=FIELD"),
         ("criterion-unknown-scale", "pop", "grit=age", "no scale 'grit'"),
         ("criterion-unknown-label", "pop", "extraversion=nope", "no label 'nope'"),
-        ("criterion-not-a-population-run", "plain", "extraversion=extraversion",
-         "no run here was given to a population"),
+        (
+            "criterion-not-a-population-run",
+            "plain",
+            "extraversion=extraversion",
+            "no run here was given to a population",
+        ),
     ],
-)  # fmt: skip
+)
 def test_fuzz_report_criterion(
     runs: dict[str, Path], tmp_path: Path, name: str, run: str, value: str, expect: str
 ) -> None:
@@ -53,8 +69,12 @@ def test_fuzz_report_criterion(
     ("name", "run", "args", "expect"),
     [
         ("group-unknown-label", "pop", ["--group", "region"], "--group region: not model"),
-        ("group-not-a-population-run", "plain", ["--group", "model"],
-         "no run here was given to a population"),
+        (
+            "group-not-a-population-run",
+            "plain",
+            ["--group", "model"],
+            "no run here was given to a population",
+        ),
         ("efa-zero", "pop", ["--efa", "0"], "expected a number of factors >= 1 or auto"),
         ("efa-word", "pop", ["--efa", "many"], "expected a number of factors >= 1 or auto"),
         ("rotation-without-efa", "pop", ["--rotation", "varimax"], "give --efa N|auto too"),
@@ -65,13 +85,21 @@ def test_fuzz_report_criterion(
         ("missing-unknown-policy", "pop", ["--missing", "mice"], "'mice' is not one of"),
         ("missing-empty", "pop", ["--missing", ""], "'' is not one of"),
         ("deletion-fiml", "pop", ["--deletion", "fiml"], "'fiml' is not one of"),
-        ("deletion-and-missing-differ", "pop", ["--deletion", "pairwise", "--missing", "fiml"],
-         "--deletion is the old name of --missing"),
+        (
+            "deletion-and-missing-differ",
+            "pop",
+            ["--deletion", "pairwise", "--missing", "fiml"],
+            "--deletion is the old name of --missing",
+        ),
         ("pa-unknown-kind", "pop", ["--pa", "both"], "'both' is not one of"),
-        ("pa-not-a-population-run", "plain", ["--pa", "components"],
-         "no run here was given to a population"),
+        (
+            "pa-not-a-population-run",
+            "plain",
+            ["--pa", "components"],
+            "no run here was given to a population",
+        ),
     ],
-)  # fmt: skip
+)
 def test_fuzz_report_population_options(
     runs: dict[str, Path], tmp_path: Path, name: str, run: str, args: list[str], expect: str
 ) -> None:
@@ -79,8 +107,9 @@ def test_fuzz_report_population_options(
     and no page written."""
     model = tmp_path / "m.lav"
     model.write_text("F =~ 1 + 2 + 3\n")
-    args = [a.replace("MODEL", str(model)).replace("absent", str(tmp_path / "absent"))
-            for a in args]  # fmt: skip
+    args = [
+        a.replace("MODEL", str(model)).replace("absent", str(tmp_path / "absent")) for a in args
+    ]
     argv = ["report", str(runs[run]), "-o", str(tmp_path / "r.html"), *args]
     out = expect_clean_error(lambda: run_cli(argv), [], label=name)
     assert expect in out.message, (name, out.message)

@@ -18,21 +18,44 @@ HEADER = "respondent,persona,flag,item,response\n"
 
 CASES = [
     # name, csv text, keyword arguments, expected fragment
-    ("cluster-column-missing", HEADER + GOOD, {"cluster": "model"},
-     "--cluster model: "),
-    ("persona-varies-within-respondent", HEADER + GOOD + "r0,p9,0,11,3\n", {},
-     "--cluster persona: respondent 'r0' has more than one 'persona' value"),
-    ("named-cluster-varies", HEADER + GOOD + "r1,p1,0,11,3\n", {"cluster": "flag"},
-     "--cluster flag: respondent 'r1' has more than one 'flag' value"),
-    ("criterion-unknown-label", HEADER + GOOD, {"criterion": (("extraversion", "age"),)},
-     "--criterion extraversion=age: the respondents have no label 'age'"),
-    ("criterion-unknown-scale", HEADER + GOOD, {"criterion": (("grit", "flag"),)},
-     "--criterion grit=flag: task bfi has no scale 'grit'"),
-    ("criterion-label-not-per-respondent", HEADER + GOOD.replace("r0,p0,0,6", "r0,p0,1,6"),
-     {"criterion": (("extraversion", "flag"),)}, "the respondents have no label 'flag'"),
-    ("missing-unknown-policy", HEADER + GOOD, {"missing": "mice"},
-     "--missing 'mice': one of listwise, pairwise, fiml"),
-]  # fmt: skip
+    ("cluster-column-missing", HEADER + GOOD, {"cluster": "model"}, "--cluster model: "),
+    (
+        "persona-varies-within-respondent",
+        HEADER + GOOD + "r0,p9,0,11,3\n",
+        {},
+        "--cluster persona: respondent 'r0' has more than one 'persona' value",
+    ),
+    (
+        "named-cluster-varies",
+        HEADER + GOOD + "r1,p1,0,11,3\n",
+        {"cluster": "flag"},
+        "--cluster flag: respondent 'r1' has more than one 'flag' value",
+    ),
+    (
+        "criterion-unknown-label",
+        HEADER + GOOD,
+        {"criterion": (("extraversion", "age"),)},
+        "--criterion extraversion=age: the respondents have no label 'age'",
+    ),
+    (
+        "criterion-unknown-scale",
+        HEADER + GOOD,
+        {"criterion": (("grit", "flag"),)},
+        "--criterion grit=flag: task bfi has no scale 'grit'",
+    ),
+    (
+        "criterion-label-not-per-respondent",
+        HEADER + GOOD.replace("r0,p0,0,6", "r0,p0,1,6"),
+        {"criterion": (("extraversion", "flag"),)},
+        "the respondents have no label 'flag'",
+    ),
+    (
+        "missing-unknown-policy",
+        HEADER + GOOD,
+        {"missing": "mice"},
+        "--missing 'mice': one of listwise, pairwise, fiml",
+    ),
+]
 
 
 @pytest.mark.parametrize(("name", "text", "kwargs", "expect"), CASES, ids=[c[0] for c in CASES])
@@ -53,6 +76,7 @@ def test_fuzz_population_responses(
 def _split(kwargs: dict) -> dict:
     """The case's keywords: criterion (and the bootstrap draws) go into the options record."""
     kw = dict(kwargs)
-    kw["population"] = PopulationOptions(criterion=kw.pop("criterion", None), n_boot=0,
-                                         missing=kw.pop("missing", "listwise"))  # fmt: skip
+    kw["population"] = PopulationOptions(
+        criterion=kw.pop("criterion", None), n_boot=0, missing=kw.pop("missing", "listwise")
+    )
     return kw

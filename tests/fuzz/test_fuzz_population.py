@@ -44,20 +44,26 @@ MALFORMED: dict[str, tuple[Callable[[], Any], list[str]]] = {
     "long_duplicate_answer": (lambda: pop.from_long(_long_dup()), ["respondent 0", "item 'a'"]),
     "long_text_value": (lambda: pop.from_long(_long_text()), ["strongly agree"]),
     "long_group_varies_within_respondent": (
-        lambda: pop.from_long(_long_two_groups(), group="school"), ["respondent 0"]),
+        lambda: pop.from_long(_long_two_groups(), group="school"),
+        ["respondent 0"],
+    ),
     "wide_missing_item": (lambda: pop.from_wide(GOOD, items=["a", "zz"]), ["zz"]),
     "structure_item_not_in_data": (
         lambda: pop.scale_reliability(pop.Responses(GOOD), pop.ScaleStructure({"S": ("a", "q")})),
-        ["q"]),
+        ["q"],
+    ),
     "cfa_unparseable_model": (lambda: pop.cfa(GOOD, "f =~ =~ a"), ["lavaan syntax"]),
     "cfa_variable_not_in_data": (lambda: pop.cfa(GOOD, "f =~ a + b + zz"), ["zz"]),
     "invariance_without_group": (
-        lambda: pop.measurement_invariance(pop.Responses(GOOD), STRUCT), ["group"]),
+        lambda: pop.measurement_invariance(pop.Responses(GOOD), STRUCT),
+        ["group"],
+    ),
     "invariance_regression_line": (
         lambda: pop.measurement_invariance(pop.from_long(LONG, group="school"), "a ~ b"),
-        ["line 1"]),
+        ["line 1"],
+    ),
     "efa_unknown_rotation": (lambda: pop.efa(GOOD, 1, rotation="twirl"), ["twirl"]),
-}  # fmt: skip
+}
 
 
 @pytest.mark.parametrize("case", sorted(MALFORMED))
@@ -80,18 +86,27 @@ DEGENERATE: dict[str, tuple[Callable[[], Any], str]] = {
     "cfa_too_few_rows": (lambda: pop.cfa(GOOD.head(5), STRUCT).reason, "5 complete respondents"),
     "reliability_constant_item": (
         lambda: pop.scale_reliability(pop.Responses(_const()), STRUCT, n_boot=0)[0].reason,
-        "items that never vary: c"),
+        "items that never vary: c",
+    ),
     "invariance_group_too_small": (
-        lambda: pop.measurement_invariance(pop.from_long(LONG[LONG["respondent"] < 12],
-                                                         group="school"), STRUCT).reason,
-        "groups too small"),
+        lambda: (
+            pop.measurement_invariance(
+                pop.from_long(LONG[LONG["respondent"] < 12], group="school"), STRUCT
+            ).reason
+        ),
+        "groups too small",
+    ),
     "parallel_constant_item": (lambda: pop.parallel_analysis(_const()).reason, "never vary: c"),
     "efa_too_many_factors": (lambda: pop.efa(GOOD, 4).reason, "4 factors for 4 items"),
     "spearman_constant_label": (
-        lambda: pop.spearman(GOOD["a"].to_numpy(), np.ones(60)).reason, "labels never vary"),
+        lambda: pop.spearman(GOOD["a"].to_numpy(), np.ones(60)).reason,
+        "labels never vary",
+    ),
     "auc_non_binary_label": (
-        lambda: pop.auc(GOOD["a"].to_numpy(), GOOD["b"].to_numpy()).reason, "must be 0/1"),
-}  # fmt: skip
+        lambda: pop.auc(GOOD["a"].to_numpy(), GOOD["b"].to_numpy()).reason,
+        "must be 0/1",
+    ),
+}
 
 
 @pytest.mark.parametrize("case", sorted(DEGENERATE))

@@ -31,8 +31,9 @@ BAD_IDS: dict[str, Any] = {
 def test_fuzz_build_id(tmp_path: Path, name: str) -> None:
     src = tmp_path / "src.jsonl"
     src.write_text(json.dumps({"id": BAD_IDS[name], "persona": "a chef"}) + "\n")
-    out = expect_clean_error(lambda: build_population(BuildSpec(source=src)), [str(src)],
-                             label=name)  # fmt: skip
+    out = expect_clean_error(
+        lambda: build_population(BuildSpec(source=src)), [str(src)], label=name
+    )
     assert f"{src}, row 1: field 'id'" in out.message and "id rule" in out.message
 
 

@@ -80,7 +80,7 @@ SOURCES: dict[str, tuple[str, bytes, str]] = {
         "p.jsonl",
         b'{"id": 1, "persona": "a"}\n{"id": 1, "persona": "b"}\n',
         "used by two",
-    ),  # fmt: skip
+    ),
     "csv-no-text-column": ("p.csv", b"id,name\n1,a\n", "no persona text field"),
     "csv-nul": ("p.csv", b"persona\n\x00\n", "NUL"),
     "txt-not-utf8": ("p.txt", b"\xff\xfe persona\n", "UTF-8"),
@@ -101,8 +101,9 @@ def test_fuzz_persona_source(tmp_path: Path, name: str) -> None:
         pytest.importorskip("datasets")
     else:
         path.write_bytes(raw)
-    out = expect_clean_error(lambda: build_population(BuildSpec(source=path)), [str(path)],
-                             label=name)  # fmt: skip
+    out = expect_clean_error(
+        lambda: build_population(BuildSpec(source=path)), [str(path)], label=name
+    )
     assert expect in out.message, out.message
 
 
@@ -141,8 +142,9 @@ def test_fuzz_persona_template(tmp_path: Path, name: str) -> None:
         path = tmp_path / "t.j2"
         path.write_bytes(text if isinstance(text, bytes) else text.encode())
         template = str(path)
-    out = expect_clean_error(lambda: respondent_conditions(pop, template), ["template", template],
-                             label=name)  # fmt: skip
+    out = expect_clean_error(
+        lambda: respondent_conditions(pop, template), ["template", template], label=name
+    )
     assert expect in out.message, out.message
 
 
@@ -161,9 +163,20 @@ def test_fuzz_eval_population_options(tmp_path: Path, name: str, args: Any, expe
     pop.write_text(_line() + "\n")
     target = tmp_path / "missing.jsonl" if args is None else tmp_path if args == "folder" else pop
     extra = args if isinstance(args, list) else []
-    argv = ["eval", "--tasks", "bfi", "--population", str(target), *extra,
-            "--model", "openai-chat", "--model-args", "base_url=http://127.0.0.1:9/v1,model=m",
-            "-o", str(tmp_path / "run")]  # fmt: skip
+    argv = [
+        "eval",
+        "--tasks",
+        "bfi",
+        "--population",
+        str(target),
+        *extra,
+        "--model",
+        "openai-chat",
+        "--model-args",
+        "base_url=http://127.0.0.1:9/v1,model=m",
+        "-o",
+        str(tmp_path / "run"),
+    ]
     out = expect_clean_error(lambda: run_cli(argv), [expect], label=name)
     assert expect in out.message, out.message
     assert not (tmp_path / "run" / "results.json").exists()
@@ -178,8 +191,9 @@ def test_fuzz_eval_population_options(tmp_path: Path, name: str, args: Any, expe
         ("criterion-unknown-label", ["extraversion=nope"], "no label 'nope'"),
     ],
 )
-def test_fuzz_analyze_criterion(tmp_path: Path, name: str, values: list[str], expect: str,
-                                population_run: Path) -> None:  # fmt: skip
+def test_fuzz_analyze_criterion(
+    tmp_path: Path, name: str, values: list[str], expect: str, population_run: Path
+) -> None:
     argv = ["analyze", str(population_run)]
     for v in values:
         argv += ["--criterion", v]
@@ -199,7 +213,21 @@ def population_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     pop = base / "big5.jsonl"
     run_cli(["population", "build", "--generate", "binary", "--n", "6", "-o", str(pop)])
     with LatencyServer(latency=0.0) as srv:
-        run_cli(["eval", "--tasks", "bfi", "--limit", "10", "--population", str(pop), "--model",
-              "openai-chat", "--model-args", f"base_url={srv.base_url},model=m",
-              "-o", str(base / "run")])  # fmt: skip
+        run_cli(
+            [
+                "eval",
+                "--tasks",
+                "bfi",
+                "--limit",
+                "10",
+                "--population",
+                str(pop),
+                "--model",
+                "openai-chat",
+                "--model-args",
+                f"base_url={srv.base_url},model=m",
+                "-o",
+                str(base / "run"),
+            ]
+        )
     return base / "run"

@@ -143,22 +143,50 @@ MB = "x" * 1_000_000
 # (name, file, edit, what the one line must contain)
 RESULTS_JSON: list[tuple[str, str, Edit, str]] = [
     ("dup-tasks-key", "results.json", _dup_tasks, "key 'tasks' appears twice"),
-    ("dup-scale-key", "results.json",
-     _raw(b'"score": 2.0', b'"score": 2.0, "score": 5.0'), "key 'score' appears twice"),
-    ("dup-top-seed", "results.json", _raw(b'"seed": 1234', b'"seed": 1234, "seed": 1'),
-     "key 'seed' appears twice"),
-    ("int-5000-digits-score", "results.json", _raw(b'"score": 2.0', b'"score": ' + b"9" * 5000),
-     "5,000 digits"),
-    ("int-5000-digits-negative", "results.json",
-     _raw(b'"n_items": 4', b'"n_items": -' + b"9" * 5000), "5,000 digits"),
-    ("int-past-64-bits-seed", "results.json", _raw(b'"seed": 1234', b'"seed": 9' * 1 + b"0" * 19),
-     "beyond 64 bits"),
+    (
+        "dup-scale-key",
+        "results.json",
+        _raw(b'"score": 2.0', b'"score": 2.0, "score": 5.0'),
+        "key 'score' appears twice",
+    ),
+    (
+        "dup-top-seed",
+        "results.json",
+        _raw(b'"seed": 1234', b'"seed": 1234, "seed": 1'),
+        "key 'seed' appears twice",
+    ),
+    (
+        "int-5000-digits-score",
+        "results.json",
+        _raw(b'"score": 2.0', b'"score": ' + b"9" * 5000),
+        "5,000 digits",
+    ),
+    (
+        "int-5000-digits-negative",
+        "results.json",
+        _raw(b'"n_items": 4', b'"n_items": -' + b"9" * 5000),
+        "5,000 digits",
+    ),
+    (
+        "int-past-64-bits-seed",
+        "results.json",
+        _raw(b'"seed": 1234', b'"seed": 9' * 1 + b"0" * 19),
+        "beyond 64 bits",
+    ),
     ("float-1e400", "results.json", _raw(b'"score": 2.0', b'"score": 1e400'), "too large"),
-    ("float-minus-1e400", "results.json", _raw(b'"parse_rate": 1.0', b'"parse_rate": -1e400'),
-     "too large"),
-    ("infinity-constant", "results.json", _raw(b'"score": 2.0', b'"score": Infinity'),
-     "Infinity is not a JSON number"),
-]  # fmt: skip
+    (
+        "float-minus-1e400",
+        "results.json",
+        _raw(b'"parse_rate": 1.0', b'"parse_rate": -1e400'),
+        "too large",
+    ),
+    (
+        "infinity-constant",
+        "results.json",
+        _raw(b'"score": 2.0', b'"score": Infinity'),
+        "Infinity is not a JSON number",
+    ),
+]
 
 RESULTS_VALUES: list[tuple[str, str, Edit, str]] = [
     ("seed-1e40", "results.json", _top("seed", 1e40), "field 'seed'"),
@@ -185,70 +213,135 @@ RESULTS_VALUES: list[tuple[str, str, Edit, str]] = [
     ("repeats-negative", "results.json", _top("repeats", -1), "field 'repeats'"),
     ("seeds-huge", "results.json", _top("seeds", [1e40]), "field 'seeds.0'"),
     ("indicators-string", "results.json", _task("indicators", "bad"), "indicators"),
-    ("indicators-entry-number", "results.json", _task("indicators", {"parse_rate": 5}),
-     "indicators.parse_rate"),
-    ("indicators-fired-maybe", "results.json",
-     _task("indicators", {"parse_rate": {"value": 1.0, "fired": "maybe"}}),
-     "indicators.parse_rate.fired"),
-    ("indicators-no-fired", "results.json", _task("indicators", {"parse_rate": {"value": 1}}),
-     "indicators.parse_rate.fired"),
-    ("indicators-value-text", "results.json",
-     _task("indicators", {"parse_rate": {"value": "high", "fired": True}}),
-     "indicators.parse_rate.value"),
+    (
+        "indicators-entry-number",
+        "results.json",
+        _task("indicators", {"parse_rate": 5}),
+        "indicators.parse_rate",
+    ),
+    (
+        "indicators-fired-maybe",
+        "results.json",
+        _task("indicators", {"parse_rate": {"value": 1.0, "fired": "maybe"}}),
+        "indicators.parse_rate.fired",
+    ),
+    (
+        "indicators-no-fired",
+        "results.json",
+        _task("indicators", {"parse_rate": {"value": 1}}),
+        "indicators.parse_rate.fired",
+    ),
+    (
+        "indicators-value-text",
+        "results.json",
+        _task("indicators", {"parse_rate": {"value": "high", "fired": True}}),
+        "indicators.parse_rate.value",
+    ),
     ("label-1mb", "results.json", _top("label", MB), "field 'label'"),
     ("model-1mb", "results.json", _top("model", MB), "field 'model'"),
     ("condition-1mb", "results.json", _task("condition", MB), "condition"),
     ("method-1mb", "results.json", _both("method", MB), "method"),
-    ("scale-name-1mb", "results.json",
-     _results(lambda d: d["tasks"]["bfi"]["scales"].update({MB: d["tasks"]["bfi"]["scales"][
-         "extraversion"]})), "tasks.bfi.scales"),
+    (
+        "scale-name-1mb",
+        "results.json",
+        _results(
+            lambda d: d["tasks"]["bfi"]["scales"].update(
+                {MB: d["tasks"]["bfi"]["scales"]["extraversion"]}
+            )
+        ),
+        "tasks.bfi.scales",
+    ),
     ("runs-empty", "results.json", _task("runs", [], run_too=False), "tasks.bfi.runs"),
-    ("report-export-disagree-score", "results.json",
-     _results(lambda d: d["tasks"]["bfi"]["scales"]["extraversion"].update(score=4.0)),
-     "a report and an export would disagree"),
-    ("report-export-disagree-n-items", "results.json", _task("n_items", 5, run_too=False),
-     "a report and an export would disagree"),
-    ("report-export-disagree-condition", "results.json",
-     _task("condition", "persona", run_too=False), "a report and an export would disagree"),
-    ("scale-missing-in-runs", "results.json",
-     _results(lambda d: d["tasks"]["bfi"]["runs"][0]["scales"].pop("extraversion")),
-     "not in runs.0.scales"),
-    ("runs-duplicated", "results.json",
-     _results(lambda d: d["tasks"]["bfi"]["runs"].append(d["tasks"]["bfi"]["runs"][0])),
-     "each administration once"),
-]  # fmt: skip
+    (
+        "report-export-disagree-score",
+        "results.json",
+        _results(lambda d: d["tasks"]["bfi"]["scales"]["extraversion"].update(score=4.0)),
+        "a report and an export would disagree",
+    ),
+    (
+        "report-export-disagree-n-items",
+        "results.json",
+        _task("n_items", 5, run_too=False),
+        "a report and an export would disagree",
+    ),
+    (
+        "report-export-disagree-condition",
+        "results.json",
+        _task("condition", "persona", run_too=False),
+        "a report and an export would disagree",
+    ),
+    (
+        "scale-missing-in-runs",
+        "results.json",
+        _results(lambda d: d["tasks"]["bfi"]["runs"][0]["scales"].pop("extraversion")),
+        "not in runs.0.scales",
+    ),
+    (
+        "runs-duplicated",
+        "results.json",
+        _results(lambda d: d["tasks"]["bfi"]["runs"].append(d["tasks"]["bfi"]["runs"][0])),
+        "each administration once",
+    ),
+]
 
 SAMPLES: list[tuple[str, str, Edit, str]] = [
     ("empty-file", "samples.jsonl", lambda r: b"", "an empty samples.jsonl"),
     ("blank-lines-only", "samples.jsonl", lambda r: b"\n\n", "an empty samples.jsonl"),
     ("duplicate-line", "samples.jsonl", _lines(lambda ls: [*ls, ls[0]]), "line 5: field 'item'"),
-    ("duplicate-line-first", "samples.jsonl", _lines(lambda ls: [ls[0], *ls]),
-     "line 2: field 'item'"),
+    (
+        "duplicate-line-first",
+        "samples.jsonl",
+        _lines(lambda ls: [ls[0], *ls]),
+        "line 2: field 'item'",
+    ),
     ("line-missing", "samples.jsonl", _lines(lambda ls: ls[:-1]), "claims 4"),
     ("answer-negative", "samples.jsonl", _line(1, _set("answer", -3)), "line 1: 'answer' -3"),
     ("answer-above-max", "samples.jsonl", _line(1, _set("answer", 9)), "outside the item's"),
     ("answer-huge", "samples.jsonl", _line(1, _set("answer", 10**30)), "beyond 64 bits"),
-    ("answer-string-nan", "samples.jsonl", _line(1, _set("answer", "NaN")),
-     "line 1: field 'answer'"),
+    (
+        "answer-string-nan",
+        "samples.jsonl",
+        _line(1, _set("answer", "NaN")),
+        "line 1: field 'answer'",
+    ),
     ("answer-dropped", "samples.jsonl", _line(1, _set("answer", None)), "n_answered"),
     ("repeat-negative", "samples.jsonl", _line(2, _set("repeat", -1)), "line 2: field 'repeat'"),
     ("repeat-unknown", "samples.jsonl", _line(2, _set("repeat", 7)), "line 2: field 'repeat'"),
     ("repeat-1e40", "samples.jsonl", _line(2, _set("repeat", 1e40)), "line 2: field 'repeat'"),
-    ("condition-unknown", "samples.jsonl", _line(3, _set("condition", "persona")),
-     "line 3: field 'repeat'"),
+    (
+        "condition-unknown",
+        "samples.jsonl",
+        _line(3, _set("condition", "persona")),
+        "line 3: field 'repeat'",
+    ),
     ("task-unknown", "samples.jsonl", _line(1, _set("task", "mfq")), "line 1: field 'task'"),
     ("task-1mb", "samples.jsonl", _line(1, _set("task", MB)), "line 1: field 'task'"),
     ("item-1mb", "samples.jsonl", _line(1, _set("item", MB)), "line 1: field 'item'"),
-    ("keyed-string-nan", "samples.jsonl", _line(1, _set("keyed", {"extraversion": "NaN"})),
-     "line 1: field 'keyed.extraversion'"),
-    ("option-probs-2", "samples.jsonl", _line(1, _set("option_probs", {"1": 2.0})),
-     "line 1: field 'option_probs"),
-    ("dup-key-in-line", "samples.jsonl",
-     _lines(lambda ls: [ls[0].replace(b'"repeat": 0', b'"repeat": 0, "repeat": 5'), *ls[1:]]),
-     "line 1: invalid JSON (key 'repeat' appears twice"),
-    ("meta-min-above-max", "samples.jsonl",
-     _line(1, lambda row: row["item_meta"].update(min=5, max=1)), "line 1: field 'item_meta'"),
-]  # fmt: skip
+    (
+        "keyed-string-nan",
+        "samples.jsonl",
+        _line(1, _set("keyed", {"extraversion": "NaN"})),
+        "line 1: field 'keyed.extraversion'",
+    ),
+    (
+        "option-probs-2",
+        "samples.jsonl",
+        _line(1, _set("option_probs", {"1": 2.0})),
+        "line 1: field 'option_probs",
+    ),
+    (
+        "dup-key-in-line",
+        "samples.jsonl",
+        _lines(lambda ls: [ls[0].replace(b'"repeat": 0', b'"repeat": 0, "repeat": 5'), *ls[1:]]),
+        "line 1: invalid JSON (key 'repeat' appears twice",
+    ),
+    (
+        "meta-min-above-max",
+        "samples.jsonl",
+        _line(1, lambda row: row["item_meta"].update(min=5, max=1)),
+        "line 1: field 'item_meta'",
+    ),
+]
 
 CASES = RESULTS_JSON + RESULTS_VALUES + SAMPLES
 IDS = [f"{c[1].split('.')[0]}-{c[0]}" for c in CASES]
@@ -313,9 +406,18 @@ def test_fuzz_records_same_line_everywhere(
     assert len(set(messages.values())) == 1, messages
 
 
-CLI_SAMPLE = ["dup-tasks-key", "int-5000-digits-score", "seed-1e40", "score-1e308",
-              "score-string-NaN", "label-1mb", "report-export-disagree-score", "empty-file",
-              "duplicate-line", "task-unknown"]  # fmt: skip
+CLI_SAMPLE = [
+    "dup-tasks-key",
+    "int-5000-digits-score",
+    "seed-1e40",
+    "score-1e308",
+    "score-string-NaN",
+    "label-1mb",
+    "report-export-disagree-score",
+    "empty-file",
+    "duplicate-line",
+    "task-unknown",
+]
 
 
 @pytest.mark.parametrize("name", CLI_SAMPLE)

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cases import RUN_FILES_RAW
+from cases_runfiles import RUN_FILES_RAW
 from harness import expect_clean_error
 
 from psymetrics_core.base.types import Completion
@@ -104,8 +104,14 @@ def test_fuzz_export_run_files(
     assert not (tmp_path / "t.csv").exists()
 
 
-CLI_SAMPLE = ["results-truncated", "results-runs-string", "results-missing-model",
-              "samples-latin1", "samples-repeat-text", "results-deep"]  # fmt: skip
+CLI_SAMPLE = [
+    "results-truncated",
+    "results-runs-string",
+    "results-missing-model",
+    "samples-latin1",
+    "samples-repeat-text",
+    "results-deep",
+]
 
 
 @pytest.mark.parametrize("name", CLI_SAMPLE)
@@ -187,10 +193,17 @@ def test_jsonl_run_files_are_capped_per_line_not_per_file(
 
 # `psym validity` reads only the score-bearing fields of results.json: every damage to those
 SCORE_FIELDS = [
-    c for c in RUN_FILES_RAW if c[1] == "results.json" and c[0] not in
-    {"results-settings-list", "results-missing-model", "results-missing-runs",
-     "results-missing-instrument"}
-]  # fmt: skip
+    c
+    for c in RUN_FILES_RAW
+    if c[1] == "results.json"
+    and c[0]
+    not in {
+        "results-settings-list",
+        "results-missing-model",
+        "results-missing-runs",
+        "results-missing-instrument",
+    }
+]
 
 
 @pytest.mark.parametrize(

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cases import BASE_PB
+from cases_plugins import BASE_PB
 from test_fuzz_rundirs import _Scripted
 
 RUN_FILES = ("results.json", "samples.jsonl")
@@ -120,24 +120,33 @@ def _file_target(kind: str, tmp: Path, run: Path) -> Target:  # noqa: PLR0911 --
     if kind in ("fifo", "link-to-fifo"):
         os.mkfifo(fifo)
     if kind == "fifo":
-        return Target(str(fifo), "is a FIFO (named pipe); expected a regular file", "out.fifo",
-                      _snapshot(fifo))  # fmt: skip
+        return Target(
+            str(fifo),
+            "is a FIFO (named pipe); expected a regular file",
+            "out.fifo",
+            _snapshot(fifo),
+        )
     if kind == "link-to-fifo":
         link = tmp / "out.link"
         link.symlink_to(fifo)
         return Target(str(link), "is a symbolic link to a FIFO", "out.link", _snapshot(fifo))
     if kind == "folder":
         (tmp / "out.d").mkdir()
-        return Target(str(tmp / "out.d"), "is a folder; expected a regular file", "out.d",
-                      _snapshot(tmp / "out.d"))  # fmt: skip
+        return Target(
+            str(tmp / "out.d"),
+            "is a folder; expected a regular file",
+            "out.d",
+            _snapshot(tmp / "out.d"),
+        )
     if kind == "empty":
         return Target("", "'': an empty path; expected a file name", "''")
     if kind == "long-name":
         return Target(str(tmp / ("n" * 300)), "the file name is 300 bytes long", "nnnnnnnn")
     if kind == "parent-is-file":
         (tmp / "plain").write_text("x")
-        return Target(str(tmp / "plain" / "out"), "is a file, not a folder", "plain",
-                      _snapshot(tmp / "plain"))  # fmt: skip
+        return Target(
+            str(tmp / "plain" / "out"), "is a file, not a folder", "plain", _snapshot(tmp / "plain")
+        )
     if kind == "missing-parent":
         return Target(str(tmp / "nowhere" / "out"), "does not exist", "nowhere")
     if kind == "proc-new":
@@ -152,35 +161,57 @@ def _file_target(kind: str, tmp: Path, run: Path) -> Target:  # noqa: PLR0911 --
     if kind == "hardlink-to-results":
         link = tmp / "copy.json"
         os.link(run / "results.json", link)
-        return Target(str(link), "is one of this command's inputs", "results.json",
-                      _snapshot(run / "results.json"))  # fmt: skip
+        return Target(
+            str(link),
+            "is one of this command's inputs",
+            "results.json",
+            _snapshot(run / "results.json"),
+        )
     raise AssertionError(kind)
 
 
 def _cache_db_target(kind: str, cache: Path) -> Target:
     db = cache / "responses.sqlite3"
     if kind == "cache-db":
-        return Target(str(db), "is one of this command's inputs", "responses.sqlite3",
-                      _snapshot(db))  # fmt: skip
+        return Target(
+            str(db), "is one of this command's inputs", "responses.sqlite3", _snapshot(db)
+        )
     link = cache / "export.jsonl"
     link.symlink_to(db)
-    return Target(str(link), "is one of this command's inputs", "responses.sqlite3",
-                  _snapshot(db))  # fmt: skip
+    return Target(str(link), "is one of this command's inputs", "responses.sqlite3", _snapshot(db))
 
 
-COMMON = ["fifo", "link-to-fifo", "folder", "empty", "long-name", "parent-is-file", "proc-new",
-          "proc-environ", "sys"]  # fmt: skip
+COMMON = [
+    "fifo",
+    "link-to-fifo",
+    "folder",
+    "empty",
+    "long-name",
+    "parent-is-file",
+    "proc-new",
+    "proc-environ",
+    "sys",
+]
 RUN_READERS = ["own-results", "own-samples", "hardlink-to-results"]
 
 FILE_WRITERS: dict[str, Callable[[Path, str], list[str]]] = {
     "report": lambda run, t: ["report", str(run), "--output", t],
     "export-scores": lambda run, t: ["export", "scores", str(run), "--output", t],
     "export-samples": lambda run, t: ["export", "samples", str(run), "--output", t],
-    "plan": lambda run, t: ["plan", "--tasks", "bfi", "--model", "openai-chat", "--model-args",
-                            "base_url=http://127.0.0.1:9/v1,model=stub", "--output", t],
+    "plan": lambda run, t: [
+        "plan",
+        "--tasks",
+        "bfi",
+        "--model",
+        "openai-chat",
+        "--model-args",
+        "base_url=http://127.0.0.1:9/v1,model=stub",
+        "--output",
+        t,
+    ],
     "cache-export": lambda run, t: ["cache", "export", t],
     "projective-json": lambda run, t: ["projective-analyze", str(run), "--json", t],
-}  # fmt: skip
+}
 MAKES_PARENTS = {"report", "export-scores", "export-samples", "plan"}
 
 FILE_CASES = [
@@ -195,7 +226,7 @@ FILE_CASES = [
             else []
         ),
         *(["cache-db", "link-to-cache-db"] if cmd == "cache-export" else []),
-    ]  # fmt: skip
+    ]
 ]
 
 
@@ -263,25 +294,35 @@ DIR_WRITERS: dict[str, Callable[[Path, Path, str], list[str]]] = {
 def _dir_target(kind: str, tmp: Path, run: Path, command: str) -> Target:
     if kind == "regular-file":
         (tmp / "plain").write_text("x")
-        return Target(str(tmp / "plain"), "is a file; expected a folder", "plain",
-                      _snapshot(tmp / "plain"))  # fmt: skip
+        return Target(
+            str(tmp / "plain"), "is a file; expected a folder", "plain", _snapshot(tmp / "plain")
+        )
     if kind == "fifo":
         os.mkfifo(tmp / "out.fifo")
-        return Target(str(tmp / "out.fifo"), "is a FIFO (named pipe); expected a folder",
-                      "out.fifo", _snapshot(tmp / "out.fifo"))  # fmt: skip
+        return Target(
+            str(tmp / "out.fifo"),
+            "is a FIFO (named pipe); expected a folder",
+            "out.fifo",
+            _snapshot(tmp / "out.fifo"),
+        )
     if kind == "link-to-fifo":
         os.mkfifo(tmp / "out.fifo")
         (tmp / "out.link").symlink_to(tmp / "out.fifo")
-        return Target(str(tmp / "out.link"), "is a FIFO (named pipe); expected a folder",
-                      "out.link", _snapshot(tmp / "out.fifo"))  # fmt: skip
+        return Target(
+            str(tmp / "out.link"),
+            "is a FIFO (named pipe); expected a folder",
+            "out.link",
+            _snapshot(tmp / "out.fifo"),
+        )
     if kind == "empty":
         return Target("", "'': an empty path; expected a folder", "''")
     if kind == "long-name":
         return Target(str(tmp / ("d" * 300)), "a folder name is 300 bytes long", "ddddddd")
     if kind == "parent-is-file":
         (tmp / "plain").write_text("x")
-        return Target(str(tmp / "plain" / "sub"), "is a file, not a folder", "plain",
-                      _snapshot(tmp / "plain"))  # fmt: skip
+        return Target(
+            str(tmp / "plain" / "sub"), "is a file, not a folder", "plain", _snapshot(tmp / "plain")
+        )
     if kind == "proc":
         return Target("/proc/self/psym-out", "is under /proc (a kernel file system)", "/proc")
     if kind == "sys":
@@ -294,8 +335,17 @@ def _dir_target(kind: str, tmp: Path, run: Path, command: str) -> Target:
     raise AssertionError(kind)
 
 
-DIR_KINDS = ["regular-file", "fifo", "link-to-fifo", "empty", "long-name", "parent-is-file",
-             "proc", "sys", "own-results"]  # fmt: skip
+DIR_KINDS = [
+    "regular-file",
+    "fifo",
+    "link-to-fifo",
+    "empty",
+    "long-name",
+    "parent-is-file",
+    "proc",
+    "sys",
+    "own-results",
+]
 DIR_CASES = [(cmd, kind) for cmd in DIR_WRITERS for kind in DIR_KINDS]
 
 
@@ -338,7 +388,7 @@ def test_fuzz_three_concurrent_exports_end_in_one_valid_file(run: Path, tmp_path
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
-        )  # fmt: skip
+        )
         for _ in range(3)
     ]
     for p in procs:

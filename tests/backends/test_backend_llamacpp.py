@@ -1,0 +1,130 @@
+"""The OpenAI backends' logprob paths against a real server: llama-cpp-python serving the
+SmolLM2 GGUF (chat ``top_logprobs``, completions ``echo``), which ``transformers serve``
+(test_backend_transformers_serve.py) does not offer.
+
+llama-cpp-python compiles llama.cpp (about 7 minutes on 2 cores), so it is not part of
+``make setup``: ``make llama-server`` installs it, and CI runs that target before ``make test``
+(``.ci/run``). Elsewhere the test skips and says how to install it.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from model_server import free_port, running
+from psymetrics_plugin_hf.local_model import smollm2_location
+
+from psymetrics_core.cli import cli
+
+pytestmark = [
+    pytest.mark.model,
+    pytest.mark.skipif(
+        importlib.util.find_spec("llama_cpp") is None,
+        reason="llama-cpp-python is not installed (make llama-server installs it)",
+    ),
+]
+N = 4
+
+
+@pytest.fixture(scope="module")
+def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """``python -m llama_cpp.server`` on a free loopback port; stopped after the module."""
+    folder, name = smollm2_location()
+    port = free_port()
+    log = tmp_path_factory.mktemp("llama") / "server.log"
+    cmd = [
+        sys.executable,
+        "-m",
+        "llama_cpp.server",
+        "--model",
+        str(folder / name),
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--n_ctx",
+        "2048",
+        "--logits_all",
+        "true",
+        "--model_alias",
+        "smollm2",
+        "--n_threads",
+        "2",
+    ]
+    base = f"http://127.0.0.1:{port}/v1"
+    with running(cmd, f"{base}/models", log):
+        yield base
+
+
+def _eval(tmp: Path, model: str, base: str, mode: str, n: int = N, *extra: str) -> dict:
+    out = tmp / f"{model}-{mode}"
+    res = CliRunner().invoke(
+        cli,
+        [
+            "eval",
+            "--tasks",
+            "bfi",
+            "--limit",
+            str(n),
+            "--mode",
+            mode,
+            "--model",
+            model,
+            "--model-args",
+            f"base_url={base},model=smollm2",
+            "--output",
+            str(out),
+            "--concurrency",
+            "2",
+            *extra,
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    results = json.loads((out / "results.json").read_text())
+    samples = [json.loads(x) for x in (out / "samples.jsonl").read_text().splitlines()]
+    assert len(samples) == n
+    return {"results": results, "samples": samples}
+
+
+@pytest.mark.parametrize("mode", ["generate", "logprob"])
+def test_psym_eval_bfi_through_llama_cpp_chat(
+    llama_server: str, mode: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PSYM_CACHE_DIR", str(tmp_path / "cache"))
+    run = _eval(tmp_path, "openai-chat", llama_server, mode)
+    usage = run["results"]["usage"]
+    assert usage["requests"] == N and usage["prompt_tokens"] > 20 * N
+    for s in run["samples"]:
+        if mode == "logprob":
+            lps = list(s["option_logprobs"].values())
+            assert len(lps) == 5 and max(lps) <= 0.0
+            # the answer is the option the server gave the highest log-probability
+            best = max(s["option_logprobs"], key=lambda k: s["option_logprobs"][k])
+            assert s["answer"] == int(best) and s["parse_status"] == "ok"
+        else:
+            assert s["completion"] is not None
+            assert s["answer"] is None or 1 <= s["answer"] <= 5
+    # the same command again (--resume: the run directory exists) is served from the cache: no
+    # request reaches the server
+    again = _eval(tmp_path, "openai-chat", llama_server, mode, N, "--resume")
+    assert again["results"]["cache"] == {**again["results"]["cache"], "hits": N, "misses": 0}
+    assert again["results"]["usage"]["requests"] == 0
+    assert [s["answer"] for s in again["samples"]] == [s["answer"] for s in run["samples"]]
+
+
+def test_completions_echo_logprobs_through_llama_cpp(
+    llama_server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PSYM_CACHE_DIR", str(tmp_path / "cache"))
+    run = _eval(tmp_path, "openai-completions", llama_server, "logprob", n=2)
+    assert run["results"]["usage"]["requests"] == 5 * 2  # one echo request per option
+    for s in run["samples"]:
+        lps = s["option_logprobs"]
+        assert len(lps) == 5 and all(v < 0 for v in lps.values())
+        assert len(set(lps.values())) > 1  # real prompt logprobs, not a constant
