@@ -57,7 +57,7 @@ docs: setup
 lint:
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/lint-imports
-	$(VENV)/bin/ruff format --check psymetrics_core tests
+	$(VENV)/bin/ruff format --check psymetrics_core tests plugins
 
 # the core and every bundled plugin's package (the plugins build on the public API's types)
 typecheck:

@@ -16,9 +16,14 @@ from psymetrics_core.api import Instrument, Item, scale_value
 from .options import ProbeOptions
 
 __all__ = [
-    "ProbeOption", "ProbeItem", "Inventory", "build_inventory", "shown_text", "STEMS",
+    "ProbeOption",
+    "ProbeItem",
+    "Inventory",
+    "build_inventory",
+    "shown_text",
+    "STEMS",
     "PAPER_DIMENSIONS",
-]  # fmt: skip
+]
 
 # Instruments whose stored items are fragments completed by a printed stem (Han et al. show
 # BFI items as full sentences: "I see myself as someone who is reserved").
@@ -32,26 +37,37 @@ STEMS: dict[str, str] = {
 # four inventories they probed (option dimension_labels=paper; the notes' §2.0 and §3.6).
 PAPER_DIMENSIONS: dict[str, tuple[tuple[str, str], ...]] = {
     "bfi": (
-        ("openness", "Openness"), ("conscientiousness", "Conscientiousness"),
-        ("extraversion", "Extraversion"), ("agreeableness", "Agreeableness"),
+        ("openness", "Openness"),
+        ("conscientiousness", "Conscientiousness"),
+        ("extraversion", "Extraversion"),
+        ("agreeableness", "Agreeableness"),
         ("neuroticism", "Neuroticism"),
     ),
     "mfq": (
-        ("care", "Harm/Care"), ("fairness", "Fairness/Reciprocity"),
-        ("loyalty", "In-group/Loyalty"), ("authority", "Authority/Respect"),
+        ("care", "Harm/Care"),
+        ("fairness", "Fairness/Reciprocity"),
+        ("loyalty", "In-group/Loyalty"),
+        ("authority", "Authority/Respect"),
         ("purity", "Purity/Sanctity"),
     ),
     "pvq40": (
-        ("achievement", "Achievement"), ("benevolence", "Benevolence"),
-        ("conformity", "Conformity"), ("security", "Security"), ("stimulation", "Stimulation"),
-        ("self_direction", "Self-Direction"), ("tradition", "Tradition"),
-        ("hedonism", "Hedonism"), ("universalism", "Universalism"), ("power", "Power"),
+        ("achievement", "Achievement"),
+        ("benevolence", "Benevolence"),
+        ("conformity", "Conformity"),
+        ("security", "Security"),
+        ("stimulation", "Stimulation"),
+        ("self_direction", "Self-Direction"),
+        ("tradition", "Tradition"),
+        ("hedonism", "Hedonism"),
+        ("universalism", "Universalism"),
+        ("power", "Power"),
     ),
     "sd3": (
-        ("machiavellianism", "Machiavellianism"), ("narcissism", "Narcissism"),
+        ("machiavellianism", "Machiavellianism"),
+        ("narcissism", "Narcissism"),
         ("psychopathy", "Psychopathy"),
     ),
-}  # fmt: skip
+}
 
 
 @dataclass(frozen=True)

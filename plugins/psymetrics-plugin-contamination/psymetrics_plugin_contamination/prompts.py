@@ -110,14 +110,18 @@ def _verbatim(inv: Inventory, opts: ProbeOptions) -> list[ProbePrompt]:
         names.append(("control", opts.control_name))
     return [
         ProbePrompt(
-            inv.task, "verbatim", it.id, cond,
+            inv.task,
+            "verbatim",
+            it.id,
+            cond,
             render("verbatim", inventory_name=name, item_index=str(it.index)),
-            max_new_tokens=opts.max_new_tokens("verbatim"), gold=it.shown,
+            max_new_tokens=opts.max_new_tokens("verbatim"),
+            gold=it.shown,
             meta={"inventory_name": name},
         )
         for it in _eligible(inv, opts)
         for cond, name in names
-    ]  # fmt: skip
+    ]
 
 
 def _keyword(
@@ -139,12 +143,16 @@ def _keyword(
         gold = as_shown if as_shown.casefold() == gold.casefold() else gold
         out.append(
             ProbePrompt(
-                inv.task, "keyword", it.id, "",
+                inv.task,
+                "keyword",
+                it.id,
+                "",
                 render("keyword", item_with_mask=shown),
-                max_new_tokens=opts.max_new_tokens("keyword"), gold=gold,
+                max_new_tokens=opts.max_new_tokens("keyword"),
+                gold=gold,
                 meta={"keyword_source": keywords[it.id].source, "masked": shown},
             )
-        )  # fmt: skip
+        )
     return out
 
 
@@ -152,26 +160,36 @@ def _item_dimension(inv: Inventory, opts: ProbeOptions) -> list[ProbePrompt]:
     dims = ", ".join(inv.dimensions)
     return [
         ProbePrompt(
-            inv.task, "item-dimension", it.id, "",
+            inv.task,
+            "item-dimension",
+            it.id,
+            "",
             render("item-dimension", inventory_name=inv.name, dimensions=dims, item=it.shown),
-            max_new_tokens=opts.max_new_tokens("item-dimension"), gold=it.dimension,
+            max_new_tokens=opts.max_new_tokens("item-dimension"),
+            gold=it.dimension,
         )
         for it in inv.scored
-    ]  # fmt: skip
+    ]
 
 
 def _option_score(inv: Inventory, opts: ProbeOptions) -> list[ProbePrompt]:
     return [
         ProbePrompt(
-            inv.task, "option-score", it.id, "",
+            inv.task,
+            "option-score",
+            it.id,
+            "",
             render(
-                "option-score", item=it.shown, dimension=str(it.dimension),
+                "option-score",
+                item=it.shown,
+                dimension=str(it.dimension),
                 options=format_options(it, opts.options_format),
             ),
-            max_new_tokens=opts.max_new_tokens("option-score"), gold=it.gold_scores(),
+            max_new_tokens=opts.max_new_tokens("option-score"),
+            gold=it.gold_scores(),
         )
         for it in inv.scored
-    ]  # fmt: skip
+    ]
 
 
 def _target_score(inv: Inventory, opts: ProbeOptions) -> list[ProbePrompt]:
@@ -181,15 +199,21 @@ def _target_score(inv: Inventory, opts: ProbeOptions) -> list[ProbePrompt]:
             t = it.target(cond, opts.target_mid_rule)
             out.append(
                 ProbePrompt(
-                    inv.task, "target-score", it.id, cond,
+                    inv.task,
+                    "target-score",
+                    it.id,
+                    cond,
                     render(
-                        "target-score", item=it.shown, dimension=str(it.dimension),
+                        "target-score",
+                        item=it.shown,
+                        dimension=str(it.dimension),
                         target_score=format_number(t),
                         options=format_options(it, opts.options_format),
                     ),
-                    max_new_tokens=opts.max_new_tokens("target-score"), gold=t,
+                    max_new_tokens=opts.max_new_tokens("target-score"),
+                    gold=t,
                 )
-            )  # fmt: skip
+            )
     return out
 
 
@@ -211,11 +235,17 @@ def _order(inv: Inventory, opts: ProbeOptions, n_perm: int) -> list[ProbePrompt]
         for cond, order in orders:
             out.append(
                 ProbePrompt(
-                    inv.task, "order", seq.name, cond, seq.context, mode="loglik",
+                    inv.task,
+                    "order",
+                    seq.name,
+                    cond,
+                    seq.context,
+                    mode="loglik",
                     continuation=joined([seq.items[i] for i in order]),
-                    gold=list(order), meta={"control": seq.control},
+                    gold=list(order),
+                    meta={"control": seq.control},
                 )
-            )  # fmt: skip
+            )
     return out
 
 

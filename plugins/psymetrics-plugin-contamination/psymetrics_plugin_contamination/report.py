@@ -55,7 +55,7 @@ def print_tables(report: dict[str, Any]) -> None:
             f"{task}: {entry['inventory_name']} ({entry['n_items']} items), "
             f"model {report['model']}",
             ["probe", "metric", "value", "95% CI", "baseline", "n", "ok/refused/invalid"],
-        )  # fmt: skip
+        )
         for row in rows(entry):
             t.add_row(*row)
         stdout.print(t)

@@ -75,9 +75,15 @@ def _verbatim(a: Answered, opts: ProbeOptions) -> Record:
     name = str(p.meta.get("inventory_name") or "")
     bare = out.replace(name, "").strip() if name else out
     return Record(
-        p.probe, p.unit, p.condition, parsed.status, out, float(ed), float(len(p.gold)),
+        p.probe,
+        p.unit,
+        p.condition,
+        parsed.status,
+        out,
+        float(ed),
+        float(len(p.gold)),
         extra={"exact": out == p.gold, "ed_name_removed": float(edit_distance(str(p.gold), bare))},
-    )  # fmt: skip
+    )
 
 
 def _keyword(a: Answered, opts: ProbeOptions) -> Record:
@@ -88,18 +94,34 @@ def _keyword(a: Answered, opts: ProbeOptions) -> Record:
     if parsed.status != "ok":
         keep = opts.keyword_unparsed == "wrong"
         return Record(
-            p.probe, p.unit, p.condition, parsed.status, None,
-            0.0 if keep else None, 1.0 if keep else None, gold=gold,
-            extra={"strict": False if keep else None, "normalized": False if keep else None,
-                   "masked": masked},
-        )  # fmt: skip
+            p.probe,
+            p.unit,
+            p.condition,
+            parsed.status,
+            None,
+            0.0 if keep else None,
+            1.0 if keep else None,
+            gold=gold,
+            extra={
+                "strict": False if keep else None,
+                "normalized": False if keep else None,
+                "masked": masked,
+            },
+        )
     strict = parsed.value == gold
     norm = normalize_keyword(parsed.value) == normalize_keyword(gold)
     hit = norm if opts.keyword_headline == "normalized" else strict
     return Record(
-        p.probe, p.unit, p.condition, "ok", parsed.value, float(hit), 1.0, gold=gold,
+        p.probe,
+        p.unit,
+        p.condition,
+        "ok",
+        parsed.value,
+        float(hit),
+        1.0,
+        gold=gold,
         extra={"strict": strict, "normalized": norm, "masked": masked},
-    )  # fmt: skip
+    )
 
 
 def _dimension(a: Answered, inv: Inventory) -> Record:
@@ -108,9 +130,16 @@ def _dimension(a: Answered, inv: Inventory) -> Record:
     parsed = parse_dimension(a.text, labels, [inv.scale_of_label[x] for x in labels])
     pred = parsed.value if parsed.status == "ok" else INVALID
     return Record(
-        p.probe, p.unit, p.condition, parsed.status, parsed.value,
-        float(pred == p.gold), 1.0, gold=p.gold, pred=pred,
-    )  # fmt: skip
+        p.probe,
+        p.unit,
+        p.condition,
+        parsed.status,
+        parsed.value,
+        float(pred == p.gold),
+        1.0,
+        gold=p.gold,
+        pred=pred,
+    )
 
 
 def _option_score(a: Answered, inv: Inventory, opts: ProbeOptions) -> Record:
@@ -125,9 +154,16 @@ def _option_score(a: Answered, inv: Inventory, opts: ProbeOptions) -> Record:
     errs = option_errors(gold, parsed.value, lo, hi, opts.option_score_unparsed)
     num, den = (None, None) if errs is None else (float(errs[0]), float(errs[1]))
     return Record(
-        p.probe, p.unit, p.condition, status, parsed.value, num, den, gold=gold,
+        p.probe,
+        p.unit,
+        p.condition,
+        status,
+        parsed.value,
+        num,
+        den,
+        gold=gold,
         extra={"n_numbers": len(parsed.value or [])},
-    )  # fmt: skip
+    )
 
 
 def _target(a: Answered, inv: Inventory, opts: ProbeOptions) -> Record:
@@ -138,9 +174,16 @@ def _target(a: Answered, inv: Inventory, opts: ProbeOptions) -> Record:
     if parsed.status == "ok":
         chosen = item.options[parsed.value]
         return Record(
-            p.probe, p.unit, p.condition, "ok", chosen.label, abs(t - chosen.keyed), 1.0,
-            gold=t, pred=chosen.keyed,
-        )  # fmt: skip
+            p.probe,
+            p.unit,
+            p.condition,
+            "ok",
+            chosen.label,
+            abs(t - chosen.keyed),
+            1.0,
+            gold=t,
+            pred=chosen.keyed,
+        )
     if opts.target_unparsed == "drop":
         return Record(p.probe, p.unit, p.condition, parsed.status, None, gold=t)
     lo, hi = item.keyed_range

@@ -164,9 +164,11 @@ def _with_interval(res: ProbeResult, units: Units, stat: Stat, draws: list[list[
 
 def _interval_json(units: Units, stat: Stat, draws: list[list[int]]) -> dict[str, Any]:
     value = stat(units)
-    low, high, why = percentile_interval(units, stat, draws) if value is not None else (
-        None, None, "metric undefined"
-    )  # fmt: skip
+    low, high, why = (
+        percentile_interval(units, stat, draws)
+        if value is not None
+        else (None, None, "metric undefined")
+    )
     return {"value": value, "ci_low": low, "ci_high": high, "ci_reason": why}
 
 

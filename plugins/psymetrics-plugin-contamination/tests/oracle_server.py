@@ -127,7 +127,7 @@ class OracleServer:
                     }
                 ],
                 "usage": {"prompt_tokens": 10, "completion_tokens": 3},
-            }  # fmt: skip
+            }
         ).encode()
         try:
             h.send_response(200)

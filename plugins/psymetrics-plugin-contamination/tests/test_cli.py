@@ -13,8 +13,10 @@ import pytest
 def _psym(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "psymetrics_core", *args],
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        check=False,
+    )
 
 
 def test_register_commands_hook_adds_the_command() -> None:
@@ -26,8 +28,16 @@ def test_register_commands_hook_adds_the_command() -> None:
     assert top.returncode == 0 and "contamination" in top.stdout
     sub = _psym("contamination", "--help")
     assert sub.returncode == 0
-    for flag in ("--tasks", "--probes", "--permutations", "--model-args", "--items", "--keywords",
-                 "--output", "--json"):  # fmt: skip
+    for flag in (
+        "--tasks",
+        "--probes",
+        "--permutations",
+        "--model-args",
+        "--items",
+        "--keywords",
+        "--output",
+        "--json",
+    ):
         assert flag in sub.stdout
 
 
@@ -52,9 +62,16 @@ def test_bad_keyword_file_names_file_and_line(tmp_path: Path) -> None:
     bad = tmp_path / "kw.csv"
     bad.write_text("id,keyword\n1,talkative\n2,zebra\n")
     res = _psym(
-        "contamination", "--tasks", "bfi", "--probes", "keyword", "--keywords", str(bad),
-        "--output", str(tmp_path / "out"),
-    )  # fmt: skip
+        "contamination",
+        "--tasks",
+        "bfi",
+        "--probes",
+        "keyword",
+        "--keywords",
+        str(bad),
+        "--output",
+        str(tmp_path / "out"),
+    )
     assert res.returncode != 0 and "Traceback" not in res.stderr
     assert f"{bad}, row 3, field 'keyword': keyword 'zebra' does not occur" in res.stderr
 
@@ -68,8 +85,17 @@ def test_user_texts_needed_for_pvq40(tmp_path: Path) -> None:
 def test_order_probe_on_a_chat_api_stops_before_any_call(tmp_path: Path) -> None:
     # openai-chat cannot score a continuation's log-likelihood: one line, no request sent
     res = _psym(
-        "contamination", "--tasks", "bfi", "--probes", "verbatim,order", "--model", "openai-chat",
-        "--model-args", "base_url=http://127.0.0.1:9/v1,model=m", "--output", str(tmp_path),
-    )  # fmt: skip
+        "contamination",
+        "--tasks",
+        "bfi",
+        "--probes",
+        "verbatim,order",
+        "--model",
+        "openai-chat",
+        "--model-args",
+        "base_url=http://127.0.0.1:9/v1,model=m",
+        "--output",
+        str(tmp_path),
+    )
     assert res.returncode != 0 and "Traceback" not in res.stderr
     assert "cannot score a continuation's log-likelihood" in res.stderr

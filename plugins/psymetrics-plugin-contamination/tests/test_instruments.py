@@ -41,24 +41,28 @@ def key_for(task: str, options: ProbeOptions | None = None) -> AnswerKey:
                 it.gold_scores(),
             )
             for it in inv.items
-        ],  # fmt: skip
+        ],
     )
 
 
 @pytest.mark.parametrize(
     ("task", "n_dims"),
-    [("mfq", 5), ("asi", 2), ("sr2k", 1), ("pb-gse", 1), ("pb-bfi", 5), ("pvq40", 10),
-     ("sd3", 3)],
-)  # fmt: skip
+    [("mfq", 5), ("asi", 2), ("sr2k", 1), ("pb-gse", 1), ("pb-bfi", 5), ("pvq40", 10), ("sd3", 3)],
+)
 def test_perfect_answers_on_every_kind_of_instrument(
     task: str, n_dims: int, tmp_path: Path
 ) -> None:
     with OracleServer([key_for(task)]) as srv:
         rep = contamination(
-            [task], probes=FIVE, model="openai-chat",
+            [task],
+            probes=FIVE,
+            model="openai-chat",
             model_args=f"base_url={srv.base_url},model=oracle,concurrency=8",
-            options=ProbeOptions(bootstrap=100), item_files=ITEMS, output=tmp_path,
-         session=session_or_default())  # fmt: skip
+            options=ProbeOptions(bootstrap=100),
+            item_files=ITEMS,
+            output=tmp_path,
+            session=session_or_default(),
+        )
     entry = rep["tasks"][task]
     assert len(entry["dimensions"]) == n_dims
     probes = entry["probes"]

@@ -44,10 +44,22 @@ def bfi_key() -> AnswerKey:
 
 def _run(srv: OracleServer, out: Path, *extra: str) -> dict:
     args = [
-        "contamination", "--tasks", "bfi", "--probes", FIVE, "--model", "openai-chat",
-        "--model-args", f"base_url={srv.base_url},model=oracle,concurrency=4",
-        "--output", str(out), "--option", "bootstrap=200", "--json", *extra,
-    ]  # fmt: skip
+        "contamination",
+        "--tasks",
+        "bfi",
+        "--probes",
+        FIVE,
+        "--model",
+        "openai-chat",
+        "--model-args",
+        f"base_url={srv.base_url},model=oracle,concurrency=4",
+        "--output",
+        str(out),
+        "--option",
+        "bootstrap=200",
+        "--json",
+        *extra,
+    ]
     res = CliRunner().invoke(cli, args, catch_exceptions=False)
     assert res.exit_code == 0, res.output
     return json.loads((out / "contamination.json").read_text())
@@ -116,10 +128,14 @@ def test_ignoring_reverse_keying_under_score_base_one_matches_its_baseline(
         opts = ProbeOptions(score_base="one", bootstrap=50)
         with OracleServer([key_for(task, opts)], ignore_reverse=True) as srv:
             rep = contamination(
-                [task], probes=("option-score",), model="openai-chat",
+                [task],
+                probes=("option-score",),
+                model="openai-chat",
                 model_args=f"base_url={srv.base_url},model=oracle,concurrency=8",
-                options=opts, output=tmp_path / task,
-             session=session_or_default())  # fmt: skip
+                options=opts,
+                output=tmp_path / task,
+                session=session_or_default(),
+            )
         opt = rep["tasks"][task]["probes"]["option-score"]
         assert opt["value"] == pytest.approx(value), task
         assert opt["baseline"]["ignore_reverse_keying"] == pytest.approx(value), task
@@ -152,11 +168,15 @@ def test_a_long_refusal_is_scored_whole_and_a_cut_one_is_marked(tmp_path: Path) 
     with OracleServer([key], refusal=REFUSAL) as srv:
         for name, extra in (("whole", {}), ("cut", {"max_new_tokens_verbatim": 64})):
             reps[name] = contamination(
-                ["bfi"], probes=("verbatim",), model="openai-chat",
+                ["bfi"],
+                probes=("verbatim",),
+                model="openai-chat",
                 model_args=f"base_url={srv.base_url},model=oracle,concurrency=4",
                 options=ProbeOptions(bootstrap=50, verbatim_control="none", **extra),  # type: ignore[arg-type]
-                limit=4, output=tmp_path / name,
-             session=session_or_default())  # fmt: skip
+                limit=4,
+                output=tmp_path / name,
+                session=session_or_default(),
+            )
     items = [it.text for it in key.items[:4]]
     length = sum(len(t) for t in items)
     for name, answer, n_cut in (("whole", REFUSAL, 0), ("cut", REFUSAL[:256], 4)):
@@ -177,11 +197,23 @@ def test_killed_run_resumes_without_repeating_finished_prompts(tmp_path: Path) -
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     with OracleServer([bfi_key()], latency=0.02) as srv:
         cmd = [
-            sys.executable, "-m", "psymetrics_core", "contamination", "--tasks", "bfi",
-            "--probes", FIVE, "--model", "openai-chat",
-            "--model-args", f"base_url={srv.base_url},model=oracle,concurrency=1",
-            "--output", str(tmp_path / "run"), "--option", "bootstrap=50",
-        ]  # fmt: skip
+            sys.executable,
+            "-m",
+            "psymetrics_core",
+            "contamination",
+            "--tasks",
+            "bfi",
+            "--probes",
+            FIVE,
+            "--model",
+            "openai-chat",
+            "--model-args",
+            f"base_url={srv.base_url},model=oracle,concurrency=1",
+            "--output",
+            str(tmp_path / "run"),
+            "--option",
+            "bootstrap=50",
+        ]
         proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         deadline = time.monotonic() + 120
         while srv.requests < 150 and time.monotonic() < deadline and proc.poll() is None:
@@ -220,11 +252,23 @@ def test_order_test_through_completions_echo_logprobs(tmp_path: Path) -> None:
 
     with LatencyServer(latency=0.0) as srv:
         args = [
-            "contamination", "--tasks", "bfi", "--limit", "5", "--probes", "order",
-            "--permutations", "5", "--model", "openai-completions",
-            "--model-args", f"base_url={srv.base_url},model=m", "--output", str(tmp_path),
+            "contamination",
+            "--tasks",
+            "bfi",
+            "--limit",
+            "5",
+            "--probes",
+            "order",
+            "--permutations",
+            "5",
+            "--model",
+            "openai-completions",
+            "--model-args",
+            f"base_url={srv.base_url},model=m",
+            "--output",
+            str(tmp_path),
             "--json",
-        ]  # fmt: skip
+        ]
         res = CliRunner().invoke(cli, args, catch_exceptions=False)
         assert res.exit_code == 0, res.output
         assert srv.requests == 4 * 6  # bfi + 3 controls, canonical + 5 permutations each
@@ -232,9 +276,10 @@ def test_order_test_through_completions_echo_logprobs(tmp_path: Path) -> None:
     samples = [json.loads(x) for x in (tmp_path / "samples.jsonl").read_text().splitlines()]
     metas = [s["item_meta"]["meta"] for s in samples]
     canon = next(
-        s for s, m in zip(samples, metas, strict=True)
+        s
+        for s, m in zip(samples, metas, strict=True)
         if m["unit"] == "bfi" and m["condition"] == "canonical"
-    )  # fmt: skip
+    )
     ctx = canon["rendered_prompt"]
     prompt = ctx + canon["prompt"]["options"][0]["continuation"]
     expected = sum(-((_h(prompt[: i + 1]) % 1000) / 100.0) for i in range(len(ctx), len(prompt)))

@@ -63,9 +63,10 @@ def test_masking_first_whole_word_only() -> None:
 
 def test_shipped_files_exist_for_every_instrument_with_texts_and_follow_the_rule() -> None:
     shipped = [
-        i for i in list_instruments().values()
+        i
+        for i in list_instruments().values()
         if i.kind == "questionnaire" and i.texts_shipped and all(it.text for it in i.items)
-    ]  # fmt: skip
+    ]
     assert {"bfi", "mfq", "asi", "sr2k", "pb-bfi", "pb-gse"} <= {i.id for i in shipped}
     for inst in shipped:
         path = shipped_keywords(inst.id)

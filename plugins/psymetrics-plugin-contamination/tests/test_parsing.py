@@ -15,13 +15,29 @@ from psymetrics_plugin_contamination.parsing import (
 
 BFI_DIMS = ["Extraversion", "Agreeableness", "Conscientiousness", "Neuroticism", "Openness"]
 BFI_IDS = ["extraversion", "agreeableness", "conscientiousness", "neuroticism", "openness"]
-MFQ_DIMS = ["Care/harm", "Fairness/reciprocity", "Ingroup/loyalty", "Authority/respect",
-            "Purity/sanctity"]  # fmt: skip
+MFQ_DIMS = [
+    "Care/harm",
+    "Fairness/reciprocity",
+    "Ingroup/loyalty",
+    "Authority/respect",
+    "Purity/sanctity",
+]
 MFQ_IDS = ["care", "fairness", "loyalty", "authority", "purity"]
-BFI_OPTIONS = ["Disagree strongly", "Disagree a little", "Neither agree nor disagree",
-               "Agree a little", "Agree strongly"]  # fmt: skip
-PVQ_OPTIONS = ["not like me at all", "not like me", "a little like me", "somewhat like me",
-               "like me", "very much like me"]  # fmt: skip
+BFI_OPTIONS = [
+    "Disagree strongly",
+    "Disagree a little",
+    "Neither agree nor disagree",
+    "Agree a little",
+    "Agree strongly",
+]
+PVQ_OPTIONS = [
+    "not like me at all",
+    "not like me",
+    "a little like me",
+    "somewhat like me",
+    "like me",
+    "very much like me",
+]
 
 
 def test_verbatim_keeps_refusals_and_strips_only_whitespace() -> None:

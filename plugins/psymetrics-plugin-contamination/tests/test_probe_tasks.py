@@ -70,8 +70,13 @@ def test_generation_probe_keys_are_those_of_the_earlier_pipeline(tmp_path: Path)
     # dimensions are listed in the paper's order): the answers paid for then are found again
     old = ProbeOptions(bootstrap=10, max_new_tokens_verbatim=64, dimension_labels="instrument")
     rep = contamination(
-        ["bfi"], probes=FIVE, backend=Fake(), output=tmp_path / "run", options=old,
-     session=session_or_default())  # fmt: skip
+        ["bfi"],
+        probes=FIVE,
+        backend=Fake(),
+        output=tmp_path / "run",
+        options=old,
+        session=session_or_default(),
+    )
     keys = sorted(row[0] for row in ResponseCache().rows())
     assert len(keys) == rep["cache"]["misses"] == 347
     assert hashlib.sha256("\n".join(keys).encode()).hexdigest() == OLD_DIGEST
@@ -86,9 +91,15 @@ def test_samples_are_core_records_that_keep_probe_unit_condition_and_gold(
 ) -> None:
     be = Fake()
     rep = contamination(
-        ["bfi"], probes=("verbatim", "target-score", "order"), backend=be, limit=3,
-        permutations=4, output=tmp_path, options=ProbeOptions(bootstrap=10),
-     session=session_or_default())  # fmt: skip
+        ["bfi"],
+        probes=("verbatim", "target-score", "order"),
+        backend=be,
+        limit=3,
+        permutations=4,
+        output=tmp_path,
+        options=ProbeOptions(bootstrap=10),
+        session=session_or_default(),
+    )
     lines = [json.loads(x) for x in (tmp_path / "samples.jsonl").read_text().splitlines()]
     probes = rep["tasks"]["bfi"]["probes"]
     assert len(lines) == sum(pr["n_prompts"] for pr in probes.values()) == 3 * 2 + 3 * 3 + 4 * 5
@@ -98,8 +109,11 @@ def test_samples_are_core_records_that_keep_probe_unit_condition_and_gold(
     first = meta[0]
     assert first[0] == "bfi.verbatim"
     assert {k: first[1][k] for k in ("probe", "unit", "condition", "instrument")} == {
-        "probe": "verbatim", "unit": "1", "condition": "cued", "instrument": "bfi",
-    }  # fmt: skip
+        "probe": "verbatim",
+        "unit": "1",
+        "condition": "cued",
+        "instrument": "bfi",
+    }
     assert first[1]["gold"] == "I see myself as someone who is talkative."
     target = next(x for x in lines if x["task"] == "bfi.target-score")
     assert target["item_meta"]["meta"]["condition"] == "min"

@@ -39,8 +39,12 @@ def test_paper_dimension_labels_are_the_papers_words(task: str) -> None:
 def _bfi_prompts(**opts: object) -> dict[str, object]:
     inv = build_inventory(get_instrument("bfi"), ProbeOptions(**opts))  # type: ignore[arg-type]
     kws, _ = keywords_for("bfi", {it.id: it.stored for it in inv.items})
-    prompts = build_prompts(inv, ["verbatim", "keyword", "item-dimension", "option-score",
-                                  "target-score"], ProbeOptions(**opts), kws)  # type: ignore[arg-type]  # fmt: skip
+    prompts = build_prompts(
+        inv,
+        ["verbatim", "keyword", "item-dimension", "option-score", "target-score"],
+        ProbeOptions(**opts),
+        kws,
+    )  # type: ignore[arg-type]
     return {p.key: p for p in prompts}
 
 
@@ -87,9 +91,12 @@ def test_prompt_counts_follow_the_paper() -> None:
         counts[p.probe] = counts.get(p.probe, 0) + 1  # type: ignore[attr-defined]
     # notes §3.8: BFI-44 has 44 prompts per probe and 132 target-score prompts
     assert counts == {
-        "verbatim": 44, "keyword": 44, "item-dimension": 44, "option-score": 44,
+        "verbatim": 44,
+        "keyword": 44,
+        "item-dimension": 44,
+        "option-score": 44,
         "target-score": 132,
-    }  # fmt: skip
+    }
 
 
 def test_mfq_counts_catch_items_in_index_but_not_in_mapping() -> None:
@@ -98,14 +105,20 @@ def test_mfq_counts_catch_items_in_index_but_not_in_mapping() -> None:
     assert [it.index for it in inv.items if it.dimension is None] == [6, 22]
     # Han et al.'s wording (Appendix A.1), the default; the spec's own labels on request
     assert inv.dimensions == (
-        "Harm/Care", "Fairness/Reciprocity", "In-group/Loyalty", "Authority/Respect",
+        "Harm/Care",
+        "Fairness/Reciprocity",
+        "In-group/Loyalty",
+        "Authority/Respect",
         "Purity/Sanctity",
-    )  # fmt: skip
+    )
     spec = build_inventory(get_instrument("mfq"), ProbeOptions(dimension_labels="instrument"))
     assert spec.dimensions == (
-        "Care/harm", "Fairness/reciprocity", "Ingroup/loyalty", "Authority/respect",
+        "Care/harm",
+        "Fairness/reciprocity",
+        "Ingroup/loyalty",
+        "Authority/respect",
         "Purity/sanctity",
-    )  # fmt: skip
+    )
     prompts = build_prompts(inv, ["verbatim", "item-dimension"], ProbeOptions())
     assert sum(p.probe == "verbatim" and p.condition == "cued" for p in prompts) == 32
     assert sum(p.probe == "item-dimension" for p in prompts) == 30

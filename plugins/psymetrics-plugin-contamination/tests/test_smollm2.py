@@ -19,9 +19,14 @@ pytestmark = pytest.mark.model
 
 def test_every_probe_on_smollm2(tmp_path: Path) -> None:
     rep = contamination(
-        ["bfi"], probes=PROBES, permutations=19, limit=4,
-        options=ProbeOptions(bootstrap=200), output=tmp_path,
-     session=session_or_default())  # fmt: skip
+        ["bfi"],
+        probes=PROBES,
+        permutations=19,
+        limit=4,
+        options=ProbeOptions(bootstrap=200),
+        output=tmp_path,
+        session=session_or_default(),
+    )
     probes = rep["tasks"]["bfi"]["probes"]
     for name in ("verbatim", "keyword", "item-dimension", "option-score", "target-score"):
         pr = probes[name]
@@ -52,7 +57,12 @@ def test_every_probe_on_smollm2(tmp_path: Path) -> None:
     }
     assert rep["cache"]["misses"] == len(distinct)
     again = contamination(
-        ["bfi"], probes=PROBES, permutations=19, limit=4,
-        options=ProbeOptions(bootstrap=200), output=tmp_path / "again",
-     session=session_or_default())  # fmt: skip
+        ["bfi"],
+        probes=PROBES,
+        permutations=19,
+        limit=4,
+        options=ProbeOptions(bootstrap=200),
+        output=tmp_path / "again",
+        session=session_or_default(),
+    )
     assert again["cache"]["misses"] == 0

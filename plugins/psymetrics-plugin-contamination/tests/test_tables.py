@@ -42,11 +42,16 @@ def make_run(out: Path, *, lazy: bool, tasks: tuple[str, ...] = ("bfi", "mfq")) 
     extra = {"ignore_reverse": True, "refusal": REFUSAL} if lazy else {}
     with OracleServer(keys, **extra) as srv:  # type: ignore[arg-type]
         contamination(
-            list(tasks), probes=FIVE, model="openai-chat",
+            list(tasks),
+            probes=FIVE,
+            model="openai-chat",
             model_args=f"base_url={srv.base_url},model={'lazy' if lazy else 'oracle'},"
             "concurrency=8",
-            options=ProbeOptions(bootstrap=20, verbatim_control="none"), limit=6, output=out,
-         session=session_or_default())  # fmt: skip
+            options=ProbeOptions(bootstrap=20, verbatim_control="none"),
+            limit=6,
+            output=out,
+            session=session_or_default(),
+        )
     return out
 
 
@@ -97,15 +102,31 @@ def test_the_command_writes_markdown_and_csv(tmp_path: Path) -> None:
     runner = CliRunner()
     out_csv = tmp_path / "t.csv"
     res = runner.invoke(
-        cli, ["contamination", "tables", str(oracle), str(lazy), "-o", str(out_csv),
-              "--label", "=HYPERLINK(1)", "--label", "lazy"],
-    )  # fmt: skip
+        cli,
+        [
+            "contamination",
+            "tables",
+            str(oracle),
+            str(lazy),
+            "-o",
+            str(out_csv),
+            "--label",
+            "=HYPERLINK(1)",
+            "--label",
+            "lazy",
+        ],
+    )
     assert res.exit_code == 0, res.output
     rows = list(csv.reader(io.StringIO(out_csv.read_text(encoding="utf-8"))))
     assert rows[0] == [
-        "table", "row", "Verbatim AED ↓", "Key-info success rate ↑", "Item-dimension F1 ↑",
-        "Option-score MAE ↓", "Target-score MAE ↓",
-    ]  # fmt: skip
+        "table",
+        "row",
+        "Verbatim AED ↓",
+        "Key-info success rate ↑",
+        "Item-dimension F1 ↑",
+        "Option-score MAE ↓",
+        "Target-score MAE ↓",
+    ]
     bfi = [r for r in rows if r[0].startswith("Table 3")]
     assert [r[1] for r in bfi] == ["'=HYPERLINK(1)", "lazy"]  # a formula is not run
     assert float(bfi[1][5]) == pytest.approx(0.8)  # unrounded
@@ -118,10 +139,15 @@ def test_the_command_writes_markdown_and_csv(tmp_path: Path) -> None:
     fewer = tmp_path / "fewer"
     with OracleServer([key_for("bfi"), key_for("mfq")]) as srv:
         contamination(
-            ["bfi", "mfq"], probes=("verbatim",), model="openai-chat",
+            ["bfi", "mfq"],
+            probes=("verbatim",),
+            model="openai-chat",
             model_args=f"base_url={srv.base_url},model=few,concurrency=8",
-            options=ProbeOptions(bootstrap=20, verbatim_control="none"), limit=6, output=fewer,
-         session=session_or_default())  # fmt: skip
+            options=ProbeOptions(bootstrap=20, verbatim_control="none"),
+            limit=6,
+            output=fewer,
+            session=session_or_default(),
+        )
     res = runner.invoke(cli, ["contamination", "tables", str(fewer), str(lazy)])
     assert res.exit_code == 0, res.output
     assert "| few | 0.00 | — | — | — | — |" in res.output

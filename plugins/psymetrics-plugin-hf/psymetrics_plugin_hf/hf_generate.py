@@ -178,8 +178,11 @@ def _finish(
 def stop_ids(tok: Any, model: Any) -> set[int]:
     """Token ids that end a generation (end of sequence, padding)."""
     ids: set[int] = set()
-    for value in (getattr(model.generation_config, "eos_token_id", None), tok.eos_token_id,
-                  tok.pad_token_id):  # fmt: skip
+    for value in (
+        getattr(model.generation_config, "eos_token_id", None),
+        tok.eos_token_id,
+        tok.pad_token_id,
+    ):
         if isinstance(value, int):
             ids.add(value)
         elif isinstance(value, list | tuple):

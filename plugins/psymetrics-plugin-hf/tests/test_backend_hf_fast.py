@@ -47,9 +47,13 @@ def test_prefix_groups_give_each_instruction_block_its_own_prefix() -> None:
     system = list(range(100, 110))  # 10 tokens every row shares
     block_a = list(range(200, 220))  # 20 more tokens: earns its own prefix pass (>= 16)
     block_b = list(range(300, 310))  # 10 more tokens: too few, stays at the root
-    rows = [_row(0, system + block_a + [1, 2]), _row(1, system + block_b + [3]),
-            _row(2, system + block_a + [4, 5, 6]), _row(3, system + block_b + [8, 9]),
-            _row(4, system + [9])]  # fmt: skip
+    rows = [
+        _row(0, system + block_a + [1, 2]),
+        _row(1, system + block_b + [3]),
+        _row(2, system + block_a + [4, 5, 6]),
+        _row(3, system + block_b + [8, 9]),
+        _row(4, system + [9]),
+    ]
     groups = hf_fast._prefix_groups(rows, 10)
     # by hand: rows 0 and 2 share 10 + 20 tokens; rows 1, 3, 4 share only the system prompt
     assert [(g.prefix, sorted(r.prompt for r in g.rows)) for g in groups] == [

@@ -37,31 +37,49 @@ def _tiny_llava(folder: Path) -> None:
     corpus = ["Please look at this inkblot image carefully.", "user assistant system", "a bat"]
     bpe.train_from_iterator(corpus, trainers.BpeTrainer(vocab_size=300, special_tokens=specials))
     tok = transformers.PreTrainedTokenizerFast(
-        tokenizer_object=bpe, unk_token="<unk>", pad_token="<pad>", eos_token="<|im_end|>",
+        tokenizer_object=bpe,
+        unk_token="<unk>",
+        pad_token="<pad>",
+        eos_token="<|im_end|>",
         extra_special_tokens={"image_token": "<image>"},
-    )  # fmt: skip
+    )
     vision = transformers.CLIPVisionConfig(
-        hidden_size=16, intermediate_size=32, num_hidden_layers=1, num_attention_heads=2,
-        image_size=32, patch_size=8, projection_dim=16,
-    )  # fmt: skip
+        hidden_size=16,
+        intermediate_size=32,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        image_size=32,
+        patch_size=8,
+        projection_dim=16,
+    )
     text = transformers.LlamaConfig(
-        vocab_size=len(tok), hidden_size=16, intermediate_size=32, num_hidden_layers=1,
-        num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=256,
-    )  # fmt: skip
+        vocab_size=len(tok),
+        hidden_size=16,
+        intermediate_size=32,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        num_key_value_heads=2,
+        max_position_embeddings=256,
+    )
     cfg = transformers.LlavaConfig(
-        vision_config=vision, text_config=text,
+        vision_config=vision,
+        text_config=text,
         image_token_index=tok.convert_tokens_to_ids("<image>"),
-        vision_feature_select_strategy="default", vision_feature_layer=-1,
-    )  # fmt: skip
+        vision_feature_select_strategy="default",
+        vision_feature_layer=-1,
+    )
     transformers.set_seed(0)
     model = transformers.LlavaForConditionalGeneration(cfg)
     proc = transformers.LlavaProcessor(
         image_processor=transformers.CLIPImageProcessor(
             size={"shortest_edge": 32}, crop_size={"height": 32, "width": 32}
         ),
-        tokenizer=tok, patch_size=8, vision_feature_select_strategy="default",
-        num_additional_image_tokens=1, chat_template=TEMPLATE,
-    )  # fmt: skip
+        tokenizer=tok,
+        patch_size=8,
+        vision_feature_select_strategy="default",
+        num_additional_image_tokens=1,
+        chat_template=TEMPLATE,
+    )
     model.save_pretrained(folder)
     proc.save_pretrained(folder)
 
@@ -96,8 +114,9 @@ def test_image_text_model_generates_from_the_image(tiny_vlm: Path) -> None:
     proc, model = be._processor, be._model
     text = proc.apply_chat_template(
         [{"role": "user", "content": [{"type": "image"}, {"type": "text", "text": "x"}]}],
-        add_generation_prompt=True, tokenize=False,
-    )  # fmt: skip
+        add_generation_prompt=True,
+        tokenize=False,
+    )
     from PIL import Image
 
     outs = []

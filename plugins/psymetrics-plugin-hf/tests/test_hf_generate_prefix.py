@@ -27,16 +27,27 @@ def tiny_llama_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     directory = tmp_path_factory.mktemp("tiny-llama-generate")
     torch.manual_seed(3)
     cfg = LlamaConfig(
-        vocab_size=len(_WORDS), hidden_size=64, intermediate_size=96, num_hidden_layers=2,
-        num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=256,
-        eos_token_id=1, pad_token_id=1, bos_token_id=0,
-    )  # fmt: skip
+        vocab_size=len(_WORDS),
+        hidden_size=64,
+        intermediate_size=96,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=256,
+        eos_token_id=1,
+        pad_token_id=1,
+        bos_token_id=0,
+    )
     LlamaForCausalLM(cfg).eval().save_pretrained(directory, safe_serialization=True)
     tok = Tokenizer(models.WordLevel({w: i for i, w in enumerate(_WORDS)}, unk_token="<unk>"))
     tok.pre_tokenizer = pre_tokenizers.Whitespace()
     tok.save(str(directory / "tokenizer.json"))
-    config = {"tokenizer_class": "PreTrainedTokenizerFast", "unk_token": "<unk>",
-              "eos_token": "</s>", "pad_token": "</s>"}  # fmt: skip
+    config = {
+        "tokenizer_class": "PreTrainedTokenizerFast",
+        "unk_token": "<unk>",
+        "eos_token": "</s>",
+        "pad_token": "</s>",
+    }
     (directory / "tokenizer_config.json").write_text(json.dumps(config), encoding="utf-8")
     return directory
 

@@ -27,10 +27,16 @@ def _random_llama(directory: Path, seed: int, **config: Any) -> tuple[Path, Any]
 
     torch.manual_seed(seed)
     cfg = LlamaConfig(
-        vocab_size=97, hidden_size=64, intermediate_size=96, num_hidden_layers=2,
-        num_attention_heads=4, num_key_value_heads=2, rms_norm_eps=1e-5,
-        max_position_embeddings=256, **config,
-    )  # fmt: skip
+        vocab_size=97,
+        hidden_size=64,
+        intermediate_size=96,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        rms_norm_eps=1e-5,
+        max_position_embeddings=256,
+        **config,
+    )
     model = LlamaForCausalLM(cfg).eval()
     model.save_pretrained(directory, safe_serialization=True)
     _tiny_tokenizer(directory)
@@ -53,8 +59,12 @@ def _tiny_tokenizer(directory: Path) -> None:
     tok = Tokenizer(models.WordLevel(vocab, unk_token="<unk>"))
     tok.pre_tokenizer = pre_tokenizers.Whitespace()
     tok.save(str(directory / "tokenizer.json"))
-    config = {"tokenizer_class": "PreTrainedTokenizerFast", "unk_token": "<unk>",
-              "eos_token": "</s>", "pad_token": "</s>"}  # fmt: skip
+    config = {
+        "tokenizer_class": "PreTrainedTokenizerFast",
+        "unk_token": "<unk>",
+        "eos_token": "</s>",
+        "pad_token": "</s>",
+    }
     (directory / "tokenizer_config.json").write_text(json.dumps(config), encoding="utf-8")
 
 
@@ -244,8 +254,9 @@ def _count_marks(directory: Path, native: str, monkeypatch: pytest.MonkeyPatch) 
     from psymetrics_plugin_hf.hf import HFBackend
     from psymetrics_plugin_llama_engine.onnx_llama import OnnxLlama
 
-    be = HFBackend({"pretrained": str(directory), "native": native, "chat_template": "0",
-                    "batch_size": "3"})  # fmt: skip
+    be = HFBackend(
+        {"pretrained": str(directory), "native": native, "chat_template": "0", "batch_size": "3"}
+    )
     vocab = json.loads((directory / "tokenizer.json").read_text(encoding="utf-8"))
     marks = {vocab["model"]["vocab"][m]: m for m in _MARKS}
     fed: Counter[str] = Counter()
@@ -284,8 +295,9 @@ def test_population_persona_prefix_is_computed_once_per_respondent(
     evaluate(["bfi"], backend=be, output=tmp_path / "shared", **run)
     assert dict(fed) == {m: 1 for m in _MARKS}  # once per respondent, not once per item
     # prefix_cache=false: every prompt on its own (transformers, no shared prefix)
-    alone = HFBackend({"pretrained": str(tiny_llama[0]), "prefix_cache": "false",
-                       "chat_template": "0"})  # fmt: skip
+    alone = HFBackend(
+        {"pretrained": str(tiny_llama[0]), "prefix_cache": "false", "chat_template": "0"}
+    )
     evaluate(["bfi"], backend=alone, output=tmp_path / "alone", **run)
     shared = _read_scores(tmp_path / "shared")
     plain = _read_scores(tmp_path / "alone")

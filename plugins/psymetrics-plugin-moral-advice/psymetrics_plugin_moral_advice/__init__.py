@@ -68,8 +68,9 @@ class MoralAdviceTask(JudgedTask):
         rows = []
         for g in results.generations:
             meta = g.item.meta or {}
-            rows.append((meta["foundation"], bool(meta["pro_foundation"]),
-                         results.verdict("verdict", g)))  # fmt: skip
+            rows.append(
+                (meta["foundation"], bool(meta["pro_foundation"]), results.verdict("verdict", g))
+            )
         scores = foundation_scores(rows)
         return TaskScores(scores, {"verdicts": verdict_counts(rows)})
 

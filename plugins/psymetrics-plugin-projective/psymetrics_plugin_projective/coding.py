@@ -42,9 +42,29 @@ SCORSG_NAMES = {
     "ICS": "Identity and Coherence of Self",
 }
 SRAS_VARS = (
-    "P", "FQo", "FQu", "FQ-", "WSumCog", "FC", "CF", "C", "C'", "Y", "V", "T",
-    "M", "FM", "m", "COP", "AG", "MOR", "AGC", "AGM", "H", "M-",
-)  # fmt: skip
+    "P",
+    "FQo",
+    "FQu",
+    "FQ-",
+    "WSumCog",
+    "FC",
+    "CF",
+    "C",
+    "C'",
+    "Y",
+    "V",
+    "T",
+    "M",
+    "FM",
+    "m",
+    "COP",
+    "AG",
+    "MOR",
+    "AGC",
+    "AGM",
+    "H",
+    "M-",
+)
 SRAS_DOMAINS = {
     "CPS": "cognitive processing: 2P + FQo - (FQu + 3 FQ- + WSumCog)",
     "ARS": "affective regulation: 2FC - (CF + 2C + C' + Y + V)",
@@ -173,19 +193,33 @@ def parse_sct(text: str, stem_ids: Sequence[str]) -> Coded:
 
 _Counts = Mapping[str, float]
 _FORMULAS: dict[str, tuple[tuple[str, ...], Callable[[_Counts], float]]] = {
-    "CPS": (("P", "FQo", "FQu", "FQ-", "WSumCog"),
-            lambda v: 2 * v["P"] + v["FQo"] - (v["FQu"] + 3 * v["FQ-"] + v["WSumCog"])),
-    "ARS": (("FC", "CF", "C", "C'", "Y", "V"),
-            lambda v: 2 * v["FC"] - (v["CF"] + 2 * v["C"] + v["C'"] + v["Y"] + v["V"])),
-    "IRS": (("M", "COP", "H", "AGC", "AGM", "MOR", "M-"),
-            lambda v: 3 * v["M"] + 2 * v["COP"] + v["H"]
-            - (2 * (v["AGC"] + v["AGM"]) + 2 * v["MOR"] + 3 * v["M-"])),
+    "CPS": (
+        ("P", "FQo", "FQu", "FQ-", "WSumCog"),
+        lambda v: 2 * v["P"] + v["FQo"] - (v["FQu"] + 3 * v["FQ-"] + v["WSumCog"]),
+    ),
+    "ARS": (
+        ("FC", "CF", "C", "C'", "Y", "V"),
+        lambda v: 2 * v["FC"] - (v["CF"] + 2 * v["C"] + v["C'"] + v["Y"] + v["V"]),
+    ),
+    "IRS": (
+        ("M", "COP", "H", "AGC", "AGM", "MOR", "M-"),
+        lambda v: (
+            3 * v["M"]
+            + 2 * v["COP"]
+            + v["H"]
+            - (2 * (v["AGC"] + v["AGM"]) + 2 * v["MOR"] + 3 * v["M-"])
+        ),
+    ),
     "EA": (("M", "FC", "CF", "C"), lambda v: v["M"] + (0.5 * v["FC"] + v["CF"] + 1.5 * v["C"])),
-    "es": (("FM", "m", "Y", "T", "V", "C'"),
-           lambda v: v["FM"] + v["m"] + v["Y"] + v["T"] + v["V"] + v["C'"]),
-    "SCS": (("M", "FC", "CF", "C", "FM", "m", "Y", "T", "V", "C'"),
-            lambda v: _FORMULAS["EA"][1](v) - _FORMULAS["es"][1](v)),
-}  # fmt: skip
+    "es": (
+        ("FM", "m", "Y", "T", "V", "C'"),
+        lambda v: v["FM"] + v["m"] + v["Y"] + v["T"] + v["V"] + v["C'"],
+    ),
+    "SCS": (
+        ("M", "FC", "CF", "C", "FM", "m", "Y", "T", "V", "C'"),
+        lambda v: _FORMULAS["EA"][1](v) - _FORMULAS["es"][1](v),
+    ),
+}
 
 
 def sras_domains(counts: Mapping[str, int | None]) -> dict[str, tuple[float | None, str | None]]:

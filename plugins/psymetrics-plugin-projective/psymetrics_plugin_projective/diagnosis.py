@@ -182,9 +182,13 @@ def parse_diagnosis(target: str, text: str) -> Diagnosis:
     level = _first_level(where, rf"{label}\s*=\s*(\d)", 0, 3)
     status, reason = ("ok", None) if level is not None else ("unparsed", f"no '{label}=<0-3>'")
     return Diagnosis(
-        target, {target: level}, explanation, status, reason,
+        target,
+        {target: level},
+        explanation,
+        status,
+        reason,
         missing=() if level is not None else (target,),
-    )  # fmt: skip
+    )
 
 
 def _first_level(

@@ -179,9 +179,16 @@ def mean_shift(
     lo, hi = np.percentile(means, [tail, 100 - tail])
     alo, ahi = np.percentile(np.abs(means), [tail, 100 - tail])
     return Shift(
-        mean, abs(mean), float(lo), float(hi), float(alo), float(ahi), len(d), n_boot,
+        mean,
+        abs(mean),
+        float(lo),
+        float(hi),
+        float(alo),
+        float(ahi),
+        len(d),
+        n_boot,
         _dropped(dropped).strip("; ") or None,
-    )  # fmt: skip
+    )
 
 
 def exact_accuracy(predicted: Sequence[Level], truth: Sequence[Level]) -> Stat:

@@ -94,9 +94,14 @@ class ProjectiveKind(JudgedKind):
             gen = Generation(item, perception, "ok" if perception else "unparsed", data)
             run.writer.write(task_sample(task, run, p1, c1.text, gen))
             run.writer.write(
-                task_sample(task, run, p2, c2.text, Generation(item, detail, gen.status,
-                                                               {"phase": "inquiry"}))
-            )  # fmt: skip
+                task_sample(
+                    task,
+                    run,
+                    p2,
+                    c2.text,
+                    Generation(item, detail, gen.status, {"phase": "inquiry"}),
+                )
+            )
             out.append(gen)
         return out
 
@@ -124,8 +129,12 @@ class ProjectiveKind(JudgedKind):
             def parse_dx(text: str, _t: str = target) -> Verdict:
                 return dx_verdict(parse_diagnosis(_t, text))
 
-            dstage = JudgeStage(f"diagnostician.{target}", _unused, parse_dx,
-                                max_new_tokens=t.tokens("diagnostician"))  # fmt: skip
+            dstage = JudgeStage(
+                f"diagnostician.{target}",
+                _unused,
+                parse_dx,
+                max_new_tokens=t.tokens("diagnostician"),
+            )
             got = run.judge.run_stage(
                 t.id, dstage, [(Item(f"dx.{target}", "", ()), user_prompt(user, system))], run.tag
             )

@@ -34,15 +34,21 @@ INTERPRETER = "interpreter"
 
 def coded_verdict(coded: Coded) -> Verdict:
     """An interpreter reply's codes as the ``Verdict`` the judge stage stores."""
+    if coded.status != "ok":
+        reason = coded.reason
+    else:
+        reason = f"missing: {', '.join(coded.missing)}" if coded.missing else None
+    explanation: str | None
+    if coded.explanations:
+        explanation = json.dumps(coded.explanations, ensure_ascii=False)
+    else:
+        explanation = coded.analysis or None
     return Verdict(
         value={k: v for k, v in coded.values.items()},
         status=coded.status,
-        reason=coded.reason if coded.status != "ok" else (
-            f"missing: {', '.join(coded.missing)}" if coded.missing else None
-        ),
-        explanation=json.dumps(coded.explanations, ensure_ascii=False) if coded.explanations
-        else coded.analysis or None,
-    )  # fmt: skip
+        reason=reason,
+        explanation=explanation,
+    )
 
 
 def dx_verdict(d: Diagnosis) -> Verdict:
@@ -80,10 +86,11 @@ def diagnosis_from(target: str, v: Verdict | None, wanted: bool = True) -> Diagn
 def score_list(interp: Interpretation) -> list[Score]:
     """The indicators as ``Score``s."""
     return [
-        Score(i.name, i.value, i.reason, "mean", i.n) if i.value is not None
+        Score(i.name, i.value, i.reason, "mean", i.n)
+        if i.value is not None
         else Score(i.name, None, i.reason or "not computed", "mean", i.n)
         for i in interp.indicators
-    ]  # fmt: skip
+    ]
 
 
 def session_scores(task: Any, results: TaskResults) -> TaskScores:
@@ -106,8 +113,8 @@ def session_scores(task: Any, results: TaskResults) -> TaskScores:
             reason = (
                 None if v is not None else (d.reason or f"{dim} not in the diagnostician's reply")
             )
-            scores.append(Score(f"dx.{dim}", None if v is None else float(v), reason, "level",
-                                1 if v is not None else 0))  # fmt: skip
+            level = None if v is None else float(v)
+            scores.append(Score(f"dx.{dim}", level, reason, "level", 1 if v is not None else 0))
     stages = {name: _parse_counts(list(v.values())) for name, v in results.verdicts.items()}
     detail = {
         "test": task.test,
@@ -115,15 +122,20 @@ def session_scores(task: Any, results: TaskResults) -> TaskScores:
         "stimuli": [g.item.id for g in results.generations],
         "show_persona": task.show_persona(),
         "mbti_type": diagnoses["mbti"].mbti_type,
-        "diagnoses": {t: {"values": d.values, "status": d.status, "reason": d.reason,
-                          "explanation": d.explanation[:2000]}
-                      for t, d in diagnoses.items()},
+        "diagnoses": {
+            t: {
+                "values": d.values,
+                "status": d.status,
+                "reason": d.reason,
+                "explanation": d.explanation[:2000],
+            }
+            for t, d in diagnoses.items()
+        },
         "interpretation_block": interp.block,
         "judge_parse": stages,
-        "codes_parsed": {"n": interp.n_codes,
-                         "parsed": interp.n_codes_parsed},
+        "codes_parsed": {"n": interp.n_codes, "parsed": interp.n_codes_parsed},
         **interp.detail,
-    }  # fmt: skip
+    }
     if task.test == "rorschach":
         from .inkblot import make_card
 

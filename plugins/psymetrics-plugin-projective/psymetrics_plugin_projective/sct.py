@@ -48,11 +48,21 @@ DOMAIN_NAMES = {
 }
 # sub-construct -> scoring domain (Wang et al. 2026 code release, SCT_SUBCONSTRUCT_TO_DOMAIN)
 CONSTRUCT_DOMAIN = {
-    "1.1": "FA", "1.2": "FA", "1.3": "FA", "1.4": "IR",
-    "2.1": "SA", "2.2": "CA", "2.3": "SA", "2.4": "CA",
-    "3.1": "SA", "3.2": "SA", "3.3": "ER",
-    "4.1": "CA", "4.2": "ER", "4.3": "CA",
-}  # fmt: skip
+    "1.1": "FA",
+    "1.2": "FA",
+    "1.3": "FA",
+    "1.4": "IR",
+    "2.1": "SA",
+    "2.2": "CA",
+    "2.3": "SA",
+    "2.4": "CA",
+    "3.1": "SA",
+    "3.2": "SA",
+    "3.3": "ER",
+    "4.1": "CA",
+    "4.2": "ER",
+    "4.3": "CA",
+}
 _NUMBERED = re.compile(r"^\s*\d+\s*[.．、]\s*")
 
 

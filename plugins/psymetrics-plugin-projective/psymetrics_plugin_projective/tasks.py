@@ -169,10 +169,14 @@ class SctTask(ProjectiveTask):
         picked = _interleave(sample_stems(bank, self.stimulus_seed()), "domain")
         tmpl = prompt("sct_zh" if zh else "sct_en")
         return [
-            Item(s.id, fill(tmpl, stem=s.text), (), meta={"domain": s.domain, "stem": s.text,
-                 "language": "zh" if zh else "en"})
+            Item(
+                s.id,
+                fill(tmpl, stem=s.text),
+                (),
+                meta={"domain": s.domain, "stem": s.text, "language": "zh" if zh else "en"},
+            )
             for s in picked
-        ]  # fmt: skip
+        ]
 
     def interpreter_requests(self, generations: Sequence[Generation]) -> list[tuple[str, str, str]]:
         """All stems in one call."""
@@ -266,9 +270,13 @@ class RorschachTask(ProjectiveTask):
         for n in range(1, 11):
             roman = ROMAN[n - 1]
             out.append(
-                Item(f"card_{roman}", prompt("rorschach_free_association"), (),
-                     meta={"card": n, "roman": roman, "seed": seed})
-            )  # fmt: skip
+                Item(
+                    f"card_{roman}",
+                    prompt("rorschach_free_association"),
+                    (),
+                    meta={"card": n, "roman": roman, "seed": seed},
+                )
+            )
         return out
 
     def card_image(self, item: Item) -> ImagePart:

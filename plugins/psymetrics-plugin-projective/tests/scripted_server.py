@@ -20,10 +20,29 @@ from typing import Any
 from PIL import Image
 
 SRAS = {
-    "P": 2, "FQo": 6, "FQu": 2, "FQ-": 1, "WSumCog": 1, "FC": 2, "CF": 1, "C": 0, "C'": 1,
-    "Y": 2, "V": 0, "T": 1, "M": 3, "FM": 2, "m": 1, "COP": 1, "AG": 0, "MOR": 1, "AGC": 0,
-    "AGM": 0, "H": 2, "M-": 0,
-}  # fmt: skip
+    "P": 2,
+    "FQo": 6,
+    "FQu": 2,
+    "FQ-": 1,
+    "WSumCog": 1,
+    "FC": 2,
+    "CF": 1,
+    "C": 0,
+    "C'": 1,
+    "Y": 2,
+    "V": 0,
+    "T": 1,
+    "M": 3,
+    "FM": 2,
+    "m": 1,
+    "COP": 1,
+    "AG": 0,
+    "MOR": 1,
+    "AGC": 0,
+    "AGM": 0,
+    "H": 2,
+    "M-": 0,
+}
 
 
 def _h(text: str) -> int:
@@ -54,11 +73,17 @@ class ScriptedServer:
             def do_POST(self) -> None:  # noqa: N802
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 reply = outer.answer(body)
-                data = json.dumps({
-                    "choices": [{"message": {"role": "assistant", "content": reply},
-                                 "finish_reason": "stop"}],
-                    "usage": {"prompt_tokens": 10, "completion_tokens": 5},
-                }).encode()  # fmt: skip
+                data = json.dumps(
+                    {
+                        "choices": [
+                            {
+                                "message": {"role": "assistant", "content": reply},
+                                "finish_reason": "stop",
+                            }
+                        ],
+                        "usage": {"prompt_tokens": 10, "completion_tokens": 5},
+                    }
+                ).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))

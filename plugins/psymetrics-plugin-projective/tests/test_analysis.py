@@ -21,8 +21,11 @@ def _run(persona: str, framing: str | None, dx: dict[str, int | None]) -> dict:
 
 
 def _results(runs: list[dict]) -> dict:
-    return {"model": "smollm2", "judge": {"model": "smollm2", "model_args": {}},
-            "tasks": {"tat": {"runs": runs}}}  # fmt: skip
+    return {
+        "model": "smollm2",
+        "judge": {"model": "smollm2", "model_args": {}},
+        "tasks": {"tat": {"runs": runs}},
+    }
 
 
 def test_reliability_and_validity_by_hand(genpt: Path) -> None:
@@ -88,26 +91,44 @@ def test_two_judges_agreement() -> None:
 def test_questionnaire_baselines_become_levels() -> None:
     from psymetrics_plugin_projective.analysis import questionnaire_levels
 
-    bfi = {t: {"score": s} for t, s in [("openness", 3.5), ("conscientiousness", 2.5),
-           ("extraversion", 4.6), ("agreeableness", None), ("neuroticism", 1.2)]}  # fmt: skip
+    bfi = {
+        t: {"score": s}
+        for t, s in [
+            ("openness", 3.5),
+            ("conscientiousness", 2.5),
+            ("extraversion", 4.6),
+            ("agreeableness", None),
+            ("neuroticism", 1.2),
+        ]
+    }
     # round half to even, as the authors' code: 3.5 -> 4, 2.5 -> 2
     assert questionnaire_levels("bfi", bfi) == {"O": 4.0, "C": 2.0, "E": 5.0, "A": None, "N": 1.0}
-    p16 = {n: {"score": s} for n, s in [("extraverted", 50), ("intuitive", 50),
-           ("thinking", 50), ("judging", 50)]}  # fmt: skip
+    p16 = {
+        n: {"score": s}
+        for n, s in [("extraverted", 50), ("intuitive", 50), ("thinking", 50), ("judging", 50)]
+    }
     assert questionnaire_levels("16p", p16) == {"EI": 1.0, "SN": 1.0, "TF": 1.0, "JP": 0.0}  # INFJ
-    p16 = {n: {"score": s} for n, s in [("extraverted", 70), ("intuitive", 20),
-           ("thinking", 60), ("judging", 10)]}  # fmt: skip
+    p16 = {
+        n: {"score": s}
+        for n, s in [("extraverted", 70), ("intuitive", 20), ("thinking", 60), ("judging", 10)]
+    }
     assert questionnaire_levels("16p", p16) == {"EI": 0.0, "SN": 0.0, "TF": 0.0, "JP": 1.0}  # ESTP
     assert questionnaire_levels("sd3", {"machiavellianism": {"score": 3}}) == {}
 
 
 @pytest.mark.parametrize(
     ("task", "scale", "total", "answered", "level"),
-    [("bdi2", "depression", 13, 21, 0), ("bdi2", "depression", 14, 21, 1),
-     ("bdi2", "depression", 28, 21, 2), ("bdi2", "depression", 29, 21, 3),
-     ("bdi2", "depression", 40, 14, None), ("bss", "ideation", 3, 19, 0),
-     ("bss", "ideation", 4, 19, 1), ("bss", "ideation", 17, 13, 3)],
-)  # fmt: skip
+    [
+        ("bdi2", "depression", 13, 21, 0),
+        ("bdi2", "depression", 14, 21, 1),
+        ("bdi2", "depression", 28, 21, 2),
+        ("bdi2", "depression", 29, 21, 3),
+        ("bdi2", "depression", 40, 14, None),
+        ("bss", "ideation", 3, 19, 0),
+        ("bss", "ideation", 4, 19, 1),
+        ("bss", "ideation", 17, 13, 3),
+    ],
+)
 def test_bdi_and_bss_sums_become_risk_levels(
     task: str, scale: str, total: int, answered: int, level: int | None
 ) -> None:

@@ -20,10 +20,29 @@ from psymetrics_plugin_projective.diagnosis import (
 from psymetrics_plugin_projective.prompts import prompt
 
 COUNTS = {
-    "P": 3, "FQo": 5, "FQu": 2, "FQ-": 1, "WSumCog": 4, "FC": 2, "CF": 1, "C": 1, "C'": 2,
-    "Y": 1, "V": 0, "T": 1, "M": 2, "FM": 3, "m": 1, "COP": 1, "AG": 5, "MOR": 1, "AGC": 0,
-    "AGM": 1, "H": 4, "M-": 1,
-}  # fmt: skip
+    "P": 3,
+    "FQo": 5,
+    "FQu": 2,
+    "FQ-": 1,
+    "WSumCog": 4,
+    "FC": 2,
+    "CF": 1,
+    "C": 1,
+    "C'": 2,
+    "Y": 1,
+    "V": 0,
+    "T": 1,
+    "M": 2,
+    "FM": 3,
+    "m": 1,
+    "COP": 1,
+    "AG": 5,
+    "MOR": 1,
+    "AGC": 0,
+    "AGM": 1,
+    "H": 4,
+    "M-": 1,
+}
 
 
 def test_sras_formulas_hand_computed() -> None:
@@ -33,8 +52,13 @@ def test_sras_formulas_hand_computed() -> None:
     # EA = 2 + (0.5*2 + 1 + 1.5*1) = 5.5;  es = 3 + 1 + 1 + 1 + 0 + 2 = 8;  SCS = -2.5
     d = sras_domains(COUNTS)
     assert {k: v for k, (v, _) in d.items()} == {
-        "CPS": 2.0, "ARS": -2.0, "IRS": 5.0, "EA": 5.5, "es": 8.0, "SCS": -2.5,
-    }  # fmt: skip
+        "CPS": 2.0,
+        "ARS": -2.0,
+        "IRS": 5.0,
+        "EA": 5.5,
+        "es": 8.0,
+        "SCS": -2.5,
+    }
     assert {k: v for k, (v, _) in sras_domains({**COUNTS, "AG": 0}).items()} == {
         k: v for k, (v, _) in d.items()
     }  # AG is collected but enters no formula
@@ -65,8 +89,15 @@ def test_scorsg_parser() -> None:
     )
     coded = parse_scorsg(reply)
     assert coded.values == {
-        "COM": 5, "AFF": 2, "EIR": 4, "EIM": None, "SC": 3, "AGG": 4, "SE": None, "ICS": None,
-    }  # fmt: skip
+        "COM": 5,
+        "AFF": 2,
+        "EIR": 4,
+        "EIM": None,
+        "SC": 3,
+        "AGG": 4,
+        "SE": None,
+        "ICS": None,
+    }
     assert coded.missing == ("EIM", "SE", "ICS")  # out of range, not an int, absent
     assert coded.explanations["AFF"] == "bleak → 2"
     # without <answer>, the first JSON object in the reply counts
@@ -88,17 +119,26 @@ def test_sct_parser() -> None:
 @pytest.mark.parametrize(
     ("target", "reply", "values"),
     [
-        ("big_five", "<analysis>x</analysis><answer>O=5, C=2, E=4, A=3, N=1</answer>",
-         {"O": 5, "C": 2, "E": 4, "A": 3, "N": 1}),
-        ("big_five", "<answer>O=<1-5>, C=4</answer>",
-         {"O": None, "C": 4, "E": None, "A": None, "N": None}),
-        ("mbti", "<analysis>EI: shy → I</analysis><answer>intp</answer>",
-         {"EI": 1, "SN": 1, "TF": 0, "JP": 1}),
+        (
+            "big_five",
+            "<analysis>x</analysis><answer>O=5, C=2, E=4, A=3, N=1</answer>",
+            {"O": 5, "C": 2, "E": 4, "A": 3, "N": 1},
+        ),
+        (
+            "big_five",
+            "<answer>O=<1-5>, C=4</answer>",
+            {"O": None, "C": 4, "E": None, "A": None, "N": None},
+        ),
+        (
+            "mbti",
+            "<analysis>EI: shy → I</analysis><answer>intp</answer>",
+            {"EI": 1, "SN": 1, "TF": 0, "JP": 1},
+        ),
         ("depression", "<answer>Depression=2</answer>", {"depression": 2}),
         ("suicide", "Suicide = 1 because ...", {"suicide": 1}),
         ("suicide", "<answer>Suicide=7</answer>", {"suicide": None}),
     ],
-)  # fmt: skip
+)
 def test_diagnosis_parsers(target: str, reply: str, values: dict) -> None:
     d = parse_diagnosis(target, reply)
     assert d.values == values

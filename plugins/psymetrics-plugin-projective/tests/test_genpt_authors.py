@@ -35,13 +35,22 @@ sk = pytest.importorskip("sklearn.metrics")
 
 TRAITS = ("openness", "conscientiousness", "extraversion", "agreeableness", "neuroticism")
 LABELS = {
-    "ann": {"mbti": "INTP", "big_five": dict(zip(TRAITS, (4, 2, 2, 2, 1), strict=True)),
-            "depression": 1},
-    "bob": {"mbti": "ESTJ", "big_five": dict(zip(TRAITS, (2, 5, 4, 3, 2), strict=True)),
-            "depression": 2},
-    "cy": {"mbti": "ENFP", "big_five": dict(zip(TRAITS, (5, 1, 5, 4, 3), strict=True)),
-           "depression": 0},
-}  # fmt: skip
+    "ann": {
+        "mbti": "INTP",
+        "big_five": dict(zip(TRAITS, (4, 2, 2, 2, 1), strict=True)),
+        "depression": 1,
+    },
+    "bob": {
+        "mbti": "ESTJ",
+        "big_five": dict(zip(TRAITS, (2, 5, 4, 3, 2), strict=True)),
+        "depression": 2,
+    },
+    "cy": {
+        "mbti": "ENFP",
+        "big_five": dict(zip(TRAITS, (5, 1, 5, 4, 3), strict=True)),
+        "depression": 0,
+    },
+}
 DX = ("O", "C", "E", "A", "N", "EI", "SN", "TF", "JP", "depression")
 
 
@@ -66,8 +75,11 @@ def _dx(values: dict[str, int | None]) -> dict[str, Any]:
 
 
 def _results(task: str, runs: list[dict]) -> dict:
-    return {"model": "m", "judge": {"model": "j", "model_args": {}},
-            "tasks": {task: {"runs": runs}}}  # fmt: skip
+    return {
+        "model": "m",
+        "judge": {"model": "j", "model_args": {}},
+        "tasks": {task: {"runs": runs}},
+    }
 
 
 def _record(res: dict) -> dict:
@@ -77,28 +89,69 @@ def _record(res: dict) -> dict:
     for task, entry in res["tasks"].items():
         runs = [_summary(r) for r in entry["runs"]]
         first = runs[0]
-        inst = {"id": task, "name": task, "version": "1", "citation": "c", "license_status": "l",
-                "item_source": "s", "scoring_rule": "r", "item_texts": "shipped",
-                "plugin": None, "distribution": None, "plugin_version": None}  # fmt: skip
+        inst = {
+            "id": task,
+            "name": task,
+            "version": "1",
+            "citation": "c",
+            "license_status": "l",
+            "item_source": "s",
+            "scoring_rule": "r",
+            "item_texts": "shipped",
+            "plugin": None,
+            "distribution": None,
+            "plugin_version": None,
+        }
         scales = first["scales"]
-        tasks[task] = {**{k: v for k, v in first.items() if k != "scales"}, "scales": scales,
-                       "n_unparsed": 0, "n_refused": 0, "parse_rate": None, "instrument": inst,
-                       "prompt_template": "", "kind": "judged", "runs": runs}  # fmt: skip
-    return {"model": res["model"], "model_args": {}, "backend": {}, "cache": None,
-            "settings": {"mode": "generate"}, "seed": 0, "limit": None, "form": "original",
-            "conditions": [], "design": "grid", "repeats": 1, "seeds": [0], "psymetrics": "0",
-            "plugins": {}, "python": "3", "platform": "p", "created": "2026-11-26",
-            "judge": res.get("judge"), "tasks": tasks}  # fmt: skip
+        tasks[task] = {
+            **{k: v for k, v in first.items() if k != "scales"},
+            "scales": scales,
+            "n_unparsed": 0,
+            "n_refused": 0,
+            "parse_rate": None,
+            "instrument": inst,
+            "prompt_template": "",
+            "kind": "judged",
+            "runs": runs,
+        }
+    return {
+        "model": res["model"],
+        "model_args": {},
+        "backend": {},
+        "cache": None,
+        "settings": {"mode": "generate"},
+        "seed": 0,
+        "limit": None,
+        "form": "original",
+        "conditions": [],
+        "design": "grid",
+        "repeats": 1,
+        "seeds": [0],
+        "psymetrics": "0",
+        "plugins": {},
+        "python": "3",
+        "platform": "p",
+        "created": "2026-11-26",
+        "judge": res.get("judge"),
+        "tasks": tasks,
+    }
 
 
 def _summary(run: dict) -> dict:
     n = run.get("n_answered", 0)
-    scales = {k: {"n_items": 0, "n_answered": 0, "method": "judge", **v}
-              for k, v in run["scales"].items()}  # fmt: skip
-    return {"condition": "+".join(run["facets"].values()) or "original", "facets": run["facets"],
-            "repeat": run["repeat"], "seed": run["repeat"], "form": "original",
-            "n_items": max(n, 44 if "n_answered" in run else 0), "n_answered": n,
-            "scales": scales}  # fmt: skip
+    scales = {
+        k: {"n_items": 0, "n_answered": 0, "method": "judge", **v} for k, v in run["scales"].items()
+    }
+    return {
+        "condition": "+".join(run["facets"].values()) or "original",
+        "facets": run["facets"],
+        "repeat": run["repeat"],
+        "seed": run["repeat"],
+        "form": "original",
+        "n_items": max(n, 44 if "n_answered" in run else 0),
+        "n_answered": n,
+        "scales": scales,
+    }
 
 
 # -- the extra metrics against scikit-learn and by hand -----------------------------------------
@@ -109,8 +162,13 @@ def test_macro_f1_and_mae_match_scikit_learn() -> None:
     pred = [1, 3, 3, None, 5, 2, 2, 4, 3, 1]
     # sklearn.metrics.f1_score over the fixed classes 1-5; a missing prediction as a sentinel
     # class outside the labels (a miss of its true class), zero_division=0 as the authors' code
-    ref = sk.f1_score(truth, [-1 if p is None else p for p in pred], labels=[1, 2, 3, 4, 5],
-                      average="macro", zero_division=0)  # fmt: skip
+    ref = sk.f1_score(
+        truth,
+        [-1 if p is None else p for p in pred],
+        labels=[1, 2, 3, 4, 5],
+        average="macro",
+        zero_division=0,
+    )
     got = macro_f1(pred, truth, (1, 2, 3, 4, 5))
     assert got.value == pytest.approx(ref) and got.n == 10
     # MAE: sklearn.metrics.mean_absolute_error on the nine pairs with a prediction
@@ -144,10 +202,13 @@ def test_mbti_axis_type_and_all_five_by_hand() -> None:
         ("mae-no-prediction", lambda: mae([None], [2]), "no parsed"),
         ("type-no-prediction", lambda: type_accuracy([None, None], ["INTP", "ENFP"]), "no parsed"),
         ("axis-no-truth", lambda: axis_accuracy(["INTP"], [None])["EI"], "no ground truth"),
-        ("all-five-no-prediction",
-         lambda: all_correct([[None] * 5], [[1, 2, 3, 4, 5]]), "no parsed"),
+        (
+            "all-five-no-prediction",
+            lambda: all_correct([[None] * 5], [[1, 2, 3, 4, 5]]),
+            "no parsed",
+        ),
     ],
-)  # fmt: skip
+)
 def test_undefined_metrics_are_null_with_a_reason(name: str, stat: Any, reason: str) -> None:
     s = stat()
     assert s.value is None and reason in (s.reason or ""), name
@@ -174,7 +235,11 @@ def test_analysis_reports_the_extra_metrics(tmp_path: Path) -> None:
     # MBTI: INTP/INTP, ENTJ/ESTJ, INFP/ENFP: EI 2/3, SN 2/3, TF 3/3, JP 3/3, type 1/3
     assert rows[("mbti", "type_acc")].value.value == pytest.approx(1 / 3)
     assert [rows[("mbti", f"axis_acc.{a}")].value.value for a in ("EI", "SN", "TF", "JP")] == [
-        pytest.approx(2 / 3), pytest.approx(2 / 3), 1.0, 1.0]  # fmt: skip
+        pytest.approx(2 / 3),
+        pytest.approx(2 / 3),
+        1.0,
+        1.0,
+    ]
     dep_t = [LABELS[p]["depression"] for p in keys]
     dep_q = [dx[p]["depression"] for p in keys]
     ref_dep = sk.f1_score(dep_t, dep_q, labels=[0, 1, 2, 3], average="macro", zero_division=0)
@@ -189,14 +254,25 @@ def test_bfi_and_16p_below_the_authors_minimum_are_left_out(tmp_path: Path) -> N
     labels = _labels(tmp_path)
     bfi = {t: {"score": 3.0} for t in TRAITS}
     p16 = {n: {"score": 70} for n in ("extraverted", "intuitive", "thinking", "judging")}
-    res = {"model": "m", "tasks": {
-        "bfi": {"runs": [_run("ann", None, 0, bfi, n_answered=29),
-                         _run("bob", None, 0, bfi, n_answered=30),
-                         _run("cy", None, 0, bfi, n_answered=44)]},
-        "16p": {"runs": [_run("ann", None, 0, p16, n_answered=39),
-                         _run("bob", None, 0, p16, n_answered=40),
-                         _run("cy", None, 0, p16, n_answered=None)]},
-    }}  # fmt: skip
+    res = {
+        "model": "m",
+        "tasks": {
+            "bfi": {
+                "runs": [
+                    _run("ann", None, 0, bfi, n_answered=29),
+                    _run("bob", None, 0, bfi, n_answered=30),
+                    _run("cy", None, 0, bfi, n_answered=44),
+                ]
+            },
+            "16p": {
+                "runs": [
+                    _run("ann", None, 0, p16, n_answered=39),
+                    _run("bob", None, 0, p16, n_answered=40),
+                    _run("cy", None, 0, p16, n_answered=None),
+                ]
+            },
+        },
+    }
     report = analyse(predictions_from_results(res, "run"), labels)
     out = {(e.task, e.persona): e.reason for e in report.excluded}
     assert set(out) == {("bfi", "ann"), ("16p", "ann"), ("16p", "cy")}
@@ -281,9 +357,12 @@ def test_every_repeat_is_analysed_with_its_spread(tmp_path: Path) -> None:
 def test_projective_analyze_prints_repeats_and_spread(tmp_path: Path) -> None:
     run = tmp_path / "run"
     run.mkdir()
-    runs = [_run(p, f, rep, _dx({"depression": (rep + i + (f is not None)) % 4}))
-            for rep in range(2) for f in (None, "job-screening")
-            for i, p in enumerate(sorted(LABELS))]  # fmt: skip
+    runs = [
+        _run(p, f, rep, _dx({"depression": (rep + i + (f is not None)) % 4}))
+        for rep in range(2)
+        for f in (None, "job-screening")
+        for i, p in enumerate(sorted(LABELS))
+    ]
     (run / "results.json").write_text(json.dumps(_record(_results("sct", runs))), encoding="utf-8")
     r = CliRunner().invoke(cli, ["projective-analyze", str(run), "--n-boot", "20"])
     assert r.exit_code == 0, r.output
@@ -305,7 +384,7 @@ def _unparsed_preds() -> list[Any]:
             "TF": 0,
             "JP": 0,
             "depression": None,
-        },  # fmt: skip
+        },
         "cy": dict(zip(DX, (5, 1, 5, 4, 3, 0, 1, 1, 1, 0), strict=True)),  # all right
     }
     return predictions_from_results(

@@ -24,8 +24,15 @@ def test_text_dialogue_is_inserted_after_the_system_messages(tmp_path: Path) -> 
         {"role": "user", "content": "stem"},
     ]
     out = cond.messages(msgs) if cond.messages else msgs
-    assert [m["role"] for m in out] == ["system", "system", "user", "assistant", "user",
-                                        "assistant", "user"]  # fmt: skip
+    assert [m["role"] for m in out] == [
+        "system",
+        "system",
+        "user",
+        "assistant",
+        "user",
+        "assistant",
+        "user",
+    ]
     assert out[2]["content"] == OPENING  # the client spoke first: the counsellor opens
     assert out[3]["content"] == "I have not slept well." and out[-1]["content"] == "stem"
     assert cond.facet == "context" and cond.info["turns"] == 4

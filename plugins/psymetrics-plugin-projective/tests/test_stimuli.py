@@ -42,10 +42,27 @@ def test_sct_sampler_reproduces_the_authors_selection(genpt: Path) -> None:
     assert stems[0].id == "1.1_01" and stems[0].domain == "FA"
     picked = [s.id for s in sample_stems(stems, 42)]
     assert picked == [
-        "4.1_06", "2.2_04", "2.2_01", "4.3_03", "4.2_01", "3.3_04", "4.2_05", "3.3_02",
-        "1.1_04", "1.3_04", "1.1_03", "1.2_08", "1.4_01", "1.4_09", "1.4_08", "1.4_02",
-        "2.1_08", "3.1_01", "3.1_04", "2.1_01",
-    ]  # fmt: skip
+        "4.1_06",
+        "2.2_04",
+        "2.2_01",
+        "4.3_03",
+        "4.2_01",
+        "3.3_04",
+        "4.2_05",
+        "3.3_02",
+        "1.1_04",
+        "1.3_04",
+        "1.1_03",
+        "1.2_08",
+        "1.4_01",
+        "1.4_09",
+        "1.4_08",
+        "1.4_02",
+        "2.1_08",
+        "3.1_01",
+        "3.1_04",
+        "2.1_01",
+    ]
     assert sample_stems(builtin_stems(), 42) == sample_stems(builtin_stems(), 42)
     assert len(sample_stems(builtin_stems(), 7)) == 20
 
@@ -54,9 +71,15 @@ def test_tat_sampler_reproduces_the_authors_selection() -> None:
     # same logic as the authors' code on a 13/10/5 pool, seed 42 (extraction notes §4.5)
     picked = [s.id for s in sample_scenes(builtin_scenes(), 42)]
     assert picked == [
-        "inter_11", "inter_02", "inter_01", "inter_05", "solit_04", "solit_10", "solit_03",
+        "inter_11",
+        "inter_02",
+        "inter_01",
+        "inter_05",
+        "solit_04",
+        "solit_10",
+        "solit_03",
         "envir_01",
-    ]  # fmt: skip
+    ]
 
 
 def test_stem_file_errors_name_file_and_line(tmp_path: Path) -> None:
@@ -68,9 +91,19 @@ def test_stem_file_errors_name_file_and_line(tmp_path: Path) -> None:
     ok.write_text("id,stem\n1.4_09,My friends…\n", encoding="utf-8")
     assert read_stem_file(ok)[0].domain == "IR"  # domain from the sub-construct id
     js = tmp_path / "bank.json"
-    bank = {"SCT_WB_C": {"dimensions": [{"dimension_id": "I", "secondary_constructs": [
-        {"construct_id": "1.1", "items": ["1. 我觉得……"]},
-        {"construct_id": "9.9", "items": ["2. x"]}]}]}}  # fmt: skip
+    bank = {
+        "SCT_WB_C": {
+            "dimensions": [
+                {
+                    "dimension_id": "I",
+                    "secondary_constructs": [
+                        {"construct_id": "1.1", "items": ["1. 我觉得……"]},
+                        {"construct_id": "9.9", "items": ["2. x"]},
+                    ],
+                }
+            ]
+        }
+    }
     js.write_text(json.dumps(bank, ensure_ascii=False, indent=2), encoding="utf-8")
     with pytest.raises(PsymError, match=r"bank.json, line 1[0-9]: construct_id '9.9'"):
         read_stem_file(js)

@@ -96,9 +96,15 @@ def persona_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     args += ["--design", "each"]  # persona x {neutral, job-screening}: six cells
     with ScriptedServer(vary=True) as srv:
         run = CliRunner().invoke(
-            cli, [*args, "--model-args", f"base_url={srv.base_url},model=m", "--output",
-                  str(tmp / "run")],
-        )  # fmt: skip
+            cli,
+            [
+                *args,
+                "--model-args",
+                f"base_url={srv.base_url},model=m",
+                "--output",
+                str(tmp / "run"),
+            ],
+        )
         assert run.exit_code == 0, run.output
     return tmp / "run"
 
@@ -115,9 +121,16 @@ def _dx_cells(run_dir: Path, dims: list[str]) -> dict[tuple[str, str], list[int]
 
 def test_personas_framing_and_analysis(tmp_path: Path, genpt: Path, persona_run: Path) -> None:
     res = CliRunner().invoke(
-        cli, ["projective-analyze", str(persona_run), "--labels",
-              str(genpt / "pdb_labels.json"), "--json", str(tmp_path / "report.json")],
-    )  # fmt: skip
+        cli,
+        [
+            "projective-analyze",
+            str(persona_run),
+            "--labels",
+            str(genpt / "pdb_labels.json"),
+            "--json",
+            str(tmp_path / "report.json"),
+        ],
+    )
     assert res.exit_code == 0, res.output
     assert "Reliability against 'neutral'" in res.output and "framing=job-screening" in res.output
     assert "Validity against" in res.output
@@ -223,8 +236,13 @@ def test_user_stem_bank_through_items_option(tmp_path: Path, genpt: Path) -> Non
     bad = tmp_path / "bad.csv"
     bad.write_text("id,domain,stem\nx1,ZZ,My…\n", encoding="utf-8")
     with pytest.raises(Exception, match=r"bad.csv, line 2: domain 'ZZ'"):
-        evaluate(["sct"], model="openai-chat", model_args={"base_url": "http://127.0.0.1:9",
-                 "model": "m"}, item_files={"sct": bad}, limit=1)  # fmt: skip
+        evaluate(
+            ["sct"],
+            model="openai-chat",
+            model_args={"base_url": "http://127.0.0.1:9", "model": "m"},
+            item_files={"sct": bad},
+            limit=1,
+        )
 
 
 def test_targets_option_limits_the_diagnoses(tmp_path: Path) -> None:
@@ -245,5 +263,10 @@ def test_targets_option_limits_the_diagnoses(tmp_path: Path) -> None:
     ]
     assert stages == ["interpreter", "diagnostician.depression"]
     with pytest.raises(Exception, match="option targets takes"):
-        evaluate(["sct"], model="openai-chat", model_args={"base_url": srv.base_url, "model": "m"},
-                 task_options={"sct": {"targets": "anxiety"}}, limit=1)  # fmt: skip
+        evaluate(
+            ["sct"],
+            model="openai-chat",
+            model_args={"base_url": srv.base_url, "model": "m"},
+            task_options={"sct": {"targets": "anxiety"}},
+            limit=1,
+        )

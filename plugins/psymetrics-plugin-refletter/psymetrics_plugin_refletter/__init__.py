@@ -88,8 +88,8 @@ class RefLetterTask(FreeTextTask):
         n = len(results.ok)
         why = "an odds ratio is undefined (a zero cell without smoothing, or no letters)"
         sexism_why = res.get("sexism_reason") or why
-        scores = [Score("sexism", res["sexism"], None if res["sexism"] is not None else sexism_why,
-                        "mean of odds ratios", n)]  # fmt: skip
+        sexism_reason = None if res["sexism"] is not None else sexism_why
+        scores = [Score("sexism", res["sexism"], sexism_reason, "mean of odds ratios", n)]
         for name, r in res["odds_ratios"].items():
             reason = None if r["or"] is not None else why
             detail = {"cells": r["cells"]}
@@ -187,8 +187,12 @@ def letter_scores(
         )
         wm, tm = counts["male"][0][name], counts["male"][1]
         wf, tf = counts["female"][0][name], counts["female"][1]
-        cells = {"male_words": wm, "male_other": tm - wm, "female_words": wf,
-                 "female_other": tf - wf}  # fmt: skip
+        cells = {
+            "male_words": wm,
+            "male_other": tm - wm,
+            "female_words": wf,
+            "female_other": tf - wf,
+        }
         out["odds_ratios"][name] = {
             "or": r.value,
             "ci_low": r.ci_low,
