@@ -139,9 +139,12 @@ def fidelity(
     index = {it: i for i, it in enumerate(al.items)}
     scale_rows = [compare.scale_row(s, pt, [index[i] for i in its]) for s, its in al.scales.items()]
     notes = []
-    ceiling = None
-    if human.resampled and al.human.shape[0] >= 4:
+    ceiling = same_n = None
+    n_model, n_human = al.model.shape[0], al.human.shape[0]
+    if human.resampled and n_human >= 4:
         ceiling = compare.ceiling(al, max(opts.n_boot, 20), rng)
+        if model.resampled and n_model < n_human:
+            same_n = compare.ceiling(al, max(opts.n_boot, 20), rng, n_model)
     else:
         notes.append(
             "no human ceiling: the human side has fewer than 4 respondents or is a "
@@ -180,6 +183,7 @@ def fidelity(
         norm=compare.boot.estimate(pt.norm, pt.norm_reps, norm_reason),
         norm_items=[it.item for it in items if it.tv.value is not None],
         ceiling=ceiling,
+        same_n=same_n,
         groups=groups,
         khat=kh,
         not_compared=al.not_compared,

@@ -100,13 +100,13 @@ def draw(mass: np.ndarray, n_boot: int, rng: np.random.Generator, resampled: boo
 
 
 def halves(
-    mass: np.ndarray, splits: int, rng: np.random.Generator
+    mass: np.ndarray, splits: int, rng: np.random.Generator, size: int
 ) -> tuple[np.ndarray, np.ndarray]:
-    """``splits`` random splits of ``mass``'s clusters into two halves: the halves' summed
-    masses ``(splits, items, K + 3)`` each."""
+    """``splits`` random splits of ``mass``'s clusters into ``size`` and the rest: the two
+    parts' summed masses ``(splits, items, K + 3)`` each."""
     n = mass.shape[0]
-    keys = rng.random((splits, n))
-    first = (np.argsort(keys, axis=1) < n // 2).astype(float)
+    ranks = np.argsort(np.argsort(rng.random((splits, n)), axis=1), axis=1)
+    first = (ranks < size).astype(float)
     flat = mass.reshape(n, -1)
     shape = (splits, *mass.shape[1:])
     return (first @ flat).reshape(shape), ((1.0 - first) @ flat).reshape(shape)

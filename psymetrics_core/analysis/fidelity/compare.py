@@ -148,10 +148,12 @@ def undefined_scale(name: str, reason: str) -> ScaleFidelity:
     return ScaleFidelity(name, 0, e, e, e, e, e, e)
 
 
-def ceiling(al: Aligned, splits: int, rng: np.random.Generator) -> Ceiling:
-    """The overall metrics between two random halves of the human clusters, ``splits``
-    times: their mean and 2.5-97.5 percentiles (a second human sample of half the size)."""
-    a, b = boot.halves(al.human, splits, rng)
+def ceiling(al: Aligned, splits: int, rng: np.random.Generator, size: int | None = None) -> Ceiling:
+    """The overall metrics between ``size`` random human clusters (default: half) and the
+    others, ``splits`` times: their mean and 2.5-97.5 percentiles."""
+    n = al.human.shape[0]
+    size = n // 2 if size is None else size
+    a, b = boot.halves(al.human, splits, rng, size)
     arrays = boot.item_arrays(a, b, al.positions, al.valid)
     summary = boot.aggregate(arrays, range(len(al.items)), boot.norm(arrays))
 
@@ -164,7 +166,8 @@ def ceiling(al: Aligned, splits: int, rng: np.random.Generator) -> Ceiling:
 
     return Ceiling(
         splits=splits,
-        n_half=al.human.shape[0] // 2,
+        n_sample=size,
+        n_rest=n - size,
         representativeness=band(summary.representativeness),
         simbench=band(summary.simbench),
         tv=band(summary.tv),

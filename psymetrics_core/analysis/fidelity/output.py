@@ -119,11 +119,15 @@ def tidy_tables(r: FidelityResult) -> dict[str, pd.DataFrame]:
                     }
                 )
     overall = _scale_rows(r.overall, "model vs human")
-    if r.ceiling is not None:
-        c = r.ceiling
+    for c, scope in (
+        (r.ceiling, "human ceiling (two halves)"),
+        (r.same_n, "humans at the model's n vs the rest"),
+    ):
+        if c is None:
+            continue
         overall += [
             {
-                "scope": "human ceiling (two halves)",
+                "scope": scope,
                 "scale": "overall",
                 "items": len(r.items),
                 "metric": m,
@@ -207,9 +211,18 @@ def headline(r: FidelityResult) -> list[str]:
     if r.ceiling is not None:
         c = r.ceiling
         out.append(
-            f"human ceiling (two random halves of {2 * c.n_half} respondents, {c.splits} "
-            f"splits): representativeness {fmt(c.representativeness, 'representativeness')}, "
-            f"SimBench {fmt(c.simbench, 'simbench')}"
+            f"human ceiling (two random halves, {c.n_sample} vs {c.n_rest} respondents, "
+            f"{c.splits} splits): representativeness "
+            f"{fmt(c.representativeness, 'representativeness')}, SimBench "
+            f"{fmt(c.simbench, 'simbench')}"
+        )
+    if r.same_n is not None:
+        c = r.same_n
+        out.append(
+            f"humans at the model's n ({c.n_sample} random respondents vs the other {c.n_rest}, "
+            f"{c.splits} draws): representativeness "
+            f"{fmt(c.representativeness, 'representativeness')}, SimBench "
+            f"{fmt(c.simbench, 'simbench')}"
         )
     if r.khat is not None:
         out.append(khat_line(r))

@@ -145,11 +145,14 @@ class ScaleFidelity:
 
 @dataclass(frozen=True)
 class Ceiling:
-    """The same overall metrics between two random halves of the human sample (``splits``
-    random splits: the mean and the 2.5-97.5 percentiles)."""
+    """The same overall metrics between a random part of ``n_sample`` human respondents and the
+    other ``n_rest`` (``splits`` random splits: the mean and the 2.5-97.5 percentiles): two
+    halves (the human ceiling: what a second human sample scores), or as many humans as the
+    model side has clusters (what a human sample of the model's size scores)."""
 
     splits: int
-    n_half: int
+    n_sample: int
+    n_rest: int
     representativeness: Estimate
     simbench: Estimate
     tv: Estimate
@@ -221,6 +224,7 @@ class FidelityResult:
     norm: Estimate  # SimBench's normaliser: mean TV(human, uniform) over norm_items
     norm_items: list[str]
     ceiling: Ceiling | None
+    same_n: Ceiling | None  # n_sample = the model's clusters
     groups: list[GroupFidelity]
     khat: KHat | None
     not_compared: dict[str, str]
