@@ -51,10 +51,15 @@ class _Scripted:
 def _population(tmp_path: Path) -> Path:
     pop = tmp_path / "pop.jsonl"
     lines = [
-        {"id": f"p{i}", "persona": f"Person {i}.", "labels": {"gender": str(1 + i % 2)},
-         "source": {"file": "x.csv", "row": i + 2, "sha256": "0" * 64}, "licence": "CC0-1.0"}
+        {
+            "id": f"p{i}",
+            "persona": f"Person {i}.",
+            "labels": {"gender": str(1 + i % 2)},
+            "source": {"file": "x.csv", "row": i + 2, "sha256": "0" * 64},
+            "licence": "CC0-1.0",
+        }
         for i in range(4)
-    ]  # fmt: skip
+    ]
     pop.write_text("".join(json.dumps(x) + "\n" for x in lines))
     return pop
 
@@ -67,8 +72,14 @@ def pop_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
     tmp = tmp_path_factory.mktemp("fid")
     out = tmp / "run"
-    evaluate(["ipip-bfi25"], backend=_Scripted([2, 5, 5, "no idea"]), limit=3, output=out,
-             population=_population(tmp), seed=3)  # fmt: skip
+    evaluate(
+        ["ipip-bfi25"],
+        backend=_Scripted([2, 5, 5, "no idea"]),
+        limit=3,
+        output=out,
+        population=_population(tmp),
+        seed=3,
+    )
     return out
 
 
@@ -170,8 +181,9 @@ def test_wide_bfi_export_against_its_own_long_form(tmp_path: Path):
 
     d = pd.read_csv(BFI, dtype=str, keep_default_na=False)
     items = list(d.columns[1:26])
-    long = d.melt(id_vars=["respondent", "gender"], value_vars=items, var_name="item",
-                  value_name="response")  # fmt: skip
+    long = d.melt(
+        id_vars=["respondent", "gender"], value_vars=items, var_name="item", value_name="response"
+    )
     path = tmp_path / "bfi_long.csv"
     long.to_csv(path, index=False)
     r = fidelity(path, BFI, Session(), FidelityOptions(task="ipip-bfi25", n_boot=20))
@@ -190,15 +202,28 @@ def test_wide_bfi_export_against_its_own_long_form(tmp_path: Path):
 
 def test_cli_json_and_exports(pop_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]):
     human = _human(tmp_path)
-    main(["fidelity", str(pop_run), str(human), "--bootstrap", "30", "--json", "-o",
-              str(tmp_path / "out")])  # fmt: skip
+    main(
+        [
+            "fidelity",
+            str(pop_run),
+            str(human),
+            "--bootstrap",
+            "30",
+            "--json",
+            "-o",
+            str(tmp_path / "out"),
+        ]
+    )
     data = json.loads(capsys.readouterr().out)
     assert data["model"]["method"] == "sampled" and data["n_boot"] == 30
     assert "Santurkar" in data["sources"]["representativeness"]
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
-        "fidelity.json", "fidelity_distributions.csv", "fidelity_items.csv",
-        "fidelity_overall.csv", "fidelity_scales.csv",
-    ]  # fmt: skip
+        "fidelity.json",
+        "fidelity_distributions.csv",
+        "fidelity_items.csv",
+        "fidelity_overall.csv",
+        "fidelity_scales.csv",
+    ]
     saved = json.loads((tmp_path / "out" / "fidelity.json").read_text())
     assert saved["overall"] == data["overall"]
 

@@ -32,6 +32,40 @@ def _fence_k(value: float) -> float:
     return value
 
 
+def _responses(
+    ctx: click.Context,
+    task: str | None,
+    responses: Path,
+    form: str,
+    cluster: str | None,
+    human: Path | None,
+    population: PopulationOptions,
+    as_json: bool,
+) -> None:
+    """``psym analyze --responses FILE [--task TASK]``: analyse and print a CSV of answers."""
+    if task is None and form != "original":
+        raise PsymError(f"--form {form}: a form of --task TASK; your own survey has none")
+    if population.mtmm is not None:
+        raise PsymError(
+            f"--mtmm {population.mtmm}: applies to population run directories, not to --responses"
+        )
+    rep = analyze_responses(
+        task,
+        responses,
+        session_of(ctx),
+        form=form,
+        group=population.structure.group if population.structure else None,
+        deletion=population.missing,
+        cluster=cluster,
+        population=population,
+        human=human,
+    )
+    if as_json:
+        print_json(responses_json(rep))
+        return
+    print_responses_report(rep)
+
+
 @click.command("analyze")
 @click.argument(
     "run_dirs", nargs=-1, required=False, type=click.Path(file_okay=False, path_type=Path)
@@ -161,7 +195,6 @@ def analyze_cmd(
     Plugins add sections for their own tasks (the projective tests: κ, DCR with direction and
     |μΔ| against the neutral cell, accuracy against --labels, two-judge agreement).
     """
-    group = population.structure.group if population.structure else None
     deletion = population.missing  # alpha of the tables follows --missing too
     if human is not None and responses is None and not run_dirs:
         raise PsymError(
@@ -173,28 +206,7 @@ def analyze_cmd(
     if responses is not None or task is not None:
         if run_dirs or responses is None:
             raise PsymError("give run directories, or --responses FILE [--task TASK] (not both)")
-        if task is None and form != "original":
-            raise PsymError(f"--form {form}: a form of --task TASK; your own survey has none")
-        if population.mtmm is not None:
-            raise PsymError(
-                f"--mtmm {population.mtmm}: applies to population run directories, "
-                "not to --responses"
-            )
-        rep = analyze_responses(
-            task,
-            responses,
-            session_of(ctx),
-            form=form,
-            group=group,
-            deletion=deletion,
-            cluster=cluster,
-            population=population,
-            human=human,
-        )
-        if as_json:
-            print_json(responses_json(rep))
-            return
-        print_responses_report(rep)
+        _responses(ctx, task, responses, form, cluster, human, population, as_json)
         return
     if not run_dirs:
         raise PsymError("give run directories of `psym eval`, or --responses FILE [--task TASK]")

@@ -24,8 +24,11 @@ BFI_MODEL = "E =~ 1 + 6 + 11\nA =~ 2 + 7 + 12\n"
 
 MODEL_FILES = [
     # name, file text (None: a special file), expected fragment
-    ("arrow-not-lavaan", "E =~ 1 + 6\nA <- 2 + 7\n",
-     "line 2: expected 'factor =~ item + item' or 'a ~~ b', got 'A <- 2 + 7'"),
+    (
+        "arrow-not-lavaan",
+        "E =~ 1 + 6\nA <- 2 + 7\n",
+        "line 2: expected 'factor =~ item + item' or 'a ~~ b', got 'A <- 2 + 7'",
+    ),
     ("regression-only", "E ~ 1 + 6\n", "line 1: expected 'factor =~ item + item'"),
     ("empty-term", "E =~ 1 + + 6\n", "line 1: '' is not an item or factor name"),
     ("lhs-two-names", "E F =~ 1 + 6\n", "line 1: 'E F' is not a factor or item name"),
@@ -39,7 +42,7 @@ MODEL_FILES = [
     ("directory", None, "is a directory"),
     ("missing", None, "no such file"),
     ("fifo", None, "expected a CFA model"),
-]  # fmt: skip
+]
 
 
 def _model_path(tmp_path: Path, name: str, text: str | bytes | None) -> Path:
@@ -65,22 +68,45 @@ def test_fuzz_cfa_model_files(tmp_path: Path, name: str, text: object, expect: s
 
 DATA_CASES = [
     # name, model text, responses text, keyword arguments, expected fragment
-    ("model-unknown-item", BFI_MODEL + "O =~ 5 + 10 + 99\n", HEADER + GOOD, {},
-     "line 3: '99' is not a factor of the model or an item of task bfi"),
-    ("model-unknown-factor-in-covariance", BFI_MODEL + "E ~~ N\n", HEADER + GOOD, {},
-     "line 3: 'N' is not a factor of the model or an item of task bfi"),
-    ("model-item-by-text", "E =~ talkative + 6\n", HEADER + GOOD, {},
-     "line 1: 'talkative' is not a factor"),
-    ("human-with-group", BFI_MODEL, "respondent,model,item,response\n"
-     + GOOD.replace(",", ",m,", 1), {"group": "model", "human": True},
-     "--human: the groups are the source (llm, human); not with --group model"),
+    (
+        "model-unknown-item",
+        BFI_MODEL + "O =~ 5 + 10 + 99\n",
+        HEADER + GOOD,
+        {},
+        "line 3: '99' is not a factor of the model or an item of task bfi",
+    ),
+    (
+        "model-unknown-factor-in-covariance",
+        BFI_MODEL + "E ~~ N\n",
+        HEADER + GOOD,
+        {},
+        "line 3: 'N' is not a factor of the model or an item of task bfi",
+    ),
+    (
+        "model-item-by-text",
+        "E =~ talkative + 6\n",
+        HEADER + GOOD,
+        {},
+        "line 1: 'talkative' is not a factor",
+    ),
+    (
+        "human-with-group",
+        BFI_MODEL,
+        "respondent,model,item,response\n" + GOOD.replace(",", ",m,", 1),
+        {"group": "model", "human": True},
+        "--human: the groups are the source (llm, human); not with --group model",
+    ),
     ("human-file-missing", BFI_MODEL, HEADER + GOOD, {"human": "absent"}, "no such file"),
-    ("human-unknown-item", BFI_MODEL, HEADER + GOOD, {"human": "r0,99,3\n"},
-     "unknown item '99'"),
+    ("human-unknown-item", BFI_MODEL, HEADER + GOOD, {"human": "r0,99,3\n"}, "unknown item '99'"),
     ("human-value-out-of-range", BFI_MODEL, HEADER + GOOD, {"human": "r0,1,7\n"}, "line 2"),
-    ("human-cluster-column-in-llm-only", BFI_MODEL, HEADER + GOOD, {"cluster": "persona",
-     "human": "r0,1,3\n"}, "--cluster persona: "),
-]  # fmt: skip
+    (
+        "human-cluster-column-in-llm-only",
+        BFI_MODEL,
+        HEADER + GOOD,
+        {"cluster": "persona", "human": "r0,1,3\n"},
+        "--cluster persona: ",
+    ),
+]
 
 
 @pytest.mark.parametrize(
@@ -111,7 +137,7 @@ def test_fuzz_structure_on_responses(
             population=PopulationOptions(n_boot=0, structure=opts),
             human=human,
             **kw,
-        ),  # fmt: skip
+        ),
         [],
         label=name,
     )
@@ -126,8 +152,8 @@ OPTION_CASES = [
     ("efa-word", ["--efa", "many"], "expected a number of factors >= 1 or auto, got 'many'"),
     ("efa-float", ["--efa", "2.5"], "got '2.5'"),
     ("rotation-unknown", ["--efa", "2", "--rotation", "spin"], "'spin' is not one of"),
-    ("human-without-responses", ["--human", "h.csv"], "--human: give --responses FILE"),
-]  # fmt: skip
+    ("human-on-a-folder-that-is-no-run", ["--human", "h.csv"], "results.json: no such file"),
+]
 
 
 @pytest.mark.parametrize(("name", "args", "expect"), OPTION_CASES, ids=[c[0] for c in OPTION_CASES])

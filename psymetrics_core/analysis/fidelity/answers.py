@@ -11,57 +11,20 @@ empty: not answered (counted as unparsed, kept apart like a refusal). A malforme
 
 from __future__ import annotations
 
-import math
 from collections.abc import Collection
-from functools import lru_cache
 from pathlib import Path
 
 import pandas as pd
 
-from psymetrics_core.analysis.fidelity.records import NONSUB, SideAnswers
+from psymetrics_core.analysis.fidelity.cells import number, option_key
+from psymetrics_core.analysis.fidelity.records import SideAnswers
+from psymetrics_core.analysis.fidelity.table import read_table
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.reading import CsvTable, read_csv
 
-__all__ = ["read_csv_side", "option_key", "number"]
+__all__ = ["read_csv_side"]
 
-_NONSUB_WORDS = {
-    "refused": "refused",
-    "dont_know": "dont_know",
-    "don't know": "dont_know",
-    "dont know": "dont_know",
-    "unparsed": "unparsed",
-    "": "unparsed",
-}
 _RESERVED = {"respondent", "item", "response", "weight", "position", "option", "share", "count"}
-
-
-@lru_cache(maxsize=4096)
-def option_key(text: str) -> str:
-    """The canonical key of a response: a non-substantive word, or the value as written, a
-    number in its shortest form (``3.0`` -> ``3``)."""
-    t = text.strip()
-    low = t.lower()
-    if low in _NONSUB_WORDS:
-        return _NONSUB_WORDS[low]
-    try:
-        x = float(t)
-    except ValueError:
-        return t
-    if math.isfinite(x) and x == int(x):
-        return str(int(x))
-    return repr(x) if math.isfinite(x) else t
-
-
-def number(text: str, where: str, field: str, *, minimum: float | None = None) -> float:
-    """A finite number (``>= minimum``) from a cell, or one error line naming it."""
-    try:
-        x = float(text)
-    except ValueError:
-        x = math.nan
-    if not math.isfinite(x) or (minimum is not None and x < minimum):
-        need = f"a finite number >= {minimum:g}" if minimum is not None else "a finite number"
-        raise PsymError(f"{where}: field '{field}': expected {need}, got {text.strip()!r}")
-    return x
 
 
 def read_csv_side(
@@ -73,8 +36,6 @@ def read_csv_side(
     if not table.rows:
         raise PsymError(f"{path}: no rows (expected answers or a distribution table)")
     if {"item", "option"} <= cols and cols & {"share", "count"}:
-        from psymetrics_core.analysis.fidelity.table import read_table
-
         return read_table(table)
     if {"respondent", "item", "response"} <= cols:
         return _long(table)
@@ -172,8 +133,3 @@ def _side(
         labels=labels.reindex(units),
         rows=n_rows,
     )
-
-
-def is_nonsub(key: str) -> bool:
-    """Whether ``key`` is a non-substantive answer."""
-    return key in NONSUB

@@ -79,9 +79,8 @@ def _scale_rows(s: ScaleFidelity, scope: str) -> list[dict[str, Any]]:
     ]
 
 
-def tidy_tables(r: FidelityResult) -> dict[str, pd.DataFrame]:
-    """items, distributions, scales, overall (with the ceiling) and subgroups, one row each."""
-    items = [
+def _item_rows(r: FidelityResult) -> list[dict[str, Any]]:
+    return [
         {
             "item": it.item,
             "scales": ";".join(it.scales),
@@ -93,11 +92,14 @@ def tidy_tables(r: FidelityResult) -> dict[str, pd.DataFrame]:
         for it in r.items
         for m in METRICS
     ]
-    dist = []
+
+
+def _dist_rows(r: FidelityResult) -> list[dict[str, Any]]:
+    out = []
     for it in r.items:
         for side, d in (("model", it.model), ("human", it.human)):
             for v, pos, share in zip(d.options.values, d.options.positions, d.shares, strict=True):
-                dist.append(
+                out.append(
                     {
                         "item": it.item,
                         "side": side,
@@ -108,7 +110,7 @@ def tidy_tables(r: FidelityResult) -> dict[str, pd.DataFrame]:
                     }
                 )
             for word, share in zip(NONSUB, d.nonsub, strict=True):
-                dist.append(
+                out.append(
                     {
                         "item": it.item,
                         "side": side,
@@ -118,14 +120,18 @@ def tidy_tables(r: FidelityResult) -> dict[str, pd.DataFrame]:
                         "of": "all answers",
                     }
                 )
-    overall = _scale_rows(r.overall, "model vs human")
+    return out
+
+
+def _overall_rows(r: FidelityResult) -> list[dict[str, Any]]:
+    out = _scale_rows(r.overall, "model vs human")
     for c, scope in (
         (r.ceiling, "human ceiling (two halves)"),
         (r.same_n, "humans at the model's n vs the rest"),
     ):
         if c is None:
             continue
-        overall += [
+        out += [
             {
                 "scope": scope,
                 "scale": "overall",
@@ -135,7 +141,19 @@ def tidy_tables(r: FidelityResult) -> dict[str, pd.DataFrame]:
             }
             for m in ("representativeness", "simbench", "tv", "jsd", "ks")
         ]
-    groups = [
+    return out
+
+
+def _group_rows(r: FidelityResult) -> list[dict[str, Any]]:
+    names = (
+        "model_all",
+        "model_steered",
+        "steer_gain",
+        "human_others",
+        "simbench_all",
+        "simbench_steered",
+    )
+    return [
         {
             "column": g.column,
             "group": g.value,
@@ -145,22 +163,20 @@ def tidy_tables(r: FidelityResult) -> dict[str, pd.DataFrame]:
             **_row(getattr(g, m)),
         }
         for g in r.groups
-        for m in (
-            "model_all",
-            "model_steered",
-            "steer_gain",
-            "human_others",
-            "simbench_all",
-            "simbench_steered",
-        )
+        for m in names
     ]
+
+
+def tidy_tables(r: FidelityResult) -> dict[str, pd.DataFrame]:
+    """items, distributions, scales, overall (with the ceilings) and subgroups, one row per
+    figure."""
     scales = [row for s in r.scales for row in _scale_rows(s, "model vs human")]
     return {
-        "items": pd.DataFrame(items),
-        "distributions": pd.DataFrame(dist),
+        "items": pd.DataFrame(_item_rows(r)),
+        "distributions": pd.DataFrame(_dist_rows(r)),
         "scales": pd.DataFrame(scales),
-        "overall": pd.DataFrame(overall),
-        "subgroups": pd.DataFrame(groups),
+        "overall": pd.DataFrame(_overall_rows(r)),
+        "subgroups": pd.DataFrame(_group_rows(r)),
     }
 
 

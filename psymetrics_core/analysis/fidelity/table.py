@@ -14,7 +14,7 @@ from collections import defaultdict
 
 import pandas as pd
 
-from psymetrics_core.analysis.fidelity.answers import number, option_key
+from psymetrics_core.analysis.fidelity.cells import number, option_key
 from psymetrics_core.analysis.fidelity.records import NONSUB, OptionSet, SideAnswers
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.reading import CsvTable
