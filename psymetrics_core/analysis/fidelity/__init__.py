@@ -28,6 +28,7 @@ from psymetrics_core.analysis.fidelity.groups import group_rows
 from psymetrics_core.analysis.fidelity.khat import k_hat
 from psymetrics_core.analysis.fidelity.records import (
     FidelityResult,
+    ItemFidelity,
     OptionSet,
     SideAnswers,
     SideInfo,
@@ -85,6 +86,21 @@ def _instrument(
         )
         scales[item.id] = tuple(s for s in inst.scales if inst.counts_towards(item, s))
     return options, scales
+
+
+def _degenerate(items: Sequence[ItemFidelity]) -> list[str]:
+    """A flag when the model puts all its substantive answers on one option of most items
+    (straight-lining or a constant reply: its distances then measure that, not people)."""
+    one = [it for it in items if it.model.shares and max(it.model.shares) >= 1.0 - 1e-12]
+    if len(one) * 2 <= len(items):
+        return []
+    values = sorted(
+        {it.model.options.values[it.model.shares.index(max(it.model.shares))] for it in one}
+    )
+    return [
+        f"degenerate: the model's answers fall on one option on {len(one)} of {len(items)} "
+        f"items (option {', '.join(values)}): a constant reply, not a distribution"
+    ]
 
 
 def _info(side: SideAnswers, clusters: int) -> SideInfo:
@@ -150,6 +166,7 @@ def fidelity(
             "no human ceiling: the human side has fewer than 4 respondents or is a "
             "distribution table (no respondents to split)"
         )
+    notes += _degenerate(items)
     for side, name in ((model, "model"), (human, "human")):
         if not side.resampled:
             notes.append(f"the {name} side is a distribution table: fixed, not resampled")
