@@ -136,3 +136,19 @@ def test_khat_by_hand():
     # = 1/3 ± 0.9239, which holds 0.5 ± 0.1947: covered at every k -> k̂ = k_max = 6
     k = k_hat_of_values({"a": np.array([0.0, 1, 0, 1, 0, 1])}, {"a": np.array([0.0, 1, 0, 1])})
     assert k.value == 6 and k.k_max == 6
+
+
+def test_a_constant_model_is_flagged_degenerate(tmp_path: Path):
+    human = _table(
+        tmp_path / "h.csv", [("a", "1", 0.5), ("a", "2", 0.5), ("b", "1", 0.3), ("b", "2", 0.7)]
+    )
+    model = _table(
+        tmp_path / "m.csv", [("a", "1", 1.0), ("a", "2", 0.0), ("b", "1", 1.0), ("b", "2", 0.0)]
+    )
+    r = fidelity(model, human, Session(), FidelityOptions(n_boot=0))
+    assert any(n.startswith("degenerate: ") and "2 of 2 items (option 1)" in n for n in r.notes)
+    varied = _table(
+        tmp_path / "v.csv", [("a", "1", 0.6), ("a", "2", 0.4), ("b", "1", 1.0), ("b", "2", 0.0)]
+    )
+    r = fidelity(varied, human, Session(), FidelityOptions(n_boot=0))
+    assert not any(n.startswith("degenerate") for n in r.notes)  # 1 of 2 items: not most
