@@ -325,6 +325,20 @@ def bench_population_analysis(work: Path) -> None:
     )
 
 
+def bench_fidelity(work: Path) -> None:
+    """``psym fidelity`` of 1,250 respondents x 44 items against 2,800 people, 1,000
+    replicates, against 60 s and 2 GB."""
+    from benchmarks.fidelity import fidelity_at_scale
+
+    f = fidelity_at_scale(work / "fidelity")
+    print(
+        f"[fidelity] psym fidelity of {f['respondents']:,} respondents x {f['items']} items "
+        f"against {f['people']:,} people, {f['n_boot']:,} bootstrap replicates (items, scales, "
+        f"overall, human ceiling, humans at the model's n): {f['wall_s']:.1f} s (target <= "
+        f"60 s), peak memory {f['peak_gb']:.2f} GB (target <= 2 GB)"
+    )
+
+
 def report_logprob(limit: int | None, work: Path, env: dict[str, str], cache: Path) -> None:
     """Section 1: psym eval --mode logprob against lm_eval, the cached re-run, the reload,
     option scoring against its torch floor and the float32 bound."""
@@ -378,14 +392,18 @@ def main() -> None:
     ap.add_argument("--keep", action="store_true", help="keep the work directory")
     ap.add_argument(
         "--only",
-        choices=("logprob", "grid", "population", "population-prefix", "population-analysis"),
+        choices=(
+            "logprob", "grid", "population", "population-prefix", "population-analysis",
+            "fidelity",
+        ),
         default=None,
         help="run only this benchmark (logprob: psym eval --mode logprob against lm_eval, "
         "with the cached re-run, the reload, option scoring against its floor and the bound; "
         "grid: the grid against the latency bound, with a fresh cache and with --no-cache; "
         "population: psym eval --population against the bound; population-prefix: a "
         "population on the default model with and without prefix sharing; "
-        "population-analysis: psym analyze --responses of 1,250 x 419 in time and memory)",
+        "population-analysis: psym analyze --responses of 1,250 x 419 in time and memory; "
+        "fidelity: psym fidelity of 1,250 x 44 against 2,800 people in time and memory)",
     )
     a = ap.parse_args()
     from psymetrics_core.base.paths import cache_dir
@@ -413,6 +431,9 @@ def main() -> None:
         if a.only == "population-analysis":
             bench_population_analysis(work)
             return
+        if a.only == "fidelity":
+            bench_fidelity(work)
+            return
         print(f"[api] openai-chat vs a server adding {a.latency * 1000:.0f} ms per request")
         for r in bench_api(a.latency, (1, 8, 32), a.waves):
             print(
@@ -426,6 +447,7 @@ def main() -> None:
         if not a.skip_lmeval:  # the default model's
             bench_population_prefix(work)
         bench_population_analysis(work)
+        bench_fidelity(work)
         sh = scale.shard_speedup(a.latency, work, env)
         print(
             f"[shards] {sh['requests']} requests at concurrency 2: one process "

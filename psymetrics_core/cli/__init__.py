@@ -35,6 +35,7 @@ __all__ = ["main", "console_main", "cli", "session_of"]
 CORE_COMMANDS = {
     "eval": "psymetrics_core.cli.eval_cmd:eval_cmd",
     "analyze": "psymetrics_core.cli.analyze_cmd:analyze_cmd",
+    "fidelity": "psymetrics_core.cli.fidelity_cmd:fidelity_cmd",
     "score": "psymetrics_core.cli.score_cmd:score_cmd",
     "list": "psymetrics_core.cli.list_cmd:list_cmd",
     "show": "psymetrics_core.cli.show_cmd:show_cmd",

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import click
 
+from psymetrics_core.analysis.fidelity import FidelityOptions, fidelity
+from psymetrics_core.analysis.fidelity.output import fidelity_json, fidelity_text
 from psymetrics_core.analysis.outputs import analyze_runs, write_report
 from psymetrics_core.analysis.population.options import PopulationOptions
 from psymetrics_core.analysis.responses import analyze_responses, responses_json
@@ -62,7 +64,16 @@ def _fence_k(value: float) -> float:
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
     help="With --responses: human answers in the same layout; LLM vs human invariance ladder "
-    "(groups: llm, human).",
+    "(groups: llm, human). With run directories: the human fidelity section of each run against "
+    "this answers CSV or distribution table (as `psym fidelity RUN FILE`).",
+)
+@click.option(
+    "--human-group",
+    "human_groups",
+    multiple=True,
+    metavar="COLUMN",
+    help="With run directories and --human: a group column of the human file (repeatable): "
+    "fidelity per group and steerability (as `psym fidelity --group`).",
 )
 @click.option(
     "--form", default="original", show_default=True, help="With --task --responses: the form."
@@ -141,6 +152,7 @@ def analyze_cmd(
     hypotheses: tuple[str, ...],
     cluster: str | None,
     human: Path | None,
+    human_groups: tuple[str, ...],
     population: PopulationOptions,
 ) -> None:
     """Analyse run directories of `psym eval`, or a CSV of responses (no model calls): a
@@ -149,8 +161,13 @@ def analyze_cmd(
     Plugins add sections for their own tasks (the projective tests: κ, DCR with direction and
     |μΔ| against the neutral cell, accuracy against --labels, two-judge agreement).
     """
-    if human is not None and responses is None:
-        raise PsymError("--human: give --responses FILE (the LLM answers) too")
+    if human is not None and responses is None and not run_dirs:
+        raise PsymError(
+            "--human: give run directories (human fidelity) or --responses FILE "
+            "(the LLM answers, for the invariance ladder)"
+        )
+    if human_groups and (human is None or responses is not None):
+        raise PsymError("--human-group: applies to run directories with --human FILE")
     if responses is not None or task is not None:
         if run_dirs or responses is None:
             raise PsymError("give run directories, or --responses FILE [--task TASK] (not both)")
@@ -160,7 +177,7 @@ def analyze_cmd(
         raise PsymError("give run directories of `psym eval`, or --responses FILE [--task TASK]")
     inputs = [
         *run_inputs(run_dirs),
-        *(p for p in (baseline, labels, population.mtmm) if p is not None),
+        *(p for p in (baseline, labels, population.mtmm, human) if p is not None),
     ]
     if output is not None:
         check_output_dir(output, inputs=inputs)  # before the analysis
@@ -177,6 +194,11 @@ def analyze_cmd(
         population=population,
         warn=lambda line: stderr.print(f"warning: {line}", markup=False),
     )
+    fid = {}
+    if human is not None:
+        opts = FidelityOptions(groups=human_groups)
+        fid = {str(run): fidelity(run, human, session_of(ctx), opts) for run in run_dirs}
+        result.report["fidelity"] = {run: fidelity_json(r) for run, r in fid.items()}
     if output is not None:
         stderr.print(f"analysis: {write_report(result.report, output, inputs)}")
     if as_json:
@@ -185,6 +207,8 @@ def analyze_cmd(
     print_report(result.report)
     for section in result.sections:
         click.echo(f"\n{section.title}\n{section.text}")
+    for run, r in fid.items():
+        click.echo(f"\nHuman fidelity: {run} against {human}\n{fidelity_text(r)}")
 
 
 def _analyze_file(

@@ -18,7 +18,15 @@ GROUPS: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("Run a model", ("eval", "score", "lm-eval"), "psym eval --tasks bfi,mfq"),
     (
         "Analyse runs",
-        ("analyze", "report", "export", "contamination", "validity", "projective-analyze"),
+        (
+            "analyze",
+            "fidelity",
+            "report",
+            "export",
+            "contamination",
+            "validity",
+            "projective-analyze",
+        ),
         "psym report psym-results/RUN -o report.html",
     ),
     (
@@ -43,6 +51,7 @@ EXAMPLES: dict[str, str] = {
     "lm-eval": "psym lm-eval --model hf --model_args pretrained=PATH --tasks psym_bfi",
     "analyze": "psym analyze run1 run2 --output analysis\n"
     "psym analyze --task asi --responses long.csv --group model",
+    "fidelity": "psym fidelity pop-run bfi_long.csv --group gender -o fidelity",
     "report": "psym report run1 run2 -o report.html",
     "export": "psym export scores run1 -o scores.csv",
     "export scores": "psym export scores run1 run2 -o scores.csv",

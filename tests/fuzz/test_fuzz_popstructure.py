@@ -153,7 +153,7 @@ OPTION_CASES = [
     ("efa-word", ["--efa", "many"], "expected a number of factors >= 1 or auto, got 'many'"),
     ("efa-float", ["--efa", "2.5"], "got '2.5'"),
     ("rotation-unknown", ["--efa", "2", "--rotation", "spin"], "'spin' is not one of"),
-    ("human-without-responses", ["--human", "h.csv"], "--human: give --responses FILE"),
+    ("human-on-a-folder-that-is-no-run", ["--human", "h.csv"], "results.json: no such file"),
 ]
 
 

@@ -1,0 +1,12 @@
+"""psymetrics plugin: the 25 IPIP Big-Five items of R psych's bfi, task ``ipip-bfi25``."""
+
+from psymetrics_core import data_files, hookimpl
+
+__version__ = "0.1.0"
+
+
+@hookimpl
+def register_instruments(register):
+    """Register every instrument shipped in this package."""
+    for spec in data_files(__name__):
+        register(spec)
