@@ -15,13 +15,13 @@ in the report as on the terminal.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from psymetrics_core.base.errors import PsymError
+from psymetrics_core.analysis.fidelity import FidelityOptions, fidelity
+from psymetrics_core.analysis.fidelity.output import SOURCES, fmt
 from psymetrics_core.records.read import RunData
 from psymetrics_core.report.fidelity_figures import divergent_bars, fidelity_of_item, item_figure
 
@@ -234,22 +234,13 @@ class FidelityLibrary:
 
 
 def fidelity_library() -> FidelityLibrary:
-    """The fidelity library (``psym fidelity``'s), or a one-line error where it is missing."""
-    try:
-        lib = importlib.import_module("psymetrics_core.analysis.fidelity")
-        out = importlib.import_module("psymetrics_core.analysis.fidelity.output")
-    except ModuleNotFoundError as exc:
-        raise PsymError(
-            f"--human: this psymetrics has no fidelity library ({exc.name}); the section needs "
-            "`psym fidelity`'s psymetrics_core.analysis.fidelity"
-        ) from None
+    """The fidelity library (``psym fidelity``'s) as this section reads it."""
 
     def compare(run: Path, human: Path, session: Any, groups: Sequence[str]) -> ResultView:
-        opts = lib.FidelityOptions(groups=tuple(groups))
-        result: ResultView = lib.fidelity(run, human, session, opts)
+        result: ResultView = fidelity(run, human, session, FidelityOptions(groups=tuple(groups)))
         return result
 
-    return FidelityLibrary(compare, out.fmt, out.SOURCES)
+    return FidelityLibrary(compare, fmt, SOURCES)
 
 
 def fidelity_context(

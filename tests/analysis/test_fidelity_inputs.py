@@ -160,13 +160,36 @@ def test_logprob_run_is_the_mean_of_option_probs(pop_run: Path, tmp_path: Path):
     assert r.model.outside_mass == pytest.approx(1 - 0.7)
 
 
-def test_verbalized_run_is_the_mean_of_stated_shares(pop_run: Path, tmp_path: Path):
-    def edit(rec: dict) -> dict:
-        p = _persona(rec)
-        rec["stated_shares"] = None if p == "p3" else {"1": 0.2, "2": 0.2, "3": 0.6}
-        return rec  # answer and parse_status as recorded (results.json counts them)
+class _StatesShares(_Scripted):
+    """Says 20/20/60% for options 1-3 to every prompt except Person 3's, who has no idea (a fake
+    model, unit tests only)."""
 
-    run = _rewrite(pop_run, tmp_path / "vb", edit)
+    def generate(self, prompts, settings, reporter=None):
+        shares = "1 = 20%\n2 = 20%\n3 = 60%\n4 = 0%\n5 = 0%\n6 = 0%"
+        out = []
+        for p in prompts:
+            said = "no idea" if any("Person 3." in m["content"] for m in p.messages) else shares
+            out.append(Completion(text=said))
+            if reporter:
+                reporter.advance()
+        return out
+
+
+def test_verbalized_run_is_the_mean_of_stated_shares(tmp_path: Path):
+    # a real verbalized administration (--condition verbalized) of a scripted model
+    from psymetrics_core import evaluate
+
+    run = tmp_path / "vb"
+    evaluate(
+        ["ipip-bfi25"],
+        backend=_StatesShares([]),
+        limit=3,
+        output=run,
+        population=_population(tmp_path),
+        conditions=("verbalized",),
+        seed=3,
+    )
+    assert sum(r["stated_shares"] is not None for r in _lines(run)) == 9  # p3's 3 did not parse
     r = fidelity(run, _human(tmp_path), Session(), FidelityOptions(n_boot=0))
     assert r.model.method == "verbalized"
     it = r.items[0]
@@ -235,3 +258,22 @@ def test_analyze_run_with_human_shows_the_fidelity_section(
     out = capsys.readouterr().out
     assert "Human fidelity" in out and "representativeness" in out and "SimBench" in out
     assert "group gender = 2 (humans 4, personas 2)" in out
+
+
+def test_a_verbalized_run_where_nothing_parsed_stays_verbalized(tmp_path: Path):
+    # SmolLM2's case: no reply names its shares; the run is not read as sampled answers
+    from psymetrics_core import evaluate
+
+    run = tmp_path / "vb0"
+    evaluate(
+        ["ipip-bfi25"],
+        backend=_Scripted(["no idea"]),
+        limit=2,
+        output=run,
+        population=_population(tmp_path),
+        conditions=("verbalized",),
+        seed=3,
+    )
+    r = fidelity(run, _human(tmp_path), Session(), FidelityOptions(n_boot=0))
+    assert r.model.method == "verbalized"
+    assert r.items[0].model.nonsub == pytest.approx((0.0, 0.0, 1.0))  # all unparsed

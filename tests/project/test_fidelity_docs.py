@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.test_population_docs import FENCE, _run_bash
+from test_population_docs import FENCE, _run_bash
 
 REPO = Path(__file__).resolve().parents[2]
 PAGE = REPO / "docs" / "guides" / "fidelity.md"

@@ -15,14 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.types import Completion
 from psymetrics_core.report import build_report, load_runs_for_report
 from psymetrics_core.report.fidelity_figures import most_divergent
 from psymetrics_core.report.fidelity_section import (
     FidelityLibrary,
     fidelity_context,
-    fidelity_library,
     fidelity_of_item,
 )
 
@@ -226,17 +224,6 @@ def test_without_human_there_is_no_section(fresh_plugins, run_dir):
     assert '<section id="fidelity">' not in build_report(runs, fresh_plugins)
 
 
-def test_a_missing_library_is_one_line(monkeypatch):
-    import importlib
-
-    def missing(name, package=None):
-        raise ModuleNotFoundError(f"No module named {name!r}", name=name)
-
-    monkeypatch.setattr(importlib, "import_module", missing)
-    with pytest.raises(PsymError, match=r"^--human: this psymetrics has no fidelity library"):
-        fidelity_library()
-
-
 def test_human_group_without_human_is_refused(fresh_plugins, run_dir, tmp_path, capsys):
     from psymetrics_core.cli import main
 
@@ -260,7 +247,6 @@ def _human_csv(path: Path) -> Path:
 
 
 def test_the_real_library_reads_the_same_on_the_page(fresh_plugins, run_dir, tmp_path):
-    pytest.importorskip("psymetrics_core.analysis.fidelity")
     from psymetrics_core.analysis.fidelity import FidelityOptions, fidelity
     from psymetrics_core.analysis.fidelity.output import fmt
 

@@ -60,7 +60,8 @@ def read_run_side(path: Path, task: str | None) -> SideAnswers:
 
 
 def _method(records: list[SampleRecord]) -> str:
-    if any(r.stated_shares is not None for r in records):
+    # a verbalized administration even where no reply parsed (every item then unparsed)
+    if any(r.facets.get("administration") == "verbalized" for r in records):
         return "verbalized"
     if any(r.option_probs is not None for r in records):
         return "logprob"
