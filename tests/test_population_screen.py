@@ -31,8 +31,19 @@ def test_population_screens(tmp_path: Path) -> None:
     res = CliRunner().invoke(cli, ["population", "build", "--generate", "binary", "-o", str(pop)])
     assert res.exit_code == 0, res.output
     with LatencyServer(latency=0.0, answer=_by_extraversion) as srv:
-        args = ["eval", "--tasks", "bfi", "--population", str(pop), "--model", "openai-chat",
-                "--model-args", f"base_url={srv.base_url},model=m", "-o", str(run)]  # fmt: skip
+        args = [
+            "eval",
+            "--tasks",
+            "bfi",
+            "--population",
+            str(pop),
+            "--model",
+            "openai-chat",
+            "--model-args",
+            f"base_url={srv.base_url},model=m",
+            "-o",
+            str(run),
+        ]
         res = CliRunner().invoke(cli, args, terminal_width=200)
     assert res.exit_code == 0, res.output
     out = res.output
@@ -46,9 +57,12 @@ def test_population_screens(tmp_path: Path) -> None:
     assert "bfi: 32 of 32 respondents' answers flagged degenerate" in out
     assert "respondent=bin-00000" not in out and "vs Crowd" not in out  # not respondent 1's row
     assert f"next: psym analyze {run} (the population psychometrics), then psym report" in out
-    # results.json keeps its layout: tasks.bfi is the first cell
+    # results.json's tasks.bfi is the population (runs[0] is the first cell, respondent 1)
     results = json.loads((run / "results.json").read_text())
-    assert results["tasks"]["bfi"]["condition"] == "respondent=bin-00000"
+    bfi = results["tasks"]["bfi"]
+    assert (bfi["condition"], bfi["facets"]) == ("population", {})
+    assert bfi["runs"][0]["condition"] == "respondent=bin-00000"
+    assert bfi["scales"]["extraversion"]["score"] == 3.0  # the mean below, not 2.5 or 3.5
     # ... and records the population entry the screen printed (one group: no other condition)
     (group,) = results["tasks"]["bfi"]["population"]
     assert (group["group"], group["n_respondents"], group["n_degenerate"]) == ("", 32, 32)
@@ -68,11 +82,19 @@ def test_population_screens(tmp_path: Path) -> None:
 def test_population_summary_by_hand() -> None:
     def run(rid: str, score: float | None, fired: bool = False, other: str = "") -> dict:
         facets = {"respondent": f"respondent={rid}", **({"persona": other} if other else {})}
-        return {"facets": facets, "scales": {"x": {"score": score}},
-                "indicators": {"straight_lining": {"fired": fired}}}  # fmt: skip
+        return {
+            "facets": facets,
+            "scales": {"x": {"score": score}},
+            "indicators": {"straight_lining": {"fired": fired}},
+        }
 
-    runs = [run("a", 1.0, True), run("b", 2.0), run("c", 4.0), run("d", None),
-            run("a", 5.0, other="persona=p")]  # fmt: skip
+    runs = [
+        run("a", 1.0, True),
+        run("b", 2.0),
+        run("c", 4.0),
+        run("d", None),
+        run("a", 5.0, other="persona=p"),
+    ]
     results = {"tasks": {"t": {"scales": {}, "runs": runs}}}
     assert is_population_run(results)
     plain, other = population_summary(results)
@@ -100,9 +122,27 @@ def test_sample_and_repeats_on_the_population_screen(tmp_path: Path) -> None:
     CliRunner().invoke(cli, ["population", "build", "--generate", "binary", "-o", str(pop)])
     with LatencyServer(latency=0.0, answer=_by_extraversion) as srv:
         url = f"base_url={srv.base_url},model=m"
-        args = ["eval", "--tasks", "bfi", "--population", str(pop), "--sample", "4", "--repeats",
-                "2", "--temperature", "0.7", "--limit", "2", "--model", "openai-chat",
-                "--model-args", url, "-o", str(tmp_path / "r")]  # fmt: skip
+        args = [
+            "eval",
+            "--tasks",
+            "bfi",
+            "--population",
+            str(pop),
+            "--sample",
+            "4",
+            "--repeats",
+            "2",
+            "--temperature",
+            "0.7",
+            "--limit",
+            "2",
+            "--model",
+            "openai-chat",
+            "--model-args",
+            url,
+            "-o",
+            str(tmp_path / "r"),
+        ]
         res = CliRunner().invoke(cli, args, terminal_width=200)
     assert res.exit_code == 0, res.output
     out = " ".join(res.output.split())
