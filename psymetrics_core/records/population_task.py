@@ -49,9 +49,8 @@ COUNTS = ("n_items", "n_answered", "n_unparsed", "n_refused")
 def summed(runs: list[dict[str, Any]], key: str) -> int | None:
     """``key`` summed over ``runs`` (None when a run does not record it)."""
     values = [r.get(key) for r in runs]
-    if any(not isinstance(v, int) or isinstance(v, bool) for v in values):
-        return None
-    return sum(values)
+    counts = [v for v in values if isinstance(v, int) and not isinstance(v, bool)]
+    return sum(counts) if len(counts) == len(values) else None
 
 
 def population_task(entry: dict[str, Any], means: list[dict[str, Any]]) -> dict[str, Any]:
@@ -82,11 +81,12 @@ def _scales(
     out = {}
     for name in names:
         cells = [r["scales"][name] for r in runs if name in (r.get("scales") or {})]
+        first = (entry.get("scales") or {}).get(name) or {}
         scale: dict[str, Any] = {
             "score": None,
             "n_items": sum(c.get("n_items") or 0 for c in cells),
             "n_answered": sum(c.get("n_answered") or 0 for c in cells),
-            "method": cells[0].get("method"),
+            "method": cells[0].get("method") or first.get("method"),
         }
         if len(means) == 1:
             spread = means[0]["scales"].get(name) or {}
@@ -97,7 +97,7 @@ def _scales(
             scale["reason"] = (
                 f"{len(means)} levels of the other conditions: each one's mean is in population"
             )
-        norm = ((entry.get("scales") or {}).get(name) or {}).get("norm")
+        norm = first.get("norm")
         if isinstance(norm, dict):  # the human norm group (one respondent's z left out)
             scale["norm"] = {k: v for k, v in norm.items() if k != "z"}
         out[name] = scale
