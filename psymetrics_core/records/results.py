@@ -251,7 +251,8 @@ def sums_of_runs(entry: TaskEntry) -> None:
         if getattr(entry, k) != total:
             raise ValueError(
                 f"'{k}' ({getattr(entry, k)!r}) of a population run is not its sum over runs "
-                f"({total!r}); the task-level fields describe every respondent cell"
+                f"({total!r}); the task-level fields describe every respondent cell (a run "
+                "recorded before they did holds the first cell's: run it again)"
             )
     if entry.condition != POPULATION_CONDITION:
         raise ValueError(
