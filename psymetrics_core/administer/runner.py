@@ -129,12 +129,13 @@ def evaluate(
     Every (task, cell, repeat) is run by the task's kind; ``tasks.<task>``'s own fields are the
     first (cell, repeat) run, ``tasks.<task>.runs`` all of them, and a population run adds the
     population-level entry ``tasks.<task>.population`` (the spread across respondents, what
-    every screen shows; the own fields are respondent 1's cell). Cells are the ``conditions``
-    expanded by ``design`` (``conditions.build_cells``), each run ``repeats`` times with seeds
-    ``seed + r``. ``cache`` stores every response in the response cache before use (default:
-    on for backends built by name, off for a ready ``backend``); ``concurrency`` bounds the
-    requests in flight of API backends. ``norm_group`` picks the human norm group for
-    z-scores. ``max_new_tokens`` defaults to 24 for questionnaires and to a task's own length.
+    every screen shows; the own fields are then over every cell: ``records.population_task``).
+    Cells are the ``conditions`` expanded by ``design`` (``conditions.build_cells``), each run
+    ``repeats`` times with seeds ``seed + r``. ``cache`` stores every response in the response
+    cache before use (default: on for backends built by name, off for a ready ``backend``);
+    ``concurrency`` bounds the requests in flight of API backends. ``norm_group`` picks the
+    human norm group for z-scores. ``max_new_tokens`` defaults to 24 for questionnaires and to a
+    task's own length.
     ``task_options`` maps task id (or ``"*"``) to options the task reads as
     ``instrument.options``. ``judge_model`` (default: the evaluated model) answers the judge
     stages of judged tasks; its calls share the run's response cache. ``units`` restricts the

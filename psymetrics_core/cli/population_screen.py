@@ -36,7 +36,7 @@ def print_population(
     ranges: dict[tuple[str, str], tuple[float, float]] | None = None,
 ) -> None:
     """A population run's screen: the population, then per task each scale's spread across
-    respondents (results.json's ``tasks.X`` is only the first cell: never shown as the run)
+    respondents (results.json's ``tasks.X.population``; ``runs[0]`` is one respondent's cell)
     with its score range (``ranges``: ``administer.ranges.scale_ranges``)."""
     sample = f", --sample {config.sample}" if config.sample is not None else ""
     spreads = population_summary(results)

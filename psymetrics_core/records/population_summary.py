@@ -2,9 +2,9 @@
 across respondents and each validity indicator's distribution, computed from results.json's
 ``runs`` (one run per respondent cell) and recorded as ``tasks.<task>.population``.
 
-results.json keeps ``tasks.X`` equal to its first run (one respondent's cell); the population
-entry is what every screen of a population run shows instead (``psym eval``, ``psym report``,
-``psym export population``), so that respondent 1 is never read as the population. This module
+The population entry is what every screen of a population run shows (``psym eval``, ``psym
+report``, ``psym export population``), and ``tasks.X``'s own fields describe every cell
+(``records.population_task``), so that respondent 1 is never read as the population. This module
 is the one home of that computation: ``with_population`` records it when the run is written,
 ``population_summary`` reads the recorded entry back (and computes it for a record written
 before the entry existed).
@@ -15,6 +15,8 @@ from __future__ import annotations
 import statistics
 from dataclasses import asdict, dataclass, field
 from typing import Any
+
+from psymetrics_core.records.population_task import population_task
 
 __all__ = [
     "ScaleSpread",
@@ -105,14 +107,15 @@ def compute_population(task: str, entry: dict[str, Any]) -> list[TaskSpread]:
 
 
 def with_population(results: dict[str, Any]) -> dict[str, Any]:
-    """``results`` with ``tasks.<task>.population`` recorded when the run is a population run
-    (a single-model run is returned unchanged)."""
+    """``results`` with ``tasks.<task>.population`` recorded and the task-level fields over
+    every cell (``population_task``) when the run is a population run (a single-model run is
+    returned unchanged)."""
     if not is_population_run(results):
         return results
-    tasks = {
-        task: {**entry, "population": [_record(s) for s in compute_population(task, entry)]}
-        for task, entry in results["tasks"].items()
-    }
+    tasks = {}
+    for task, entry in results["tasks"].items():
+        groups = [_record(s) for s in compute_population(task, entry)]
+        tasks[task] = population_task({**entry, "population": groups}, groups)
     return {**results, "tasks": tasks}
 
 

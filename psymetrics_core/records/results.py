@@ -9,6 +9,7 @@ from pydantic import Field, model_validator
 from psymetrics_core.base.models import Open, Strict
 from psymetrics_core.base.versions import RECORD_SCHEMA_VERSION
 from psymetrics_core.records.fields import Count, Int, Name, Number, Rate
+from psymetrics_core.records.population_task import POPULATION_CONDITION
 
 __all__ = [
     "RECORD_SCHEMA_VERSION",
@@ -158,10 +159,11 @@ class PopulationGroup(Strict):
 
 
 class TaskEntry(Open):
-    """A task's results: the first administration's scores (``runs[0]``), every administration
-    in ``runs`` and, for a population run, the population-level entry ``population`` (what
-    every screen of such a run shows: the first administration is one respondent's cell).
-    Free-text tasks add their own detail fields (counts, odds ratios, ...)."""
+    """A task's results: every administration in ``runs`` and, above it, the first one's scores
+    (``runs[0]``) or, for a population run, the whole population: counts summed over every cell,
+    each scale's population mean, and the population entry ``population`` (what every screen of
+    such a run shows; ``records.population_task``). Free-text tasks add their own detail fields
+    (counts, odds ratios, ...; a population run's entry leaves them out: they are one cell's)."""
 
     scales: dict[Name, ScaleEntry]
     n_items: Count
@@ -188,7 +190,7 @@ class TaskEntry(Open):
     population: list[PopulationGroup] | None = Field(
         default=None,
         description="population runs only: the task across respondents, what every screen "
-        "shows (the fields above are the first respondent's cell)",
+        "shows (the fields above are then over every cell: counts summed, scores the mean)",
     )
 
     @model_validator(mode="after")
@@ -199,7 +201,10 @@ class TaskEntry(Open):
             n_unparsed=self.n_unparsed,
             n_refused=self.n_refused,
         )
-        same_as_first_run(self)
+        if self.population is None:
+            same_as_first_run(self)
+        else:
+            sums_of_runs(self)
         seen: set[tuple[str, int]] = set()
         for i, run in enumerate(self.runs):
             if (run.condition, run.repeat) in seen:
@@ -235,6 +240,25 @@ def same_as_first_run(entry: TaskEntry) -> None:
                 f"'{field}' ({top!r}) differs from the first administration's "
                 f"'runs.0.{field}' ({run!r}); a report and an export would disagree"
             )
+
+
+def sums_of_runs(entry: TaskEntry) -> None:
+    """A population run's task-level counts equal their sums over ``runs`` and its condition is
+    the population (``records.population_task``): a ValueError naming the field if not."""
+    for k in ("n_items", "n_answered", "n_unparsed", "n_refused"):
+        parts = [getattr(r, k) for r in entry.runs]
+        total = None if None in parts else sum(p or 0 for p in parts)
+        if getattr(entry, k) != total:
+            raise ValueError(
+                f"'{k}' ({getattr(entry, k)!r}) of a population run is not its sum over runs "
+                f"({total!r}); the task-level fields describe every respondent cell (a run "
+                "recorded before they did holds the first cell's: run it again)"
+            )
+    if entry.condition != POPULATION_CONDITION:
+        raise ValueError(
+            f"'condition' ({entry.condition!r}) of a population run is not "
+            f"{POPULATION_CONDITION!r}: the task-level fields describe every respondent cell"
+        )
 
 
 class DistributionInfo(Strict):

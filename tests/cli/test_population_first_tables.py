@@ -71,7 +71,11 @@ def test_report_first_table_is_the_screen_population(population_run: tuple[Path,
     run, screen = population_run
     results = json.loads((run / "results.json").read_text())
     (group,) = results["tasks"]["bfi"]["population"]
-    first = results["tasks"]["bfi"]["scales"]  # respondent bin-00000's cell
+    first = results["tasks"]["bfi"]["runs"][0]["scales"]  # respondent bin-00000's cell
+    entry = results["tasks"]["bfi"]["scales"]  # the population's means, not that cell
+    assert {k: v["score"] for k, v in entry.items()} == {
+        k: v["mean"] for k, v in group["scales"].items()
+    }
     html = build_report(load_runs_for_report([run]), Session())
     table = _scores_table(html)
     assert "population: mean ± SD · n respondents · min–max" in table

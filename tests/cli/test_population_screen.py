@@ -57,9 +57,12 @@ def test_population_screens(tmp_path: Path) -> None:
     assert "bfi: 32 of 32 respondents' answers flagged degenerate" in out
     assert "respondent=bin-00000" not in out and "vs Crowd" not in out  # not respondent 1's row
     assert f"next: psym analyze {run} (the population psychometrics), then psym report" in out
-    # results.json keeps its layout: tasks.bfi is the first cell
+    # results.json's tasks.bfi is the population (runs[0] is the first cell, respondent 1)
     results = json.loads((run / "results.json").read_text())
-    assert results["tasks"]["bfi"]["condition"] == "respondent=bin-00000"
+    bfi = results["tasks"]["bfi"]
+    assert (bfi["condition"], bfi["facets"]) == ("population", {})
+    assert bfi["runs"][0]["condition"] == "respondent=bin-00000"
+    assert bfi["scales"]["extraversion"]["score"] == 3.0  # the mean below, not 2.5 or 3.5
     # ... and records the population entry the screen printed (one group: no other condition)
     (group,) = results["tasks"]["bfi"]["population"]
     assert (group["group"], group["n_respondents"], group["n_degenerate"]) == ("", 32, 32)

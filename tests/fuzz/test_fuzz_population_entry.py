@@ -1,8 +1,10 @@
 """Fuzz suite, the population entry of results.json (issue 31, item 1): ``tasks.<task>.population``
 edited by hand into what no run writes (not a list, counts that contradict each other, negative
-or non-finite numbers, unknown or missing fields). ``psym report``, ``psym export population``
-and ``psym export scores`` read it through the one run reader, so each case ends in one
-``PsymError`` line naming results.json and the field, and writes nothing.
+or non-finite numbers, unknown or missing fields), and task-level fields of a population run that
+are not over every cell (counts not the sums over ``runs``, a respondent's condition). ``psym
+report``, ``psym export population`` and ``psym export scores`` read it through the one run
+reader, so each case ends in one ``PsymError`` line naming results.json and the field, and
+writes nothing.
 """
 
 from __future__ import annotations
@@ -78,7 +80,22 @@ def _more_degenerate(g: dict[str, Any]) -> None:
     g["n_degenerate"] = g["n_cells"] + 5
 
 
+def _task(edit: Callable[[dict[str, Any]], None]) -> Callable[[dict[str, Any]], None]:
+    def apply(results: dict[str, Any]) -> None:
+        edit(results["tasks"]["bfi"])
+
+    return apply
+
+
+def _first_cell_counts(e: dict[str, Any]) -> None:
+    """The task level as it was before issue 32: respondent 1's counts, not the sums."""
+    e["n_items"] = e["runs"][0]["n_items"]
+
+
 CASES: list[tuple[str, Callable[[dict[str, Any]], None], str]] = [
+    ("task-counts-of-the-first-cell", _task(_first_cell_counts), "n_items"),
+    ("task-answered-not-the-sum", _task(lambda e: e.update(n_answered=0)), "n_answered"),
+    ("task-condition-a-respondent", _task(lambda e: e.update(condition="r1")), "condition"),
     ("not-a-list", lambda r: _set(r, "all"), "population"),
     ("empty-group", lambda r: _set(r, [{}]), "population.0"),
     ("more-respondents-than-cells", _group(_more_respondents), "n_respondents"),

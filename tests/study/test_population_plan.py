@@ -161,6 +161,13 @@ def test_population_shards_merge_into_the_single_eval_run(tmp_path: Path, templa
         assert groups == {"": 6, "reversed-options": 6}, groups
         part = {g["group"]: g["n_respondents"] for g in shard[task]["population"]}
         assert sum(part.values()) < sum(groups.values())
+        # the task level is every merged cell too (issue 32 item 5), not the head shard's
+        total = sum(r["n_items"] for r in entry["runs"])
+        assert entry["n_items"] == total > shard[task]["n_items"]
+        assert entry["condition"] == "population"
+        # two levels of the other condition: no one mean for the task, each level's in population
+        for scale in entry["scales"].values():
+            assert scale["score"] is None and scale["reason"].startswith("2 levels"), scale
 
 
 def test_a_changed_population_file_or_template_is_refused(tmp_path: Path) -> None:
