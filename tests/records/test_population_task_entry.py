@@ -20,7 +20,7 @@ from psymetrics_core.base.errors import PsymError
 from psymetrics_core.cli import cli
 from psymetrics_core.records.read import read_results
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from benchmarks.latency_server import LatencyServer  # noqa: E402
 
 
