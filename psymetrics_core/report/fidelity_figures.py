@@ -11,14 +11,14 @@ from typing import TYPE_CHECKING
 from psymetrics_core.report.figures import PALETTE, Figure, _plt, svg_of
 
 if TYPE_CHECKING:
-    from psymetrics_core.report.fidelity_section import EstimateView, ItemView
+    from psymetrics_core.analysis.fidelity.records import Estimate, ItemFidelity
 
 __all__ = ["item_figure", "divergent_bars", "most_divergent", "fidelity_of_item"]
 
 CEILING_COLOR = "#bbbbbb"
 
 
-def fidelity_of_item(it: ItemView) -> tuple[float | None, float | None, float | None]:
+def fidelity_of_item(it: ItemFidelity) -> tuple[float | None, float | None, float | None]:
     """An item's fidelity, 1 - W1 (OpinionQA's per-item representativeness), with its interval
     (None where W1 is undefined)."""
     w = it.w1
@@ -30,9 +30,9 @@ def fidelity_of_item(it: ItemView) -> tuple[float | None, float | None, float | 
 
 
 def item_figure(
-    items: Sequence[ItemView],
-    band: EstimateView | None,
-    overall: EstimateView,
+    items: Sequence[ItemFidelity],
+    band: Estimate | None,
+    overall: Estimate,
     title: str,
 ) -> Figure | None:
     """Each item's 1 - W1 with its interval (one row per item, instrument order), the human
@@ -81,13 +81,13 @@ def item_figure(
     return Figure(svg_of(fig, alt), caption, alt)
 
 
-def most_divergent(items: Sequence[ItemView], k: int) -> list[ItemView]:
+def most_divergent(items: Sequence[ItemFidelity], k: int) -> list[ItemFidelity]:
     """The ``k`` items with the largest defined W1, largest first (ties: item order)."""
     defined = [it for it in items if it.w1.value is not None]
     return sorted(defined, key=lambda it: -(it.w1.value or 0.0))[:k]
 
 
-def divergent_bars(items: Sequence[ItemView], k: int, label: str) -> Figure | None:
+def divergent_bars(items: Sequence[ItemFidelity], k: int, label: str) -> Figure | None:
     """Model and human stacked bars of the ``k`` most divergent items (substantive shares;
     the non-substantive share of each side in its bar's label); None without any."""
     chosen = most_divergent(items, k)

@@ -7,10 +7,9 @@ model-vs-human stacked bars of the items that diverge most, the per-item table a
 table (with steerability where personas carry a human group's label).
 
 The figures come from the fidelity library, ``psymetrics_core.analysis.fidelity`` (``psym
-fidelity``), reached only through :func:`fidelity_library`; this module reads its result through
-the read-only views below (``ResultView`` and the rest: the fields of its typed records this
-section uses), and formats every figure with the library's own ``fmt`` so a number reads the same
-in the report as on the terminal.
+fidelity``), through :func:`fidelity_library` (a test hands its own); this module reads its typed
+records (``FidelityResult`` and the rest) and formats every figure with the library's own ``fmt``,
+so a number reads the same in the report as on the terminal.
 """
 
 from __future__ import annotations
@@ -18,22 +17,21 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from psymetrics_core.analysis.fidelity import FidelityOptions, fidelity
 from psymetrics_core.analysis.fidelity.output import SOURCES, fmt
+from psymetrics_core.analysis.fidelity.records import (
+    Ceiling,
+    FidelityResult,
+    GroupFidelity,
+    ItemFidelity,
+)
+from psymetrics_core.pluginsys.session import Session
 from psymetrics_core.records.read import RunData
 from psymetrics_core.report.fidelity_figures import divergent_bars, fidelity_of_item, item_figure
 
 __all__ = [
-    "EstimateView",
-    "DistributionView",
-    "ItemView",
-    "ScaleView",
-    "CeilingView",
-    "GroupView",
-    "SideView",
-    "ResultView",
     "FidelityLibrary",
     "fidelity_library",
     "fidelity_context",
@@ -50,185 +48,12 @@ METHODS = {
 }
 
 
-class EstimateView(Protocol):
-    """A figure with its bootstrap interval (None with ``reason`` when undefined)."""
-
-    @property
-    def value(self) -> float | None: ...
-    @property
-    def low(self) -> float | None: ...
-    @property
-    def high(self) -> float | None: ...
-    @property
-    def reason(self) -> str | None: ...
-
-
-class OptionsView(Protocol):
-    """An item's substantive options, sorted by ordinal position."""
-
-    @property
-    def values(self) -> tuple[str, ...]: ...
-    @property
-    def labels(self) -> tuple[str, ...]: ...
-
-
-class DistributionView(Protocol):
-    """One side's distribution on one item (substantive shares sum to 1)."""
-
-    @property
-    def options(self) -> OptionsView: ...
-    @property
-    def shares(self) -> tuple[float, ...]: ...
-    @property
-    def nonsub(self) -> tuple[float, ...]: ...
-    @property
-    def n(self) -> int: ...
-
-
-class ItemView(Protocol):
-    """One item's metrics and both distributions."""
-
-    @property
-    def item(self) -> str: ...
-    @property
-    def scales(self) -> tuple[str, ...]: ...
-    @property
-    def n_model(self) -> int: ...
-    @property
-    def n_human(self) -> int: ...
-    @property
-    def w1(self) -> EstimateView: ...
-    @property
-    def tv(self) -> EstimateView: ...
-    @property
-    def simbench(self) -> EstimateView: ...
-    @property
-    def jsd(self) -> EstimateView: ...
-    @property
-    def ks(self) -> EstimateView: ...
-    @property
-    def model(self) -> DistributionView: ...
-    @property
-    def human(self) -> DistributionView: ...
-
-
-class ScaleView(Protocol):
-    """A scale's (or ``overall``'s) means over its compared items."""
-
-    @property
-    def scale(self) -> str: ...
-    @property
-    def items(self) -> int: ...
-    @property
-    def representativeness(self) -> EstimateView: ...
-    @property
-    def simbench(self) -> EstimateView: ...
-    @property
-    def tv(self) -> EstimateView: ...
-    @property
-    def jsd(self) -> EstimateView: ...
-    @property
-    def ks(self) -> EstimateView: ...
-
-
-class CeilingView(Protocol):
-    """The overall figures between ``n_sample`` random human respondents and the other
-    ``n_rest`` (``splits`` random splits): two halves (the human ceiling), or as many humans as
-    the model has clusters."""
-
-    @property
-    def splits(self) -> int: ...
-    @property
-    def n_sample(self) -> int: ...
-    @property
-    def n_rest(self) -> int: ...
-    @property
-    def representativeness(self) -> EstimateView: ...
-    @property
-    def simbench(self) -> EstimateView: ...
-    @property
-    def tv(self) -> EstimateView: ...
-    @property
-    def jsd(self) -> EstimateView: ...
-    @property
-    def ks(self) -> EstimateView: ...
-
-
-class GroupView(Protocol):
-    """One value of a human group column, with steerability."""
-
-    @property
-    def column(self) -> str: ...
-    @property
-    def value(self) -> str: ...
-    @property
-    def n_human(self) -> int: ...
-    @property
-    def n_model(self) -> int: ...
-    @property
-    def model_all(self) -> EstimateView: ...
-    @property
-    def model_steered(self) -> EstimateView: ...
-    @property
-    def steer_gain(self) -> EstimateView: ...
-    @property
-    def human_others(self) -> EstimateView: ...
-    @property
-    def simbench_all(self) -> EstimateView: ...
-    @property
-    def simbench_steered(self) -> EstimateView: ...
-
-
-class SideView(Protocol):
-    """What was read from one side (the run, or the human file)."""
-
-    @property
-    def path(self) -> str: ...
-    @property
-    def method(self) -> str: ...
-    @property
-    def units(self) -> int: ...
-    @property
-    def clusters(self) -> int: ...
-    @property
-    def rows(self) -> int: ...
-    @property
-    def outside_mass(self) -> float | None: ...
-
-
-class ResultView(Protocol):
-    """One comparison of a run with the human file."""
-
-    @property
-    def model(self) -> SideView: ...
-    @property
-    def human(self) -> SideView: ...
-    @property
-    def n_boot(self) -> int: ...
-    @property
-    def items(self) -> Sequence[ItemView]: ...
-    @property
-    def overall(self) -> ScaleView: ...
-    @property
-    def norm_items(self) -> Sequence[str]: ...
-    @property
-    def ceiling(self) -> CeilingView | None: ...
-    @property
-    def same_n(self) -> CeilingView | None: ...
-    @property
-    def groups(self) -> Sequence[GroupView]: ...
-    @property
-    def not_compared(self) -> Mapping[str, str]: ...
-    @property
-    def notes(self) -> Sequence[str]: ...
-
-
 @dataclass(frozen=True)
 class FidelityLibrary:
     """What this section needs of the fidelity library: ``compare(run_dir, human_file,
     session, group_columns)``, its ``fmt(estimate, metric)`` and its formulas' ``sources``."""
 
-    compare: Callable[[Path, Path, Any, Sequence[str]], ResultView]
+    compare: Callable[[Path, Path, Session, Sequence[str]], FidelityResult]
     fmt: Callable[[Any, str], str]
     sources: Mapping[str, str]
 
@@ -236,8 +61,10 @@ class FidelityLibrary:
 def fidelity_library() -> FidelityLibrary:
     """The fidelity library (``psym fidelity``'s) as this section reads it."""
 
-    def compare(run: Path, human: Path, session: Any, groups: Sequence[str]) -> ResultView:
-        result: ResultView = fidelity(run, human, session, FidelityOptions(groups=tuple(groups)))
+    def compare(run: Path, human: Path, session: Session, groups: Sequence[str]) -> FidelityResult:
+        result: FidelityResult = fidelity(
+            run, human, session, FidelityOptions(groups=tuple(groups))
+        )
         return result
 
     return FidelityLibrary(compare, fmt, SOURCES)
@@ -247,7 +74,7 @@ def fidelity_context(
     runs: Sequence[RunData],
     human: Path | None,
     groups: Sequence[str],
-    session: Any,
+    session: Session,
     library: FidelityLibrary | None = None,
 ) -> dict[str, Any] | None:
     """The section's context for the template (None without ``--human``)."""
@@ -263,7 +90,7 @@ def fidelity_context(
     }
 
 
-def _run_block(label: str, res: ResultView, lib: FidelityLibrary) -> dict[str, Any]:
+def _run_block(label: str, res: FidelityResult, lib: FidelityLibrary) -> dict[str, Any]:
     """One run's part of the section."""
     fmt = lib.fmt
     ceiling, same_n = res.ceiling, res.same_n
@@ -307,7 +134,7 @@ def _outside(mass: float | None) -> str | None:
     return f"on average {mass:.3f} of the model's probability fell outside the options"
 
 
-def _sides(res: ResultView) -> str:
+def _sides(res: FidelityResult) -> str:
     m, h = res.model, res.human
     return (
         f"model: {m.units} administrations in {m.clusters} resampling clusters ({m.rows} records); "
@@ -315,19 +142,19 @@ def _sides(res: ResultView) -> str:
     )
 
 
-def _ceiling_text(c: CeilingView | None) -> str:
+def _ceiling_text(c: Ceiling | None) -> str:
     if c is None:
         return "no human ceiling (see the notes)"
     return f"human ceiling: {c.splits} random splits into {c.n_sample} and {c.n_rest} respondents"
 
 
-def _same_n_text(c: CeilingView | None) -> str:
+def _same_n_text(c: Ceiling | None) -> str:
     if c is None:
         return "—: no human sample of the model's size (see the notes)"
     return f"{c.n_sample} random respondents against the other {c.n_rest} ({c.splits} splits)"
 
 
-def _item_row(it: ItemView, fmt: Callable[[Any, str], str]) -> dict[str, Any]:
+def _item_row(it: ItemFidelity, fmt: Callable[[Any, str], str]) -> dict[str, Any]:
     value, low, high = fidelity_of_item(it)
     text = "n/a" if value is None else f"{value:.3f}"
     if value is not None and low is not None and high is not None:
@@ -345,7 +172,7 @@ def _item_row(it: ItemView, fmt: Callable[[Any, str], str]) -> dict[str, Any]:
     }
 
 
-def _group_row(g: GroupView, fmt: Callable[[Any, str], str]) -> dict[str, Any]:
+def _group_row(g: GroupFidelity, fmt: Callable[[Any, str], str]) -> dict[str, Any]:
     rep = "representativeness"
     return {
         "column": g.column,
