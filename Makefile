@@ -71,13 +71,16 @@ check-tasks:
 	if diff -r -x __init__.py -x __pycache__ tasks $$tmp/tasks; then rm -rf $$tmp; \
 	else rm -rf $$tmp; echo "tasks/ is stale: run '.venv/bin/psym export lm-eval --output tasks'"; exit 1; fi
 
-# parallel workers (pytest-xdist; tests/conftest.py gives each its share of the CPUs), a file's
-# tests on one worker (module fixtures such as the transformers serve server start once), and the
-# 20 slowest tests printed
+# parallel workers (pytest-xdist; tests/conftest.py gives each its share of the CPUs), and the 20
+# slowest tests printed. `--dist loadgroup` with the groups of tests/scheduling.py: the tests of
+# a module-scoped fixture (a server, a model run) share one worker, every other test runs where a
+# worker is free (the paper pages and the docs' commands no longer queue on one core), and the
+# longest units start first, by the durations of the last run kept in .pytest_cache (the tests
+# marked `model` first without one), so both workers finish together. Every test still runs.
 TEST_WORKERS ?= auto
 unit:
 	PSYM_TEST_CACHE_DIR=$${PSYM_TEST_CACHE_DIR:-$(CURDIR)/.venv/psym-test-cache} $(VENV)/bin/pytest -q \
-	  -n $(TEST_WORKERS) --dist loadfile --durations=20
+	  -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder --durations=20
 
 bench: setup
 	$(PY) -m benchmarks.run

@@ -4,14 +4,23 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
+from scheduling import WORKER_KEY, DurationRecorder, group_and_order, read_durations
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    """Pin an xdist worker to its share of the CPUs; record the durations on the controller."""
+    _pin_worker_cpus()
+    if not hasattr(config, "workerinput"):  # the controller, or a run without xdist
+        config.pluginmanager.register(DurationRecorder(config), "psym-test-durations")
+
+
+def _pin_worker_cpus() -> None:
     """Under pytest-xdist, give each worker its own share of the CPUs.
 
     Torch and ONNX Runtime size their thread pools from the CPUs a process may run on; two
@@ -28,6 +37,19 @@ def pytest_configure(config: pytest.Config) -> None:
     share = max(1, len(cpus) // n)
     start = (i * share) % len(cpus)
     os.sched_setaffinity(0, cpus[start : start + share])
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """Hand every xdist worker the controller's record, so all of them sort alike."""
+    node.workerinput[WORKER_KEY] = read_durations(node.config)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """On an xdist worker: group the tests and order them longest first (tests/scheduling.py)."""
+    if hasattr(config, "workerinput"):
+        group_and_order(items, read_durations(config))
 
 
 @pytest.fixture(scope="session", autouse=True)

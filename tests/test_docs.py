@@ -37,8 +37,12 @@ def _build(root: Path, site: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
     return subprocess.run(
         [str(MKDOCS), "build", "--strict", "-f", str(root / "mkdocs.yml"), "-d", str(site)],
-        capture_output=True, text=True, timeout=600, env=env, cwd=root,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+        cwd=root,
+    )
 
 
 def _copy_site_sources(tmp: Path) -> Path:
@@ -137,26 +141,33 @@ def test_some_blocks_are_runnable() -> None:
 @pytest.mark.parametrize(("page", "block"), _runnable_blocks(), ids=lambda v: v[:40])
 def test_runnable_command(tmp_path: Path, page: str, block: str, openai_server: str) -> None:
     """Each line of a runnable block runs as written (``psym`` is this environment's)."""
-    env = {**os.environ, "BASE_URL": openai_server, "PATH": f"{Path(sys.executable).parent}:"
-           f"{os.environ.get('PATH', '')}"}  # fmt: skip
+    env = {
+        **os.environ,
+        "BASE_URL": openai_server,
+        "PATH": f"{Path(sys.executable).parent}:{os.environ.get('PATH', '')}",
+    }
     for line in block.splitlines():
         line = line.split("  #")[0].strip()
         if not line or line.startswith("#"):
             continue
-        argv = [re.sub(r"\$(\w+)", lambda m: env.get(m.group(1), m.group(0)), a)
-                for a in shlex.split(line)]  # fmt: skip
+        argv = [
+            re.sub(r"\$(\w+)", lambda m: env.get(m.group(1), m.group(0)), a)
+            for a in shlex.split(line)
+        ]
         extra = {}
         while argv and re.fullmatch(r"[A-Z_]+=.*", argv[0]):  # VAR=value psym ...
             name, _, value = argv.pop(0).partition("=")
             extra[name] = value
-        proc = subprocess.run(argv, cwd=tmp_path, env={**env, **extra}, capture_output=True,
-                              text=True, timeout=900)  # fmt: skip
+        proc = subprocess.run(
+            argv, cwd=tmp_path, env={**env, **extra}, capture_output=True, text=True, timeout=900
+        )
         assert proc.returncode == 0, f"{page}: {line}\n{proc.stderr[-2000:]}"
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def openai_server() -> Iterator[str]:
-    """A loopback OpenAI-compatible server (benchmarks/latency_server.py, no latency)."""
+    """A loopback OpenAI-compatible server (benchmarks/latency_server.py, no latency); one per
+    worker, so the runnable blocks spread over the workers (tests/scheduling.py)."""
     sys.path.insert(0, str(REPO))
     from benchmarks.latency_server import LatencyServer
 
