@@ -40,8 +40,19 @@ def _test_id(nodeid: str) -> str:
     return head if at and "]" not in group and "::" in head else nodeid
 
 
+def explicit_group(item: pytest.Item) -> str | None:
+    """The group named by the test's own ``xdist_group`` marks, as xdist joins them."""
+    marks = item.iter_markers("xdist_group")
+    names = {str(m.args[0] if m.args else m.kwargs.get("name", "default")) for m in marks}
+    return "_".join(sorted(names)) if names else None
+
+
 def group_of(item: pytest.Item) -> str | None:
-    """The group ``item`` must share a worker with, or None when it may run anywhere."""
+    """The group ``item`` must share a worker with, or None when it may run anywhere: the one
+    its ``xdist_group`` marks name, else its module's when it uses a shared fixture."""
+    explicit = explicit_group(item)
+    if explicit is not None:
+        return explicit
     info = getattr(item, "_fixtureinfo", None)
     if info is None:
         return None
@@ -68,7 +79,7 @@ def group_and_order(items: list[pytest.Item], durations: Mapping[str, float]) ->
     units: dict[str, list[int]] = {}
     for i, item in enumerate(items):
         group = group_of(item)
-        if group is not None:
+        if group is not None and explicit_group(item) is None:
             item.add_marker(pytest.mark.xdist_group(group))
         units.setdefault(group or f"#{i}", []).append(i)
     weight = {u: sum(_weight(items[i], durations) for i in idx) for u, idx in units.items()}

@@ -14,8 +14,11 @@ from scheduling import DURATIONS_KEY, DurationRecorder, _test_id, group_and_orde
 
 
 class _Item:
-    def __init__(self, nodeid: str, fixtures: dict[str, str], params=None, model=False) -> None:
+    def __init__(
+        self, nodeid: str, fixtures: dict[str, str], params=None, model=False, marks=()
+    ) -> None:
         self.nodeid = nodeid
+        self.marks = [pytest.mark.xdist_group(name).mark for name in marks]
         defs = {name: [SimpleNamespace(scope=scope)] for name, scope in fixtures.items()}
         self._fixtureinfo = SimpleNamespace(name2fixturedefs=defs)
         if params is not None:
@@ -25,6 +28,9 @@ class _Item:
 
     def get_closest_marker(self, name: str) -> Any:
         return object() if name == "model" and self.model else None
+
+    def iter_markers(self, name: str) -> list[Any]:
+        return self.marks if name == "xdist_group" else []
 
     def add_marker(self, mark: Any) -> None:
         self.groups.append(mark.args[0])
@@ -38,6 +44,24 @@ def test_a_module_fixture_keeps_its_tests_together_and_the_rest_spread() -> None
     assert [group_of(i) for i in (a1, a2, a3, b1)] == ["tests/a.py", None, "tests/a.py", None]
     c = _Item("tests/c.py::C::t", {"conn": "class"})
     assert group_of(c) == "tests/c.py"
+
+
+def test_a_named_group_wins_and_gets_no_second_name() -> None:
+    """A test's own ``xdist_group`` mark places it (xdist joins several names with "_"); the
+    scheduler adds no module group to it, which would make a third name."""
+    e2e = _Item("tests/e.py::t", {"run": "module"}, marks=["smollm2-runs"])
+    docs = _Item("tests/d.py::t[first-run]", {"tmp_path": "function"}, marks=["smollm2-runs"])
+    both = _Item("tests/x.py::t", {}, marks=["b", "a"])
+    assert (group_of(e2e), group_of(docs), group_of(both)) == (
+        "smollm2-runs",
+        "smollm2-runs",
+        "a_b",
+    )
+    other = _Item("tests/o.py::t", {})
+    items = [other, docs, e2e]
+    group_and_order(items, {"tests/e.py::t": 5.0, "tests/d.py::t[first-run]": 1.0})
+    assert items == [docs, e2e, other]  # one unit of 6 s, kept in collection order within
+    assert e2e.groups == docs.groups == other.groups == []
 
 
 def test_a_parametrized_module_fixture_gives_one_group_per_param() -> None:
