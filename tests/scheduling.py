@@ -9,6 +9,10 @@ xdist sent the files with few tests (often the slowest ones) last. Instead:
   with params gives one group per param value (test_end_to_end_model's two answer modes run on
   two workers). A session-scoped fixture is set up once per worker: that scope suits what is
   cheap to repeat (a loopback server, a wrapper of the loaded model), and lets its tests spread;
+- a test's own ``xdist_group`` mark names its group instead: tests of several files that make
+  the same model calls share a worker, and so the session's response cache
+  (``smollm2-bfi-mfq``: bfi,mfq on the default model in test_end_to_end_model, test_docs'
+  first-run command and test_report_browser, which ran the 76 items up to three times);
 - every other test is a unit of its own, free to run on either worker;
 - units run longest first (longest-processing-time scheduling, Graham 1969): by the durations of
   the last run, which the controller keeps in pytest's cache (``.pytest_cache``) and hands to

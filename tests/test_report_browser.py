@@ -19,7 +19,9 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.model
+# bfi,mfq on the default model: on the worker of test_end_to_end_model's runs, whose session
+# response cache answers the first 12 items (tests/scheduling.py)
+pytestmark = [pytest.mark.model, pytest.mark.xdist_group("smollm2-bfi-mfq")]
 
 
 def _chromium() -> str | None:
@@ -60,13 +62,33 @@ def runs(tmp_path_factory):
     out = {"gen": base / "gen", "lp": base / "lp", "grid": base / "grid"}
     common = ("--tasks", "bfi,mfq", "--limit", "12")
     _psym("eval", *common, "--label", "smollm2-generate", "--output", str(out["gen"]))
-    _psym("eval", *common, "--mode", "logprob", "--label", "smollm2-logprob",
-          "--output", str(out["lp"]))  # fmt: skip
     _psym(
-        "eval", "--tasks", "bfi", "--limit", "8", "--condition", "original",
-        "--condition", "reversed-options", "--repeats", "2", "--temperature", "0.7",
-        "--output", str(out["grid"]),
-    )  # fmt: skip
+        "eval",
+        *common,
+        "--mode",
+        "logprob",
+        "--label",
+        "smollm2-logprob",
+        "--output",
+        str(out["lp"]),
+    )
+    _psym(
+        "eval",
+        "--tasks",
+        "bfi",
+        "--limit",
+        "8",
+        "--condition",
+        "original",
+        "--condition",
+        "reversed-options",
+        "--repeats",
+        "2",
+        "--temperature",
+        "0.7",
+        "--output",
+        str(out["grid"]),
+    )
     return out
 
 
@@ -75,8 +97,12 @@ def _open(browser, html: Path, shot: Path):
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     external: list[str] = []
     errors: list[str] = []
-    page.on("request", lambda r: None if r.url.startswith(("file:", "data:", "about:"))
-            else external.append(r.url))  # fmt: skip
+    page.on(
+        "request",
+        lambda r: (
+            None if r.url.startswith(("file:", "data:", "about:")) else external.append(r.url)
+        ),
+    )
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto(html.resolve().as_uri(), wait_until="load")
