@@ -72,14 +72,21 @@ check-tasks:
 	else rm -rf $$tmp; echo "tasks/ is stale: run '.venv/bin/psym export lm-eval --output tasks'"; exit 1; fi
 
 # parallel workers (pytest-xdist; tests/conftest.py gives each its share of the CPUs), and the 20
-# slowest tests printed. `--dist loadgroup` with the groups of tests/scheduling.py: the tests of
-# a module-scoped fixture (a server, a model run) share one worker, every other test runs where a
-# worker is free (the paper pages and the docs' commands no longer queue on one core), and the
-# longest units start first, by the durations of the last run kept in .pytest_cache (the tests
-# marked `model` first without one), so both workers finish together. Every test still runs.
-# Bytecode is cached even where PYTHONDONTWRITEBYTECODE is set (container images set it): else
-# each worker rewrites and compiles every test module's asserts again (collecting took 21.6 s of
-# CPU per worker with it set, 12.3 s without; a `psym` the tests start saves about 0.1 s).
+# slowest tests printed. What keeps it short on 2 cores (issue 32 item 9; every test still runs):
+# - `--dist loadgroup` with the groups of tests/scheduling.py: the tests of a module-scoped
+#   fixture (a server, a model run) share one worker; tests marked `xdist_group` share one on
+#   purpose (smollm2-bfi-mfq: one real bfi,mfq run on the default model, and the same requests
+#   of test_docs and test_report_browser answered from that worker's session response cache);
+#   every other test runs where a worker is free (the paper pages and the docs' commands no
+#   longer queue on one core as under --dist loadfile);
+# - the longest units first, by the durations of the last run kept in .pytest_cache (the tests
+#   marked `model` first without one), so both workers finish together;
+# - bytecode cached even where PYTHONDONTWRITEBYTECODE is set (container images set it): else
+#   each worker rewrites and compiles every test module's asserts again (collecting took 21.6 s
+#   of CPU per worker with it set, 12.3 s without);
+# - tests/test_import_graph.py imports each core module in a child forked from one interpreter
+#   that holds only the third-party modules (32 s of CPU for 197 modules; 160 s before, in 197
+#   fresh interpreters each loading pandas and scipy).
 TEST_WORKERS ?= auto
 unit:
 	PYTHONDONTWRITEBYTECODE= \
