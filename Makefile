@@ -47,7 +47,11 @@ browser:
 	   >/dev/null) || echo "warning: could not install chromium; the report browser test skips"; \
 	else echo "note: chromium missing and not root; the report browser test skips"; fi
 
-test: setup lint typecheck check-tasks docs unit
+# the checks before the tests run two at a time on the two cores (mypy from a cold cache takes
+# about a minute of CPU, the docs build 8 s), each one's output printed whole (-O); then the tests
+test: setup
+	$(MAKE) --no-print-directory -j2 -O lint typecheck check-tasks docs
+	$(MAKE) --no-print-directory unit
 
 # the documentation site (docs/, mkdocs.yml) into build/site, strictly: a broken link or anchor,
 # a page missing from the navigation or a fenced `psym` command that does not exist fails it
