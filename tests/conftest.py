@@ -7,7 +7,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from scheduling import WORKER_KEY, DurationRecorder, group_and_order, read_durations
+from scheduling import (
+    GROUPS_KEY,
+    WORKER_KEY,
+    DurationRecorder,
+    GroupScheduling,
+    group_and_order,
+    read_durations,
+    write_groups,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"
@@ -41,8 +49,31 @@ def _pin_worker_cpus() -> None:
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node: Any) -> None:
-    """Hand every xdist worker the controller's record, so all of them sort alike."""
+    """Hand every xdist worker the controller's record, so all of them sort alike, and the
+    file the first worker writes the groups to."""
     node.workerinput[WORKER_KEY] = read_durations(node.config)
+    node.workerinput[GROUPS_KEY] = str(_groups_file(node.config))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``--dist loadgroup``: the work units of tests/scheduling.py."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    return GroupScheduling(config, log, _groups_file(config))
+
+
+def _groups_file(config: pytest.Config) -> Path:
+    """One file per session on the controller, under pytest's base temporary directory."""
+    factory = config._tmp_path_factory  # type: ignore[attr-defined]
+    return factory.getbasetemp() / "xdist-groups.json"
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """On the first xdist worker: write the groups for the controller's scheduler."""
+    workerinput = getattr(session.config, "workerinput", None)
+    if workerinput and workerinput.get("workerid") == "gw0" and GROUPS_KEY in workerinput:
+        write_groups(session.items, Path(workerinput[GROUPS_KEY]))
 
 
 @pytest.hookimpl(tryfirst=True)

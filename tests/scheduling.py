@@ -25,13 +25,17 @@ Nothing is skipped or merged: the same tests run, only their order and placement
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import pytest
+from xdist.scheduler import LoadScopeScheduling
 
 DURATIONS_KEY = "psym/test-durations"
 WORKER_KEY = "psym_test_durations"
+GROUPS_KEY = "psym_test_groups"  # the file a worker writes each grouped test's group to
 UNKNOWN_S = 0.1  # a test the record does not know yet (new, or renamed)
 MODEL_S = 10.0  # ... when it is marked ``model`` (a real SmolLM2 run)
 # a fixture of one of these scopes is set up once for the tests of its module, class or package
@@ -122,3 +126,32 @@ class DurationRecorder:
         record: dict[str, Any] = read_durations(self.config)
         record.update({k: round(v, 3) for k, v in self.seconds.items()})
         cache.set(DURATIONS_KEY, record)
+
+
+class GroupScheduling(LoadScopeScheduling):
+    """xdist's scheduling by work units, with the units of :func:`group_of`.
+
+    xdist 3.8's ``--dist loadgroup`` marks a group by appending ``@group`` to ``item._nodeid``,
+    which pytest 9 no longer reads (node ids live in ``item._id``): every test became a unit of
+    its own, module fixtures set up on both workers. Here the first worker writes the groups it
+    collected to a file, and the controller reads them when it splits the work.
+    """
+
+    def __init__(self, config: pytest.Config, log: Any, groups_file: Path) -> None:
+        super().__init__(config, log)
+        self.groups_file = groups_file
+        self._groups: dict[str, str] | None = None
+
+    def _split_scope(self, nodeid: str) -> str:
+        if self._groups is None:  # first called once every worker has collected
+            text = self.groups_file.read_text() if self.groups_file.exists() else "{}"
+            self._groups = json.loads(text)
+        return self._groups.get(nodeid, nodeid)
+
+
+def write_groups(items: list[pytest.Item], path: Path) -> None:
+    """Each grouped test's node id and group, for :class:`GroupScheduling` (atomic)."""
+    groups = {item.nodeid: g for item in items if (g := group_of(item)) is not None}
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(groups))
+    tmp.replace(path)

@@ -6,6 +6,7 @@ fixtures a test uses with their scopes, the params of its call, its markers).
 
 from __future__ import annotations
 
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -122,3 +123,15 @@ def test_a_missing_or_odd_record_reads_as_empty(record: Any) -> None:
 
     cache = SimpleNamespace(get=lambda key, default: default if record is None else record)
     assert read_durations(SimpleNamespace(cache=cache)) == {}
+
+
+def test_the_controller_splits_the_work_by_the_groups_a_worker_wrote(tmp_path: Path) -> None:
+    from scheduling import GroupScheduling, write_groups
+
+    grouped = _Item("tests/a.py::t1", {"server": "module"})
+    free = _Item("tests/a.py::t2", {})
+    write_groups([grouped, free], tmp_path / "groups.json")
+    sched = GroupScheduling.__new__(GroupScheduling)  # the xdist part needs a live session
+    sched.groups_file, sched._groups = tmp_path / "groups.json", None
+    assert sched._split_scope("tests/a.py::t1") == "tests/a.py"
+    assert sched._split_scope("tests/a.py::t2") == "tests/a.py::t2"  # a unit of its own
