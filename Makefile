@@ -77,8 +77,9 @@ check-tasks:
 
 # parallel workers (pytest-xdist; tests/conftest.py gives each its share of the CPUs), and the 20
 # slowest tests printed. What keeps it short on 2 cores (issue 32 item 9; every test still runs):
-# - `--dist loadgroup` with the groups of tests/scheduling.py: the tests of a module-scoped
-#   fixture (a server, a model run) share one worker; tests marked `xdist_group` share one on
+# - `--dist loadgroup` with the groups and the scheduler of tests/scheduling.py (xdist's own
+#   group marks are lost under pytest 9): the tests of a module-scoped fixture (a server, a
+#   model run) share one worker; tests marked `xdist_group` share one on
 #   purpose (smollm2-bfi-mfq: one real bfi,mfq run on the default model, and the same requests
 #   of test_docs and test_report_browser answered from that worker's session response cache);
 #   every other test runs where a worker is free (the paper pages and the docs' commands no
