@@ -47,7 +47,11 @@ browser:
 	   >/dev/null) || echo "warning: could not install chromium; the report browser test skips"; \
 	else echo "note: chromium missing and not root; the report browser test skips"; fi
 
-test: setup lint typecheck check-tasks docs unit
+# the checks before the tests run two at a time on the two cores (mypy from a cold cache takes
+# about a minute of CPU, the docs build 8 s), each one's output printed whole (-O); then the tests
+test: setup
+	$(MAKE) --no-print-directory -j2 -O lint typecheck check-tasks docs
+	$(MAKE) --no-print-directory unit
 
 # the documentation site (docs/, mkdocs.yml) into build/site, strictly: a broken link or anchor,
 # a page missing from the navigation or a fenced `psym` command that does not exist fails it
@@ -71,13 +75,28 @@ check-tasks:
 	if diff -r -x __init__.py -x __pycache__ tasks $$tmp/tasks; then rm -rf $$tmp; \
 	else rm -rf $$tmp; echo "tasks/ is stale: run '.venv/bin/psym export lm-eval --output tasks'"; exit 1; fi
 
-# parallel workers (pytest-xdist; tests/conftest.py gives each its share of the CPUs), a file's
-# tests on one worker (module fixtures such as the transformers serve server start once), and the
-# 20 slowest tests printed
+# parallel workers (pytest-xdist; tests/conftest.py gives each its share of the CPUs), and the 20
+# slowest tests printed. What keeps it short on 2 cores (issue 32 item 9; every test still runs):
+# - `--dist loadgroup` with the groups and the scheduler of tests/scheduling.py (xdist's own
+#   group marks are lost under pytest 9): the tests of a module-scoped fixture (a server, a
+#   model run) share one worker; tests marked `xdist_group` share one on
+#   purpose (smollm2-bfi-mfq: one real bfi,mfq run on the default model, and the same requests
+#   of test_docs and test_report_browser answered from that worker's session response cache);
+#   every other test runs where a worker is free (the paper pages and the docs' commands no
+#   longer queue on one core as under --dist loadfile);
+# - the longest units first, by the durations of the last run kept in .pytest_cache (the tests
+#   marked `model` first without one), so both workers finish together;
+# - bytecode cached even where PYTHONDONTWRITEBYTECODE is set (container images set it): else
+#   each worker rewrites and compiles every test module's asserts again (collecting took 21.6 s
+#   of CPU per worker with it set, 12.3 s without);
+# - tests/test_import_graph.py imports each core module in a child forked from one interpreter
+#   that holds only the third-party modules (32 s of CPU for 197 modules; 160 s before, in 197
+#   fresh interpreters each loading pandas and scipy).
 TEST_WORKERS ?= auto
 unit:
+	PYTHONDONTWRITEBYTECODE= \
 	PSYM_TEST_CACHE_DIR=$${PSYM_TEST_CACHE_DIR:-$(CURDIR)/.venv/psym-test-cache} $(VENV)/bin/pytest -q \
-	  -n $(TEST_WORKERS) --dist loadfile --durations=20
+	  -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder --durations=20
 
 bench: setup
 	$(PY) -m benchmarks.run

@@ -4,14 +4,31 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
+from scheduling import (
+    GROUPS_KEY,
+    WORKER_KEY,
+    DurationRecorder,
+    GroupScheduling,
+    group_and_order,
+    read_durations,
+    write_groups,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    """Pin an xdist worker to its share of the CPUs; record the durations on the controller."""
+    _pin_worker_cpus()
+    if not hasattr(config, "workerinput"):  # the controller, or a run without xdist
+        config.pluginmanager.register(DurationRecorder(config), "psym-test-durations")
+
+
+def _pin_worker_cpus() -> None:
     """Under pytest-xdist, give each worker its own share of the CPUs.
 
     Torch and ONNX Runtime size their thread pools from the CPUs a process may run on; two
@@ -28,6 +45,42 @@ def pytest_configure(config: pytest.Config) -> None:
     share = max(1, len(cpus) // n)
     start = (i * share) % len(cpus)
     os.sched_setaffinity(0, cpus[start : start + share])
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """Hand every xdist worker the controller's record, so all of them sort alike, and the
+    file the first worker writes the groups to."""
+    node.workerinput[WORKER_KEY] = read_durations(node.config)
+    node.workerinput[GROUPS_KEY] = str(_groups_file(node.config))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``--dist loadgroup``: the work units of tests/scheduling.py."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    return GroupScheduling(config, log, _groups_file(config))
+
+
+def _groups_file(config: pytest.Config) -> Path:
+    """One file per session on the controller, under pytest's base temporary directory."""
+    factory = config._tmp_path_factory  # type: ignore[attr-defined]
+    return factory.getbasetemp() / "xdist-groups.json"
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """On the first xdist worker: write the groups for the controller's scheduler."""
+    workerinput = getattr(session.config, "workerinput", None)
+    if workerinput and workerinput.get("workerid") == "gw0" and GROUPS_KEY in workerinput:
+        write_groups(session.items, Path(workerinput[GROUPS_KEY]))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """On an xdist worker: group the tests and order them longest first (tests/scheduling.py)."""
+    if hasattr(config, "workerinput"):
+        group_and_order(items, read_durations(config))
 
 
 @pytest.fixture(scope="session", autouse=True)

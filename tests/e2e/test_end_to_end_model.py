@@ -15,7 +15,9 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.model
+# the runs of bfi,mfq on the default model share one worker, and so the session's response
+# cache, with test_docs' first-run command and test_report_browser's runs (tests/scheduling.py)
+pytestmark = [pytest.mark.model, pytest.mark.xdist_group("smollm2-bfi-mfq")]
 
 BFI_SCALES = ["extraversion", "agreeableness", "conscientiousness", "neuroticism", "openness"]
 MFQ_SCALES = ["care", "fairness", "loyalty", "authority", "purity"]

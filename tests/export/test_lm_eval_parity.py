@@ -30,7 +30,7 @@ BFI_SCALES = ("extraversion", "agreeableness", "conscientiousness", "neuroticism
 MFQ_SCALES = ("care", "fairness", "loyalty", "authority", "purity")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")  # one per worker: the tests spread (tests/scheduling.py)
 def hflm(smollm2):
     from lm_eval.models.huggingface import HFLM
 

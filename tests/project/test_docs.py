@@ -21,6 +21,7 @@ import textwrap
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -133,12 +134,26 @@ def _runnable_blocks() -> list[tuple[str, str]]:
     return blocks
 
 
+# a block that runs bfi,mfq on the default model shares a worker (and so the session's response
+# cache) with test_end_to_end_model's runs of the same command (tests/scheduling.py)
+_SMOLLM2_BFI_MFQ = re.compile(r"^psym eval --tasks bfi,mfq(?!.*--model)", re.M)
+
+
+def _runnable_params() -> list[Any]:
+    return [
+        pytest.param(page, block, marks=pytest.mark.xdist_group("smollm2-bfi-mfq"))
+        if _SMOLLM2_BFI_MFQ.search(block)
+        else (page, block)
+        for page, block in _runnable_blocks()
+    ]
+
+
 def test_some_blocks_are_runnable() -> None:
     assert len(_runnable_blocks()) >= 3
 
 
 @pytest.mark.model
-@pytest.mark.parametrize(("page", "block"), _runnable_blocks(), ids=lambda v: v[:40])
+@pytest.mark.parametrize(("page", "block"), _runnable_params(), ids=lambda v: v[:40])
 def test_runnable_command(tmp_path: Path, page: str, block: str, openai_server: str) -> None:
     """Each line of a runnable block runs as written (``psym`` is this environment's)."""
     env = {
@@ -164,9 +179,10 @@ def test_runnable_command(tmp_path: Path, page: str, block: str, openai_server: 
         assert proc.returncode == 0, f"{page}: {line}\n{proc.stderr[-2000:]}"
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def openai_server() -> Iterator[str]:
-    """A loopback OpenAI-compatible server (benchmarks/latency_server.py, no latency)."""
+    """A loopback OpenAI-compatible server (benchmarks/latency_server.py, no latency); one per
+    worker, so the runnable blocks spread over the workers (tests/scheduling.py)."""
     sys.path.insert(0, str(REPO))
     from benchmarks.latency_server import LatencyServer
 

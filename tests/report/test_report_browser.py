@@ -19,7 +19,9 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.model
+# bfi,mfq on the default model: on the worker of test_end_to_end_model's runs, whose session
+# response cache answers the first 12 items (tests/scheduling.py)
+pytestmark = [pytest.mark.model, pytest.mark.xdist_group("smollm2-bfi-mfq")]
 
 
 def _chromium() -> str | None:
