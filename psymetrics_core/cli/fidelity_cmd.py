@@ -69,7 +69,7 @@ def fidelity_options(f: click.decorators.FC) -> click.decorators.FC:
             click.option(
                 "--c",
                 "c",
-                type=click.FloatRange(0, min_open=True),
+                type=click.FloatRange(0, 1000, min_open=True),
                 default=2.0,
                 show_default=True,
                 help="k̂: the synthetic interval's width factor √C.",
