@@ -98,6 +98,7 @@ def _logprob_prompts(tasks: tuple[str, ...], limit: int | None, **options: Any) 
     from psymetrics_core.administer.runner import evaluate
     from psymetrics_core.backends.base import GenerationSettings
     from psymetrics_core.base.types import Completion
+    from psymetrics_core.pluginsys.session import Session
 
     groups: list[list[Any]] = []
 
@@ -114,10 +115,19 @@ def _logprob_prompts(tasks: tuple[str, ...], limit: int | None, **options: Any) 
             groups.append(list(prompts))
             return [Completion(option_logprobs=tuple(0.0 for _ in p.options)) for p in prompts]
 
+    session = Session()
     per_task = []
     for t in tasks:  # one group per task: what a cached ``psym eval`` sends (scheduler.py)
         groups.clear()
-        evaluate([t], mode="logprob", limit=limit, backend=Recorder(), cache=False, **options)
+        evaluate(
+            [t],
+            mode="logprob",
+            limit=limit,
+            session=session,
+            backend=Recorder(),
+            cache=False,
+            **options,
+        )
         per_task.append([p for g in groups for p in g])
     return per_task
 
