@@ -2,7 +2,7 @@
 
 The model's distribution per item comes from its samples, by the run's administration:
 
-- verbalized (samples carry ``stated_shares``): the mean over administrations of the shares the
+- verbalized (results.json's ``distribution`` records it): the mean over administrations of the shares the
   model stated (Meister et al., 2024, "express the distribution"); a reply that did not parse is
   that administration's unparsed answer;
 - logprob (samples carry ``option_probs``): the mean of the option probabilities renormalised
@@ -26,7 +26,7 @@ import pandas as pd
 
 from psymetrics_core.analysis.fidelity.records import OptionSet, SideAnswers
 from psymetrics_core.base.errors import PsymError
-from psymetrics_core.records.read import iter_records, load_run_data
+from psymetrics_core.records.read import RunData, iter_records, load_run_data
 from psymetrics_core.records.samples import SampleRecord
 
 __all__ = ["read_run_side"]
@@ -56,12 +56,13 @@ def read_run_side(path: Path, task: str | None) -> SideAnswers:
             f"(tasks: {', '.join(tasks) or 'none'})"
         )
     mine = [r for r in records if r.task == task]
-    return _side(path, task, mine)
+    return _side(path, task, mine, _method(run, mine))
 
 
-def _method(records: list[SampleRecord]) -> str:
-    # a verbalized administration even where no reply parsed (every item then unparsed)
-    if any(r.facets.get("administration") == "verbalized" for r in records):
+def _method(run: RunData, records: list[SampleRecord]) -> str:
+    # verbalized as results.json records it (administer.distribution), also where no reply parsed
+    recorded = run.record.distribution if run.record is not None else None
+    if recorded and any(d.method == "verbalized" for d in recorded.values()):
         return "verbalized"
     if any(r.option_probs is not None for r in records):
         return "logprob"
@@ -97,8 +98,7 @@ def _contributions(rec: SampleRecord, method: str, unit: str) -> list[_Row]:
     return [(unit, rec.item, str(v), float(s), 0, None) for v, s in shares.items()]
 
 
-def _side(path: Path, task: str, records: list[SampleRecord]) -> SideAnswers:
-    method = _method(records)
+def _side(path: Path, task: str, records: list[SampleRecord], method: str) -> SideAnswers:
     rows: list[_Row] = []
     cluster: dict[str, str] = {}
     labels: dict[str, dict[str, str]] = {}
