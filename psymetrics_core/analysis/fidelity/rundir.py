@@ -3,8 +3,8 @@
 The model's distribution per item comes from its samples, by the run's administration:
 
 - verbalized (results.json's ``distribution`` records it): the mean over administrations of
-  the shares the model stated (Meister et al., 2024, "express the distribution"); a reply that did not parse is
-  that administration's unparsed answer;
+  the shares the model stated (Meister et al., 2024, "express the distribution"); a reply that
+  did not parse is that administration's unparsed answer;
 - logprob (samples carry ``option_probs``): the mean of the option probabilities renormalised
   over the options; the mean 1 - ``option_mass`` is reported as the mass outside the options;
 - sampled (otherwise): the share of parsed answers across respondents and repeats; refused and
