@@ -18,6 +18,8 @@ from scheduling import (
 )
 
 REPO = Path(__file__).resolve().parents[1]
+SESSION_CACHE_KEY = "psym_session_cache"  # the controller's shared cache, handed to each worker
+SESSION_CACHE_ENV = "PSYM_TEST_SESSION_CACHE"  # the session's cache, for plugins' conftests
 SHARED_DATA = REPO.parent / "shared" / "data"
 
 
@@ -53,6 +55,7 @@ def pytest_configure_node(node: Any) -> None:
     file the first worker writes the groups to."""
     node.workerinput[WORKER_KEY] = read_durations(node.config)
     node.workerinput[GROUPS_KEY] = str(_groups_file(node.config))
+    node.workerinput[SESSION_CACHE_KEY] = str(_session_cache(node.config))
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -61,6 +64,26 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     if config.getvalue("dist") != "loadgroup":
         return None
     return GroupScheduling(config, log, _groups_file(config))
+
+
+def _session_cache(config: pytest.Config) -> Path:
+    """The response cache of this test session, one for the controller and all its workers."""
+    factory = config._tmp_path_factory  # type: ignore[attr-defined]
+    cache = factory.getbasetemp() / "psymcache"
+    if not cache.is_dir():
+        cache.mkdir()
+        _share_models(cache)
+    return cache
+
+
+def _share_models(cache: Path) -> None:
+    """``PSYM_TEST_CACHE_DIR/models`` (set by the Makefile) keeps the dequantised SmolLM2 copy
+    between test runs; only the model files, never responses."""
+    keep = os.environ.get("PSYM_TEST_CACHE_DIR")
+    if keep:
+        models = Path(keep) / "models"
+        models.mkdir(parents=True, exist_ok=True)
+        (cache / "models").symlink_to(models, target_is_directory=True)
 
 
 def _groups_file(config: pytest.Config) -> Path:
@@ -84,19 +107,25 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 @pytest.fixture(scope="session", autouse=True)
-def _model_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> None:
-    """A fresh cache directory per test session, sharing only the dequantised model copy.
+def _model_cache_dir(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """A fresh response cache per test session, shared by all xdist workers of the session.
 
-    ``PSYM_TEST_CACHE_DIR`` (set by the Makefile) keeps the SmolLM2 safetensors copy between test
-    runs; model responses are never reused across sessions, so every run really calls the model.
+    The first test asking the default model for a request computes it; any other test of the
+    session, on either worker, asking the same request reads it (the cache's leases make a
+    worker wait for a request the other is computing rather than compute it twice). Responses
+    are never reused across sessions, so every ``make test`` really calls the model; tests of
+    the cache itself (resume, kill, reruns) set up their own ``PSYM_CACHE_DIR``.
     """
-    cache = tmp_path_factory.mktemp("psymcache")
-    keep = os.environ.get("PSYM_TEST_CACHE_DIR")
-    if keep:
-        models = Path(keep) / "models"
-        models.mkdir(parents=True, exist_ok=True)
-        (cache / "models").symlink_to(models, target_is_directory=True)
+    workerinput = getattr(request.config, "workerinput", None)
+    if workerinput and SESSION_CACHE_KEY in workerinput:
+        cache = Path(workerinput[SESSION_CACHE_KEY])
+    else:
+        cache = tmp_path_factory.mktemp("psymcache")
+        _share_models(cache)
     os.environ["PSYM_CACHE_DIR"] = str(cache)
+    os.environ[SESSION_CACHE_ENV] = str(cache)
 
 
 @pytest.fixture

@@ -32,7 +32,7 @@ import pandas as pd
 
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.records import SampleRecord
-from psymetrics_core.records.read import load_run_data, read_results
+from psymetrics_core.records.read import load_run_data, read_results, unit_label
 
 __all__ = [
     "Run",
@@ -70,15 +70,6 @@ class Run:
     def facets(self) -> list[str]:
         """The facets that vary in this run (columns ``facet:<name>``)."""
         return sorted(c.split(":", 1)[1] for c in self.items.columns if c.startswith("facet:"))
-
-
-def unit_label(results: Mapping[str, Any]) -> str:
-    """A run's model: its ``label`` if set, else backend name plus non-default model args."""
-    if results.get("label"):
-        return str(results["label"])
-    args = results.get("model_args") or {}
-    extra = ",".join(f"{k}={v}" for k, v in sorted(args.items()))
-    return f"{results.get('model', '?')}({extra})" if extra else str(results.get("model", "?"))
 
 
 def _kind(results: Mapping[str, Any], task: str) -> str:

@@ -18,7 +18,7 @@ plugins' analyses) reads it here, so they accept and refuse the same records.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -45,6 +45,7 @@ __all__ = [
     "load_run_data",
     "check_samples",
     "PANEL_FILES",
+    "unit_label",
 ]
 
 M = TypeVar("M", bound=BaseModel)
@@ -306,3 +307,12 @@ def load_run_data(
         panels=panels,
         record=record,
     )
+
+
+def unit_label(results: Mapping[str, Any]) -> str:
+    """A run's model: its ``label`` if set, else backend name plus non-default model args."""
+    if results.get("label"):
+        return str(results["label"])
+    args = results.get("model_args") or {}
+    extra = ",".join(f"{k}={v}" for k, v in sorted(args.items()))
+    return f"{results.get('model', '?')}({extra})" if extra else str(results.get("model", "?"))

@@ -15,7 +15,7 @@ import pytest
 from harness import expect_clean_error
 from test_fuzz_hints import check_hint
 
-from psymetrics_core.analysis.population import ScaleStructure
+from psymetrics_core.analysis.population.data import ScaleStructure
 from psymetrics_core.analysis.population.options import PopulationOptions
 from psymetrics_core.analysis.population.runs import population_section
 from psymetrics_core.analysis.responses import analyze_responses

@@ -12,14 +12,19 @@ import pandas as pd
 import pytest
 from harness import expect_clean_error
 
-from psymetrics_core.analysis import population as pop
+from psymetrics_core.analysis.population.cfa import cfa
+from psymetrics_core.analysis.population.criterion import auc, spearman
+from psymetrics_core.analysis.population.data import Responses, ScaleStructure, from_long, from_wide
+from psymetrics_core.analysis.population.dimensionality import efa, parallel_analysis
+from psymetrics_core.analysis.population.invariance import measurement_invariance
+from psymetrics_core.analysis.population.reliability import scale_reliability
 
 RNG = np.random.default_rng(0)
 GOOD = pd.DataFrame(RNG.integers(1, 6, (60, 4)).astype(float), columns=list("abcd"))
 LONG = GOOD.reset_index(names="respondent").melt("respondent", var_name="item")
 LONG["persona"] = LONG["respondent"] % 7
 LONG["school"] = np.where(LONG["respondent"] % 2 == 0, "p", "g")
-STRUCT = pop.ScaleStructure({"S": ("a", "b", "c", "d")})
+STRUCT = ScaleStructure({"S": ("a", "b", "c", "d")})
 
 
 def _long_dup() -> pd.DataFrame:
@@ -39,30 +44,30 @@ def _long_two_groups() -> pd.DataFrame:
 
 
 MALFORMED: dict[str, tuple[Callable[[], Any], list[str]]] = {
-    "long_missing_value_column": (lambda: pop.from_long(LONG.drop(columns="value")), ["value"]),
-    "long_missing_group_column": (lambda: pop.from_long(LONG, group="class"), ["class"]),
-    "long_duplicate_answer": (lambda: pop.from_long(_long_dup()), ["respondent 0", "item 'a'"]),
-    "long_text_value": (lambda: pop.from_long(_long_text()), ["strongly agree"]),
+    "long_missing_value_column": (lambda: from_long(LONG.drop(columns="value")), ["value"]),
+    "long_missing_group_column": (lambda: from_long(LONG, group="class"), ["class"]),
+    "long_duplicate_answer": (lambda: from_long(_long_dup()), ["respondent 0", "item 'a'"]),
+    "long_text_value": (lambda: from_long(_long_text()), ["strongly agree"]),
     "long_group_varies_within_respondent": (
-        lambda: pop.from_long(_long_two_groups(), group="school"),
+        lambda: from_long(_long_two_groups(), group="school"),
         ["respondent 0"],
     ),
-    "wide_missing_item": (lambda: pop.from_wide(GOOD, items=["a", "zz"]), ["zz"]),
+    "wide_missing_item": (lambda: from_wide(GOOD, items=["a", "zz"]), ["zz"]),
     "structure_item_not_in_data": (
-        lambda: pop.scale_reliability(pop.Responses(GOOD), pop.ScaleStructure({"S": ("a", "q")})),
+        lambda: scale_reliability(Responses(GOOD), ScaleStructure({"S": ("a", "q")})),
         ["q"],
     ),
-    "cfa_unparseable_model": (lambda: pop.cfa(GOOD, "f =~ =~ a"), ["lavaan syntax"]),
-    "cfa_variable_not_in_data": (lambda: pop.cfa(GOOD, "f =~ a + b + zz"), ["zz"]),
+    "cfa_unparseable_model": (lambda: cfa(GOOD, "f =~ =~ a"), ["lavaan syntax"]),
+    "cfa_variable_not_in_data": (lambda: cfa(GOOD, "f =~ a + b + zz"), ["zz"]),
     "invariance_without_group": (
-        lambda: pop.measurement_invariance(pop.Responses(GOOD), STRUCT),
+        lambda: measurement_invariance(Responses(GOOD), STRUCT),
         ["group"],
     ),
     "invariance_regression_line": (
-        lambda: pop.measurement_invariance(pop.from_long(LONG, group="school"), "a ~ b"),
+        lambda: measurement_invariance(from_long(LONG, group="school"), "a ~ b"),
         ["line 1"],
     ),
-    "efa_unknown_rotation": (lambda: pop.efa(GOOD, 1, rotation="twirl"), ["twirl"]),
+    "efa_unknown_rotation": (lambda: efa(GOOD, 1, rotation="twirl"), ["twirl"]),
 }
 
 
@@ -81,29 +86,29 @@ def _dependent() -> pd.DataFrame:
 
 
 DEGENERATE: dict[str, tuple[Callable[[], Any], str]] = {
-    "cfa_constant_item": (lambda: pop.cfa(_const(), STRUCT).reason, "items that never vary: c"),
-    "cfa_dependent_items": (lambda: pop.cfa(_dependent(), STRUCT).reason, "dependent items"),
-    "cfa_too_few_rows": (lambda: pop.cfa(GOOD.head(5), STRUCT).reason, "5 complete respondents"),
+    "cfa_constant_item": (lambda: cfa(_const(), STRUCT).reason, "items that never vary: c"),
+    "cfa_dependent_items": (lambda: cfa(_dependent(), STRUCT).reason, "dependent items"),
+    "cfa_too_few_rows": (lambda: cfa(GOOD.head(5), STRUCT).reason, "5 complete respondents"),
     "reliability_constant_item": (
-        lambda: pop.scale_reliability(pop.Responses(_const()), STRUCT, n_boot=0)[0].reason,
+        lambda: scale_reliability(Responses(_const()), STRUCT, n_boot=0)[0].reason,
         "items that never vary: c",
     ),
     "invariance_group_too_small": (
         lambda: (
-            pop.measurement_invariance(
-                pop.from_long(LONG[LONG["respondent"] < 12], group="school"), STRUCT
+            measurement_invariance(
+                from_long(LONG[LONG["respondent"] < 12], group="school"), STRUCT
             ).reason
         ),
         "groups too small",
     ),
-    "parallel_constant_item": (lambda: pop.parallel_analysis(_const()).reason, "never vary: c"),
-    "efa_too_many_factors": (lambda: pop.efa(GOOD, 4).reason, "4 factors for 4 items"),
+    "parallel_constant_item": (lambda: parallel_analysis(_const()).reason, "never vary: c"),
+    "efa_too_many_factors": (lambda: efa(GOOD, 4).reason, "4 factors for 4 items"),
     "spearman_constant_label": (
-        lambda: pop.spearman(GOOD["a"].to_numpy(), np.ones(60)).reason,
+        lambda: spearman(GOOD["a"].to_numpy(), np.ones(60)).reason,
         "labels never vary",
     ),
     "auc_non_binary_label": (
-        lambda: pop.auc(GOOD["a"].to_numpy(), GOOD["b"].to_numpy()).reason,
+        lambda: auc(GOOD["a"].to_numpy(), GOOD["b"].to_numpy()).reason,
         "must be 0/1",
     ),
 }

@@ -14,7 +14,8 @@ import pytest
 def _hf_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> None:
     """A fresh ``PSYM_CACHE_DIR`` per session; ``PSYM_TEST_CACHE_DIR/models`` (set by the
     Makefile) keeps the dequantised SmolLM2 copy between runs. Responses are never reused."""
-    if os.environ.get("PSYM_CACHE_DIR", "").startswith(str(tmp_path_factory.getbasetemp())):
+    session_cache = os.environ.get("PSYM_TEST_SESSION_CACHE")
+    if session_cache and os.environ.get("PSYM_CACHE_DIR") == session_cache:
         return  # the core's tests/conftest.py set one up for this session already
     cache = tmp_path_factory.mktemp("psymcache-hf")
     keep = os.environ.get("PSYM_TEST_CACHE_DIR")

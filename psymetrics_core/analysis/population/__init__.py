@@ -10,64 +10,9 @@ SRMR included), measurement invariance across groups, and criterion validity aga
 persona labels. Undefined results are None with a reason naming the items or groups.
 
 Layer: analysis (imports base only). The numeric libraries (numpy, pandas, scipy, statsmodels,
-semopy) come with the [analysis] extra and are imported on demand.
+semopy) come with the [analysis] extra and are imported on demand: the package itself imports
+nothing, so a command that needs only the options records (``options``, ``structure_options``)
+does not load scipy. Import from the modules: ``data`` (Responses, ScaleStructure, from_long,
+from_wide), ``diagnostics``, ``reliability``, ``dimensionality`` (parallel analysis, EFA,
+congruence), ``cfa``, ``fitstats``, ``invariance``, ``criterion``, ``irt``, ``mtmm``.
 """
-
-from psymetrics_core.analysis.population.cfa import (
-    CFAResult,
-    Loading,
-    cfa,
-    cfa_by_scale,
-    model_syntax,
-)
-from psymetrics_core.analysis.population.criterion import Criterion, auc, spearman
-from psymetrics_core.analysis.population.data import Responses, ScaleStructure, from_long, from_wide
-from psymetrics_core.analysis.population.diagnostics import Diagnostics, VarianceRatio, diagnose
-from psymetrics_core.analysis.population.dimensionality import (
-    EFAResult,
-    ParallelAnalysis,
-    efa,
-    parallel_analysis,
-    tucker_congruence,
-)
-from psymetrics_core.analysis.population.fitstats import FitIndices
-from psymetrics_core.analysis.population.invariance import (
-    InvarianceResult,
-    InvarianceStep,
-    measurement_invariance,
-)
-from psymetrics_core.analysis.population.reliability import (
-    Coefficient,
-    ScaleReliability,
-    scale_reliability,
-)
-
-__all__ = [
-    "CFAResult",
-    "Loading",
-    "cfa",
-    "cfa_by_scale",
-    "model_syntax",
-    "Criterion",
-    "auc",
-    "spearman",
-    "Responses",
-    "ScaleStructure",
-    "from_long",
-    "from_wide",
-    "Diagnostics",
-    "VarianceRatio",
-    "diagnose",
-    "EFAResult",
-    "ParallelAnalysis",
-    "efa",
-    "parallel_analysis",
-    "tucker_congruence",
-    "FitIndices",
-    "InvarianceResult",
-    "InvarianceStep",
-    "measurement_invariance",
-    "Coefficient",
-    "ScaleReliability",
-    "scale_reliability",
-]

@@ -12,8 +12,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from psymetrics_core.analysis.population.cfa_model import CFAModel
-from psymetrics_core.analysis.records import unit_label
-from psymetrics_core.records.read import read_results
+from psymetrics_core.records.read import read_results, unit_label
 
 __all__ = ["StructureOptions"]
 

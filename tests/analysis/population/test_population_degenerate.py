@@ -12,8 +12,9 @@ import pandas as pd
 import pytest
 from scipy.stats import chi2, mannwhitneyu
 
-from psymetrics_core.analysis.population import Responses, ScaleStructure, cfa
+from psymetrics_core.analysis.population.cfa import cfa
 from psymetrics_core.analysis.population.criterion import criterion_row, label_values
+from psymetrics_core.analysis.population.data import Responses, ScaleStructure
 from psymetrics_core.analysis.population.diagnostics import scale_scores
 from psymetrics_core.analysis.population.fitstats import fit_indices
 from psymetrics_core.analysis.population.invariance import _compare

@@ -21,7 +21,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from psymetrics_core.analysis.population import Responses, ScaleStructure
+from psymetrics_core.analysis.population.data import Responses, ScaleStructure
 from psymetrics_core.analysis.population.irt import THETA, graded_response, grm_scale
 from psymetrics_core.cli import cli
 from psymetrics_core.pluginsys.session import Session

@@ -11,18 +11,20 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from psymetrics_core.analysis.population import (
-    Responses,
-    ScaleStructure,
-    auc,
-    diagnose,
+from psymetrics_core.analysis.population.criterion import auc, spearman
+from psymetrics_core.analysis.population.data import Responses, ScaleStructure
+from psymetrics_core.analysis.population.diagnostics import diagnose
+from psymetrics_core.analysis.population.dimensionality import (
     efa,
     parallel_analysis,
-    scale_reliability,
-    spearman,
     tucker_congruence,
 )
-from psymetrics_core.analysis.population.reliability import alpha, lambda6, omega_total
+from psymetrics_core.analysis.population.reliability import (
+    alpha,
+    lambda6,
+    omega_total,
+    scale_reliability,
+)
 
 
 def congeneric(n: int = 600, lam: tuple[float, ...] = (0.8, 0.7, 0.6, 0.5, 0.4), seed: int = 3):

@@ -20,13 +20,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from psymetrics_core.analysis.population import (
-    Responses,
-    ScaleStructure,
-    cfa,
-    from_wide,
-    measurement_invariance,
-)
+from psymetrics_core.analysis.population.cfa import cfa
+from psymetrics_core.analysis.population.data import Responses, ScaleStructure, from_wide
+from psymetrics_core.analysis.population.invariance import measurement_invariance
 from psymetrics_core.analysis.population.mlfit import GroupMoments, Pattern, fit_ml
 
 HS_MODEL = "visual =~ x1 + x2 + x3\ntextual =~ x4 + x5 + x6\nspeed =~ x7 + x8 + x9"
@@ -192,7 +188,7 @@ def test_cfa_per_scale_on_a_bfi_sized_population_takes_seconds() -> None:
     """Issue 25's design size: 1,250 respondents x 44 items in 5 scales, 5-point answers."""
     import time
 
-    from psymetrics_core.analysis.population import cfa_by_scale
+    from psymetrics_core.analysis.population.cfa import cfa_by_scale
 
     rng = np.random.default_rng(5)
     sizes = [8, 9, 9, 8, 10]
