@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import csv
 import json
-import subprocess
-import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -26,28 +24,44 @@ def write_long_csv(path: Path, responses: Responses) -> Path:
     return path
 
 
+@pytest.fixture(scope="session")
+def installed_session() -> Any:
+    """One session of the installed plugins for the key tests (building one loads every
+    plugin: a third of a second each time)."""
+    from psymetrics_core.api import Session
+
+    return Session()
+
+
 @pytest.fixture
-def check_key(tmp_path: Path) -> Callable[..., tuple[dict, dict]]:
+def check_key(
+    tmp_path: Path, installed_session: Any, capsys: pytest.CaptureFixture[str]
+) -> Callable[..., tuple[dict, dict]]:
     """``check_key(task, responses, expected, form)`` scores ``responses`` through the library
-    (``psymetrics_core.score_responses``) and the CLI (``psym score --json``, a real subprocess),
-    asserts both equal ``expected`` ({respondent: {scale: score}}, to 1e-9) and returns both.
+    (``psymetrics_core.score_responses``) and the CLI (``psym score --json``, through
+    ``psymetrics_core.cli.main`` in this process: the console script's own process is tested by
+    the plugin-hook and package-index tests), asserts both equal ``expected`` ({respondent:
+    {scale: score}}, to 1e-9) and returns both.
     """
 
     def run(
         task: str, responses: Responses, expected: Responses, form: str = "original"
     ) -> tuple[dict, dict]:
         from psymetrics_core import score_responses
+        from psymetrics_core.cli import main
 
         path = write_long_csv(tmp_path / f"{task}_{form}.csv", responses)
         lib = {
             who: {s: v["score"] for s, v in scales.items()}
-            for who, scales in score_responses(task, path, form).items()
+            for who, scales in score_responses(task, path, form, session=installed_session).items()
         }
-        cmd = [sys.executable, "-m", "psymetrics_core", "score", "--task", task]
-        cmd += ["--responses", str(path), "--form", form, "--json"]
-        proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
-        assert proc.returncode == 0, proc.stderr
-        cli = json.loads(proc.stdout)[task]
+        argv = ["score", "--task", task, "--responses", str(path), "--form", form, "--json"]
+        capsys.readouterr()
+        try:
+            main(argv, session=installed_session)
+        except SystemExit as stop:
+            assert not stop.code, capsys.readouterr().err
+        cli = json.loads(capsys.readouterr().out)[task]
         for name, got in (("library", lib), ("cli", cli)):
             for who, scales in expected.items():
                 for scale, value in scales.items():

@@ -138,7 +138,9 @@ def _plain_for_libyaml(text: str) -> bool:
     so libyaml's safe loader builds exactly what the bounded loader would, an order of
     magnitude faster. Anything else (aliases, deep nesting, a syntax error) goes through the
     bounded pure-Python loader, which enforces the caps and words the error; nesting deeper
-    than ``MAX_DEPTH`` is refused here at once."""
+    than ``MAX_DEPTH`` is refused here at once, as is nesting past libyaml's own limit (its
+    scanner stops there before the events reach ``MAX_DEPTH``; the pure-Python scanner would
+    take time quadratic in the brackets to say the same)."""
     if not getattr(yaml, "__with_libyaml__", False):
         return False
     depth = 0
@@ -154,7 +156,11 @@ def _plain_for_libyaml(text: str) -> bool:
                     raise Refused(f"nested more than {MAX_DEPTH} levels deep", line)
             elif isinstance(event, yaml.CollectionEndEvent):
                 depth -= 1
-    except yaml.YAMLError:
+    except yaml.YAMLError as exc:
+        if getattr(exc, "problem", None) == "exceeded maximum nesting depth":  # libyaml's 1,000
+            mark = getattr(exc, "problem_mark", None)
+            line = mark.line + 1 if mark is not None else 1
+            raise Refused(f"nested more than {MAX_DEPTH} levels deep", line) from None
         return False
     return True
 

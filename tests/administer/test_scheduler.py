@@ -27,9 +27,12 @@ def _lines(out: Path) -> list[dict[str, Any]]:
     return [json.loads(x) for x in (out / "samples.jsonl").read_text().splitlines()]
 
 
-def _sequential(tmp_path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+@pytest.fixture(scope="module")
+def sequential(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], list[Any]]:
     """The grid one request at a time (concurrency 1: the cell-by-cell order), no cache; the
-    server's answers depend only on the request, so its latency does not matter."""
+    server's answers depend only on the request, so its latency does not matter. One run,
+    the reference of both streams (with and without the cache)."""
+    tmp_path = tmp_path_factory.mktemp("sequential")
     with LatencyServer(latency=0.005) as srv:
         args = f"base_url={srv.base_url},model=stub"
         res = evaluate(
@@ -46,12 +49,15 @@ def _sequential(tmp_path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
 
 @pytest.mark.parametrize("cache", [True, False], ids=["cache", "no-cache"])
 def test_grid_is_one_stream_with_the_sequential_results(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cache: bool
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    cache: bool,
+    sequential: tuple[dict[str, Any], list[Any]],
 ) -> None:
     """With the response cache and with --no-cache alike (the stream does not depend on the
     cache): requests of different cells and seeds are in flight together."""
     monkeypatch.setenv("PSYM_CACHE_DIR", str(tmp_path / "c"))
-    seq, seq_lines = _sequential(tmp_path)
+    seq, seq_lines = sequential
     with LatencyServer(latency=0.2) as srv:
         args = f"base_url={srv.base_url},model=stub"
         stream = evaluate(

@@ -85,7 +85,10 @@ def server() -> Iterator[dict[str, Any]]:
             pass
 
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    # shutdown() returns at the loop's next poll: 0.05 s, not the default 0.5 s
+    threading.Thread(
+        target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    ).start()
     state["url"] = f"http://127.0.0.1:{httpd.server_address[1]}/v1"
     yield state
     httpd.shutdown()

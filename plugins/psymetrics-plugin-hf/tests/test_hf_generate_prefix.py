@@ -12,7 +12,13 @@ import pytest
 
 from psymetrics_core.api import GenerationSettings, Option, Prompt
 
-pytest.importorskip("transformers")
+
+@pytest.fixture(scope="module", autouse=True)
+def _needs_transformers() -> None:
+    """Skips without transformers, imported when the tests run, not while every worker collects
+    (transformers and torch: 2 s of CPU)."""
+    pytest.importorskip("transformers")
+
 
 _WORDS = ["<unk>", "</s>"] + [f"w{i}" for i in range(95)]
 

@@ -13,7 +13,13 @@ import pytest
 
 from psymetrics_core.api import GenerationSettings, Option, Prompt
 
-pytest.importorskip("psymetrics_plugin_llama_engine")  # the optional engine distribution
+
+@pytest.fixture(scope="module", autouse=True)
+def _needs_the_engine() -> None:
+    """Skips without the optional engine distribution, imported when the tests run, not while
+    every worker collects."""
+    pytest.importorskip("psymetrics_plugin_llama_engine")
+
 
 _OPTS = (Option(1, "no"), Option(2, "yes"))
 _PROMPTS = [

@@ -15,8 +15,13 @@ import pytest
 
 from psymetrics_core.api import BackendError
 
-pytest.importorskip("onnxruntime")
-pytest.importorskip("psymetrics_plugin_llama_engine")  # the optional engine distribution
+
+@pytest.fixture(scope="module", autouse=True)
+def _needs_the_engine() -> None:
+    """Skips without onnxruntime or the optional engine distribution, imported when the tests
+    run, not while every worker collects."""
+    pytest.importorskip("onnxruntime")
+    pytest.importorskip("psymetrics_plugin_llama_engine")
 
 
 def _random_llama(directory: Path, seed: int, **config: Any) -> tuple[Path, Any]:

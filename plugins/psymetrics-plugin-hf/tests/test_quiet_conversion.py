@@ -5,11 +5,16 @@ transformers' own tqdm, called as the converter calls it."""
 from __future__ import annotations
 
 import importlib
+from typing import Any
 
 import pytest
 from psymetrics_plugin_hf.local_model import quiet_conversion
 
-gguf_utils = pytest.importorskip("transformers.modeling_gguf_pytorch_utils")
+
+@pytest.fixture
+def gguf_utils() -> Any:
+    """transformers' GGUF converter (torch), imported when the test runs, not at collection."""
+    return pytest.importorskip("transformers.modeling_gguf_pytorch_utils")
 
 
 def _convert(n: int) -> int:
@@ -19,7 +24,9 @@ def _convert(n: int) -> int:
     return sum(1 for _ in module.tqdm(range(n), desc=desc))
 
 
-def test_the_conversion_bar_is_quiet_only_inside_the_block(capfd: pytest.CaptureFixture) -> None:
+def test_the_conversion_bar_is_quiet_only_inside_the_block(
+    capfd: pytest.CaptureFixture, gguf_utils: Any
+) -> None:
     original = gguf_utils.tqdm
     with quiet_conversion():
         assert _convert(5) == 5  # the loop still runs over every tensor

@@ -12,6 +12,7 @@ SHA-256 is recorded with the run.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import io
 from dataclasses import dataclass
@@ -71,8 +72,11 @@ def make_session(seed: int, width: int = 1024, height: int = 768) -> list[Card]:
     return [make_card(n, seed, width, height) for n in range(1, 11)]
 
 
+@functools.lru_cache(maxsize=10)  # a run's cards: each is sent, then hashed for the record
 def make_card(number: int, session_seed: int, width: int = 1024, height: int = 768) -> Card:
-    """Card ``number`` (1-10) of the session seeded ``session_seed`` as a PNG."""
+    """Card ``number`` (1-10) of the session seeded ``session_seed`` as a PNG (the last ten
+    made are kept: drawing one takes a fifth of a second, and a rorschach run needs each card
+    when it sends it and again when it records its SHA-256)."""
     from PIL import Image
 
     if not 1 <= number <= 10:

@@ -155,6 +155,7 @@ def test_inkblots_are_symmetric_seeded_and_coloured_like_the_classic_set() -> No
         assert bool(chroma.any()) == (card.number in CHROMATIC), card.roman
         grey_levels = len(np.unique(px[px.min(axis=2) < 200][:, 0]))
         assert grey_levels > 10, card.roman  # shading, not a flat silhouette
+    make_card.cache_clear()  # drawn afresh, not the cards kept from the first session
     again = make_session(11, width=256, height=192)
     assert [c.sha256 for c in again] == [c.sha256 for c in cards]  # reproducible from the seed
     other = make_card(1, 12, width=256, height=192)
