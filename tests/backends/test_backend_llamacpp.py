@@ -20,6 +20,9 @@ from click.testing import CliRunner
 from model_server import free_port, running
 from psymetrics_plugin_hf.local_model import smollm2_location
 
+from psymetrics_core.backends.base import GenerationSettings
+from psymetrics_core.backends.openai_completions import OpenAICompletionsBackend
+from psymetrics_core.base.types import Option, Prompt
 from psymetrics_core.cli import cli
 
 pytestmark = [
@@ -118,13 +121,20 @@ def test_psym_eval_bfi_through_llama_cpp_chat(
     assert [s["answer"] for s in again["samples"]] == [s["answer"] for s in run["samples"]]
 
 
-def test_completions_echo_logprobs_through_llama_cpp(
-    llama_server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("PSYM_CACHE_DIR", str(tmp_path / "cache"))
-    run = _eval(tmp_path, "openai-completions", llama_server, "logprob", n=2)
-    assert run["results"]["usage"]["requests"] == 5 * 2  # one echo request per option
-    for s in run["samples"]:
-        lps = s["option_logprobs"]
-        assert len(lps) == 5 and all(v < 0 for v in lps.values())
-        assert len(set(lps.values())) > 1  # real prompt logprobs, not a constant
+def test_completions_echo_logprobs_through_llama_cpp(llama_server: str) -> None:
+    """One prompt, one echo request per option, real prompt log-probabilities.
+
+    A short prompt: llama-cpp-python sorts the whole 49,152-token vocabulary in Python for
+    every echoed token (about 65 ms of CPU per token here, so several seconds per request for
+    a rendered BFI item), and what is checked, psym reading llama.cpp's echoed ``text_offset``
+    and ``token_logprobs``, does not depend on the prompt's length. ``psym eval --mode
+    logprob`` through openai-completions end to end: test_backend_openai.py."""
+    options = tuple(Option(v, f"label {v}") for v in range(1, 6))
+    text = "I am talkative. Rate it 1-5:"
+    prompt = Prompt(messages=({"role": "user", "content": text},), options=options, text=text)
+    be = OpenAICompletionsBackend({"base_url": llama_server, "model": "smollm2"})
+    (c,) = be.option_logprobs([prompt], GenerationSettings(mode="logprob"))
+    assert be.usage()["requests"] == 5  # one echo request per option
+    lps = c.option_logprobs
+    assert len(lps) == 5 and all(v < 0 for v in lps)
+    assert len(set(lps)) > 1  # real prompt logprobs, not a constant

@@ -61,6 +61,7 @@ def test_sigkill_then_restart_repeats_no_finished_request(
         proc.wait()
         done = _cached(db)
         assert 5 <= done < N, f"the run was not killed half-way ({done} of {N} cached)"
+        srv.latency = 0.0  # the latency only let the kill land half-way; nothing else waits
 
         before = srv.requests
         resumed = evaluate(
@@ -110,6 +111,9 @@ class CountingBackend:
 def test_cached_rerun_makes_no_model_calls(
     smollm2: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # the scoring engine from the session's model copy and graphs, before the cache directory
+    # moves (else a first load here converts the GGUF file again: 90 s instead of 1 s)
+    smollm2._native_engine()
     monkeypatch.setenv("PSYM_CACHE_DIR", str(tmp_path / "cache"))
     counting = CountingBackend(smollm2)
     runs = []

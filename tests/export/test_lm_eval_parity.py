@@ -3,8 +3,10 @@
 lm-eval runs on the very model and tokenizer of the ``smollm2`` fixture (wrapped in lm-eval's
 own ``HFLM``), so any difference comes from the two tools' prompts, tokenisation or scoring,
 which must agree: same conditioning text for every item, same continuations, same chosen
-option, same parsed generation, scale scores equal to 1e-6. One test runs the real ``lm_eval``
-console script the way the README does (GGUF file, --apply_chat_template).
+option, same parsed generation, scale scores equal to 1e-6. Two tests share one real command
+line run: ``psym lm-eval`` (the real lm_eval on a fresh export) the way docs/guides/lm-eval.md
+does (GGUF file, --apply_chat_template). The expensive runs (every bfi and mfq item in both
+tools, the command line) are module fixtures, each computed once for the tests that read them.
 """
 
 from __future__ import annotations
@@ -56,11 +58,18 @@ def run_lm_eval(lm: Any, tasks: list[str], limit: int | None, chat: bool = True)
     )
 
 
-def run_psym(backend: Any, tasks: list[str], mode: str, limit: int | None, out: Path) -> dict:
-    """``psym eval`` (the library call behind it) and its per-item samples by (task, item)."""
+def run_psym(
+    backend: Any, tasks: list[str], mode: str, limit: int | None, out: Path, cache: bool = False
+) -> dict:
+    """``psym eval`` (the library call behind it) and its per-item samples by (task, item).
+
+    ``cache``: through the session's response cache (tests/conftest.py), as ``psym eval`` on
+    the default model runs, so requests another test of this session made (the first 5 items
+    of the full run; test_end_to_end_model's bfi,mfq) are answered once. Only for the
+    ``smollm2`` fixture itself: a copy with other settings keeps its identity's cache key."""
     from psymetrics_core import evaluate
 
-    results = evaluate(tasks, backend=backend, mode=mode, limit=limit, output=out)
+    results = evaluate(tasks, backend=backend, mode=mode, limit=limit, output=out, cache=cache)
     samples = {}
     for line in (out / "samples.jsonl").read_text().splitlines():
         s = json.loads(line)
@@ -120,10 +129,19 @@ def assert_logprob_parity(backend, lm_res, psym, tasks_scales, min_items=None) -
     return report
 
 
-def test_logprob_parity_full_bfi_and_mfq(smollm2, hflm, tmp_path):
-    """Every BFI-44 and MFQ-30 item, chat template on (psym's default for hf models)."""
+@pytest.fixture(scope="module")
+def full_bfi_mfq(smollm2, hflm, tmp_path_factory) -> tuple[dict, dict]:
+    """Every BFI-44 and MFQ-30 item through both tools, chat template on (psym's default for hf
+    models): lm-eval's result and psym's, computed once for the tests that compare them."""
     lm_res = run_lm_eval(hflm, ["psym_bfi", "psym_mfq"], limit=None)
-    psym = run_psym(smollm2, ["bfi", "mfq"], "logprob", None, tmp_path)
+    out = tmp_path_factory.mktemp("full")
+    psym = run_psym(smollm2, ["bfi", "mfq"], "logprob", None, out, cache=True)
+    return lm_res, psym
+
+
+def test_logprob_parity_full_bfi_and_mfq(smollm2, full_bfi_mfq):
+    """Every BFI-44 and MFQ-30 item, chat template on (psym's default for hf models)."""
+    lm_res, psym = full_bfi_mfq
     report = assert_logprob_parity(
         smollm2, lm_res, psym, {"bfi": BFI_SCALES, "mfq": MFQ_SCALES}, min_items=32
     )
@@ -141,20 +159,26 @@ def test_logprob_parity_without_chat_template(smollm2, hflm, tmp_path):
     assert_logprob_parity(plain, lm_res, psym, {"bfi": BFI_SCALES, "mfq": MFQ_SCALES})
 
 
-def test_logprob_parity_every_exported_task(smollm2, hflm, tmp_path):
+def test_logprob_parity_every_exported_task(smollm2, hflm, full_bfi_mfq, tmp_path):
     """The first 3 items of every task in tasks/ (system prompts, rescaled items, several
-    response scales) give the same contexts, choices and scores in both tools."""
+    response scales) give the same contexts, choices and scores in both tools; bfi and mfq,
+    whose every item both tools have already scored (``full_bfi_mfq``), are checked on that."""
     from psymetrics_core import get_instrument
 
     names = sorted(p.stem for p in TASKS.glob("psym_*/psym_*.yaml") if not p.stem.endswith("_gen"))
+    assert {"psym_bfi", "psym_mfq"} <= set(names) and len(names) > 2
+    names = [n for n in names if n not in ("psym_bfi", "psym_mfq")]
     ids = [n.removeprefix("psym_") for n in names]
     lm_res = run_lm_eval(hflm, names, limit=3)
     psym = run_psym(smollm2, ids, "logprob", 3, tmp_path)
     scales = {t: tuple(get_instrument(t).scales) for t in ids}
     assert_logprob_parity(smollm2, lm_res, psym, scales)
+    full_lm, full_psym = full_bfi_mfq
+    assert_logprob_parity(smollm2, full_lm, full_psym, {"bfi": BFI_SCALES, "mfq": MFQ_SCALES})
 
 
-GEN_LIMIT = int(os.environ.get("PSYM_PARITY_GEN_LIMIT", "10"))
+# items 1-5 of each instrument cover all five scales of both
+GEN_LIMIT = int(os.environ.get("PSYM_PARITY_GEN_LIMIT", "5"))
 
 
 def test_generate_parity_greedy(smollm2, hflm, tmp_path):
@@ -193,16 +217,21 @@ def _from_file(sample: dict) -> dict:
     return sample
 
 
-def test_real_lm_eval_cli_with_gguf(smollm2, tmp_path):
-    """The README command (real `lm_eval` script, GGUF file) on the first 5 items of each
-    instrument (items 1-5 cover all five scales of both) matches `psym eval`."""
+@pytest.fixture(scope="module")
+def gguf_cli_run(tmp_path_factory) -> tuple[subprocess.CompletedProcess[str], Path]:
+    """The docs' command on the GGUF file, run once through ``psym lm-eval`` (the real ``psym``
+    console script, which runs the real ``lm_eval`` on a fresh export of the installed
+    instruments; no --include_path of ours), on the first 5 items of each instrument (items 1-5
+    cover all five scales of both). lm_eval loading the GGUF file itself costs about 35 s of
+    CPU, so one run serves the two tests of the command."""
     from psymetrics_plugin_hf.local_model import smollm2_location
 
     folder, gguf = smollm2_location()
-    lm_eval_bin = Path(sys.executable).with_name("lm_eval")
-    out = tmp_path / "lm"
+    tmp = tmp_path_factory.mktemp("lm-eval-cli")
+    out = tmp / "lm"
     cmd = [
-        str(lm_eval_bin),
+        str(Path(sys.executable).with_name("psym")),
+        "lm-eval",
         "--model",
         "hf",
         "--model_args",
@@ -213,8 +242,6 @@ def test_real_lm_eval_cli_with_gguf(smollm2, tmp_path):
         "8",
         "--tasks",
         "psym_bfi,psym_mfq",
-        "--include_path",
-        str(TASKS),
         "--apply_chat_template",
         "--limit",
         "5",
@@ -223,7 +250,14 @@ def test_real_lm_eval_cli_with_gguf(smollm2, tmp_path):
         str(out),
     ]
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TQDM_DISABLE": "1"}
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=tmp_path)
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=tmp)
+    return proc, out
+
+
+def test_real_lm_eval_cli_with_gguf(smollm2, gguf_cli_run, tmp_path):
+    """The documented command (real lm_eval, GGUF file, --apply_chat_template) matches
+    ``psym eval`` on the first 5 items of each instrument."""
+    proc, out = gguf_cli_run
     assert proc.returncode == 0, proc.stderr[-3000:]
     for scale in BFI_SCALES + MFQ_SCALES:
         assert f"|{scale}" in proc.stdout.replace(" ", ""), proc.stdout
@@ -235,16 +269,17 @@ def test_real_lm_eval_cli_with_gguf(smollm2, tmp_path):
         lm_res["samples"][task] = [
             _from_file(json.loads(x)) for x in sfile.read_text().splitlines()
         ]
-    psym = run_psym(smollm2, ["bfi", "mfq"], "logprob", 5, tmp_path / "psym")
+    psym = run_psym(smollm2, ["bfi", "mfq"], "logprob", 5, tmp_path / "psym", cache=True)
     report = assert_logprob_parity(smollm2, lm_res, psym, {"bfi": BFI_SCALES, "mfq": MFQ_SCALES})
     assert len(report) == 10
 
 
-def test_psym_lm_eval_passes_through_with_our_tasks(tmp_path):
-    """`psym lm-eval ARGS` runs the real lm_eval with a fresh export on --include_path."""
-    psym = Path(sys.executable).with_name("psym")
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
-    args = ["lm-eval", "validate", "--tasks", "psym_bfi,psym_mfq_gen"]
-    proc = subprocess.run([str(psym), *args], capture_output=True, text=True, env=env, cwd=tmp_path)
+def test_psym_lm_eval_passes_through_with_our_tasks(gguf_cli_run):
+    """`psym lm-eval ARGS` runs the real lm_eval with a fresh export on --include_path: the
+    command above names no task folder, yet lm_eval found and ran psym_bfi and psym_mfq."""
+    proc, out = gguf_cli_run
     assert proc.returncode == 0, proc.stderr[-2000:]
-    assert "All tasks found and valid" in proc.stdout + proc.stderr
+    (results_file,) = out.rglob("results_*.json")
+    results = json.loads(results_file.read_text())["results"]
+    assert {"psym_bfi", "psym_mfq"} <= set(results)
+    assert "psym-lm-eval-" in proc.stdout + proc.stderr  # the temporary export's folder

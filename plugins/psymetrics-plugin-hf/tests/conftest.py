@@ -27,11 +27,18 @@ def _hf_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> None:
 
 
 @pytest.fixture(scope="session")
-def smollm2(_hf_cache_dir: None) -> Any:
-    """The real default model (SmolLM2-135M-Instruct on CPU), loaded once per session."""
+def smollm2(request: pytest.FixtureRequest, _hf_cache_dir: None) -> Any:
+    """The real default model (SmolLM2-135M-Instruct on CPU), loaded once per session.
+
+    Kept on the pytest config as ``psym_smollm2``: where the core's tests/conftest.py keeps
+    its own there too, a run of both test trees loads the model once per process, not twice."""
     from psymetrics_core.api import session_or_default
 
-    return session_or_default().make_backend("smollm2")
+    shared = getattr(request.config, "psym_smollm2", None)
+    if shared is None:
+        shared = session_or_default().make_backend("smollm2")
+        request.config.psym_smollm2 = shared  # type: ignore[attr-defined]
+    return shared
 
 
 @pytest.fixture

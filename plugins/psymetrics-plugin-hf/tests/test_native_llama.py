@@ -42,14 +42,28 @@ def _directory(smollm2: Any) -> Path:
     return converted_copy(smollm2.pretrained, smollm2.gguf_file)
 
 
-def _engine(kind: str, directory: Path, tmp_path: Path) -> Any:
-    if kind == "onnxruntime":
-        from psymetrics_plugin_llama_engine.onnx_llama import load_onnx
-
-        return load_onnx(directory, 2, tmp_path / "graphs")
+@pytest.fixture(scope="module")
+def engine_of(smollm2: Any, tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """``engine_of(kind)``: each engine loaded once for this module's tests. ONNX Runtime's is
+    the one the smollm2 backend scores options with (its default on a CPU), where it is one;
+    torch's is loaded from the same dequantised copy."""
     from psymetrics_plugin_llama_engine.native_llama import load_native
+    from psymetrics_plugin_llama_engine.onnx_llama import OnnxLlama, load_onnx
 
-    return load_native(directory)[0]
+    made: dict[str, Any] = {}
+
+    def get(kind: str) -> Any:
+        if kind not in made:
+            directory = _directory(smollm2)
+            if kind == "torch":
+                made[kind] = load_native(directory)[0]
+            elif isinstance(smollm2._native[0], OnnxLlama):
+                made[kind] = smollm2._native[0]
+            else:
+                made[kind] = load_onnx(directory, 2, tmp_path_factory.mktemp("graphs"))
+        return made[kind]
+
+    return get
 
 
 @pytest.mark.model
@@ -63,10 +77,10 @@ def test_default_cpu_engine_is_onnxruntime(smollm2: Any) -> None:
 
 @pytest.mark.model
 @pytest.mark.parametrize("kind", ["onnxruntime", "torch"])
-def test_native_forward_equals_transformers(smollm2: Any, kind: str, tmp_path: Path) -> None:
+def test_native_forward_equals_transformers(smollm2: Any, kind: str, engine_of: Any) -> None:
     import torch
 
-    engine = _engine(kind, _directory(smollm2), tmp_path)
+    engine = engine_of(kind)
     ntok = smollm2._native[1]
     smollm2._load()  # transformers model and tokenizer, as lm-eval uses them
     tok, model = smollm2._tok, smollm2._model
@@ -97,11 +111,11 @@ def test_native_forward_equals_transformers(smollm2: Any, kind: str, tmp_path: P
 @pytest.mark.model
 @pytest.mark.parametrize("kind", ["onnxruntime", "torch"])
 def test_native_forward_keep_equals_the_full_forward(
-    smollm2: Any, kind: str, tmp_path: Path
+    smollm2: Any, kind: str, engine_of: Any
 ) -> None:
     """The last layer's pruning (only kept positions get queries, attention output and MLP)
     gives the hidden states of the full pass at those positions."""
-    engine = _engine(kind, _directory(smollm2), tmp_path)
+    engine = engine_of(kind)
     tok = smollm2._native[1]
     ids = np.array([tok.encode("I see myself as someone who is talkative. Agree? 1 2 3")] * 2)
     last = ids.shape[1] - 1
