@@ -63,7 +63,10 @@ class BatchScript:
 
         self._httpd = Server(("127.0.0.1", 0), Handler)
         self.base_url = f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
-        threading.Thread(target=self._httpd.serve_forever, daemon=True).start()
+        # shutdown() waits for serve_forever's next poll: 0.5 s by default, on every exit
+        threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        ).start()
 
     def close(self) -> None:
         self._httpd.shutdown()
@@ -382,11 +385,11 @@ def test_fuzz_batch_silent_server_ends_within_the_timeout(
     srv = _Silent()
     try:
         if call == "submit":
-            plan = _batch_plan(tmp_path, session, srv.base_url, timeout="1")
+            plan = _batch_plan(tmp_path, session, srv.base_url, timeout="0.5")
             fn: Callable[[], Any] = lambda: submit(plan, tmp_path / "b", session)  # noqa: E731
         else:
             _state(tmp_path / "b", srv.base_url)
-            fn = lambda: status(tmp_path / "b", timeout=1.0)  # noqa: E731
+            fn = lambda: status(tmp_path / "b", timeout=0.5)  # noqa: E731
         t0 = time.monotonic()
         out = expect_clean_error(fn, ["timeout"], label=call)
         assert time.monotonic() - t0 < 6, out.message

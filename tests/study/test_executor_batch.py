@@ -1,17 +1,19 @@
 """A plan under the Dask executor (local cluster, two worker processes) gives the results of a
 single-process run; the OpenAI Batch API flow against a loopback batch server fills the
-response cache so that running the plan afterwards makes no calls."""
+response cache so that running the plan afterwards makes no calls.
+
+The commands run ``psym``'s ``main`` in this process (``tests/psym_inprocess.py``), each with
+the cache directory a separate process would have; the Dask workers are real processes."""
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from psym_inprocess import Ran, psym_main
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # for benchmarks/
 from benchmarks.batch_server import BatchServer  # noqa: E402
@@ -19,12 +21,9 @@ from benchmarks.latency_server import LatencyServer  # noqa: E402
 from psymetrics_core.pluginsys.session import Session  # noqa: E402
 from psymetrics_core.study.plan import PlanSettings, build_plan, write_plan  # noqa: E402
 
-PSYM = [sys.executable, "-m", "psymetrics_core"]
 
-
-def _psym(args: list[str], cache: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PSYM_CACHE_DIR": str(cache)}
-    return subprocess.run(PSYM + args, env=env, capture_output=True, text=True)
+def _psym(args: list[str], cache: Path) -> Ran:
+    return psym_main(args, cache=cache)
 
 
 def _samples(directory: Path) -> list[dict[str, Any]]:

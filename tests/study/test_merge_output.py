@@ -1,8 +1,9 @@
 """``psym merge`` claims its output like ``psym eval`` (rundir.claim_run_dir), and ``psym cache
 export`` never shares a temporary file with another writer.
 
-Shards are real ``psym run --shard i/2`` processes against the loopback OpenAI-compatible
-latency server of ``benchmarks/``; merge, cache export and import run as the real ``psym``.
+Shards are ``psym run --shard i/2`` against the loopback OpenAI-compatible latency server of
+``benchmarks/``; the commands run ``psym``'s ``main`` in this process (``tests/psym_inprocess.py``)
+except the exports racing each other, which are real ``psym`` processes.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from psym_inprocess import Ran, psym_main
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # for benchmarks/
 from benchmarks.latency_server import LatencyServer  # noqa: E402
@@ -26,9 +28,8 @@ from psymetrics_core.study.plan import PlanSettings, build_plan, write_plan  # n
 PSYM = [sys.executable, "-m", "psymetrics_core"]
 
 
-def _psym(args: list[str], cache: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PSYM_CACHE_DIR": str(cache)}
-    return subprocess.run(PSYM + args, env=env, capture_output=True, text=True, timeout=300)
+def _psym(args: list[str], cache: Path) -> Ran:
+    return psym_main(args, cache=cache)
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +54,7 @@ def shards(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     return {"dirs": dirs, "cache": root / "c"}
 
 
-def _one_line(r: subprocess.CompletedProcess[str]) -> str:
+def _one_line(r: Ran) -> str:
     assert r.returncode == 1, (r.stdout, r.stderr)
     assert "Traceback" not in r.stderr, r.stderr
     lines = [ln for ln in r.stderr.splitlines() if ln.strip()]

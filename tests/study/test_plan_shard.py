@@ -1,5 +1,9 @@
 """Plan, shard, merge: a plan run as 2 shards (one killed with SIGKILL and resumed) and merged
-equals a single-process ``evaluate`` of the same arguments, item by item; cache export/import."""
+equals a single-process ``evaluate`` of the same arguments, item by item; cache export/import.
+
+The killed shard and one bad plan file are real ``psym`` processes; the other commands run
+``psym``'s ``main`` in this process (``tests/psym_inprocess.py``), each with its own cache
+directory as a separate machine would have."""
 
 from __future__ import annotations
 
@@ -14,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from psym_inprocess import Ran, psym_main
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # for benchmarks/
 from benchmarks.latency_server import LatencyServer  # noqa: E402
@@ -30,9 +35,13 @@ EVAL_ARGS = dict(  # noqa: C408
 )
 
 
-def _psym(args: list[str], cache: Path, **kw: Any) -> subprocess.CompletedProcess[str]:
+def _psym(args: list[str], cache: Path) -> Ran:
+    return psym_main(args, cache=cache)
+
+
+def _process(args: list[str], cache: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PSYM_CACHE_DIR": str(cache)}
-    return subprocess.run(PSYM + args, env=env, capture_output=True, text=True, **kw)
+    return subprocess.run(PSYM + args, env=env, capture_output=True, text=True)
 
 
 def _samples(directory: Path) -> list[dict[str, Any]]:
@@ -87,7 +96,7 @@ def test_bad_plan_file_is_one_line_naming_the_line(tmp_path: Path) -> None:
     path.write_text(lines[0] + "\n{not json\n")
     with pytest.raises(PsymError, match=r"plan\.jsonl, line 2: invalid JSON"):
         read_plan(path)
-    r = _psym(["run", str(path), "--output", str(tmp_path / "o")], tmp_path / "c")
+    r = _process(["run", str(path), "--output", str(tmp_path / "o")], tmp_path / "c")
     assert r.returncode == 1 and r.stderr.strip().count("\n") == 0
     assert "plan.jsonl, line 2: invalid JSON" in r.stderr and "Traceback" not in r.stderr
 
@@ -137,6 +146,7 @@ def test_two_shards_one_killed_and_resumed_merge_equals_single_run(
         proc.send_signal(signal.SIGKILL)
         proc.wait()
         assert proc.returncode == -signal.SIGKILL, "the shard finished before it was killed"
+        srv.latency = 0.0  # it slowed the shard down so that the kill came half-way; no more
         assert not json.loads((s1 / "shard.json").read_text())["complete"]
         r = _psym(["merge", str(s1), "--output", str(tmp_path / "early")], cache_a)
         assert r.returncode == 1 and "incomplete" in r.stderr

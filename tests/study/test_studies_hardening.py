@@ -4,7 +4,9 @@ never answers ends within the timeout, a damaged shard pair ends ``psym merge`` 
 ``psym cache import`` stores nothing from a damaged file and everything from a long good one.
 
 Servers are real loopback sockets in threads (``tests/hostile_server.py``, a bare accepting
-socket); every process gets its own cache directory under ``tmp_path``.
+socket); every command gets its own cache directory under ``tmp_path``. Where the process is the
+subject (a FIFO must not block it, a silent server must not hang it) the command is a real
+``psym`` process; elsewhere it is ``psym``'s ``main`` in this process (``tests/psym_inprocess.py``).
 """
 
 from __future__ import annotations
@@ -20,9 +22,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from hostile_server import HostileServer, Reply, chat_ok  # noqa: E402
+from hostile_server import HostileServer, Reply, chat_ok
+from psym_inprocess import Ran, psym_main
 
 PSYM = [sys.executable, "-m", "psymetrics_core"]
 KEY = "sk-STUDYSECRET0123456789"
@@ -37,7 +38,12 @@ def _psym(
     )
 
 
-def _one_line(r: subprocess.CompletedProcess[str]) -> str:
+def _main(args: list[str], tmp_path: Path) -> Ran:
+    env = {"PSYM_TEST_KEY": KEY}
+    return psym_main(args, cache=tmp_path / "cache", env=env, cwd=tmp_path)
+
+
+def _one_line(r: subprocess.CompletedProcess[str] | Ran) -> str:
     assert r.returncode == 1, r.stdout + r.stderr
     lines = [x for x in r.stderr.splitlines() if x.strip()]
     assert len(lines) == 1 and lines[0].startswith("psym: error:"), r.stderr
@@ -62,7 +68,7 @@ def test_a_key_in_base_url_reaches_no_file(tmp_path: Path, url_of: Any) -> None:
     """`psym eval` (results, samples, provenance, cache) and `psym plan` never write the key."""
     with HostileServer(lambda n, req: Reply(body=chat_ok("3"))) as srv:
         url = url_of(srv.base_url)
-        r = _psym(
+        r = _main(
             [
                 "eval",
                 "--tasks",
@@ -81,7 +87,7 @@ def test_a_key_in_base_url_reaches_no_file(tmp_path: Path, url_of: Any) -> None:
         assert r.returncode == 0, r.stderr
         assert json.loads((tmp_path / "run" / "results.json").read_text())["provenance"]
         plan = tmp_path / "study.plan.jsonl"
-        r2 = _psym(
+        r2 = _main(
             [
                 "plan",
                 "--tasks",
@@ -129,7 +135,7 @@ def test_batch_submit_to_a_server_that_never_answers_ends_within_the_timeout(
     url = f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
     try:
         plan = tmp_path / "p.jsonl"
-        r = _psym(
+        r = _main(
             [
                 "plan",
                 "--tasks",
@@ -139,7 +145,7 @@ def test_batch_submit_to_a_server_that_never_answers_ends_within_the_timeout(
                 "--model",
                 "openai-chat",
                 "--model-args",
-                f"base_url={url},model=m,timeout=2,api_key_env=PSYM_TEST_KEY",
+                f"base_url={url},model=m,timeout=1,api_key_env=PSYM_TEST_KEY",
                 "--output",
                 str(plan),
             ],
@@ -150,9 +156,9 @@ def test_batch_submit_to_a_server_that_never_answers_ends_within_the_timeout(
         r = _psym(["batch", "submit", str(plan), str(tmp_path / "b")], tmp_path, timeout=60)
         took = time.monotonic() - t0
         line = _one_line(r)
-        assert "POST" in line and "/files" in line and "2 s timeout" in line
-        assert took < 2 + 15, took  # the timeout plus interpreter start-up and plan rendering
-        r = _psym(["batch", "status", str(tmp_path / "b")], tmp_path, timeout=60)
+        assert "POST" in line and "/files" in line and "1 s timeout" in line
+        assert took < 1 + 15, took  # the timeout plus interpreter start-up and plan rendering
+        r = _main(["batch", "status", str(tmp_path / "b")], tmp_path)
         assert "not found" in _one_line(r)  # nothing was recorded
     finally:
         for c in held:
@@ -176,7 +182,7 @@ def test_merge_of_two_damaged_shards_is_one_line(tmp_path: Path) -> None:
         d.mkdir()
         (d / "shard.json").write_text(json.dumps(record))
         (d / "plan.jsonl").write_bytes(plan.read_bytes())
-    r = _psym(["merge", str(tmp_path / "s1"), str(tmp_path / "s2"), "--output", "m"], tmp_path)
+    r = _main(["merge", str(tmp_path / "s1"), str(tmp_path / "s2"), "--output", "m"], tmp_path)
     line = _one_line(r)
     assert "s1/shard.json, field 'plan'" in line
     assert not (tmp_path / "m" / "results.json").exists()

@@ -25,7 +25,7 @@ from psymetrics_plugin_contamination.run import contamination
 
 from psymetrics_core import get_instrument
 from psymetrics_core.api import session_or_default
-from psymetrics_core.cli import cli
+from psymetrics_core.cli import cli, main
 
 FIVE = "verbatim,keyword,item-dimension,option-score,target-score"
 DISTINCT = 347  # distinct requests of the five probes on BFI-44 (see the first test)
@@ -193,16 +193,25 @@ def test_a_long_refusal_is_scored_whole_and_a_cut_one_is_marked(tmp_path: Path) 
     assert "budget" not in " ".join(reps["whole"]["tasks"]["bfi"]["probes"]["verbatim"]["flags"])
 
 
-def test_killed_run_resumes_without_repeating_finished_prompts(tmp_path: Path) -> None:
+# the killed run probes the first 10 BFI items: 10 x (verbatim cued + control, keyword,
+# item-dimension, option-score) + 30 targets, less item 6's keyword prompt (item 1's: "Is [MASK]")
+KILL_LIMIT = 10
+KILL_DISTINCT = 10 * 5 + 30 - 1
+
+
+def test_killed_run_resumes_without_repeating_finished_prompts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A real ``psym contamination`` process killed half-way (SIGKILL); the refused re-run and
+    the ``--resume`` run are ``psym``'s ``main`` in this process, on the same run directory."""
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     with OracleServer([bfi_key()], latency=0.02) as srv:
-        cmd = [
-            sys.executable,
-            "-m",
-            "psymetrics_core",
+        args = [
             "contamination",
             "--tasks",
             "bfi",
+            "--limit",
+            str(KILL_LIMIT),
             "--probes",
             FIVE,
             "--model",
@@ -214,30 +223,33 @@ def test_killed_run_resumes_without_repeating_finished_prompts(tmp_path: Path) -
             "--option",
             "bootstrap=50",
         ]
+        cmd = [sys.executable, "-m", "psymetrics_core", *args]
         proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         deadline = time.monotonic() + 120
-        while srv.requests < 150 and time.monotonic() < deadline and proc.poll() is None:
+        while srv.requests < 40 and time.monotonic() < deadline and proc.poll() is None:
             time.sleep(0.01)
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
         assert proc.returncode == -signal.SIGKILL
         asked_before = srv.requests  # one request per distinct prompt (concurrency 1)
-        assert 100 <= asked_before < DISTINCT  # killed half-way
+        assert 25 <= asked_before < KILL_DISTINCT  # killed half-way
         assert all(n == 1 for n in srv.counts.values())
         last = srv.completed[-1] if srv.completed else None
-        again = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
-        assert again.returncode != 0 and "already holds a run" in again.stderr  # no overwrite
+        capsys.readouterr()
+        with pytest.raises(SystemExit) as again:
+            main(args)
+        assert again.value.code == 1  # no overwrite
+        assert "already holds a run" in capsys.readouterr().err
         assert srv.requests == asked_before
-        res = subprocess.run([*cmd, "--resume"], env=env, capture_output=True, text=True)
-        assert res.returncode == 0, res.stderr
+        main([*args, "--resume"])
         repeated = [p for p, n in srv.counts.items() if n > 1]
         # nothing whose answer reached the client before the kill is asked again; at most the
         # one request in flight at the kill (its answer may never have been read) is repeated
         assert len(repeated) <= 1
         assert not repeated or repeated[0] in (last, list(srv.counts)[asked_before - 1])
         asked_after = srv.requests - asked_before
-        assert asked_after == DISTINCT - asked_before + len(repeated)
-        assert len(srv.counts) == DISTINCT  # every prompt was answered overall
+        assert asked_after == KILL_DISTINCT - asked_before + len(repeated)
+        assert len(srv.counts) == KILL_DISTINCT  # every prompt was answered overall
         print(f"killed after {asked_before} requests; resumed run asked {asked_after}")
     rep = json.loads((tmp_path / "run" / "contamination.json").read_text())
     assert rep["tasks"]["bfi"]["probes"]["option-score"]["value"] == 0.0

@@ -60,9 +60,17 @@ def _aed(task: str) -> float:
     return sum(_levenshtein(t, REFUSAL) for t in texts) / sum(len(t) for t in texts)
 
 
-def test_two_runs_as_the_papers_tables(tmp_path: Path) -> None:
-    oracle = make_run(tmp_path / "oracle", lazy=False)
-    lazy = make_run(tmp_path / "lazy", lazy=True)
+@pytest.fixture(scope="module")
+def two_runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The runs of "oracle" and "lazy", made once for the tests of this module (read only)."""
+    base = tmp_path_factory.mktemp("runs")
+    with pytest.MonkeyPatch.context() as mp:  # an empty response cache of their own
+        mp.setenv("PSYM_CACHE_DIR", str(base / "psymcache"))
+        return make_run(base / "oracle", lazy=False), make_run(base / "lazy", lazy=True)
+
+
+def test_two_runs_as_the_papers_tables(two_runs: tuple[Path, Path]) -> None:
+    oracle, lazy = two_runs
     runs = load_runs([oracle, lazy])
     assert [r.label for r in runs] == ["oracle", "lazy"]  # the model each run recorded
     t1, t2, t3, t4 = paper_tables(runs)
@@ -96,9 +104,8 @@ def test_two_runs_as_the_papers_tables(tmp_path: Path) -> None:
     assert "| Moral Foundations Questionnaire (MFQ-30) | " in md and "| 0.500 |" in md
 
 
-def test_the_command_writes_markdown_and_csv(tmp_path: Path) -> None:
-    oracle = make_run(tmp_path / "oracle", lazy=False)
-    lazy = make_run(tmp_path / "lazy", lazy=True)
+def test_the_command_writes_markdown_and_csv(two_runs: tuple[Path, Path], tmp_path: Path) -> None:
+    oracle, lazy = two_runs
     runner = CliRunner()
     out_csv = tmp_path / "t.csv"
     res = runner.invoke(
