@@ -26,24 +26,25 @@ def _psym(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.model
-def test_samples_of_a_real_run_rescore_to_its_results(tmp_path):
+def test_samples_of_a_real_run_rescore_to_its_results(fresh_plugins, smollm2, tmp_path):
+    from psymetrics_core.administer.runner import evaluate
+
     run = tmp_path / "run"
     # min_count=0: report sexism from these 4 short letters (the default withholds it below
-    # 5 words per cell), so the re-score is compared on a number, not on null
-    r = _psym(
-        "eval",
-        "--tasks",
-        "refletter",
-        "--limit",
-        "4",
-        "--max-new-tokens",
-        "48",
-        "--task-arg",
-        "refletter.min_count=0",
-        "--output",
-        str(run),
+    # 5 words per cell), so the re-score is compared on a number, not on null. The run is
+    # ``psym eval``'s (response cache on) on the session's loaded model; the re-score is the
+    # console script (test_score_input_errors_are_one_line runs it too)
+    options = {"refletter": {"min_count": "0"}}
+    evaluate(
+        ["refletter"],
+        backend=smollm2,
+        session=fresh_plugins,
+        cache=True,
+        limit=4,
+        max_new_tokens=48,
+        task_options=options,
+        output=run,
     )
-    assert r.returncode == 0, r.stderr[-500:]
     results = json.loads((run / "results.json").read_text())
     expected = {k: v["score"] for k, v in results["tasks"]["refletter"]["scales"].items()}
     r = _psym(
