@@ -87,7 +87,17 @@ def test_score_csv_generations_per_respondent_by_hand(tmp_path):
     assert got["a"]["agentic"] == pytest.approx(want_a["odds_ratios"]["agentic"]["or"])
 
 
-def test_score_input_errors_are_one_line(tmp_path):
+def _score_here(capsys, *args: str) -> tuple[int, str]:
+    """``psym score ARGS`` in this process: its exit status and stderr."""
+    from psymetrics_core.cli import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(["score", *args])
+    return exc.value.code, capsys.readouterr().err
+
+
+def test_score_input_errors_are_one_line(tmp_path, capsys):
+    # the console script: exit 1 and one line, no traceback
     bad = tmp_path / "x.csv"
     bad.write_text("item,letter\nf-20-student,hi\n")
     r = _psym("score", "--task", "refletter", "--responses", str(bad))
@@ -100,13 +110,15 @@ def test_score_input_errors_are_one_line(tmp_path):
             "respondent)"
         )
     )
+    # the other malformed files through the same main(), in this process
     bad.write_text("item,text\nnope,hi\n")
-    r = _psym("score", "--task", "refletter", "--responses", str(bad))
-    assert "x.csv, line 2: item 'nope' is not an item of task 'refletter'" in r.stderr
+    code, err = _score_here(capsys, "--task", "refletter", "--responses", str(bad))
+    assert code == 1 and "Traceback" not in err
+    assert "x.csv, line 2: item 'nope' is not an item of task 'refletter'" in err
     jl = tmp_path / "x.jsonl"
     jl.write_text('{"item": "f-20-student", "text": "ok"}\n{"item": 3\n')
-    r = _psym("score", "--task", "refletter", "--responses", str(jl))
-    assert r.returncode == 1 and "x.jsonl, line 2: not valid JSON" in r.stderr
+    code, err = _score_here(capsys, "--task", "refletter", "--responses", str(jl))
+    assert code == 1 and "x.jsonl, line 2: not valid JSON" in err
 
 
 def test_show_lists_every_item_with_id_and_text(tmp_path):
