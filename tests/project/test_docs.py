@@ -3,7 +3,9 @@
 - the strict build fails on a broken link, a broken anchor and a fenced ``psym`` command that
   does not exist (the CLI reference, the catalogue and the schemas are generated at build time);
 - every fenced command block marked ``<!-- runnable -->`` on the site is run here, as written,
-  against the default model or a loopback OpenAI-compatible server (``$BASE_URL``);
+  against the default model or a loopback OpenAI-compatible server (``$BASE_URL``), by the
+  console script (the blocks of populations.md's "Worked examples" run in
+  test_population_docs, which also checks what they print);
 - README.md stays under 12 KB and no install hint names the bare ``psymetrics`` distribution
   (another project on the package index);
 - the built site opens in headless Chromium and its search finds the instrument catalogue.
@@ -59,8 +61,10 @@ class _Collect(logging.Handler):
 
 
 def _build(root: Path, site: Path) -> Build:
-    """``mkdocs build --strict -f ROOT/mkdocs.yml -d SITE``, in this process (what the command
-    runs, without starting Python, mkdocs, the theme and psym's plugins again for every build)."""
+    """``mkdocs build --strict -f ROOT/mkdocs.yml -d SITE``, in this process: what the command
+    runs (load the config, the plugins' start-up, build, shut-down), without starting Python,
+    mkdocs, the theme and psym's plugins again for every build. A strict build fails on any
+    WARNING; the log holds the WARNING and ERROR lines (a hook's PluginError is an ERROR)."""
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
     from mkdocs.exceptions import Abort
