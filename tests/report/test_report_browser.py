@@ -56,7 +56,9 @@ def runs(tmp_path_factory, smollm2, session):
     ``--limit 12`` keeps the generate runs short on a CPU; the first 12 BFI items already show
     SmolLM2's flat answer pattern. The runs go through ``evaluate`` on the session's loaded
     model, with the response cache on as ``psym eval`` has it (the console script's own run is
-    test_end_to_end_model's); the grid's answers are cut to 8 tokens (the digit comes first).
+    test_end_to_end_model's). The grid is 6 BFI items (one of each scale and a second
+    extraversion item), 2 conditions x 2 repeats, its answers cut to 8 tokens (the digit comes
+    first).
     """
     from psymetrics_core.administer.runner import evaluate
 
@@ -67,7 +69,7 @@ def runs(tmp_path_factory, smollm2, session):
     evaluate(["bfi", "mfq"], **common, mode="logprob", label="smollm2-logprob", output=out["lp"])
     evaluate(
         ["bfi"],
-        **{**common, "limit": 8},
+        **{**common, "limit": 6},
         conditions=["original", "reversed-options"],
         repeats=2,
         temperature=0.7,
