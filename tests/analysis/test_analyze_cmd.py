@@ -206,9 +206,12 @@ def test_cli_json_output_dir_and_errors(value_run: Path, tmp_path: Path, capsys)
 @pytest.mark.model
 def test_analyze_a_real_smollm2_run(fresh_plugins, smollm2, tmp_path: Path):
     out = tmp_path / "real"
+    # the response cache on, as ``psym eval`` has it: the test session's cache may already hold
+    # some of these answers (test_end_to_end_model asks the same mfq items)
     evaluate(
         ["mfq"],
         backend=smollm2,
+        cache=True,
         limit=2,
         repeats=2,
         conditions=["original", "reversed-options"],

@@ -26,24 +26,25 @@ def _psym(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.model
-def test_samples_of_a_real_run_rescore_to_its_results(tmp_path):
+def test_samples_of_a_real_run_rescore_to_its_results(fresh_plugins, smollm2, tmp_path):
+    from psymetrics_core.administer.runner import evaluate
+
     run = tmp_path / "run"
     # min_count=0: report sexism from these 4 short letters (the default withholds it below
-    # 5 words per cell), so the re-score is compared on a number, not on null
-    r = _psym(
-        "eval",
-        "--tasks",
-        "refletter",
-        "--limit",
-        "4",
-        "--max-new-tokens",
-        "48",
-        "--task-arg",
-        "refletter.min_count=0",
-        "--output",
-        str(run),
+    # 5 words per cell), so the re-score is compared on a number, not on null. The run is
+    # ``psym eval``'s (response cache on) on the session's loaded model; the re-score is the
+    # console script (test_score_input_errors_are_one_line runs it too)
+    options = {"refletter": {"min_count": "0"}}
+    evaluate(
+        ["refletter"],
+        backend=smollm2,
+        session=fresh_plugins,
+        cache=True,
+        limit=4,
+        max_new_tokens=48,
+        task_options=options,
+        output=run,
     )
-    assert r.returncode == 0, r.stderr[-500:]
     results = json.loads((run / "results.json").read_text())
     expected = {k: v["score"] for k, v in results["tasks"]["refletter"]["scales"].items()}
     r = _psym(
@@ -86,7 +87,17 @@ def test_score_csv_generations_per_respondent_by_hand(tmp_path):
     assert got["a"]["agentic"] == pytest.approx(want_a["odds_ratios"]["agentic"]["or"])
 
 
-def test_score_input_errors_are_one_line(tmp_path):
+def _score_here(capsys, *args: str) -> tuple[int, str]:
+    """``psym score ARGS`` in this process: its exit status and stderr."""
+    from psymetrics_core.cli import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(["score", *args])
+    return exc.value.code, capsys.readouterr().err
+
+
+def test_score_input_errors_are_one_line(tmp_path, capsys):
+    # the console script: exit 1 and one line, no traceback
     bad = tmp_path / "x.csv"
     bad.write_text("item,letter\nf-20-student,hi\n")
     r = _psym("score", "--task", "refletter", "--responses", str(bad))
@@ -99,13 +110,15 @@ def test_score_input_errors_are_one_line(tmp_path):
             "respondent)"
         )
     )
+    # the other malformed files through the same main(), in this process
     bad.write_text("item,text\nnope,hi\n")
-    r = _psym("score", "--task", "refletter", "--responses", str(bad))
-    assert "x.csv, line 2: item 'nope' is not an item of task 'refletter'" in r.stderr
+    code, err = _score_here(capsys, "--task", "refletter", "--responses", str(bad))
+    assert code == 1 and "Traceback" not in err
+    assert "x.csv, line 2: item 'nope' is not an item of task 'refletter'" in err
     jl = tmp_path / "x.jsonl"
     jl.write_text('{"item": "f-20-student", "text": "ok"}\n{"item": 3\n')
-    r = _psym("score", "--task", "refletter", "--responses", str(jl))
-    assert r.returncode == 1 and "x.jsonl, line 2: not valid JSON" in r.stderr
+    code, err = _score_here(capsys, "--task", "refletter", "--responses", str(jl))
+    assert code == 1 and "x.jsonl, line 2: not valid JSON" in err
 
 
 def test_show_lists_every_item_with_id_and_text(tmp_path):

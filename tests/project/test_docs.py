@@ -3,7 +3,9 @@
 - the strict build fails on a broken link, a broken anchor and a fenced ``psym`` command that
   does not exist (the CLI reference, the catalogue and the schemas are generated at build time);
 - every fenced command block marked ``<!-- runnable -->`` on the site is run here, as written,
-  against the default model or a loopback OpenAI-compatible server (``$BASE_URL``);
+  against the default model or a loopback OpenAI-compatible server (``$BASE_URL``), by the
+  console script (the blocks of populations.md's "Worked examples" run in
+  test_population_docs, which also checks what they print);
 - README.md stays under 12 KB and no install hint names the bare ``psymetrics`` distribution
   (another project on the package index);
 - the built site opens in headless Chromium and its search finds the instrument catalogue.
@@ -11,6 +13,8 @@
 
 from __future__ import annotations
 
+import importlib.util
+import logging
 import os
 import re
 import shlex
@@ -20,6 +24,7 @@ import sys
 import textwrap
 import threading
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -34,16 +39,52 @@ RUNNABLE = re.compile(
 pytestmark = pytest.mark.skipif(not MKDOCS.exists(), reason="mkdocs is not installed (make setup)")
 
 
-def _build(root: Path, site: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
-    return subprocess.run(
-        [str(MKDOCS), "build", "--strict", "-f", str(root / "mkdocs.yml"), "-d", str(site)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env=env,
-        cwd=root,
-    )
+@dataclass
+class Build:
+    """An ``mkdocs build --strict``: whether it succeeded, and what it logged at WARNING and up."""
+
+    ok: bool
+    log: list[str]
+
+    def warned(self, text: str) -> bool:
+        """Whether a WARNING or ERROR line (each fails a strict build) names ``text``."""
+        return any(text in line for line in self.log)
+
+
+class _Collect(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(f"{record.levelname}: {record.getMessage()}")
+
+
+def _build(root: Path, site: Path) -> Build:
+    """``mkdocs build --strict -f ROOT/mkdocs.yml -d SITE``, in this process: what the command
+    runs (load the config, the plugins' start-up, build, shut-down), without starting Python,
+    mkdocs, the theme and psym's plugins again for every build. A strict build fails on any
+    WARNING; the log holds the WARNING and ERROR lines (a hook's PluginError is an ERROR)."""
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+    from mkdocs.exceptions import Abort
+
+    os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
+    logger, collect = logging.getLogger("mkdocs"), _Collect()
+    logger.addHandler(collect)
+    try:
+        cfg = load_config(config_file=str(root / "mkdocs.yml"), strict=True, site_dir=str(site))
+        cfg.plugins.on_startup(command="build", dirty=False)
+        try:
+            build(cfg)
+            ok = True
+        except Abort:
+            ok = False
+        finally:
+            cfg.plugins.on_shutdown()
+    finally:
+        logger.removeHandler(collect)
+    return Build(ok, collect.lines)
 
 
 def _copy_site_sources(tmp: Path) -> Path:
@@ -60,8 +101,8 @@ def _copy_site_sources(tmp: Path) -> Path:
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("site")
-    proc = _build(REPO, out)
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    built = _build(REPO, out)
+    assert built.ok, built.log
     return out
 
 
@@ -75,11 +116,33 @@ def test_site_has_generated_references(site: Path) -> None:
     assert "parse_status" in (site / "reference" / "schemas.html").read_text()
 
 
+# a broken link and a broken anchor are warnings, which mkdocs collects and reports at the end of
+# the build: both go into one drifted copy, built once, and each must be one of its warnings
+LINK_DRIFT = [
+    ("\nSee [nowhere](no-such-page.md).\n", "no-such-page.md"),
+    ("\nSee [x](conditions.md#no-such-anchor).\n", "no-such-anchor"),
+]
+
+
+@pytest.fixture(scope="module")
+def link_drift(tmp_path_factory: pytest.TempPathFactory) -> Build:
+    tmp = tmp_path_factory.mktemp("link-drift")
+    root = _copy_site_sources(tmp)
+    with (root / "docs" / "guides" / "report.md").open("a") as fh:
+        fh.write("".join(inject for inject, _ in LINK_DRIFT))
+    return _build(root, tmp / "site")
+
+
+@pytest.mark.parametrize(("inject", "expect"), LINK_DRIFT, ids=["page", "anchor"])
+def test_strict_build_fails_on_link_drift(link_drift: Build, inject: str, expect: str) -> None:
+    assert not link_drift.ok
+    assert link_drift.warned(expect), link_drift.log
+
+
+# each of these stops the build at its page (a hook's PluginError): one build per case
 @pytest.mark.parametrize(
     ("page", "inject", "expect"),
     [
-        ("guides/report.md", "\nSee [nowhere](no-such-page.md).\n", "no-such-page.md"),
-        ("guides/report.md", "\nSee [x](conditions.md#no-such-anchor).\n", "no-such-anchor"),
         ("index.md", "\n```bash\npsym frobnicate --tasks bfi\n```\n", "psym frobnicate"),
         # a paper page's output written by hand, not generated by tools/paper_outputs.py
         ("papers/rao-2023.md", "\n```text\nextraverted 50.00\n```\n", "is not generated"),
@@ -90,9 +153,9 @@ def test_strict_build_fails_on_drift(tmp_path: Path, page: str, inject: str, exp
     root = _copy_site_sources(tmp_path)
     with (root / "docs" / page).open("a") as fh:
         fh.write(inject)
-    proc = _build(root, tmp_path / "site")
-    assert proc.returncode != 0
-    assert expect in proc.stdout + proc.stderr
+    built = _build(root, tmp_path / "site")
+    assert not built.ok
+    assert built.warned(expect), built.log
 
 
 def test_readme_fits_on_a_screen() -> None:
@@ -104,12 +167,16 @@ _BARE = re.compile(r"pip install\s+(?:-\S+\s+)*['\"]?psymetrics(?![-\w])")
 
 
 def _text_files() -> Iterator[Path]:
+    """The repository's text files, not descending into the skipped folders (a virtualenv holds
+    tens of thousands of files)."""
     skip = {".git", ".venv", "build", "dist", "node_modules", "__pycache__", ".mypy_cache"}
-    for path in REPO.rglob("*"):
-        if skip & set(path.relative_to(REPO).parts) or not path.is_file():
-            continue
-        if path.suffix in {".md", ".py", ".cfg", ".toml", ".yaml", ".yml", ".txt"}:
-            yield path
+    for folder, dirs, files in os.walk(REPO):
+        dirs[:] = sorted(d for d in dirs if d not in skip)
+        for name in sorted(files):
+            path = Path(folder, name)
+            if path.suffix in {".md", ".py", ".cfg", ".toml", ".yaml", ".yml", ".txt"}:
+                if path.is_file():
+                    yield path
 
 
 def test_no_install_hint_names_the_bare_distribution() -> None:
@@ -134,6 +201,22 @@ def _runnable_blocks() -> list[tuple[str, str]]:
     return blocks
 
 
+def _worked_examples() -> str:
+    """The "Worked examples" section of guides/populations.md, as test_population_docs cuts it."""
+    text = (REPO / "docs" / "guides" / "populations.md").read_text()
+    return text.split("\n## Worked examples\n", 1)[1].split("\n## ", 1)[0]
+
+
+def _run_here(page: str, block: str) -> bool:
+    """False for the runnable blocks of populations.md's "Worked examples": test_population_docs
+    runs every line of that section as written, in order, asserts each exits 0 (what
+    test_runnable_command checks) and that they print what the page shows, so they are run once,
+    there (while semopy, which that test needs, is installed)."""
+    if importlib.util.find_spec("semopy") is None:
+        return True
+    return not (page == "guides/populations.md" and block in _worked_examples())
+
+
 # a block that runs bfi,mfq on the default model shares a worker (and so the session's response
 # cache) with test_end_to_end_model's runs of the same command (tests/scheduling.py)
 _SMOLLM2_BFI_MFQ = re.compile(r"^psym eval --tasks bfi,mfq(?!.*--model)", re.M)
@@ -145,11 +228,18 @@ def _runnable_params() -> list[Any]:
         if _SMOLLM2_BFI_MFQ.search(block)
         else (page, block)
         for page, block in _runnable_blocks()
+        if _run_here(page, block)
     ]
 
 
 def test_some_blocks_are_runnable() -> None:
     assert len(_runnable_blocks()) >= 3
+    # the worked examples' blocks that test_population_docs runs instead (at least the two
+    # population runs against $BASE_URL), and the first population block, run here
+    elsewhere = [b for p, b in _runnable_blocks() if not _run_here(p, b)]
+    assert importlib.util.find_spec("semopy") is None or len(elsewhere) >= 2
+    assert all("$BASE_URL" in b for b in elsewhere)
+    assert any("--generate binary" in b for p, b in _runnable_blocks() if _run_here(p, b))
 
 
 @pytest.mark.model

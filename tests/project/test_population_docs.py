@@ -11,6 +11,8 @@ commands that changes the printed numbers fails here until the page is updated.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import re
 import shlex
@@ -19,6 +21,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from psymetrics_core.pluginsys.session import Session
 
 REPO = Path(__file__).resolve().parents[2]
 PAGE = REPO / "docs" / "guides" / "populations.md"
@@ -35,6 +39,11 @@ def _section() -> str:
 
 
 def _run_bash(block: str, cwd: Path, env: dict[str, str]) -> str:
+    """Each line of ``block`` as written, in ``cwd`` with ``env``: what it printed (stdout and
+    stderr). A ``psym`` line runs ``psymetrics_core.cli.main`` in this process, as the console
+    script does (the console script itself is run by test_docs' runnable blocks), so the suite
+    does not start Python and import the analyses again for every line; other lines are
+    processes."""
     out = []
     for line in block.splitlines():
         line = line.split("  #")[0].strip()
@@ -44,10 +53,38 @@ def _run_bash(block: str, cwd: Path, env: dict[str, str]) -> str:
             re.sub(r"\$(\w+)", lambda m: env.get(m.group(1), m.group(0)), a)
             for a in shlex.split(line)
         ]
+        if argv[0] == "psym":
+            code, printed = _psym_here(argv[1:], cwd, env)
+            assert code == 0, f"{line}\n{printed[-2000:]}"
+            out.append(printed)
+            continue
         proc = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
         assert proc.returncode == 0, f"{line}\n{proc.stderr[-2000:]}"
         out.append(proc.stdout + proc.stderr)
     return "\n".join(out)
+
+
+def _psym_here(args: list[str], cwd: Path, env: dict[str, str]) -> tuple[int, str]:
+    """``psym ARGS`` in this process, in ``cwd`` with ``env`` as its environment (restored
+    after): its exit status and what it printed on stdout and stderr, as one text."""
+    from psymetrics_core.cli import main
+
+    old_env, old_cwd, buf = dict(os.environ), Path.cwd(), io.StringIO()
+    os.environ.clear()
+    os.environ.update(env)
+    os.chdir(cwd)
+    try:
+        with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(buf):
+            try:
+                main(args, session=Session())
+                code = 0
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else 1
+    finally:
+        os.chdir(old_cwd)
+        os.environ.clear()
+        os.environ.update(old_env)
+    return code, buf.getvalue()
 
 
 def test_worked_examples_print_what_the_page_shows(tmp_path: Path) -> None:

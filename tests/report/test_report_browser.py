@@ -13,11 +13,11 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from psymetrics_core.cli import main
 
 # bfi,mfq on the default model: on the worker of test_end_to_end_model's runs, whose session
 # response cache answers the first 12 items (tests/scheduling.py)
@@ -28,13 +28,11 @@ def _chromium() -> str | None:
     return shutil.which("chromium") or shutil.which("chromium-browser")
 
 
-def _psym(*args: str, timeout: int = 1800) -> subprocess.CompletedProcess[str]:
-    exe = Path(sys.executable).with_name("psym")
-    proc = subprocess.run(
-        [str(exe), *args], capture_output=True, text=True, timeout=timeout, env=os.environ.copy()
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return proc
+@pytest.fixture(scope="module")
+def session():
+    from psymetrics_core.pluginsys.session import Session
+
+    return Session()
 
 
 @pytest.fixture(scope="module")
@@ -52,42 +50,31 @@ def browser():
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory):
+def runs(tmp_path_factory, smollm2, session):
     """bfi+mfq in both answer modes (two labelled "models") and a small condition grid.
 
     ``--limit 12`` keeps the generate runs short on a CPU; the first 12 BFI items already show
-    SmolLM2's flat answer pattern.
+    SmolLM2's flat answer pattern. The runs go through ``evaluate`` on the session's loaded
+    model, with the response cache on as ``psym eval`` has it (the console script's own run is
+    test_end_to_end_model's). The grid is 6 BFI items (one of each scale and a second
+    extraversion item), 2 conditions x 2 repeats, its answers cut to 8 tokens (the digit comes
+    first).
     """
+    from psymetrics_core.administer.runner import evaluate
+
     base = tmp_path_factory.mktemp("report-runs")
     out = {"gen": base / "gen", "lp": base / "lp", "grid": base / "grid"}
-    common = ("--tasks", "bfi,mfq", "--limit", "12")
-    _psym("eval", *common, "--label", "smollm2-generate", "--output", str(out["gen"]))
-    _psym(
-        "eval",
-        *common,
-        "--mode",
-        "logprob",
-        "--label",
-        "smollm2-logprob",
-        "--output",
-        str(out["lp"]),
-    )
-    _psym(
-        "eval",
-        "--tasks",
-        "bfi",
-        "--limit",
-        "8",
-        "--condition",
-        "original",
-        "--condition",
-        "reversed-options",
-        "--repeats",
-        "2",
-        "--temperature",
-        "0.7",
-        "--output",
-        str(out["grid"]),
+    common = {"backend": smollm2, "session": session, "cache": True, "limit": 12}
+    evaluate(["bfi", "mfq"], **common, label="smollm2-generate", output=out["gen"])
+    evaluate(["bfi", "mfq"], **common, mode="logprob", label="smollm2-logprob", output=out["lp"])
+    evaluate(
+        ["bfi"],
+        **{**common, "limit": 6},
+        conditions=["original", "reversed-options"],
+        repeats=2,
+        temperature=0.7,
+        max_new_tokens=8,
+        output=out["grid"],
     )
     return out
 
@@ -144,14 +131,17 @@ def _check(page, run_dirs: list[Path]) -> int:
     return len(figs)
 
 
-def _report(tmp_path: Path, name: str, dirs: list[Path]) -> Path:
+def _report(session, tmp_path: Path, name: str, dirs: list[Path]) -> Path:
+    """``psym report DIRS --output NAME.html``, in this process (test_docs runs the console
+    script's ``psym report``)."""
     out = tmp_path / f"{name}.html"
-    _psym("report", *map(str, dirs), "--output", str(out), timeout=300)
+    main(["report", *map(str, dirs), "--output", str(out)], session=session)
+    assert out.is_file()
     return out
 
 
-def test_bfi_mfq_report(browser, runs, tmp_path):
-    html = _report(tmp_path, "report-bfi-mfq", [runs["gen"]])
+def test_bfi_mfq_report(browser, runs, session, tmp_path):
+    html = _report(session, tmp_path, "report-bfi-mfq", [runs["gen"]])
     page, external, errors = _open(browser, html, tmp_path / "report-bfi-mfq.png")
     assert external == [] and errors == []
     assert _check(page, [runs["gen"]]) >= 4  # 2 profiles + 2 item heatmaps
@@ -166,12 +156,12 @@ def test_bfi_mfq_report(browser, runs, tmp_path):
     lines = (runs["gen"] / "samples.jsonl").read_text().splitlines()
     assert shown == sum(json.loads(x)["task"] == "mfq" for x in lines) == 12
     # deterministic: the same runs give the same bytes
-    again = _report(tmp_path / "again", "report-bfi-mfq", [runs["gen"]])
+    again = _report(session, tmp_path / "again", "report-bfi-mfq", [runs["gen"]])
     assert again.read_bytes() == html.read_bytes()
 
 
-def test_condition_grid_report(browser, runs, tmp_path):
-    html = _report(tmp_path, "report-conditions", [runs["grid"]])
+def test_condition_grid_report(browser, runs, session, tmp_path):
+    html = _report(session, tmp_path, "report-conditions", [runs["grid"]])
     page, external, errors = _open(browser, html, tmp_path / "report-conditions.png")
     assert external == [] and errors == []
     _check(page, [runs["grid"]])
@@ -180,8 +170,8 @@ def test_condition_grid_report(browser, runs, tmp_path):
     assert "administrations" in page.inner_text("#reliability .caveat") and "extraversion" in rel
 
 
-def test_two_models_side_by_side(browser, runs, tmp_path):
-    html = _report(tmp_path, "report-two-models", [runs["gen"], runs["lp"]])
+def test_two_models_side_by_side(browser, runs, session, tmp_path):
+    html = _report(session, tmp_path, "report-two-models", [runs["gen"], runs["lp"]])
     page, external, errors = _open(browser, html, tmp_path / "report-two-models.png")
     assert external == [] and errors == []
     _check(page, [runs["gen"], runs["lp"]])

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -36,10 +37,12 @@ class _Scripted:
         return {"backend": "scripted"}
 
 
-@pytest.fixture
-def runs(tmp_path: Path) -> list[Path]:
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    """Two scripted runs, made once for the module's tests (none of them writes into them)."""
     from psymetrics_core import evaluate
 
+    tmp_path = tmp_path_factory.mktemp("runs")
     a, b = tmp_path / "flat", tmp_path / "varied"
     evaluate(["bfi"], backend=_Scripted([1, 1, 1, "<script>alert(1)</script>"]), output=a)
     evaluate(
@@ -90,11 +93,12 @@ def test_flat_pattern_warned_and_labels_side_by_side(fresh_plugins, runs):
 
 def test_panels_render_from_their_json(fresh_plugins, runs, tmp_path):
     panel = {"model": "x", "tasks": [{"task": "bfi", "probe": "item_recall", "score": 0.25}]}
-    (runs[0] / "contamination.json").write_text(json.dumps(panel))
+    flat = shutil.copytree(runs[0], tmp_path / "flat")  # the shared run stays as it was
+    (flat / "contamination.json").write_text(json.dumps(panel))
     only = tmp_path / "contamination-only"
     only.mkdir()
     (only / "contamination.json").write_text(json.dumps(panel))
-    html = build_report(load_runs_for_report([runs[0], only]), session=fresh_plugins)
+    html = build_report(load_runs_for_report([flat, only]), session=fresh_plugins)
     section = html[html.index('data-panel="contamination.json"') : html.index('id="projective"')]
     assert "item_recall" in section and "0.250" in section
     assert "No <code>projective.json</code>" in html
