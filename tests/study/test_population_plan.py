@@ -38,11 +38,17 @@ def _psym(
     return subprocess.run(PSYM + args, env=env, capture_output=True, text=True, cwd=cwd)
 
 
-def _population(tmp_path: Path) -> Path:
-    """The 32 binary Big Five profiles (generated: no third-party text)."""
+def _population(tmp_path: Path, process: bool = False) -> Path:
+    """The 32 binary Big Five profiles (generated: no third-party text), built in this process
+    or (``process``) by a real ``psym population build``."""
     pop = tmp_path / "big5.jsonl"
-    r = _psym(["population", "build", "--generate", "binary", "-o", str(pop)], tmp_path / "c")
-    assert r.returncode == 0, r.stderr
+    argv = ["population", "build", "--generate", "binary", "-o", str(pop)]
+    if process:
+        r = _psym(argv, tmp_path / "c")
+        assert r.returncode == 0, r.stderr
+    else:
+        res = CliRunner().invoke(cli, argv)
+        assert res.exit_code == 0, res.output
     return pop
 
 
@@ -195,7 +201,7 @@ def test_population_shards_merge_into_the_single_eval_run(
 
 
 def test_a_changed_population_file_or_template_is_refused(tmp_path: Path) -> None:
-    pop = _population(tmp_path)
+    pop = _population(tmp_path, process=True)
     tmpl = tmp_path / "persona.j2"
     tmpl.write_text("You are {{ persona }}.")
     plan = tmp_path / "plan.jsonl"
