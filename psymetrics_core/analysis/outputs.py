@@ -14,6 +14,7 @@ import pandas as pd
 
 from psymetrics_core.analysis.builtin import PER_RUN
 from psymetrics_core.analysis.population.options import PopulationOptions
+from psymetrics_core.analysis.population.runs import check_population_options
 from psymetrics_core.analysis.sections import AnalysisRequest, AnalysisSection, run_analyses
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.jsonable import json_ready
@@ -64,6 +65,8 @@ def analyze_runs(
         deletion=deletion,
         population=population,
     )
+    # a bad population option is one line before the per-run tables are computed
+    check_population_options(run_dirs, session.instruments(), population)
     found = run_analyses(request, warn)
     if PER_RUN not in found:
         raise PsymError(

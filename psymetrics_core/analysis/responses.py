@@ -35,6 +35,7 @@ from psymetrics_core.analysis.population.long import (
     CLUSTER_DEFAULT,
     ItemKey,
     check_grouping,
+    check_population,
     invariance_across,
     population_data,
     population_report,
@@ -241,6 +242,8 @@ def analyze_responses(
         key, parts = _task_parts(task, path, session, form, group, cluster, population, human)
     cluster = parts[0].cluster
     groups = {g: (p, sub, p.labels(sub, group)) for p in parts for g, sub in p.groups().items()}
+    pops = {g: population_data(key, sub, lab, p.cluster) for g, (p, sub, lab) in groups.items()}
+    check_population(key, pops, population)  # a bad option: one line before any analysis
     by = "source" if human is not None else group
     rep: dict[str, Any] = {
         "task": task,
@@ -256,10 +259,7 @@ def analyze_responses(
             else _survey_report(key, sub, deletion)
             for g, (_, sub, _) in groups.items()
         },
-        "population": {
-            g: population_report(key, sub, labels, p.cluster, population)
-            for g, (p, sub, labels) in groups.items()
-        },
+        "population": {g: population_report(key, *pops[g], population) for g in groups},
         "cluster": cluster,
     }
     if task is None:
@@ -267,10 +267,6 @@ def analyze_responses(
     if human is not None:
         rep["human"] = str(human)
     if by is not None:
-        pops = {
-            g: population_data(key, sub, labels, p.cluster)
-            for g, (p, sub, labels) in groups.items()
-        }
         rep["invariance"] = invariance_across(by, pops, population.missing)
     return rep
 

@@ -13,10 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner, Result
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # for benchmarks/
 from benchmarks.latency_server import LatencyServer  # noqa: E402
 from psymetrics_core.base.errors import PsymError  # noqa: E402
+from psymetrics_core.cli import cli  # noqa: E402
 from psymetrics_core.pluginsys.session import Session  # noqa: E402
 from psymetrics_core.study.plan import (  # noqa: E402
     PlanSettings,
@@ -36,11 +38,17 @@ def _psym(
     return subprocess.run(PSYM + args, env=env, capture_output=True, text=True, cwd=cwd)
 
 
-def _population(tmp_path: Path) -> Path:
-    """The 32 binary Big Five profiles (generated: no third-party text)."""
+def _population(tmp_path: Path, process: bool = False) -> Path:
+    """The 32 binary Big Five profiles (generated: no third-party text), built in this process
+    or (``process``) by a real ``psym population build``."""
     pop = tmp_path / "big5.jsonl"
-    r = _psym(["population", "build", "--generate", "binary", "-o", str(pop)], tmp_path / "c")
-    assert r.returncode == 0, r.stderr
+    argv = ["population", "build", "--generate", "binary", "-o", str(pop)]
+    if process:
+        r = _psym(argv, tmp_path / "c")
+        assert r.returncode == 0, r.stderr
+    else:
+        res = CliRunner().invoke(cli, argv)
+        assert res.exit_code == 0, res.output
     return pop
 
 
@@ -117,33 +125,55 @@ def test_plans_without_a_population_keep_their_format_and_hash(tmp_path: Path) -
     assert read_plan(path).hash == header["hash"]
 
 
+def _in_process(
+    monkeypatch: pytest.MonkeyPatch, args: list[str], cache: Path, cwd: Path | None = None
+) -> Result:
+    """``psym ARGS`` in this process, with its own cache (``PSYM_CACHE_DIR``) and working
+    directory: the process itself (exit status, one-line stderr) is what the other tests of
+    this file check with ``_psym``."""
+    monkeypatch.setenv("PSYM_CACHE_DIR", str(cache))
+    if cwd is not None:
+        monkeypatch.chdir(cwd)
+    return CliRunner().invoke(cli, args)
+
+
 @pytest.mark.parametrize("template", ["serapio-garcia", "persona.j2"])
-def test_population_shards_merge_into_the_single_eval_run(tmp_path: Path, template: str) -> None:
+def test_population_shards_merge_into_the_single_eval_run(
+    tmp_path: Path, template: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     pop = _population(tmp_path)
     (tmp_path / "persona.j2").write_text("You are {{ persona }}; your id is {{ id }}.")
+    elsewhere = Path.cwd()  # run and merge: not where the plan named the template
     with LatencyServer(latency=0.0, answer=_by_persona) as srv:
         args = [*_eval_args(pop, srv.base_url), "--persona-template", template]
         plan = tmp_path / "plan.jsonl"
         # a template file named relative to where each command runs
-        r = _psym(["plan", *args, "-o", str(plan)], tmp_path / "c", cwd=tmp_path)
-        assert r.returncode == 0, r.stderr
+        r = _in_process(monkeypatch, ["plan", *args, "-o", str(plan)], tmp_path / "c", tmp_path)
+        assert r.exit_code == 0, r.output
         for i, cache in ((1, "ca"), (2, "cb")):  # two "machines", two caches
-            r = _psym(
+            r = _in_process(
+                monkeypatch,
                 ["run", str(plan), "--shard", f"{i}/2", "-o", str(tmp_path / f"s{i}")],
                 tmp_path / cache,
+                elsewhere,
             )
-            assert r.returncode == 0, r.stderr
-        r = _psym(
+            assert r.exit_code == 0, r.output
+        r = _in_process(
+            monkeypatch,
             ["merge", str(tmp_path / "s2"), str(tmp_path / "s1"), "-o", str(tmp_path / "merged")],
             tmp_path / "ca",
+            elsewhere,
         )
-        assert r.returncode == 0, r.stderr
+        assert r.exit_code == 0, r.output
         assert "48 samples" in r.stderr  # 6 respondents x 2 conditions x 4 items
         before = srv.requests
-        r = _psym(
-            ["eval", *args, "-o", str(tmp_path / "single")], tmp_path / "c-single", cwd=tmp_path
+        r = _in_process(
+            monkeypatch,
+            ["eval", *args, "-o", str(tmp_path / "single")],
+            tmp_path / "c-single",
+            tmp_path,
         )
-        assert r.returncode == 0, r.stderr
+        assert r.exit_code == 0, r.output
         assert srv.requests - before == 48  # the single run really asked
     ours, theirs = _samples(tmp_path / "merged"), _samples(tmp_path / "single")
     assert len(ours) == len(theirs) == 48
@@ -171,7 +201,7 @@ def test_population_shards_merge_into_the_single_eval_run(tmp_path: Path, templa
 
 
 def test_a_changed_population_file_or_template_is_refused(tmp_path: Path) -> None:
-    pop = _population(tmp_path)
+    pop = _population(tmp_path, process=True)
     tmpl = tmp_path / "persona.j2"
     tmpl.write_text("You are {{ persona }}.")
     plan = tmp_path / "plan.jsonl"

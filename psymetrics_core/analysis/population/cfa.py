@@ -285,13 +285,22 @@ def _quiet() -> Iterator[None]:
         logging.disable(before)
 
 
+# BFGS iterations of the polish: from SLSQP's solution it converges in tens of iterations (at
+# most 90 over the test suite's fits, H&S included); one that has not converged by then has
+# left the admissible region (BFGS ignores the variance bounds: a residual variance of -3,000
+# and a loading of -15,000 after semopy's default 10,000 iterations, 5 s of one bfi scale) and
+# is discarded anyway
+POLISH_MAXITER = 1000
+
+
 def _polish(sem: Any, kw: dict[str, Any], res: Any) -> Any:
     """semopy's SLSQP stops early when items have large variances (H&S scores coded 0-333:
     chi-square 86.87 for lavaan's 85.31); BFGS continues from its solution, kept when it
-    lowers the objective (else the SLSQP estimates are restored)."""
+    converges within ``POLISH_MAXITER`` iterations and lowers the objective (else the SLSQP
+    estimates are restored)."""
     start = np.array(sem.param_vals, copy=True)
     try:
-        more = sem.fit(obj="MLW", solver="BFGS", **kw)
+        more = sem.fit(obj="MLW", solver="BFGS", options={"maxiter": POLISH_MAXITER}, **kw)
     except Exception:  # noqa: BLE001 - the SLSQP solution stands
         more = None
     if more is not None and more.success and np.isfinite(more.fun) and more.fun < res.fun:

@@ -81,6 +81,12 @@ class GRMResult:
     note: str | None = None  # how --missing applied (pairwise: the full-information fallback)
 
 
+def require_irt() -> None:
+    """One line saying how to install the irt extra when it is missing (``--irt`` checks it
+    before any analysis)."""
+    _mirt()
+
+
 def _mirt() -> Any:
     """The mirt package, or one line saying how to install it."""
     try:

@@ -17,12 +17,15 @@ from dataclasses import dataclass, replace
 
 import pandas as pd
 
+from psymetrics_core.analysis.population.criterion import with_composites
 from psymetrics_core.analysis.population.data import Responses, ScaleStructure
 from psymetrics_core.analysis.population.entry import InvarianceEntry, PopulationEntry
+from psymetrics_core.analysis.population.irt import require_irt
 from psymetrics_core.analysis.population.options import PopulationOptions
 from psymetrics_core.analysis.population.quiet import quiet_analysis
 from psymetrics_core.analysis.population.runs import (
     PopulationData,
+    check_criterion,
     present_structure,
     task_analysis,
 )
@@ -35,6 +38,7 @@ __all__ = [
     "ItemKey",
     "respondent_columns",
     "population_data",
+    "check_population",
     "population_report",
     "invariance_across",
     "check_grouping",
@@ -134,16 +138,31 @@ def population_data(
     return pop, present_structure(key.structure, pop)
 
 
+def check_population(
+    key: ItemKey,
+    groups: Mapping[str, tuple[PopulationData, ScaleStructure]],
+    options: PopulationOptions,
+) -> None:
+    """The options of the population analyses checked against every group of a long file
+    (``population_data``), one line before any analysis: ``--criterion`` names a scale (or
+    a composite scale of the instrument) and a label; ``--irt`` has its extra."""
+    for pop, structure in groups.values():
+        cols = list(pop.values.columns)
+        scales = with_composites(structure, key.instrument, key.form, cols)
+        check_criterion(pop, scales, options.criterion)
+    if options.irt:
+        require_irt()
+
+
 def population_report(
     key: ItemKey,
-    frame: pd.DataFrame,
-    labels: pd.DataFrame,
-    cluster: str | None,
+    pop: PopulationData,
+    structure: ScaleStructure,
     options: PopulationOptions,
 ) -> PopulationEntry:
-    """The population analyses of one group of a long file (``population_data``); the
-    grouping of ``options.structure`` is left to ``invariance_across`` (one group here)."""
-    pop, structure = population_data(key, frame, labels, cluster)
+    """The population analyses of one group of a long file (``population_data``: ``pop`` and
+    its ``structure``); the grouping of ``options.structure`` is left to
+    ``invariance_across`` (one group here)."""
     opts = None if options.structure is None else replace(options.structure, group=None)
     scoped = replace(options, structure=opts)
     return task_analysis(pop, structure, scoped, key.instrument, "responses")

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -32,9 +32,14 @@ from psymetrics_core.analysis.population.entry import (
 )
 from psymetrics_core.analysis.population.fitstats import FitIndices
 from psymetrics_core.analysis.population.humans import human_diagnostics, human_text
-from psymetrics_core.analysis.population.irt import graded_response, irt_text
+from psymetrics_core.analysis.population.irt import graded_response, irt_text, require_irt
 from psymetrics_core.analysis.population.missing import POLICIES, RowsUsed
-from psymetrics_core.analysis.population.mtmm import mtmm_part, mtmm_text, trait_table
+from psymetrics_core.analysis.population.mtmm import (
+    TraitTable,
+    mtmm_part,
+    mtmm_text,
+    trait_table,
+)
 from psymetrics_core.analysis.population.options import PopulationOptions
 from psymetrics_core.analysis.population.population_data import PopulationData
 from psymetrics_core.analysis.population.quiet import quiet_analysis
@@ -53,6 +58,8 @@ from psymetrics_core.records.samples import SampleRecord
 __all__ = [
     "PopulationData",
     "read_population_runs",
+    "check_criterion",
+    "check_population_options",
     "criterion_table",
     "population_section",
     "population_analysis",
@@ -146,22 +153,82 @@ def criterion_table(
     whose name is a label field (``criterion.criterion_row``: AUC for
     two-valued labels, numbers or text, else Spearman's rho; at persona level when personas
     have several respondents)."""
+    check_criterion(data, structure, pairs)
     resp = Responses(data.values, data.persona)
     scores = scale_scores(resp, structure)
     if pairs is None:
         pairs = [(s, s) for s in scores if s in data.labels.columns]
     out: list[CriterionRow] = []
     for scale, fld in dict.fromkeys(pairs):  # a pair given twice is one row
-        if scale not in scores:
-            raise PsymError(f"--criterion {scale}={fld}: task {data.task} has no scale {scale!r}")
-        if fld not in data.labels.columns:
-            raise PsymError(f"--criterion {scale}={fld}: the respondents have no label {fld!r}")
         out.append(
             criterion_row(
                 scale, fld, np.asarray(scores[scale], dtype=float), data.labels[fld], data.persona
             )
         )
     return out
+
+
+def check_criterion(
+    data: PopulationData,
+    structure: ScaleStructure,
+    pairs: Sequence[tuple[str, str]] | None = None,
+) -> None:
+    """One line for the first ``--criterion`` pair naming a scale ``structure`` lacks or a
+    label the respondents of ``data`` lack."""
+    for scale, fld in pairs or ():
+        if scale not in structure.scales:
+            raise PsymError(f"--criterion {scale}={fld}: task {data.task} has no scale {scale!r}")
+        if fld not in data.labels.columns:
+            raise PsymError(f"--criterion {scale}={fld}: the respondents have no label {fld!r}")
+
+
+def check_population_options(
+    run_dirs: Sequence[Path],
+    instruments: Mapping[str, Instrument],
+    options: PopulationOptions | None = None,
+) -> None:
+    """Every population option given checked against ``run_dirs`` (one line), so that
+    ``psym analyze`` refuses a bad one before it computes anything; nothing to check (and
+    nothing read) when none is given."""
+    if options is not None and options.asked():
+        _prepare(run_dirs, instruments, options)
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    """The population runs read (``found``), each installed questionnaire's scale structure
+    (``structures``: the items administered) and the trait table, every option checked."""
+
+    found: dict[str, PopulationData]
+    structures: dict[str, ScaleStructure]
+    table: TraitTable
+
+
+def _prepare(
+    run_dirs: Sequence[Path], instruments: Mapping[str, Instrument], options: PopulationOptions
+) -> _Prepared | None:
+    """The runs read and every option checked, before any analysis (None: no population run)."""
+    found = read_population_runs(run_dirs)
+    if not found:
+        if options.asked():
+            raise PsymError(
+                f"{options.asked()}: no run here was given to a population (--population)"
+            )
+        return None
+    check_options(found, options.structure)
+    table = trait_table(options.mtmm, instruments)
+    structures: dict[str, ScaleStructure] = {}
+    for task, pop in sorted(found.items()):
+        inst = instruments.get(task)
+        if inst is None:
+            continue
+        form = sorted(pop.forms)[0]
+        structures[task] = present_structure(ScaleStructure.from_instrument(inst, form), pop)
+        scales = with_composites(structures[task], inst, form, list(pop.values.columns))
+        check_criterion(pop, scales, options.criterion)
+    if options.irt and structures:
+        require_irt()
+    return _Prepared(found, structures, table)
 
 
 def population_section(
@@ -187,34 +254,20 @@ def population_analysis(
     task of them an installed questionnaire), computing what ``options`` asks for (MTMM: the
     shipped trait table unless ``options.mtmm``)."""
     options = options or PopulationOptions()
-    found = read_population_runs(run_dirs)
-    if not found:
-        if options.asked():
-            raise PsymError(
-                f"{options.asked()}: no run here was given to a population (--population)"
-            )
+    ready = _prepare(run_dirs, instruments, options)  # every option checked: then the work
+    if ready is None:
         return None
-    structure_options, mtmm = options.structure, options.mtmm
-    check_options(found, structure_options)
-    opts = structure_options and structure_options.for_runs(run_dirs)
-    table = trait_table(mtmm, instruments)
+    opts = options.structure and options.structure.for_runs(run_dirs)
     out = PopulationAnalysis()
     lines: list[str] = []
-    structures: dict[str, ScaleStructure] = {}
-    for task, pop in sorted(found.items()):
-        inst = instruments.get(task)
-        if inst is None:
-            continue
-        structure = present_structure(
-            ScaleStructure.from_instrument(inst, sorted(pop.forms)[0]), pop
-        )
-        structures[task] = structure
+    for task, structure in ready.structures.items():
+        pop, inst = ready.found[task], instruments[task]
         entry = task_analysis(pop, structure, replace(options, structure=opts), inst)
         out.tasks[task] = entry
         lines += task_text(task, entry)
     if not out.tasks:
         return None
-    out.mtmm = mtmm_part(found, structures, table, given=mtmm is not None)
+    out.mtmm = mtmm_part(ready.found, ready.structures, ready.table, given=options.mtmm is not None)
     if out.mtmm is not None:
         lines += mtmm_text(out.mtmm)
     out.text = "\n".join(lines)

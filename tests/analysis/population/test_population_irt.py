@@ -267,9 +267,11 @@ def test_population_run_with_irt_names_the_items_against_the_scale(tmp_path: Pat
             ],
         )
     assert res.exit_code == 0, res.output
-    res = CliRunner().invoke(cli, ["analyze", str(tmp_path / "run"), "--irt", "--json"])
+    # one analysis, printed as text and written as analysis.json (the report --json prints)
+    out = tmp_path / "analysis"
+    res = CliRunner().invoke(cli, ["analyze", str(tmp_path / "run"), "--irt", "-o", str(out)])
     assert res.exit_code == 0, res.output
-    irt = json.loads(res.output)["sections"]["population"]["bfi"]["irt"]
+    irt = json.loads((out / "analysis.json").read_text())["sections"]["population"]["bfi"]["irt"]
     assert set(irt) == {
         "extraversion",
         "agreeableness",
@@ -284,5 +286,4 @@ def test_population_run_with_irt_names_the_items_against_the_scale(tmp_path: Pat
         "items negatively related to the rest of the scale (item-rest r < 0; a reverse key "
         "missing?): 6 (r -1.00), 21 (r -1.00), 31 (r -1.00)"
     )
-    text = CliRunner().invoke(cli, ["analyze", str(tmp_path / "run"), "--irt"]).output
-    assert "IRT (graded) extraversion: undefined (items negatively related" in text
+    assert "IRT (graded) extraversion: undefined (items negatively related" in res.output

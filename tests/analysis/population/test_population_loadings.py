@@ -135,8 +135,10 @@ def analyze(
     *args: str,
     items: str = ITEMS,
     rows: list[str] | None = None,
+    text: bool = True,
 ) -> tuple[dict, str]:
-    """``psym analyze --responses H&S --efa ...``: the EFA entry (JSON) and the text output."""
+    """``psym analyze --responses H&S --efa ...``: the EFA entry (JSON) and the text output
+    (``text=False``: the JSON only, for a test that reads no text: one analysis, not two)."""
     write_instrument(tmp_path / "instruments", table, items=items)
     monkeypatch.setenv("PSYM_INSTRUMENTS_PATH", str(tmp_path / "instruments"))
     path = hs_long(hs, tmp_path / "hs.csv")
@@ -147,9 +149,12 @@ def analyze(
     argv = ["analyze", "--task", "hs", "--responses", str(path), *args]
     res = CliRunner().invoke(cli, [*argv, "--json"], obj=session)
     assert res.exit_code == 0, res.output
-    text = CliRunner().invoke(cli, argv, obj=session)
-    assert text.exit_code == 0, text.output
-    return json.loads(res.output)["population"]["all"]["efa"], text.output
+    efa = json.loads(res.output)["population"]["all"]["efa"]
+    if not text:
+        return efa, ""
+    printed = CliRunner().invoke(cli, argv, obj=session)
+    assert printed.exit_code == 0, printed.output
+    return efa, printed.output
 
 
 def _typed(e: dict) -> EFAEntry:
@@ -199,7 +204,7 @@ def test_same_data_gives_congruence_of_one(tmp_path, monkeypatch, hs, sk_loading
 def test_oblimin_efa_still_congruent_and_the_rotations_are_named(
     tmp_path, monkeypatch, hs, sk_loadings
 ) -> None:
-    e, _ = analyze(tmp_path, monkeypatch, hs, sk_loadings, "--efa", "auto")
+    e, _ = analyze(tmp_path, monkeypatch, hs, sk_loadings, "--efa", "auto", text=False)
     assert e["n_factors"] == 3 and e["rotation"] == "oblimin"
     assert min(e["congruence"].values()) > 0.95
     assert e["congruence_note"] == "human loadings varimax-rotated, this EFA oblimin"
@@ -208,7 +213,9 @@ def test_oblimin_efa_still_congruent_and_the_rotations_are_named(
 def test_permuted_and_reflected_table_still_matches(tmp_path, monkeypatch, hs, sk_loadings) -> None:
     table = sk_loadings[["speed", "visual", "verbal"]].copy()
     table["visual"] *= -1  # a published factor may be reflected
-    e, text = analyze(tmp_path, monkeypatch, hs, table, "--efa", "3", "--rotation", "varimax")
+    e, _ = analyze(
+        tmp_path, monkeypatch, hs, table, "--efa", "3", "--rotation", "varimax", text=False
+    )
     assert list(e["congruence"]) == ["speed", "visual", "verbal"]
     assert min(e["congruence"].values()) > 0.999
     assert e["congruence_match"]["visual"].startswith("-")
@@ -233,7 +240,16 @@ def test_reverse_keyed_items_are_flipped_to_the_keyed_direction(
     Without the flip, the verbal factor's phi falls well below .95."""
     items = ITEMS.replace("x4,test 4,textual,0", "x4,test 4,textual,1")
     e, _ = analyze(
-        tmp_path, monkeypatch, hs, sk_loadings, "--efa", "3", "--rotation", "varimax", items=items
+        tmp_path,
+        monkeypatch,
+        hs,
+        sk_loadings,
+        "--efa",
+        "3",
+        "--rotation",
+        "varimax",
+        items=items,
+        text=False,
     )
     assert min(e["congruence"].values()) > 0.999
     j = e["factors"].index(e["congruence_match"]["verbal"].lstrip("-"))
@@ -262,7 +278,7 @@ def test_fewer_efa_factors_leave_a_human_factor_unmatched(
 
 
 def test_partial_item_overlap_is_named(tmp_path, monkeypatch, hs, sk_loadings) -> None:
-    e, text = analyze(
+    e, _ = analyze(
         tmp_path,
         monkeypatch,
         hs,
@@ -272,6 +288,7 @@ def test_partial_item_overlap_is_named(tmp_path, monkeypatch, hs, sk_loadings) -
         "--rotation",
         "varimax",
         rows=HS_ITEMS[:6],
+        text=False,
     )
     assert e["congruence_items"] == 6
     assert (
@@ -279,7 +296,8 @@ def test_partial_item_overlap_is_named(tmp_path, monkeypatch, hs, sk_loadings) -
     )
     assert min(v for v in e["congruence"].values() if v is not None) > 0.95
     # a table covering fewer items than the EFA: the others are left out, and said so
-    e, _ = analyze(tmp_path, monkeypatch, hs, sk_loadings.loc[HS_ITEMS[:6]], "--efa", "3")
+    table = sk_loadings.loc[HS_ITEMS[:6]]
+    e, _ = analyze(tmp_path, monkeypatch, hs, table, "--efa", "3", text=False)
     assert e["congruence_items"] == 6
     assert "3 item(s) have no human loading and are left out (x7, x8, x9)" in e["congruence_note"]
 
@@ -294,7 +312,7 @@ def test_too_few_shared_items_give_the_reason(tmp_path, monkeypatch, hs, sk_load
     )
     assert e["congruence_source"] == "H&S by scikit-learn"
     assert "Tucker's congruence with H&S by scikit-learn: undefined (2 of the 3 items" in text
-    e, _ = analyze(tmp_path, monkeypatch, hs, table.loc[["x1", "x2"]], "--efa", "2")
+    e, _ = analyze(tmp_path, monkeypatch, hs, table.loc[["x1", "x2"]], "--efa", "2", text=False)
     assert e["congruence"] is None and e["congruence_reason"] == (
         "2 of the 2 items of the human loadings are in the EFA; phi needs 3 or more"
     )
