@@ -173,14 +173,12 @@ def omega_from_corr(corr: np.ndarray, nobs: int) -> dict[str, Any]:
 
 
 def icc(long: pd.DataFrame, targets: str, raters: str, ratings: str) -> dict[str, Any]:
-    """Shrout & Fleiss (1979) ICCs: ICC1, ICC2 (A,1), ICC3 (C,1) and their k versions.
+    """Shrout & Fleiss ICCs (pingouin): ICC1, ICC2 (A,1), ICC3 (C,1) and their k versions.
 
-    ``targets`` are the things measured (items), ``raters`` the occasions (repeats). The mean
-    squares of the two-way ANOVA without replication (a target's repeated ratings of one
-    occasion averaged) give each ICC, as in pingouin's ``intraclass_corr`` (whose values the
-    tests compare with); computed here, without importing pingouin (and the matplotlib,
-    statsmodels and xarray it loads: 1.7 s of every ``psym analyze`` of a repeated run).
+    ``targets`` are the things measured (items), ``raters`` the occasions (repeats).
     """
+    import pingouin as pg  # on demand: the [analysis] extra
+
     d = long.dropna(subset=[ratings])
     counts = d.groupby(targets)[raters].nunique()
     keep = counts[counts == d[raters].nunique()].index
@@ -189,34 +187,13 @@ def icc(long: pd.DataFrame, targets: str, raters: str, ratings: str) -> dict[str
     if out["n_targets"] < 2 or out["k"] < 2 or len(d) < 5:
         out["note"] = "needs 2+ targets answered on every occasion, 2+ occasions, 5+ ratings"
         return out
-    try:
-        wide = d.pivot_table(index=targets, columns=raters, values=ratings, observed=True)
-        y = wide.dropna(axis=0, how="any").to_numpy(dtype=float)
-    except (TypeError, ValueError) as exc:  # ratings that are not numbers
-        out["note"] = f"ICC not computable: {exc}"
-        return out
-    out.update(_shrout_fleiss(y))
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        try:
+            tab = pg.intraclass_corr(data=d, targets=targets, raters=raters, ratings=ratings)
+        except (AssertionError, ValueError) as exc:  # pingouin's own input checks
+            out["note"] = f"ICC not computable: {exc}"
+            return out
+    for _, row in tab.iterrows():
+        out[str(row["Type"])] = float(row["ICC"])
     return out
-
-
-def _shrout_fleiss(y: np.ndarray) -> dict[str, float]:
-    """The six ICCs of an n targets x k occasions matrix (Shrout & Fleiss 1979, Table 1)."""
-    n, k = y.shape
-    grand = y.mean()
-    ss_targets = k * float(((y.mean(axis=1) - grand) ** 2).sum())
-    ss_raters = n * float(((y.mean(axis=0) - grand) ** 2).sum())
-    ss_error = float(((y - grand) ** 2).sum()) - ss_targets - ss_raters
-    msb = ss_targets / (n - 1)
-    msj = ss_raters / (k - 1)
-    mse = ss_error / ((n - 1) * (k - 1))
-    msw = (ss_raters + ss_error) / (n * (k - 1))
-    with np.errstate(all="ignore"):  # no spread between targets: nan, as pingouin's
-        f = np.float64
-        return {
-            "ICC(1,1)": float((f(msb) - msw) / (msb + (k - 1) * msw)),
-            "ICC(A,1)": float((f(msb) - mse) / (msb + (k - 1) * mse + k * (msj - mse) / n)),
-            "ICC(C,1)": float((f(msb) - mse) / (msb + (k - 1) * mse)),
-            "ICC(1,k)": float((f(msb) - msw) / msb),
-            "ICC(A,k)": float((f(msb) - mse) / (msb + (msj - mse) / n)),
-            "ICC(C,k)": float((f(msb) - mse) / msb),
-        }

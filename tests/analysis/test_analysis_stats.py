@@ -233,34 +233,3 @@ def test_icc_needs_enough_ratings():
     long = pd.DataFrame({"t": [1, 1, 2, 2], "r": [0, 1, 0, 1], "y": [1.0, 1.0, 3.0, 2.0]})
     res = reliability.icc(long, "t", "r", "y")
     assert "ICC(A,1)" not in res and "5+ ratings" in res["note"]
-
-
-def test_icc_matches_pingouin_intraclass_corr():
-    """The ANOVA mean squares of reliability.icc against pingouin's intraclass_corr (an
-    independent implementation), on random ratings with repeated and missing ones."""
-    import warnings
-
-    import pingouin as pg
-
-    rng = np.random.default_rng(7)
-    for trial in range(6):
-        n, k = int(rng.integers(3, 25)), int(rng.integers(2, 6))
-        y = rng.integers(1, 6, size=(n, k)) + rng.normal(0, 1, size=(n, 1)).round()
-        long = pd.DataFrame([(i, j, y[i, j]) for i in range(n) for j in range(k)])
-        long.columns = ["t", "r", "y"]
-        if trial % 2:  # a rating given twice on one occasion (averaged), one missing
-            long = pd.concat([long, long.iloc[[1]].assign(y=long["y"].iloc[1] + 2)])
-            long.loc[long.index[-2], "y"] = np.nan
-        res = reliability.icc(long, "t", "r", "y")
-        complete = long.dropna(subset=["y"])
-        full = complete.groupby("t")["r"].nunique() == k
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            tab = pg.intraclass_corr(
-                data=complete[complete["t"].isin(full[full].index)],
-                targets="t",
-                raters="r",
-                ratings="y",
-            )
-        for kind, value in zip(tab["Type"], tab["ICC"], strict=True):
-            assert res[kind] == pytest.approx(value, abs=1e-10), (trial, kind)
