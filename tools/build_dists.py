@@ -4,27 +4,15 @@
 the loopback package-index test). Each distribution is built with ``python -m build``; a build
 whose log mentions a warning (setuptools' "Package would be ignored", deprecated licence
 classifiers, ...) fails, and ``twine check --strict`` must pass on every file.
-
-``--no-isolation`` builds with this environment's setuptools and calls the PEP 517 hooks the way
-``python -m build --no-isolation`` does (unmet build requirements refused, the sdist first, the
-wheel built from the unpacked sdist), but from one interpreter that imports each build backend
-once and forks a child per project, instead of a ``build`` process and a fresh interpreter per
-hook (about 0.6 s of CPU per project instead of 2 s; the package-index test builds all 17).
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
-import importlib.metadata
 import os
 import re
 import subprocess
 import sys
-import tarfile
-import tempfile
-import tomllib
-import traceback
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -51,94 +39,6 @@ def build(project: Path, outdir: Path, isolation: bool = True) -> list[str]:
     return [line for line in log.splitlines() if WARNING.search(line)]
 
 
-def build_all(projects: list[Path], outdir: Path, isolation: bool = True) -> dict[Path, list[str]]:
-    """Build each project into ``outdir``; the warning lines of each build's log, by project."""
-    if isolation:
-        return {project: build(project, outdir) for project in projects}
-    outdir.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory() as logs:
-        where = [str(p.resolve()) for p in projects]
-        cmd = [sys.executable, __file__, "--hooks", str(outdir.resolve()), logs, *where]
-        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-        res = subprocess.run(cmd, capture_output=True, text=True, env=env)
-        found: dict[Path, list[str]] = {}
-        for i, project in enumerate(projects):
-            path = Path(logs, f"{i}.log")
-            log = path.read_text(errors="replace") if path.exists() else ""
-            if not Path(logs, f"{i}.ok").exists():
-                raise SystemExit(f"{project}: build failed:\n{log[-4000:]}{res.stderr[-2000:]}")
-            found[project] = [line for line in log.splitlines() if WARNING.search(line)]
-    return found
-
-
-def _backend(project: Path) -> str:
-    system = tomllib.loads((project / "pyproject.toml").read_text())["build-system"]
-    return str(system.get("build-backend", "setuptools.build_meta:__legacy__"))
-
-
-def _hooks(outdir: Path, logs: Path, projects: list[Path]) -> None:
-    """The child of ``build_all``: each project's sdist, then its wheel from the unpacked sdist,
-    in a child forked from this interpreter (the backends imported once, their state fresh)."""
-    # setuptools asks importlib.metadata for entry points (its commands, setup keywords) about
-    # 50 times per project, each time reading the entry points of every installed distribution
-    # (about 2/3 of a build's CPU); the builds install nothing, so one scan answers them all
-    scanned = importlib.metadata.entry_points()
-    importlib.metadata.entry_points = lambda **params: scanned.select(**params)  # type: ignore
-    backends = {
-        name: importlib.import_module(name.partition(":")[0])
-        for name in set(map(_backend, projects))
-    }
-    for i, project in enumerate(projects):
-        sys.stdout.flush()
-        sys.stderr.flush()
-        pid = os.fork()
-        if pid == 0:
-            log = os.open(logs / f"{i}.log", os.O_WRONLY | os.O_CREAT, 0o644)
-            os.dup2(log, 1)
-            os.dup2(log, 2)
-            try:
-                name = _backend(project)
-                hooks = backends[name]
-                if ":" in name:
-                    hooks = getattr(hooks, name.partition(":")[2])
-                _sdist_then_wheel(hooks, project, outdir)
-                (logs / f"{i}.ok").touch()
-            except BaseException:
-                traceback.print_exc()
-            finally:
-                sys.stdout.flush()
-                sys.stderr.flush()
-                os._exit(0)
-        os.waitpid(pid, 0)
-
-
-def _requires(project: Path, hook_reqs: list[str]) -> None:
-    """Refuse unmet build requirements, as ``python -m build --no-isolation`` does."""
-    from build import check_dependency
-
-    system = tomllib.loads((project / "pyproject.toml").read_text())["build-system"]
-    for req in [*system.get("requires", []), *hook_reqs]:
-        unmet = list(check_dependency(req))
-        if unmet:
-            raise RuntimeError(f"missing build dependency: {unmet}")
-
-
-def _sdist_then_wheel(hooks: object, project: Path, outdir: Path) -> None:
-    os.chdir(project)
-    _requires(project, hooks.get_requires_for_build_sdist({}))  # type: ignore[attr-defined]
-    sdist = hooks.build_sdist(str(outdir), {})  # type: ignore[attr-defined]
-    print(f"Built {sdist}", flush=True)
-    with tempfile.TemporaryDirectory() as tmp:
-        with tarfile.open(outdir / sdist) as tar:
-            tar.extractall(tmp, filter="data")
-        (src,) = Path(tmp).iterdir()
-        os.chdir(src)
-        _requires(src, hooks.get_requires_for_build_wheel({}))  # type: ignore[attr-defined]
-        wheel = hooks.build_wheel(str(outdir), {})  # type: ignore[attr-defined]
-        print(f"Built {wheel}", flush=True)
-        os.chdir(project)
-
-
 def main(argv: list[str] | None = None) -> int:
     """Build every distribution into ``--outdir`` and ``twine check`` them."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -149,7 +49,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     args.outdir.mkdir(parents=True, exist_ok=True)
     failed = False
-    for project, warnings in build_all(projects(), args.outdir, not args.no_isolation).items():
+    for project in projects():
+        warnings = build(project, args.outdir, isolation=not args.no_isolation)
         name = project.name if project != REPO else "psymetrics-core"
         if warnings:
             failed = True
@@ -162,7 +63,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["--hooks"]:
-        _hooks(Path(sys.argv[2]), Path(sys.argv[3]), [Path(p) for p in sys.argv[4:]])
-    else:
-        sys.exit(main())
+    sys.exit(main())
