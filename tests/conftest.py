@@ -142,8 +142,15 @@ def fresh_plugins():
 
 
 @pytest.fixture(scope="session")
-def smollm2():
-    """The real default model (SmolLM2-135M-Instruct on CPU), loaded once per session."""
+def smollm2(request: pytest.FixtureRequest):
+    """The real default model (SmolLM2-135M-Instruct on CPU), loaded once per session.
+
+    Kept on the pytest config as ``psym_smollm2``, as the hf plugin's conftest keeps its own:
+    a run of both test trees loads the model once per process, not twice."""
     from psymetrics_core.api import session_or_default
 
-    return session_or_default().make_backend("smollm2")
+    shared = getattr(request.config, "psym_smollm2", None)
+    if shared is None:
+        shared = session_or_default().make_backend("smollm2")
+        request.config.psym_smollm2 = shared  # type: ignore[attr-defined]
+    return shared
