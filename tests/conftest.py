@@ -92,8 +92,11 @@ def _groups_file(config: pytest.Config) -> Path:
     return factory.getbasetemp() / "xdist-groups.json"
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_finish(session: pytest.Session) -> None:
-    """On the first xdist worker: write the groups for the controller's scheduler."""
+    """On the first xdist worker: write the groups for the controller's scheduler, before
+    xdist's own hook tells the controller that this worker's collection is finished (tryfirst:
+    the controller schedules as soon as every worker has said so, and reads the file then)."""
     workerinput = getattr(session.config, "workerinput", None)
     if workerinput and workerinput.get("workerid") == "gw0" and GROUPS_KEY in workerinput:
         write_groups(session.items, Path(workerinput[GROUPS_KEY]))

@@ -26,6 +26,7 @@ Nothing is skipped or merged: the same tests run, only their order and placement
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -144,9 +145,22 @@ class GroupScheduling(LoadScopeScheduling):
 
     def _split_scope(self, nodeid: str) -> str:
         if self._groups is None:  # first called once every worker has collected
-            text = self.groups_file.read_text() if self.groups_file.exists() else "{}"
-            self._groups = json.loads(text)
+            self._groups = read_groups(self.groups_file)
         return self._groups.get(nodeid, nodeid)
+
+
+def read_groups(path: Path, wait: float = 60.0) -> dict[str, str]:
+    """The groups the first worker wrote; it writes them before it reports its collection, so
+    the file is there when the scheduler asks. Without it the run would silently set up every
+    shared fixture on both workers (each test its own unit): wait briefly, then stop loudly."""
+    deadline = time.monotonic() + wait
+    while not path.exists():
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"{path}: the first xdist worker wrote no test groups")
+        time.sleep(0.05)
+    groups = json.loads(path.read_text())
+    assert isinstance(groups, dict)
+    return groups
 
 
 def write_groups(items: list[pytest.Item], path: Path) -> None:

@@ -135,3 +135,20 @@ def test_the_controller_splits_the_work_by_the_groups_a_worker_wrote(tmp_path: P
     sched.groups_file, sched._groups = tmp_path / "groups.json", None
     assert sched._split_scope("tests/a.py::t1") == "tests/a.py"
     assert sched._split_scope("tests/a.py::t2") == "tests/a.py::t2"  # a unit of its own
+
+
+def test_the_groups_file_is_awaited_and_its_absence_stops_the_run(tmp_path: Path) -> None:
+    """A groups file written late (the first worker still in its collection hooks) is read
+    when it appears; one that never appears stops the scheduler instead of silently making
+    every test a unit of its own (shared fixtures set up on both workers: the fault a full
+    `make test` showed when the controller read before the worker wrote)."""
+    import threading
+
+    from scheduling import read_groups
+
+    path = tmp_path / "groups.json"
+    later = threading.Timer(0.2, lambda: path.write_text('{"tests/a.py::t1": "tests/a.py"}'))
+    later.start()
+    assert read_groups(path, wait=10.0) == {"tests/a.py::t1": "tests/a.py"}
+    with pytest.raises(RuntimeError, match="wrote no test groups"):
+        read_groups(tmp_path / "never.json", wait=0.1)
