@@ -6,7 +6,7 @@ PIP := $(PY) -m pip
 PLUGINS := $(wildcard plugins/psymetrics-plugin-*)
 TORCH_VERSION ?= 2.13.0
 
-.PHONY: setup test lint typecheck unit check-tasks clean bench bench-grid dist browser llama-server docs
+.PHONY: setup test test-integration lint typecheck unit check-tasks clean bench bench-grid dist browser llama-server docs
 
 setup: $(VENV)/.setup-done
 
@@ -92,11 +92,20 @@ check-tasks:
 # - tests/test_import_graph.py imports each core module in a child forked from one interpreter
 #   that holds only the third-party modules (32 s of CPU for 197 modules; 160 s before, in 197
 #   fresh interpreters each loading pandas and scipy).
+# - the tests marked `integration` (the real lm_eval at full size, wheels + a loopback package index
+#   + pip, chromium, the llama.cpp and transformers servers, every docs page's commands and the
+#   paper pages against real output) run in `make test-integration`, which CI runs after
+#   `make test`: every test still runs in CI.
 TEST_WORKERS ?= auto
-unit:
-	PYTHONDONTWRITEBYTECODE= \
+PYTEST = PYTHONDONTWRITEBYTECODE= \
 	PSYM_TEST_CACHE_DIR=$${PSYM_TEST_CACHE_DIR:-$(CURDIR)/.venv/psym-test-cache} $(VENV)/bin/pytest -q \
 	  -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder --durations=20
+unit:
+	$(PYTEST) -m "not integration"
+
+# the integration tests (see above; about 5 minutes on 2 cores); CI runs them after `make test`
+test-integration: setup
+	$(PYTEST) -m integration
 
 bench: setup
 	$(PY) -m benchmarks.run

@@ -26,6 +26,7 @@ from psymetrics_core.base.types import Option, Prompt
 from psymetrics_core.cli import cli
 
 pytestmark = [
+    pytest.mark.integration,  # a real third-party server
     pytest.mark.model,
     pytest.mark.skipif(
         importlib.util.find_spec("llama_cpp") is None,

@@ -33,6 +33,7 @@ from psymetrics_core.base.errors import BackendError
 from psymetrics_core.cli import cli
 
 pytestmark = [
+    pytest.mark.integration,  # a real third-party server
     pytest.mark.model,
     pytest.mark.skipif(
         any(importlib.util.find_spec(m) is None for m in ("fastapi", "uvicorn")),

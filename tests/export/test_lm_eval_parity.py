@@ -24,7 +24,7 @@ import pytest
 
 pytest.importorskip("lm_eval")
 
-pytestmark = pytest.mark.model
+pytestmark = [pytest.mark.model, pytest.mark.integration]  # the real lm_eval, full size
 
 REPO = Path(__file__).resolve().parents[2]
 TASKS = REPO / "tasks"

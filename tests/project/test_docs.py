@@ -243,6 +243,7 @@ def test_some_blocks_are_runnable() -> None:
 
 
 @pytest.mark.model
+@pytest.mark.integration  # every page's commands against the real tools: make test-integration
 @pytest.mark.parametrize(("page", "block"), _runnable_params(), ids=lambda v: v[:40])
 def test_runnable_command(tmp_path: Path, page: str, block: str, openai_server: str) -> None:
     """Each line of a runnable block runs as written (``psym`` is this environment's)."""
@@ -280,6 +281,7 @@ def openai_server() -> Iterator[str]:
         yield srv.base_url
 
 
+@pytest.mark.integration  # a real browser
 def test_site_search_in_chromium(site: Path) -> None:
     sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
     exe = shutil.which("chromium") or shutil.which("chromium-browser")

@@ -21,6 +21,10 @@ sys.path.insert(0, str(REPO / "tools"))
 
 import paper_outputs as po  # noqa: E402  (tools/ is not a package)
 
+pytestmark = (
+    pytest.mark.integration
+)  # the paper pages against real psym output: make test-integration
+
 PY = "python -c"
 PAGES = sorted((REPO / "docs" / "papers").glob("*.md"))
 

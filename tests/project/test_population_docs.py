@@ -24,6 +24,10 @@ import pytest
 
 from psymetrics_core.pluginsys.session import Session
 
+pytestmark = (
+    pytest.mark.integration
+)  # the page's worked examples against real output: make test-integration
+
 REPO = Path(__file__).resolve().parents[2]
 PAGE = REPO / "docs" / "guides" / "populations.md"
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.S | re.M)

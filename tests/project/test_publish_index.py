@@ -28,6 +28,8 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tools"))
 from build_dists import build, projects  # noqa: E402
 
+pytestmark = pytest.mark.integration  # wheels, a real package index, pip: make test-integration
+
 PIP_TIMEOUT = 600
 
 

@@ -21,7 +21,11 @@ from psymetrics_core.cli import main
 
 # bfi,mfq on the default model: on the worker of test_end_to_end_model's runs, whose session
 # response cache answers the first 12 items (tests/scheduling.py)
-pytestmark = [pytest.mark.model, pytest.mark.xdist_group("smollm2-bfi-mfq")]
+pytestmark = [
+    pytest.mark.model,
+    pytest.mark.integration,  # a real browser
+    pytest.mark.xdist_group("smollm2-bfi-mfq"),
+]
 
 
 def _chromium() -> str | None:

@@ -23,6 +23,8 @@ from psymetrics_core.cli import cli
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from benchmarks.latency_server import LatencyServer  # noqa: E402
 
+pytestmark = pytest.mark.integration  # a real browser: make test-integration
+
 
 def _by_extraversion(messages: list[dict[str, str]]) -> str:
     system = messages[0]["content"] if messages and messages[0]["role"] == "system" else ""
