@@ -18,7 +18,7 @@ from psymetrics_plugin_contamination.run import contamination
 
 from psymetrics_core.api import DEFAULT_MODEL, session_or_default
 
-pytestmark = pytest.mark.model
+pytestmark = [pytest.mark.model, pytest.mark.integration]  # every probe on the real model
 
 GENERATE = ("verbatim", "keyword", "item-dimension", "option-score", "target-score")
 
