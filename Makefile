@@ -79,23 +79,23 @@ check-tasks:
 # slowest tests printed. What keeps it short on 2 cores (issue 32 item 9; every test still runs):
 # - `--dist loadgroup` with the groups and the scheduler of tests/scheduling.py (xdist's own
 #   group marks are lost under pytest 9): the tests of a module-scoped fixture (a server, a
-#   model run) share one worker; tests marked `xdist_group` share one on
-#   purpose (smollm2-bfi-mfq: one real bfi,mfq run on the default model, and the same requests
-#   of test_docs and test_report_browser answered from that worker's session response cache);
-#   every other test runs where a worker is free (the paper pages and the docs' commands no
-#   longer queue on one core as under --dist loadfile);
+#   model run) share one worker; tests marked `xdist_group` share one on purpose
+#   (smollm2-bfi-mfq); every other test runs where a worker is free. The first worker writes
+#   the groups before it reports its collection; without them the scheduler stops;
+# - one response cache per test session, shared by both workers (tests/conftest.py): a request
+#   of the default model is computed once per run, never reused across runs;
 # - the longest units first, by the durations of the last run kept in .pytest_cache (the tests
 #   marked `model` first without one), so both workers finish together;
 # - bytecode cached even where PYTHONDONTWRITEBYTECODE is set (container images set it): else
 #   each worker rewrites and compiles every test module's asserts again (collecting took 21.6 s
 #   of CPU per worker with it set, 12.3 s without);
-# - tests/test_import_graph.py imports each core module in a child forked from one interpreter
-#   that holds only the third-party modules (32 s of CPU for 197 modules; 160 s before, in 197
-#   fresh interpreters each loading pandas and scipy).
+# - tests/project/test_import_graph.py imports each core module in a child forked from one
+#   interpreter that holds the third-party modules they load (about 21 s of CPU for ~200
+#   modules; 160 s in fresh interpreters);
 # - the tests marked `integration` (the real lm_eval at full size, wheels + a loopback package index
-#   + pip, chromium, the llama.cpp and transformers servers, every docs page's commands and the
-#   paper pages against real output) run in `make test-integration`, which CI runs after
-#   `make test`: every test still runs in CI.
+#   + pip, chromium, the llama.cpp and transformers servers, every docs page's commands, the
+#   paper pages against real output, every contamination probe on the real model) run in
+#   `make test-integration`, which CI runs after `make test`: every test still runs in CI.
 TEST_WORKERS ?= auto
 PYTEST = PYTHONDONTWRITEBYTECODE= \
 	PSYM_TEST_CACHE_DIR=$${PSYM_TEST_CACHE_DIR:-$(CURDIR)/.venv/psym-test-cache} $(VENV)/bin/pytest -q \
