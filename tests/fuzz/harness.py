@@ -5,6 +5,12 @@ asserts: it raised a ``PsymError`` (or a CLI exit != 0 whose stderr is one ``psy
 other exception type escaped (that would be a traceback), the message is one line and names at
 least one of ``names`` (the file, line or field), it finished within ``TIME_BOUND`` seconds, and
 Python allocated at most ``MEMORY_BOUND`` bytes on the way (tracemalloc peak).
+
+``run_cli(argv)`` runs ``psym ARGV`` in process with one ``Session`` of the installed plugins
+shared by every call of this test process (built on first use, as ``psym`` builds one per
+invocation): loading every plugin again for each malformed input cost about a third of a
+second under tracemalloc and checked nothing. A command that can change the installed plugins
+(``install``, ``new-plugin``) gets a fresh session, and so does a call with ``fresh=True``.
 """
 
 from __future__ import annotations
@@ -16,7 +22,14 @@ from typing import Any
 
 from psymetrics_core.base.errors import PsymError
 
-__all__ = ["expect_clean_error", "run_cli", "TIME_BOUND", "MEMORY_BOUND", "Outcome"]
+__all__ = [
+    "expect_clean_error",
+    "run_cli",
+    "shared_session",
+    "TIME_BOUND",
+    "MEMORY_BOUND",
+    "Outcome",
+]
 
 TIME_BOUND = 10.0  # seconds per input (generous for a loaded 2-core CI machine)
 MEMORY_BOUND = 256 * 1024 * 1024  # bytes allocated by Python while handling one input
@@ -65,13 +78,29 @@ def expect_clean_error(
     return Outcome(message, seconds, peak)
 
 
-def run_cli(argv: list[str]) -> None:
-    """``psym ARGV`` in process: a non-zero exit becomes the PsymError it printed."""
+# commands that may change the installed plugins: never on the shared session
+PLUGIN_COMMANDS = frozenset({"install", "new-plugin"})
+_shared: list[Any] = []
+
+
+def shared_session() -> Any:
+    """The ``Session`` of the installed plugins this test process's ``run_cli`` calls share."""
+    if not _shared:
+        from psymetrics_core.pluginsys.session import Session
+
+        _shared.append(Session())
+    return _shared[0]
+
+
+def run_cli(argv: list[str], *, fresh: bool = False) -> None:
+    """``psym ARGV`` in process: a non-zero exit becomes the PsymError it printed (the shared
+    session, or a fresh one for ``fresh`` and the plugin-changing commands)."""
     from click.testing import CliRunner
 
     from psymetrics_core.cli import cli
 
-    res = CliRunner().invoke(cli, argv)
+    own = fresh or bool(set(argv[:1]) & PLUGIN_COMMANDS)
+    res = CliRunner().invoke(cli, argv, obj=None if own else shared_session())
     if res.exit_code == 0:
         return
     if isinstance(res.exception, PsymError):

@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from click.testing import CliRunner
-from harness import expect_clean_error, run_cli
+from harness import expect_clean_error, run_cli, shared_session
 
 from psymetrics_core.analysis.population.fitstats import (
     SATURATED,
@@ -42,7 +42,7 @@ from psymetrics_core.analysis.population.fitstats import (
     constant_items,
     fit_indices,
 )
-from psymetrics_core.cli import cli
+from psymetrics_core.cli import analyze_cmd, cli
 from psymetrics_core.report.population_sections import _fit_cells
 
 ITEMS = [str(i) for i in range(1, 13)]  # bfi items 1-12: every Big Five scale has 2+ of them
@@ -66,9 +66,32 @@ def _long(path: Path, n: int, *, seed: int = 7, items: list[str] = ITEMS, extra=
 
 
 def _analyze(*args: str) -> dict:
-    res = CliRunner().invoke(cli, ["analyze", *args, "--json"])
+    res = CliRunner().invoke(cli, ["analyze", *args, "--json"], obj=shared_session())
     assert res.exit_code == 0, res.output
     return json.loads(res.stdout)
+
+
+def _json_and_screen(monkeypatch: pytest.MonkeyPatch, *args: str) -> tuple[dict, str]:
+    """``psym analyze ARGS --json`` and ``psym analyze ARGS`` (the screen), both through the
+    CLI, on one analysis: the second command's ``analyze_responses`` call, the same
+    arguments as the first's, gets the report the first computed (the analysis is
+    deterministic; what differs between the two commands is only the rendering)."""
+    real = analyze_cmd.analyze_responses
+    done: dict[str, object] = {}
+
+    def once(*a: object, **kw: object) -> object:
+        key = repr((a, sorted(kw.items())))
+        if key not in done:
+            done[key] = real(*a, **kw)
+        return done[key]
+
+    monkeypatch.setattr(analyze_cmd, "analyze_responses", once)
+    rep = _analyze(*args)
+    res = CliRunner().invoke(cli, ["analyze", *args], obj=shared_session())
+    monkeypatch.setattr(analyze_cmd, "analyze_responses", real)
+    assert len(done) == 1, "the two commands analysed different inputs"
+    assert res.exit_code == 0, res.output
+    return rep, res.output
 
 
 @pytest.fixture(scope="module")
@@ -132,19 +155,17 @@ def test_fuzz_cfa_model_refused(data: Path, tmp_path: Path, name: str, text: str
     ],
 )
 def test_fuzz_cfa_model_not_identified(
-    data: Path, tmp_path: Path, name: str, text: str, expect: str
+    data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, text: str, expect: str
 ) -> None:
     """No fit indices for a locally under-identified model: the reason, on the screen and in
     the JSON."""
     model = _model(tmp_path, text)
-    rep = _analyze("--task", "bfi", "--responses", str(data), "--cfa-model", model)
+    args = ("--task", "bfi", "--responses", str(data), "--cfa-model", model)
+    rep, screen = _json_and_screen(monkeypatch, *args)
     entry = rep["population"]["all"]["cfa_model"]
     assert entry["fit"] is None, (name, entry["fit"])
     assert entry["reason"].startswith("model not identified: ") and expect in entry["reason"]
-    res = CliRunner().invoke(
-        cli, ["analyze", "--task", "bfi", "--responses", str(data), "--cfa-model", model]
-    )
-    assert res.exit_code == 0 and f"undefined (model not identified: {expect}" in res.output
+    assert f"undefined (model not identified: {expect}" in screen
 
 
 def test_identified_models_still_fit(data: Path, tmp_path: Path) -> None:
@@ -158,18 +179,18 @@ def test_identified_models_still_fit(data: Path, tmp_path: Path) -> None:
     assert fit["population"]["all"]["cfa_model"]["fit"]["df"] == 1
 
 
-def test_saturated_model_has_no_verdict(data: Path, tmp_path: Path) -> None:
+def test_saturated_model_has_no_verdict(
+    data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Three indicators, one factor: df 0, chi-square 0 and CFI 1 by construction; the caveat
     says so on the screen and in the JSON, and the report gives no "good"."""
     model = _model(tmp_path, "E =~ 1 + 6 + 11\n")
-    rep = _analyze("--task", "bfi", "--responses", str(data), "--cfa-model", model)
+    args = ("--task", "bfi", "--responses", str(data), "--cfa-model", model)
+    rep, screen = _json_and_screen(monkeypatch, *args)
     fit = rep["population"]["all"]["cfa_model"]["fit"]
     assert fit["df"] == 0 and fit["chisq"] == pytest.approx(0.0, abs=1e-6)
     assert fit["cfi"] == pytest.approx(1.0) and fit["caveat"] == SATURATED
-    res = CliRunner().invoke(
-        cli, ["analyze", "--task", "bfi", "--responses", str(data), "--cfa-model", model]
-    )
-    assert f"not a verdict: {SATURATED}" in res.output
+    assert f"not a verdict: {SATURATED}" in screen
     from psymetrics_core.analysis.population.fitstats import FitIndices
 
     cells = _fit_cells(FitIndices(**fit), None)
