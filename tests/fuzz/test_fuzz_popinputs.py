@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sys
+from importlib import import_module
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -144,7 +145,7 @@ def pop_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Pa
                 str(base / "run"),
             ]
         )
-    run_cli(["report", str(base / "run"), "-o", str(base / "warm.html")])  # imports, not inputs
+    import_module("psymetrics_core.cli.report_cmd")  # its imports before the timed cases
     yield base / "run", pop
 
 
