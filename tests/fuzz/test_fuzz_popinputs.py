@@ -19,8 +19,8 @@ from __future__ import annotations
 import hashlib
 import json
 import sys
-from importlib import import_module
 from collections.abc import Iterator
+from importlib import import_module
 from pathlib import Path
 
 import pytest
