@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from harness import expect_clean_error, run_cli
+from harness import expect_clean_error, run_cli, shared_session
 
 from psymetrics_core.base.types import Completion
 
@@ -43,13 +43,12 @@ class _Scripted:
 def base_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """bfi, 4 items, 3 respondents of the binary Big Five population."""
     from psymetrics_core.administer.runner import evaluate
-    from psymetrics_core.pluginsys.session import Session
 
     root = tmp_path_factory.mktemp("popentry")
     run_cli(["population", "build", "--generate", "binary", "-o", str(root / "big5.jsonl")])
     out = root / "run"
     population = root / "big5.jsonl"
-    evaluate(["bfi"], _config(out, population), backend=_Scripted([2, 4, 5]), session=Session())
+    evaluate(["bfi"], _config(out, population), backend=_Scripted([2, 4, 5]), session=shared_session())
     # the undamaged run renders (and the report's imports are warm before the timed cases)
     run_cli(["report", str(out), "-o", str(root / "base.html")])
     return out
