@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from harness import expect_clean_error
+from harness import expect_clean_error, shared_session
 
 from psymetrics_core.cli import main
 
@@ -78,7 +78,7 @@ def test_fuzz_projective_analyze_options(
     run_dir: Path, capsys: pytest.CaptureFixture[str], name: str, args: list[str], expect: str
 ) -> None:
     with pytest.raises(SystemExit) as stop:
-        main(["projective-analyze", str(run_dir), *args])
+        main(["projective-analyze", str(run_dir), *args], session=shared_session())
     err = capsys.readouterr().err
     assert stop.value.code not in (0, None), f"{name}: exit 0"
     assert "Traceback" not in err, f"{name}: {err[-2000:]}"
@@ -136,7 +136,7 @@ def test_fuzz_repeat_field(
     (run / "results.json").write_text(json.dumps(_results(repeat)), encoding="utf-8")
     expect_clean_error(lambda: load_predictions([run]), ["results.json", "repeat"], label=name)
     with pytest.raises(SystemExit) as stop:
-        main(["projective-analyze", str(run)])
+        main(["projective-analyze", str(run)], session=shared_session())
     err = capsys.readouterr().err
     assert stop.value.code not in (0, None) and "Traceback" not in err, f"{name}: {err[-2000:]}"
     lines = [ln for ln in err.splitlines() if ln.startswith(("Error:", "psym: error"))]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from harness import expect_clean_error
+from harness import expect_clean_error, shared_session
 
 from psymetrics_core.analysis.population.cfa_model import read_cfa_model
 from psymetrics_core.analysis.population.options import PopulationOptions
@@ -159,7 +159,7 @@ OPTION_CASES = [
 
 @pytest.mark.parametrize(("name", "args", "expect"), OPTION_CASES, ids=[c[0] for c in OPTION_CASES])
 def test_fuzz_structure_options(tmp_path: Path, name: str, args: list[str], expect: str) -> None:
-    res = CliRunner().invoke(cli, ["analyze", str(tmp_path), *args])
+    res = CliRunner().invoke(cli, ["analyze", str(tmp_path), *args], obj=shared_session())
     assert res.exit_code != 0, (name, res.output)
     message = str(res.exception) if res.exit_code == 1 else res.output
     assert "Traceback" not in message and expect in message, (name, message)

@@ -48,7 +48,9 @@ def base_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     run_cli(["population", "build", "--generate", "binary", "-o", str(root / "big5.jsonl")])
     out = root / "run"
     population = root / "big5.jsonl"
-    evaluate(["bfi"], _config(out, population), backend=_Scripted([2, 4, 5]), session=shared_session())
+    evaluate(
+        ["bfi"], _config(out, population), backend=_Scripted([2, 4, 5]), session=shared_session()
+    )
     # the undamaged run renders (and the report's imports are warm before the timed cases)
     run_cli(["report", str(out), "-o", str(root / "base.html")])
     return out

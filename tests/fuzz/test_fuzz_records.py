@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from harness import expect_clean_error
+from harness import expect_clean_error, shared_session
 
 from psymetrics_core.api import session_or_default
 from psymetrics_core.base.types import Completion
@@ -432,7 +432,7 @@ def test_fuzz_records_through_the_cli(
     run = _damaged(base_run, tmp_path, fname, edit)
     out = tmp_path / "out.file"
     with pytest.raises(SystemExit) as exc:
-        main([*command.split(), str(run), "--output", str(out)])
+        main([*command.split(), str(run), "--output", str(out)], session=shared_session())
     assert exc.value.code == 1
     captured = capsys.readouterr()
     lines = captured.err.strip().splitlines()

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 from cases_runfiles import RUN_FILES_RAW
-from harness import expect_clean_error
+from harness import expect_clean_error, shared_session
 
 from psymetrics_core.base.types import Completion
 
@@ -126,7 +126,7 @@ def test_fuzz_run_files_through_the_cli(
     run = _damaged(base_run, tmp_path, fname, edit)
     out = tmp_path / "out.file"
     with pytest.raises(SystemExit) as exc:
-        main([*command.split(), str(run), "--output", str(out)])
+        main([*command.split(), str(run), "--output", str(out)], session=shared_session())
     assert exc.value.code == 1
     captured = capsys.readouterr()
     lines = captured.err.strip().splitlines()

@@ -32,6 +32,7 @@ from typing import Any
 
 import pytest
 from cases_plugins import BASE_PB
+from harness import shared_session
 from test_fuzz_rundirs import _Scripted
 
 RUN_FILES = ("results.json", "samples.jsonl")
@@ -235,7 +236,7 @@ def _error_line(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
     from psymetrics_core.cli import main
 
     with pytest.raises(SystemExit) as exc:
-        main(argv)
+        main(argv, session=shared_session())
     captured = capsys.readouterr()
     text = captured.err + captured.out
     assert exc.value.code == 1, text
@@ -272,7 +273,7 @@ def test_fuzz_file_writer(
     if kind == "missing-parent" and command in MAKES_PARENTS:  # kept: the folder is created
         from psymetrics_core.cli import main
 
-        main(argv)
+        main(argv, session=shared_session())
         assert Path(target.arg).is_file() and Path(target.arg).stat().st_size > 0
         return
     line = _error_line(argv, capsys)
