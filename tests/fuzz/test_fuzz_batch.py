@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from harness import expect_clean_error
+from harness import expect_clean_error, shared_session
 from studies_shared import DEEP_ARRAY, KEY, json_edit, unblock
 
 from psymetrics_core.pluginsys.session import Session
@@ -29,7 +29,7 @@ from psymetrics_core.study.plan import PlanSettings, build_plan, read_plan, writ
 
 @pytest.fixture(scope="module")
 def session() -> Session:
-    return Session()
+    return shared_session()
 
 
 class BatchScript:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from harness import expect_clean_error
+from harness import expect_clean_error, shared_session
 
 BIG = "100000000"
 HUGE = "1" + "0" * 40
@@ -222,9 +222,8 @@ HOUSING_TABLE = "city,neighborhood,opportunity_index\n" + "".join(
 
 def _task_call(task_id: str, key: str, raw: str, tmp_path: Path) -> Callable[[], Any]:
     from psymetrics_core.administer.options import with_options
-    from psymetrics_core.pluginsys.session import Session
 
-    inst = Session().get_instrument(task_id)
+    inst = shared_session().get_instrument(task_id)
     opts = {key: raw}
     if task_id == "housing":
         (tmp_path / "t.csv").write_text(HOUSING_TABLE)
@@ -277,12 +276,11 @@ BACKEND_ARGS: list[tuple[str, str, str, str]] = [
 
 @pytest.mark.parametrize("name, backend, arg, span", BACKEND_ARGS, ids=[c[0] for c in BACKEND_ARGS])
 def test_fuzz_backend_arg_bounds(name: str, backend: str, arg: str, span: str) -> None:
-    from psymetrics_core.pluginsys.session import Session
 
     base = "pretrained=/nonexistent" if backend == "hf" else "base_url=http://127.0.0.1:9,model=m"
     args = dict(kv.split("=", 1) for kv in f"{base},{arg}".split(","))
     key = arg.split("=")[0]
     out = expect_clean_error(
-        lambda: Session().make_backend(backend, args), [f"--model-args {key}"], label=name
+        lambda: shared_session().make_backend(backend, args), [f"--model-args {key}"], label=name
     )
     assert span in out.message, out.message

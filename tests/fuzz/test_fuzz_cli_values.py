@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from cases import ALIAS_BOMB, CONDITIONS, ITEM_TEXT_FILES, ITEMS_OPTION, MODEL_ARGS, TASK_ARGS
-from harness import expect_clean_error
+from harness import expect_clean_error, shared_session
 from hypothesis import given
 from hypothesis import strategies as st
 from inputs_shared import FAST, spec_dir
@@ -28,9 +28,8 @@ from psymetrics_core.base.errors import PsymError
 @pytest.fixture(scope="module")
 def installed() -> Any:
     """One session of the installed plugins for this module's read-only look-ups."""
-    from psymetrics_core.pluginsys.session import Session
 
-    return Session()
+    return shared_session()
 
 
 @pytest.mark.parametrize("name, values, expect", ITEMS_OPTION, ids=[c[0] for c in ITEMS_OPTION])

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 from cases import BASE_ITEMS, BASE_SPEC, dump_spec
 from cases_plugins import BASE_PB, png_bytes
-from harness import expect_clean_error
+from harness import expect_clean_error, shared_session
 
 # -- images (TAT image folders; images sent to a vision model) ---------------------------------
 
@@ -139,9 +139,8 @@ def test_fuzz_persona_special_files(tmp_path: Path, kind: str) -> None:
 def test_fuzz_items_option_special_files(tmp_path: Path, kind: str) -> None:
     """``--items TASK=FILE``: the message names the file and the option."""
     from psymetrics_core.instruments.item_texts import apply_item_texts
-    from psymetrics_core.pluginsys.session import Session
 
-    inst = Session().get_instrument("bfi")
+    inst = shared_session().get_instrument("bfi")
     p = _special(kind, tmp_path)
     out = expect_clean_error(lambda: apply_item_texts(inst, p), [str(p)], label=kind)
     assert SPECIAL_EXPECT[kind] in out.message and "--items bfi" in out.message, out.message
@@ -150,9 +149,8 @@ def test_fuzz_items_option_special_files(tmp_path: Path, kind: str) -> None:
 @pytest.mark.parametrize("kind", SPECIAL, ids=[f"responses-{k}" for k in SPECIAL])
 def test_fuzz_responses_special_files(tmp_path: Path, kind: str) -> None:
     from psymetrics_core.administer.answer_files import read_ratings
-    from psymetrics_core.pluginsys.session import Session
 
-    inst = Session().get_instrument("bfi")
+    inst = shared_session().get_instrument("bfi")
     p = _special(kind, tmp_path)
     out = expect_clean_error(lambda: read_ratings(p, inst), [str(p)], label=kind)
     assert SPECIAL_EXPECT[kind] in out.message and "responses" in out.message, out.message

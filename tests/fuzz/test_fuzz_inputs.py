@@ -23,7 +23,7 @@ from cases import (
     dump_spec,
 )
 from cases_plugins import BASE_PB
-from harness import expect_clean_error
+from harness import expect_clean_error, shared_session
 from hypothesis import given
 from hypothesis import strategies as st
 from inputs_shared import FAST, all_case_count, spec_dir
@@ -143,9 +143,8 @@ def test_fuzz_instruments_path_bomb(tmp_path: Path, monkeypatch: pytest.MonkeyPa
 @pytest.fixture(scope="module")
 def installed() -> Any:
     """One session of the installed plugins for this module's read-only look-ups."""
-    from psymetrics_core.pluginsys.session import Session
 
-    return Session()
+    return shared_session()
 
 
 @pytest.fixture(scope="module")

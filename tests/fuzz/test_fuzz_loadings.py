@@ -9,12 +9,11 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from harness import expect_clean_error
+from harness import expect_clean_error, shared_session
 
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.cli import cli
 from psymetrics_core.instruments.spec import load_instrument
-from psymetrics_core.pluginsys.session import Session
 
 SPEC = """\
 schema_version: 1
@@ -193,7 +192,7 @@ def test_fuzz_human_loadings_table(tmp_path: Path, name: str, text: object, expe
 
 def _validate(d: Path) -> None:
     """``psym validate D`` in process: a non-zero exit becomes the PsymError it printed."""
-    res = CliRunner().invoke(cli, ["validate", str(d)], obj=Session())
+    res = CliRunner().invoke(cli, ["validate", str(d)], obj=shared_session())
     if res.exit_code == 0:
         return
     if isinstance(res.exception, PsymError):

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from harness import expect_clean_error
+from harness import expect_clean_error, shared_session
 from studies_shared import BIG_INT, DEEP_ARRAY, json_edit, unblock
 
 from psymetrics_core.base.types import Completion
@@ -24,7 +24,7 @@ from psymetrics_core.study.plan import PlanSettings, build_plan
 
 @pytest.fixture(scope="module")
 def session() -> Session:
-    return Session()
+    return shared_session()
 
 
 class _Scripted:

@@ -27,7 +27,7 @@ IRT = PopulationOptions(n_boot=0, irt=True)
 
 @pytest.fixture(scope="module")
 def session() -> Session:
-    return Session()
+    return shared_session()
 
 
 def _good(session: Session) -> pd.DataFrame:

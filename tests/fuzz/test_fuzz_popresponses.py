@@ -7,11 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from harness import expect_clean_error
+from harness import expect_clean_error, shared_session
 
 from psymetrics_core.analysis.population.options import PopulationOptions
 from psymetrics_core.analysis.responses import analyze_responses
-from psymetrics_core.pluginsys.session import Session
 
 GOOD = "".join(f"r{i},p{i % 3},{i % 2},{j},{1 + (i + j) % 5}\n" for i in range(9) for j in (1, 6))
 HEADER = "respondent,persona,flag,item,response\n"
@@ -64,7 +63,7 @@ def test_fuzz_population_responses(
 ) -> None:
     path = tmp_path / "long.csv"
     path.write_text(text)
-    session = Session()
+    session = shared_session()
     out = expect_clean_error(
         lambda: analyze_responses("bfi", path, session, **_split(kwargs)),
         [expect.split(":")[0]],

@@ -17,7 +17,6 @@ from psymetrics_core.analysis.population.options import PopulationOptions
 from psymetrics_core.analysis.population.structure_options import StructureOptions
 from psymetrics_core.analysis.responses import analyze_responses
 from psymetrics_core.cli import cli
-from psymetrics_core.pluginsys.session import Session
 
 GOOD = "".join(f"r{i},{j},{1 + (i + j) % 5}\n" for i in range(9) for j in range(1, 45))
 HEADER = "respondent,item,response\n"
@@ -129,7 +128,7 @@ def test_fuzz_structure_on_responses(
     elif human:
         human = path
     opts = StructureOptions(cfa_model=read_cfa_model(tmp_path / "m.lav"))
-    session = Session()
+    session = shared_session()
     out = expect_clean_error(
         lambda: analyze_responses(
             "bfi",

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from harness import expect_clean_error, run_cli
+from harness import expect_clean_error, run_cli, shared_session
 from test_fuzz_residual_remote import SCHEDULERS
 
 from psymetrics_core.base.types import Completion
@@ -35,7 +35,7 @@ from psymetrics_core.study.plan import PlanSettings, build_plan, write_plan
 
 @pytest.fixture(scope="module")
 def session() -> Session:
-    return Session()
+    return shared_session()
 
 
 @pytest.fixture(scope="module")

@@ -19,7 +19,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from harness import expect_clean_error, run_cli
+from harness import expect_clean_error, run_cli, shared_session
 
 from psymetrics_core.pluginsys.session import Session
 from psymetrics_core.study.plan import PlanSettings, build_plan, read_plan, write_plan
@@ -29,7 +29,7 @@ KEY = "sk-FUZZSECRET0123456789"
 
 @pytest.fixture(scope="module")
 def session() -> Session:
-    return Session()
+    return shared_session()
 
 
 @pytest.fixture(scope="module")

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from harness import expect_clean_error
+from harness import expect_clean_error, shared_session
 from studies_shared import BIG_INT, DEEP_ARRAY, DEEP_OBJECT, KEY, SPECIAL
 from test_fuzz_batch import BATCH_CASES, OUTPUT_CASES, STATE_CASES, STATUS_CASES
 from test_fuzz_cache_import import IMPORT_CASES, IMPORT_SPECIAL
@@ -31,7 +31,7 @@ from psymetrics_core.study.plan import PlanSettings, build_plan, read_plan, writ
 
 @pytest.fixture(scope="module")
 def session() -> Session:
-    return Session()
+    return shared_session()
 
 
 @pytest.fixture(scope="module")
