@@ -1,8 +1,6 @@
 """End to end on the real default model (SmolLM2-135M-Instruct on CPU), both answer modes.
 
-The generate run is the installed ``psym`` console script, run exactly as a newcomer would;
-the logprob run is psym's own ``main`` in this process (tests/psym_inprocess.py: the same
-parsing, library calls and printing, without a second interpreter importing torch again).
+These tests run the installed ``psym`` console script exactly as a newcomer would.
 """
 
 from __future__ import annotations
@@ -16,9 +14,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from psym_inprocess import psym_main
-
-from psymetrics_core.pluginsys.session import Session
 
 # the runs of bfi,mfq on the default model share one worker, and so the session's response
 # cache, with test_docs' first-run command and test_report_browser's runs (tests/scheduling.py)
@@ -37,13 +32,8 @@ def _psym() -> str:
 @pytest.fixture(scope="module", params=["generate", "logprob"])
 def run(request, tmp_path_factory):
     out = tmp_path_factory.mktemp(f"run-{request.param}")
-    args = ["eval", "--tasks", "bfi,mfq", "--mode", request.param, "--output", str(out)]
-    if request.param == "logprob":
-        ran = psym_main(args, session=Session())
-        assert ran.returncode == 0, ran.stderr[-2000:]
-        return request.param, out, ran
     proc = subprocess.run(
-        [_psym(), *args],
+        [_psym(), "eval", "--tasks", "bfi,mfq", "--mode", request.param, "--output", str(out)],
         capture_output=True,
         text=True,
         timeout=900,
