@@ -3,7 +3,8 @@
 ``psym_main`` calls ``psymetrics_core.cli.main`` (the console script's own function: the same
 parsing, library calls and one-line ``psym: error:`` rendering) with stdout and stderr captured,
 ``PSYM_CACHE_DIR`` and other environment variables set for the call only, and optionally another
-working directory. It saves the Python start-up and imports of a subprocess per command (about
+working directory (``replace_env``: the given environment only; ``merged``: stdout and stderr
+as one text). It saves the Python start-up and imports of a subprocess per command (about
 a second of CPU each). Tests of the process itself (a killed or signalled run, processes
 running at once, the console entry point's exit code and streams) keep real subprocesses.
 """
@@ -31,9 +32,11 @@ class Ran:
 
 
 @contextmanager
-def _environment(env: Mapping[str, str], cwd: Path | None) -> Iterator[None]:
-    saved = {k: os.environ.get(k) for k in env}
+def _environment(env: Mapping[str, str], cwd: Path | None, replace: bool) -> Iterator[None]:
+    saved = dict(os.environ)
     here = os.getcwd()
+    if replace:
+        os.environ.clear()
     os.environ.update(env)
     try:
         if cwd is not None:
@@ -41,11 +44,8 @@ def _environment(env: Mapping[str, str], cwd: Path | None) -> Iterator[None]:
         yield
     finally:
         os.chdir(here)
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+        os.environ.clear()
+        os.environ.update(saved)
 
 
 def psym_main(
@@ -55,16 +55,23 @@ def psym_main(
     env: Mapping[str, str] | None = None,
     cwd: Path | None = None,
     session: Any = None,
+    replace_env: bool = False,
+    merged: bool = False,
 ) -> Ran:
-    """``psym ARGS`` in this process with ``PSYM_CACHE_DIR=cache`` (and ``env``) in ``cwd``."""
+    """``psym ARGS`` in this process with ``PSYM_CACHE_DIR=cache`` (and ``env``) in ``cwd``.
+
+    ``replace_env``: ``env`` is the whole environment of the call (as ``subprocess.run(env=)``),
+    not additions to this process's. ``merged``: stderr goes into the same text as stdout, in
+    the order printed (``Ran.stdout``; ``Ran.stderr`` is empty), as a terminal shows both."""
     from psymetrics_core.cli import main
 
     changes = {**(env or {}), **({"PSYM_CACHE_DIR": str(cache)} if cache is not None else {})}
-    out, err = io.StringIO(), io.StringIO()
-    with _environment(changes, cwd), redirect_stdout(out), redirect_stderr(err):
+    out = io.StringIO()
+    err = out if merged else io.StringIO()
+    with _environment(changes, cwd, replace_env), redirect_stdout(out), redirect_stderr(err):
         try:
             main([str(a) for a in args], session=session)
             code = 0
         except SystemExit as exc:
             code = exc.code if isinstance(exc.code, int) else int(exc.code is not None)
-    return Ran(code, out.getvalue(), err.getvalue())
+    return Ran(code, out.getvalue(), "" if merged else err.getvalue())

@@ -13,10 +13,12 @@ import sys
 import pytest
 from behaviour_fakes import ScriptedBackend
 from click.testing import CliRunner
+from psym_inprocess import psym_main
 from psymetrics_plugin_moral_advice.dilemmas import builtin_dilemmas
 
 from psymetrics_core import hookimpl
 from psymetrics_core.cli import cli
+from psymetrics_core.pluginsys.session import Session
 
 
 def _psym(*args: str) -> subprocess.CompletedProcess[str]:
@@ -32,8 +34,8 @@ def test_samples_of_a_real_run_rescore_to_its_results(fresh_plugins, smollm2, tm
     run = tmp_path / "run"
     # min_count=0: report sexism from these 4 short letters (the default withholds it below
     # 5 words per cell), so the re-score is compared on a number, not on null. The run is
-    # ``psym eval``'s (response cache on) on the session's loaded model; the re-score is the
-    # console script (test_score_input_errors_are_one_line runs it too)
+    # ``psym eval``'s (response cache on) on the session's loaded model; the re-score is psym's
+    # main in this process (test_score_input_errors_are_one_line runs the console script)
     options = {"refletter": {"min_count": "0"}}
     evaluate(
         ["refletter"],
@@ -47,16 +49,8 @@ def test_samples_of_a_real_run_rescore_to_its_results(fresh_plugins, smollm2, tm
     )
     results = json.loads((run / "results.json").read_text())
     expected = {k: v["score"] for k, v in results["tasks"]["refletter"]["scales"].items()}
-    r = _psym(
-        "score",
-        "--task",
-        "refletter",
-        "--responses",
-        str(run / "samples.jsonl"),
-        "--task-arg",
-        "refletter.min_count=0",
-        "--json",
-    )
+    args = ["score", "--task", "refletter", "--responses", run / "samples.jsonl"]
+    r = psym_main([*args, "--task-arg", "refletter.min_count=0", "--json"], session=Session())
     assert r.returncode == 0, r.stderr[-500:]
     assert json.loads(r.stdout) == {"refletter": {"original/repeat0": expected}}
     assert expected["sexism"] is not None  # 2 female + 2 male letters, smoothed ORs

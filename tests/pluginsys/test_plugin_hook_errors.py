@@ -1,7 +1,11 @@
 """A third-party plugin whose pipeline hook raises, outside ``psym eval``: one line, no traceback.
 
-The plugin is a real distribution (``*.dist-info`` on PYTHONPATH, found by importlib.metadata)
-and every command runs the real ``psym`` in a subprocess. The plugin registers three tasks of its
+The plugin is a real distribution (``*.dist-info`` on the path, found by importlib.metadata
+when a session loads the installed plugins). One command runs the real ``psym`` in a subprocess
+with the plugin's folder on PYTHONPATH (the one-line failure of a process: its exit status and
+stderr); the others run ``psym``'s own ``main`` in this process (tests/psym_inprocess.py) with
+the folder on ``sys.path``, a fresh session of the installed plugins and the same environment,
+which saves a Python start-up and the imports per command. The plugin registers three tasks of its
 own and breaks each in a different hook (``load_items``, ``render_prompt``, ``score``, and a
 free-text task's ``load_items`` method); for every other instrument its hooks return None, as a
 well-behaved pipeline hook does. Commands that need a broken hook exit 1 with exactly one line
@@ -12,13 +16,19 @@ work.
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from psym_inprocess import Ran, psym_main
+
+from psymetrics_core.pluginsys.session import Session
 
 PSYM = [sys.executable, "-m", "psymetrics_core"]
 REPO = Path(__file__).resolve().parents[2]
@@ -85,16 +95,41 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def _run(site: Path, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+def _env(site: Path) -> dict[str, str]:
     env = {**os.environ, "PYTHONPATH": str(site)}
     for var in ("PSYM_LOAD_PLUGINS", "PSYM_STRICT_PLUGINS", "PSYM_DEBUG"):
         env.pop(var, None)
+    return env
+
+
+def _subprocess(site: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``python -m psymetrics_core ARGS`` with the plugins of ``site`` installed."""
     return subprocess.run(
-        [*PSYM, *args], capture_output=True, text=True, env=env, timeout=300, cwd=cwd
+        [*PSYM, *args], capture_output=True, text=True, env=_env(site), timeout=300
     )
 
 
-def _one_line_failure(r: subprocess.CompletedProcess[str], hook: str, reason: str) -> None:
+@contextmanager
+def _installed(site: Path) -> Iterator[None]:
+    """``site`` on ``sys.path`` (as PYTHONPATH puts it there), for importlib.metadata to find
+    its distributions and the session to import its plugins."""
+    sys.path.insert(0, str(site))
+    importlib.invalidate_caches()
+    try:
+        yield
+    finally:
+        sys.path.remove(str(site))
+        importlib.invalidate_caches()
+
+
+def _run(site: Path, *args: str) -> Ran:
+    """``psym ARGS`` in this process with the plugins of ``site`` installed: a fresh session
+    loads them (and every other installed plugin) as the console script's would."""
+    with _installed(site):
+        return psym_main(args, env=_env(site), replace_env=True, session=Session())
+
+
+def _one_line_failure(r: Ran | subprocess.CompletedProcess[str], hook: str, reason: str) -> None:
     assert r.returncode == 1, (r.returncode, r.stdout[-2000:], r.stderr[-3000:])
     assert "Traceback" not in r.stderr, r.stderr[-3000:]
     lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
@@ -105,7 +140,7 @@ def _one_line_failure(r: subprocess.CompletedProcess[str], hook: str, reason: st
     assert "the run stopped" not in lines[0]  # not a run: no run note
 
 
-def _ok(r: subprocess.CompletedProcess[str]) -> None:
+def _ok(r: Ran) -> None:
     assert r.returncode == 0, r.stderr[-3000:]
     assert "Traceback" not in r.stderr, r.stderr[-3000:]
 
@@ -118,6 +153,10 @@ def responses(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_show_of_the_broken_task_is_one_line(site: Path) -> None:
+    # the process itself: exit status 1 and one line on stderr
+    r = _subprocess(site, "show", "hooktask")
+    _one_line_failure(r, "load_items", "task items exploded")
+    # and the same line from psym's main in this process, as the other tests run it
     _one_line_failure(_run(site, "show", "hooktask"), "load_items", "task items exploded")
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from psym_inprocess import Ran, psym_main
 
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.pluginsys.kit import new_plugin
@@ -178,18 +179,21 @@ def test_validate_refuses_the_kits_placeholders(tmp_path):
     folder = root / "psymetrics_plugin_demo" / "instruments" / "demo"
     spec = folder / "instrument.yaml"
 
-    def validate() -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "psymetrics_core", "validate", str(folder)],
-            capture_output=True,
-            text=True,
-        )
+    def validate() -> Ran:
+        """``psym validate FOLDER``: psym's main in this process (the first call is the
+        console script's process below)."""
+        return psym_main(["validate", folder])
 
-    res = validate()
+    res = subprocess.run(
+        [sys.executable, "-m", "psymetrics_core", "validate", str(folder)],
+        capture_output=True,
+        text=True,
+    )
     assert res.returncode == 1
     assert res.stderr.count("\n") == 1, res.stderr  # one line, no traceback
     assert "REPLACE placeholder in citation, license.status, item_source, " in res.stderr
     assert "scales.alpha.norms[0].source" in res.stderr and str(spec) in res.stderr
+    assert validate() == Ran(1, res.stdout, res.stderr)  # the same in this process
     fixes = {
         (
             "REPLACE: full reference of the instrument (authors, year, title, journal, pages)."

@@ -11,8 +11,6 @@ commands that changes the printed numbers fails here until the page is updated.
 
 from __future__ import annotations
 
-import contextlib
-import io
 import os
 import re
 import shlex
@@ -21,6 +19,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from psym_inprocess import psym_main
 
 from psymetrics_core.pluginsys.session import Session
 
@@ -71,24 +70,8 @@ def _run_bash(block: str, cwd: Path, env: dict[str, str]) -> str:
 def _psym_here(args: list[str], cwd: Path, env: dict[str, str]) -> tuple[int, str]:
     """``psym ARGS`` in this process, in ``cwd`` with ``env`` as its environment (restored
     after): its exit status and what it printed on stdout and stderr, as one text."""
-    from psymetrics_core.cli import main
-
-    old_env, old_cwd, buf = dict(os.environ), Path.cwd(), io.StringIO()
-    os.environ.clear()
-    os.environ.update(env)
-    os.chdir(cwd)
-    try:
-        with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(buf):
-            try:
-                main(args, session=Session())
-                code = 0
-            except SystemExit as exc:
-                code = exc.code if isinstance(exc.code, int) else 1
-    finally:
-        os.chdir(old_cwd)
-        os.environ.clear()
-        os.environ.update(old_env)
-    return code, buf.getvalue()
+    ran = psym_main(args, env=env, cwd=cwd, session=Session(), replace_env=True, merged=True)
+    return ran.returncode, ran.stdout
 
 
 def test_worked_examples_print_what_the_page_shows(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from psymetrics_core.base.errors import PsymError
+from psymetrics_core.pluginsys.session import Session
 from psymetrics_core.report import build_report, load_runs_for_report, write_report
 
 
@@ -56,9 +57,22 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     return [a, b]
 
 
-def test_same_runs_same_bytes_and_no_external_references(fresh_plugins, runs, tmp_path):
-    one = write_report(runs, tmp_path / "1.html", session=fresh_plugins).read_bytes()
-    two = write_report(runs, tmp_path / "2.html", session=fresh_plugins).read_bytes()
+LABELS = ["model A", "model B"]
+
+
+@pytest.fixture(scope="module")
+def written(runs: list[Path], tmp_path_factory: pytest.TempPathFactory) -> tuple[bytes, bytes]:
+    """The report of the two runs (labelled LABELS) written twice, each time from the run
+    folders and a fresh session; the tests below read the same pages."""
+    out = tmp_path_factory.mktemp("reports")
+    return (
+        write_report(runs, out / "1.html", LABELS, session=Session()).read_bytes(),
+        write_report(runs, out / "2.html", LABELS, session=Session()).read_bytes(),
+    )
+
+
+def test_same_runs_same_bytes_and_no_external_references(written):
+    one, two = written
     assert one == two
     html = one.decode()
     # nothing is fetched: no src/href to another origin, no @import or url() to one
@@ -70,8 +84,8 @@ def test_same_runs_same_bytes_and_no_external_references(fresh_plugins, runs, tm
     assert html.count("<script>") == 1  # the inline sample search only
 
 
-def test_flat_pattern_warned_and_labels_side_by_side(fresh_plugins, runs):
-    html = build_report(load_runs_for_report(runs, ["model A", "model B"]), session=fresh_plugins)
+def test_flat_pattern_warned_and_labels_side_by_side(runs, written):
+    html = written[0].decode()
     assert "Warning</b> model A · bfi: straight-lining" in html
     assert "model B · bfi: straight-lining" not in html
     head = html[
@@ -81,7 +95,7 @@ def test_flat_pattern_warned_and_labels_side_by_side(fresh_plugins, runs):
     ]
     assert "model A" in head and "model B" in head
     # every scale score of results.json is in the page with its exact value
-    for path, label in zip(runs, ["model A", "model B"], strict=True):
+    for path, label in zip(runs, LABELS, strict=True):
         res = json.loads((path / "results.json").read_text())
         for scale, s in res["tasks"]["bfi"]["scales"].items():
             cell = re.search(
