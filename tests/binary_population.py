@@ -17,7 +17,7 @@ from psymetrics_core.cli import cli
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks.latency_server import LatencyServer  # noqa: E402
 
-__all__ = ["by_extraversion", "binary_bfi_run"]
+__all__ = ["LatencyServer", "by_extraversion", "binary_bfi_run"]
 
 _MADE: dict[str, tuple[Path, str]] = {}
 
@@ -30,7 +30,8 @@ def by_extraversion(messages: list[dict[str, str]]) -> str:
 
 
 def binary_bfi_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    """The run folder and the ``psym eval`` screen (200 columns wide) of the shared run."""
+    """The run folder and the ``psym eval`` screen (200 columns wide) of the shared run; the
+    population file is ``big5.jsonl`` beside the run folder."""
     if "run" not in _MADE:
         root = tmp_path_factory.mktemp("binary-bfi")
         pop, run = root / "big5.jsonl", root / "run"
