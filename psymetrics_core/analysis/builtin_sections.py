@@ -35,4 +35,9 @@ def ecological_validity(request: AnalysisRequest) -> AnalysisSection | None:
 
 def population(request: AnalysisRequest) -> AnalysisSection | None:
     """The population section of population runs (``population.runs.population_section``)."""
-    return population_section(request.run_dirs, request.session.instruments(), request.population)
+    return population_section(
+        request.run_dirs,
+        request.session.instruments(),
+        request.population,
+        request.population_ready,
+    )

@@ -53,6 +53,9 @@ def analyze_runs(
     ``labels`` (ground truth per persona) goes to the plugins' analyses; it is an error when
     no run has tasks that use it. ``warn`` gets one line per plugin analysis that failed.
     """
+    # a bad population option is one line before the per-run tables are computed; the runs
+    # read for the check are handed to the population section (read once)
+    ready = check_population_options(run_dirs, session.instruments(), population)
     request = AnalysisRequest(
         tuple(run_dirs),
         session,
@@ -64,9 +67,8 @@ def analyze_runs(
         hypotheses=tuple(hypotheses),
         deletion=deletion,
         population=population,
+        population_ready=ready,
     )
-    # a bad population option is one line before the per-run tables are computed
-    check_population_options(run_dirs, session.instruments(), population)
     found = run_analyses(request, warn)
     if PER_RUN not in found:
         raise PsymError(

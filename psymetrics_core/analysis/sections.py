@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from psymetrics_core.analysis.population.options import PopulationOptions
+from psymetrics_core.analysis.population.runs import PreparedRuns
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.contracts.analyses import AnalysisSection
 
@@ -38,7 +39,8 @@ class AnalysisRequest:
     consistency, ``neutral`` for the projective tests). The rest are the options of the core's
     analyses (``psym analyze --help``): ``nan_policy``, ``baseline``, ``fence_k`` and
     ``hypotheses`` of the per-run tables, ``deletion`` (``--missing``) and ``population`` (what
-    the population section computes).
+    the population section computes); ``population_ready``: the population runs as read when
+    ``psym analyze`` checked those options (the section reads them once), or None.
     """
 
     run_dirs: tuple[Path, ...]
@@ -51,6 +53,7 @@ class AnalysisRequest:
     hypotheses: tuple[str, ...] = ()
     deletion: str = "listwise"
     population: PopulationOptions | None = None
+    population_ready: PreparedRuns | None = None
 
 
 def run_analyses(

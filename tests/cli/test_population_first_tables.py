@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from behaviour_fakes import ScriptedBackend
+from binary_population import binary_bfi_run
 from click.testing import CliRunner
 
 from psymetrics_core.administer.runner import evaluate
@@ -28,38 +29,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from benchmarks.latency_server import LatencyServer  # noqa: E402
 
 
-def _by_extraversion(messages: list[dict[str, str]]) -> str:
-    """ "5" to every item for an extroverted persona, "1" otherwise (as in test_population)."""
-    system = messages[0]["content"] if messages and messages[0]["role"] == "system" else ""
-    return "5" if "extroverted" in system else "1"
-
-
 @pytest.fixture(scope="module")
 def population_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     """32 binary Big Five personas x BFI-44 (a persona-driven fake server): the run and the
-    ``psym eval`` screen."""
-    root = tmp_path_factory.mktemp("firsttables")
-    pop, run = root / "big5.jsonl", root / "run"
-    res = CliRunner().invoke(cli, ["population", "build", "--generate", "binary", "-o", str(pop)])
-    assert res.exit_code == 0, res.output
-    with LatencyServer(latency=0.0, answer=_by_extraversion) as srv:
-        url = f"base_url={srv.base_url},model=m"
-        args = [
-            "eval",
-            "--tasks",
-            "bfi",
-            "--population",
-            str(pop),
-            "--model",
-            "openai-chat",
-            "--model-args",
-            url,
-            "-o",
-            str(run),
-        ]
-        res = CliRunner().invoke(cli, args, terminal_width=200)
-    assert res.exit_code == 0, res.output
-    return run, res.output
+    ``psym eval`` screen (shared: ``tests/binary_population.py``)."""
+    return binary_bfi_run(tmp_path_factory)
 
 
 def _scores_table(html: str) -> str:

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from binary_population import binary_bfi_run
 from click.testing import CliRunner
 
 from psymetrics_core.cli import cli
@@ -26,27 +27,11 @@ def _by_extraversion(messages: list[dict[str, str]]) -> str:
     return "5" if "extroverted" in system else "1"
 
 
-def test_population_screens(tmp_path: Path) -> None:
-    pop, run = tmp_path / "big5.jsonl", tmp_path / "run"
-    res = CliRunner().invoke(cli, ["population", "build", "--generate", "binary", "-o", str(pop)])
-    assert res.exit_code == 0, res.output
-    with LatencyServer(latency=0.0, answer=_by_extraversion) as srv:
-        args = [
-            "eval",
-            "--tasks",
-            "bfi",
-            "--population",
-            str(pop),
-            "--model",
-            "openai-chat",
-            "--model-args",
-            f"base_url={srv.base_url},model=m",
-            "-o",
-            str(run),
-        ]
-        res = CliRunner().invoke(cli, args, terminal_width=200)
-    assert res.exit_code == 0, res.output
-    out = res.output
+def test_population_screens(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The shared 32-persona run of ``tests/binary_population.py`` (the answers above, model m)."""
+    run, screen = binary_bfi_run(tmp_path_factory)
+    pop = run.parent / "big5.jsonl"
+    out = screen
     assert f"population: {pop}  respondents: 32  template: jung" in out
     assert "bfi: scale scores across 32 respondents" in out
     # extraversion: 16 profiles at 3.5 (all 5s, 3 of 8 items reversed), 16 at 2.5; by hand:

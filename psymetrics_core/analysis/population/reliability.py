@@ -13,7 +13,7 @@ persona are not 25 people. Undefined values are None with the reason.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 
@@ -32,6 +32,7 @@ from psymetrics_core.analysis.population.missing import (
     usable,
 )
 from psymetrics_core.analysis.population.mlfit import one_blas_thread
+from psymetrics_core.analysis.population.omega_draws import omega_of_draws
 
 __all__ = [
     "Undefined",
@@ -188,15 +189,19 @@ def _percentile(draws: list[float | None]) -> tuple[float, float] | None:
     return (float(lo), float(hi))
 
 
+Batch = Callable[[Sequence[np.ndarray]], list[float | None]]
+
+
 def _bootstrap(
     fn: Callable[[np.ndarray], float],
     x: np.ndarray,
     clusters: np.ndarray | None,
     n_boot: int,
     seed: int,
+    batch: Batch | None = None,
 ) -> tuple[tuple[float, float] | None, tuple[float, float] | None]:
     with one_blas_thread():
-        return _draws(fn, x, clusters, n_boot, seed)
+        return _draws(fn, x, clusters, n_boot, seed, batch)
 
 
 def _draws(
@@ -205,18 +210,20 @@ def _draws(
     clusters: np.ndarray | None,
     n_boot: int,
     seed: int,
+    batch: Batch | None = None,
 ) -> tuple[tuple[float, float] | None, tuple[float, float] | None]:
+    """Naive then clustered draws (row indices, from one generator seeded ``seed``), ``fn`` on
+    each (``batch``: all of a kind at once, the same values)."""
     rng = np.random.default_rng(seed)
     n = len(x)
-    naive = [_stat(fn, x[rng.integers(0, n, n)]) for _ in range(n_boot)]
+    stats = batch or (lambda rows: [_stat(fn, x[idx]) for idx in rows])
+    naive = stats([rng.integers(0, n, n) for _ in range(n_boot)])
     if clusters is None:
         return _percentile(naive), None
     ids, inverse = np.unique(clusters, return_inverse=True)
     rows = [np.flatnonzero(inverse == c) for c in range(len(ids))]
-    clustered = []
-    for _ in range(n_boot):
-        pick = rng.integers(0, len(ids), len(ids))
-        clustered.append(_stat(fn, x[np.concatenate([rows[c] for c in pick])]))
+    picks = [rng.integers(0, len(ids), len(ids)) for _ in range(n_boot)]
+    clustered = stats([np.concatenate([rows[c] for c in pick]) for pick in picks])
     return _percentile(naive), _percentile(clustered)
 
 
@@ -248,15 +255,17 @@ def scale_reliability(
             rel.reason = str(exc)
             out.append(rel)
             continue
+        start = _psi(x, missing)
+        omega = partial(omega_total, names=names, start=start, missing=missing)
         fns: dict[str, Callable[[np.ndarray], float]] = {
             "alpha": partial(alpha, missing=missing),
             "lambda6": partial(lambda6, names=names, missing=missing),
-            "omega_total": partial(
-                omega_total, names=names, start=_psi(x, missing), missing=missing
-            ),
+            "omega_total": omega,
         }
+        batches = {"omega_total": _omega_batch(x, start, omega, missing)}
         for cname, fn in fns.items():
-            rel.coefficients.append(_coefficient(cname, fn, x, clusters, n_boot, seed))
+            coef = _coefficient(cname, fn, x, clusters, n_boot, seed, batches.get(cname))
+            rel.coefficients.append(coef)
         out.append(rel)
     return out
 
@@ -269,6 +278,15 @@ def _psi(x: np.ndarray, missing: str = "listwise") -> np.ndarray | None:
         return None
 
 
+def _omega_batch(
+    x: np.ndarray, start: np.ndarray | None, omega: Callable[[np.ndarray], float], missing: str
+) -> Batch | None:
+    """omega's draws fitted all at once (``omega_draws``) on complete rows; else None."""
+    if missing != "listwise" or start is None:
+        return None
+    return omega_of_draws(x, start, partial(_stat, omega))
+
+
 def _coefficient(
     name: str,
     fn: Callable[[np.ndarray], float],
@@ -276,6 +294,7 @@ def _coefficient(
     clusters: np.ndarray | None,
     n_boot: int,
     seed: int,
+    batch: Batch | None = None,
 ) -> Coefficient:
     try:
         value = fn(x)
@@ -284,7 +303,7 @@ def _coefficient(
     if n_boot <= 0:
         return Coefficient(name, value)
     if clusters is not None and len(np.unique(clusters)) == len(clusters):
-        naive, _ = _bootstrap(fn, x, None, n_boot, seed)
+        naive, _ = _bootstrap(fn, x, None, n_boot, seed, batch)
         return Coefficient(name, value, naive, None, "one respondent per persona: no clustering")
-    naive, clustered = _bootstrap(fn, x, clusters, n_boot, seed)
+    naive, clustered = _bootstrap(fn, x, clusters, n_boot, seed, batch)
     return Coefficient(name, value, naive, clustered)

@@ -60,6 +60,7 @@ __all__ = [
     "read_population_runs",
     "check_criterion",
     "check_population_options",
+    "PreparedRuns",
     "criterion_table",
     "population_section",
     "population_analysis",
@@ -186,27 +187,32 @@ def check_population_options(
     run_dirs: Sequence[Path],
     instruments: Mapping[str, Instrument],
     options: PopulationOptions | None = None,
-) -> None:
+) -> PreparedRuns | None:
     """Every population option given checked against ``run_dirs`` (one line), so that
-    ``psym analyze`` refuses a bad one before it computes anything; nothing to check (and
-    nothing read) when none is given."""
+    ``psym analyze`` refuses a bad one before it computes anything: the runs as read and
+    checked (hand them to ``population_section``: read once), or None when no option is given
+    (nothing checked, nothing read) or no run is a population run."""
     if options is not None and options.asked():
-        _prepare(run_dirs, instruments, options)
+        return _prepare(run_dirs, instruments, options)
+    return None
 
 
 @dataclass(frozen=True)
-class _Prepared:
+class PreparedRuns:
     """The population runs read (``found``), each installed questionnaire's scale structure
-    (``structures``: the items administered) and the trait table, every option checked."""
+    (``structures``: the items administered) and the trait table, every option checked
+    (``check_population_options``'s result; ``run_dirs`` and ``options``: what it was for)."""
 
     found: dict[str, PopulationData]
     structures: dict[str, ScaleStructure]
     table: TraitTable
+    run_dirs: tuple[Path, ...] = ()
+    options: PopulationOptions | None = None
 
 
 def _prepare(
     run_dirs: Sequence[Path], instruments: Mapping[str, Instrument], options: PopulationOptions
-) -> _Prepared | None:
+) -> PreparedRuns | None:
     """The runs read and every option checked, before any analysis (None: no population run)."""
     found = read_population_runs(run_dirs)
     if not found:
@@ -228,17 +234,18 @@ def _prepare(
         check_criterion(pop, scales, options.criterion)
     if options.irt and structures:
         require_irt()
-    return _Prepared(found, structures, table)
+    return PreparedRuns(found, structures, table, tuple(run_dirs), options)
 
 
 def population_section(
     run_dirs: Sequence[Path],
     instruments: Mapping[str, Instrument],
     options: PopulationOptions | None = None,
+    ready: PreparedRuns | None = None,
 ) -> AnalysisSection | None:
     """The ``psym analyze`` section of population runs (None when no run is one): the text
-    and the JSON of ``population_analysis``."""
-    res = population_analysis(run_dirs, instruments, options)
+    and the JSON of ``population_analysis`` (``ready``: ``check_population_options``'s)."""
+    res = population_analysis(run_dirs, instruments, options, ready)
     if res is None:
         return None
     return AnalysisSection("population", "Population psychometrics", res.text, res.to_json())
@@ -249,12 +256,15 @@ def population_analysis(
     run_dirs: Sequence[Path],
     instruments: Mapping[str, Instrument],
     options: PopulationOptions | None = None,
+    ready: PreparedRuns | None = None,
 ) -> PopulationAnalysis | None:
     """The population analyses of ``run_dirs`` (None when no run is a population run, or no
     task of them an installed questionnaire), computing what ``options`` asks for (MTMM: the
-    shipped trait table unless ``options.mtmm``)."""
+    shipped trait table unless ``options.mtmm``). ``ready``: the runs already read and checked
+    for these runs and options (``check_population_options``), else read here."""
     options = options or PopulationOptions()
-    ready = _prepare(run_dirs, instruments, options)  # every option checked: then the work
+    if ready is None or ready.run_dirs != tuple(run_dirs) or ready.options != options:
+        ready = _prepare(run_dirs, instruments, options)  # every option checked: then the work
     if ready is None:
         return None
     opts = options.structure and options.structure.for_runs(run_dirs)

@@ -5,11 +5,11 @@ against a loopback server whose answers depend on the persona."""
 from __future__ import annotations
 
 import json
-import sys
 from collections import Counter
 from pathlib import Path
 
 import pytest
+from binary_population import binary_bfi_run
 from click.testing import CliRunner
 
 from psymetrics_core.administer.population import TEMPLATES, respondent_conditions
@@ -17,9 +17,6 @@ from psymetrics_core.base.errors import PsymError
 from psymetrics_core.cli import cli
 from psymetrics_core.records.population import read_population
 from psymetrics_core.study.population import BuildSpec, build_population, write_population
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
-from benchmarks.latency_server import LatencyServer  # noqa: E402
 
 
 def _source(tmp_path: Path, n: int = 40) -> Path:
@@ -140,37 +137,17 @@ def test_templates_quote_the_seeds(tmp_path: Path) -> None:
         respondent_conditions(pop, str(bad))
 
 
-def _by_extraversion(messages: list[dict[str, str]]) -> str:
-    """The loopback model: "5" to every item for an extroverted persona, "1" otherwise."""
-    system = messages[0]["content"] if messages and messages[0]["role"] == "system" else ""
-    return "5" if "extroverted" in system else "1"
-
-
-def test_population_run_gives_the_built_in_criterion_validity(tmp_path: Path) -> None:
-    pop = tmp_path / "big5.jsonl"
-    res = CliRunner().invoke(cli, ["population", "build", "--generate", "binary", "-o", str(pop)])
-    assert res.exit_code == 0, res.output
-    with LatencyServer(latency=0.0, answer=_by_extraversion) as srv:
-        args = [
-            "eval",
-            "--tasks",
-            "bfi",
-            "--population",
-            str(pop),
-            "--model",
-            "openai-chat",
-            "--model-args",
-            f"base_url={srv.base_url},model=m",
-            "-o",
-            str(tmp_path / "run"),
-        ]
-        res = CliRunner().invoke(cli, args)
-    assert res.exit_code == 0, res.output
-    lines = [json.loads(x) for x in (tmp_path / "run" / "samples.jsonl").read_text().splitlines()]
+def test_population_run_gives_the_built_in_criterion_validity(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """The shared 32-persona run (``tests/binary_population.py``): "5" to every item for an
+    extroverted persona, "1" otherwise."""
+    run, _ = binary_bfi_run(tmp_path_factory)
+    lines = [json.loads(x) for x in (run / "samples.jsonl").read_text().splitlines()]
     assert len(lines) == 32 * 44
     info = next(iter(lines[0]["condition_info"].values()))
     assert info["respondent"].startswith("bin-") and len(info["persona_sha256"]) == 16
-    res = CliRunner().invoke(cli, ["analyze", str(tmp_path / "run"), "--json"])
+    res = CliRunner().invoke(cli, ["analyze", str(run), "--json"])
     assert res.exit_code == 0, res.output
     sections = json.loads(res.output)["sections"]
     assert "projective" not in sections  # questionnaires alone are not GenPT's analysis

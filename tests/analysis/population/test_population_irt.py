@@ -13,21 +13,18 @@ worked by hand; and girth 0.8.0's ``grm_mml``, an independent marginal-ML implem
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from binary_population import binary_bfi_run
 from click.testing import CliRunner
 
 from psymetrics_core.analysis.population.data import Responses, ScaleStructure
 from psymetrics_core.analysis.population.irt import THETA, graded_response, grm_scale
 from psymetrics_core.cli import cli
 from psymetrics_core.pluginsys.session import Session
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
-from benchmarks.latency_server import LatencyServer  # noqa: E402
 
 A = np.array([0.8, 1.1, 1.4, 1.7, 2.1, 2.5])
 B = np.array(
@@ -238,38 +235,16 @@ def test_responses_with_irt_give_the_irt_key_and_a_text_block(tmp_path: Path, ps
     assert "irt" not in json.loads(plain.output)["population"]["all"]  # only when asked
 
 
-def _persona_answer(messages: list[dict[str, str]]) -> str:
-    """'5' to every item for an extroverted persona, '1' otherwise (acquiescence: the
-    reverse-keyed items, keyed back, run against the others)."""
-    system = messages[0]["content"] if messages and messages[0]["role"] == "system" else ""
-    return "5" if "extroverted" in system else "1"
-
-
-def test_population_run_with_irt_names_the_items_against_the_scale(tmp_path: Path) -> None:
-    pop = tmp_path / "big5.jsonl"
-    res = CliRunner().invoke(cli, ["population", "build", "--generate", "binary", "-o", str(pop)])
-    assert res.exit_code == 0, res.output
-    with LatencyServer(latency=0.0, answer=_persona_answer) as srv:
-        res = CliRunner().invoke(
-            cli,
-            [
-                "eval",
-                "--tasks",
-                "bfi",
-                "--population",
-                str(pop),
-                "--model",
-                "openai-chat",
-                "--model-args",
-                f"base_url={srv.base_url},model=m",
-                "-o",
-                str(tmp_path / "run"),
-            ],
-        )
-    assert res.exit_code == 0, res.output
+def test_population_run_with_irt_names_the_items_against_the_scale(
+    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """The shared 32-persona run (``tests/binary_population.py``): '5' to every item for an
+    extroverted persona, '1' otherwise (acquiescence: the reverse-keyed items, keyed back, run
+    against the others)."""
+    run, _ = binary_bfi_run(tmp_path_factory)
     # one analysis, printed as text and written as analysis.json (the report --json prints)
     out = tmp_path / "analysis"
-    res = CliRunner().invoke(cli, ["analyze", str(tmp_path / "run"), "--irt", "-o", str(out)])
+    res = CliRunner().invoke(cli, ["analyze", str(run), "--irt", "-o", str(out)])
     assert res.exit_code == 0, res.output
     irt = json.loads((out / "analysis.json").read_text())["sections"]["population"]["bfi"]["irt"]
     assert set(irt) == {

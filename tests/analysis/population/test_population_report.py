@@ -13,8 +13,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from binary_population import LatencyServer, by_extraversion
 from click.testing import CliRunner
-from test_population import LatencyServer, _by_extraversion
 
 from psymetrics_core.analysis.population.data import ScaleStructure
 from psymetrics_core.analysis.population.entry import PopulationEntry
@@ -144,13 +144,13 @@ def test_fit_cutoffs_hu_bentler(key: str, value: float | None, verdict: str) -> 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """32 binary profiles x bfi items 1-20, and x mfq items 1-6 (no norms), on the server of
-    test_population.py ("5" for an extroverted persona, "1" otherwise)."""
+    tests/binary_population.py ("5" for an extroverted persona, "1" otherwise)."""
     tmp = tmp_path_factory.mktemp("poprep")
     pop = tmp / "big5.jsonl"
     res = CliRunner().invoke(cli, ["population", "build", "--generate", "binary", "-o", str(pop)])
     assert res.exit_code == 0, res.output
     out = {}
-    with LatencyServer(latency=0.0, answer=_by_extraversion) as srv:
+    with LatencyServer(latency=0.0, answer=by_extraversion) as srv:
         for task, limit in (("bfi", "20"), ("mfq", "6")):
             args = [
                 "eval",
