@@ -3,8 +3,10 @@
 ``expect_clean_error(fn, names)`` runs ``fn`` (a loader call or an in-process CLI call) and
 asserts: it raised a ``PsymError`` (or a CLI exit != 0 whose stderr is one ``psym:`` line), no
 other exception type escaped (that would be a traceback), the message is one line and names at
-least one of ``names`` (the file, line or field), it finished within ``TIME_BOUND`` seconds, and
-Python allocated at most ``MEMORY_BOUND`` bytes on the way (tracemalloc peak).
+least one of ``names`` (the file, line or field), it used at most ``TIME_BOUND`` seconds of this
+process's CPU (work that blows up on a malformed input) and finished within ``WALL_BOUND`` seconds
+of wall time (a hang; generous, since a loaded 2-core machine stretches wall time), and Python
+allocated at most ``MEMORY_BOUND`` bytes on the way (tracemalloc peak).
 
 ``run_cli(argv)`` runs ``psym ARGV`` in process with one ``Session`` of the installed plugins
 shared by every call of this test process (built on first use, as ``psym`` builds one per
@@ -27,20 +29,23 @@ __all__ = [
     "run_cli",
     "shared_session",
     "TIME_BOUND",
+    "WALL_BOUND",
     "MEMORY_BOUND",
     "Outcome",
 ]
 
-TIME_BOUND = 10.0  # seconds per input (generous for a loaded 2-core CI machine)
+TIME_BOUND = 10.0  # CPU seconds of this process per input
+WALL_BOUND = 25.0  # wall seconds per input: a hang (or a 30 s default wait), not a slow machine
 MEMORY_BOUND = 256 * 1024 * 1024  # bytes allocated by Python while handling one input
 
 
 class Outcome:
     """What one fuzz input produced."""
 
-    def __init__(self, message: str, seconds: float, peak: int) -> None:
+    def __init__(self, message: str, seconds: float, peak: int, cpu: float = 0.0) -> None:
         self.message = message
-        self.seconds = seconds
+        self.seconds = seconds  # wall seconds
+        self.cpu = cpu  # CPU seconds of this process
         self.peak = peak
 
 
@@ -49,7 +54,7 @@ def expect_clean_error(
 ) -> Outcome:
     """Run ``fn`` and assert it failed cleanly (see the module docstring)."""
     tracemalloc.start()
-    t0 = time.monotonic()
+    t0, c0 = time.monotonic(), time.process_time()
     message = ""
     try:
         fn()
@@ -64,7 +69,7 @@ def expect_clean_error(
         tracemalloc.stop()
         raise AssertionError(f"{label}: invalid input was accepted (would exit 0)")
     finally:
-        seconds = time.monotonic() - t0
+        seconds, cpu = time.monotonic() - t0, time.process_time() - c0
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     assert message, f"{label}: empty error message"
@@ -73,9 +78,10 @@ def expect_clean_error(
     wanted = [n for n in names if n]
     if wanted:
         assert any(n in message for n in wanted), f"{label}: {message!r} names none of {wanted}"
-    assert seconds < TIME_BOUND, f"{label}: took {seconds:.1f} s"
+    assert cpu < TIME_BOUND, f"{label}: took {cpu:.1f} s of CPU"
+    assert seconds < WALL_BOUND, f"{label}: took {seconds:.1f} s (a hang?)"
     assert peak < MEMORY_BOUND, f"{label}: allocated {peak / 1e6:.0f} MB"
-    return Outcome(message, seconds, peak)
+    return Outcome(message, seconds, peak, cpu)
 
 
 # commands that may change the installed plugins: never on the shared session
