@@ -51,11 +51,11 @@ def test_catalogue_lists_the_known_plugins():
     entries = catalogue(CATALOGUE)
     names = {e.name: e for e in entries}
     expected = {
-        "bfi": ["bfi"],
+        "bfi": ["bfi", "bfi10"],
         "mfq": ["mfq"],
         "asi": ["asi"],
         "sr2k": ["sr2k"],
-        "pvq": ["pvq40"],
+        "pvq": ["pvq40", "pvq21"],
         "sd3": ["sd3"],
         "mbti": ["16p"],
         "refletter": ["refletter"],

@@ -1,4 +1,4 @@
-"""psymetrics plugin: the Big Five Inventory (BFI-44), task ``bfi``."""
+"""psymetrics plugin: the Big Five Inventory, tasks ``bfi`` (BFI-44) and ``bfi10`` (BFI-10)."""
 
 from psymetrics_core import data_files, hookimpl
 

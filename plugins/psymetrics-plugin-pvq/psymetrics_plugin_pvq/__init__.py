@@ -1,4 +1,4 @@
-"""psymetrics plugin: Portrait Values Questionnaire (PVQ-40), task ``pvq40``."""
+"""psymetrics plugin: Portrait Values Questionnaires, tasks ``pvq40`` and ``pvq21`` (ESS)."""
 
 from psymetrics_core import data_files, hookimpl
 
