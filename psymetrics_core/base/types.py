@@ -86,6 +86,8 @@ class Item:
     rescale: tuple[tuple[int, float], ...] | None = None
     # free-form attributes of a behaviour task's prompt (e.g. gender, city); not compared
     meta: dict[str, Any] | None = field(default=None, compare=False, hash=False)
+    # the item as an open question (items.csv ``question``), asked by the interview mode
+    question: str | None = None
 
     @property
     def scored(self) -> bool:

@@ -375,7 +375,8 @@ class InstrumentSpec(Open):
 class ItemRow(Open):
     """One row of an item CSV (cells as text). ``scale``: ';'-separated scale names;
     ``reverse``: 1/0 (or true/false, R); ``flag``: attention_check, filler or empty;
-    ``rescale``: a value map after reverse keying, e.g. ``1=1;2=2.5;3=4``."""
+    ``rescale``: a value map after reverse keying, e.g. ``1=1;2=2.5;3=4``; ``question``: the
+    item as an open question, for the ``interview`` administration (e.g. "Are you talkative?")."""
 
     id: str
     text: str = ""
@@ -384,6 +385,7 @@ class ItemRow(Open):
     response_scale: str = "default"
     flag: Literal["attention_check", "filler"] | None = None
     rescale: str = ""
+    question: str = ""
 
     @field_validator("id", mode="before")
     @classmethod
@@ -408,7 +410,7 @@ class ItemRow(Open):
             raise ValueError(f"expected one of {sorted(FLAGS)} or empty, got {raw!r}")
         return raw or None
 
-    @field_validator("text", "scale", "rescale", mode="before")
+    @field_validator("text", "scale", "rescale", "question", mode="before")
     @classmethod
     def _cell(cls, v: Any) -> Any:
         return (v or "").strip()

@@ -231,7 +231,16 @@ def _item(
             field="response_scale",
         )
     rescale = item_rescale(csv_path, lineno, r.rescale, rscales[r.response_scale])
-    return Item(r.id, r.text, r.scales, r.reverse, r.response_scale, r.flag, rescale)
+    return Item(
+        r.id,
+        r.text,
+        r.scales,
+        r.reverse,
+        r.response_scale,
+        r.flag,
+        rescale,
+        question=r.question or None,
+    )
 
 
 def _check_forms_agree(path: Path, forms: dict[str, list[Item]]) -> None:
