@@ -1,0 +1,187 @@
+"""The ``interview`` administration end to end (InCharacter, Wang et al., 2024): ``psym eval
+--condition interview`` against a loopback OpenAI-compatible server that answers the BFI's open
+questions as a persona and judges the answers (tests/administer/interview_server.py).
+
+The persona's intended levels are the expected scale scores: the subject says the option it
+means (reverse-keyed items turned over, 6 - level), the judge converts the words back to that
+option, and the instrument's keys turn reverse-keyed items back. Scores equal the levels only
+when reverse keys are applied exactly once (zero or two times would give 6 - level on those
+items). A declined question is a missing answer with its reason, not the midpoint.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from psymetrics_core.cli import cli, main
+from psymetrics_core.instruments.spec import load_instrument
+from tests.administer.interview_server import InterviewServer, Persona
+
+REPO = Path(__file__).resolve().parents[2]
+BFI = REPO / "plugins/psymetrics-plugin-bfi/psymetrics_plugin_bfi/instruments/bfi/instrument.yaml"
+ANN = {
+    "extraversion": 5,
+    "agreeableness": 2,
+    "conscientiousness": 4,
+    "neuroticism": 1,
+    "openness": 3,
+}
+BOB = {
+    "extraversion": 1,
+    "agreeableness": 4,
+    "conscientiousness": 2,
+    "neuroticism": 5,
+    "openness": 5,
+}
+DECLINED = "1"  # Ann declines "Are you talkative?" (extraversion, not reverse-keyed)
+DROPPED = "44"  # the judge leaves item 44 out of its first reply: it is asked again
+
+
+def _questions() -> dict[str, tuple[str, str, bool]]:
+    inst = load_instrument(BFI)
+    return {str(it.question): (it.id, it.scales[0], it.reverse) for it in inst.items}
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[InterviewServer]:
+    personas = {"Ann": Persona(ANN, frozenset({DECLINED})), "Bob": Persona(BOB)}
+    with InterviewServer(personas, _questions(), drop_first=DROPPED) as srv:
+        yield srv
+
+
+def _eval(srv: InterviewServer, out: Path, persona: Path, condition: str) -> Any:
+    return CliRunner().invoke(
+        cli,
+        [
+            "eval",
+            "--tasks",
+            "bfi",
+            "--mode",
+            "generate",
+            "--model",
+            "openai-chat",
+            "--model-args",
+            f"base_url={srv.base_url},model=subject",
+            "--judge-model",
+            "openai-chat",
+            "--judge-model-args",
+            f"base_url={srv.base_url},model=judge",
+            "--condition",
+            f"{condition}+persona={persona}",
+            "--output",
+            str(out),
+        ],
+    )
+
+
+@pytest.fixture(scope="module")
+def ann_run(server: InterviewServer, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    d = tmp_path_factory.mktemp("interview")
+    persona = d / "ann.txt"
+    persona.write_text("You are Ann.")
+    out = d / "run"
+    before = server.count("subject"), server.count("judge")
+    res = _eval(server, out, persona, "interview")
+    assert res.exit_code == 0, res.output
+    # 44 questions, one conversation each; 5 judge batches (<= 10 items) + 1 retry for item 44
+    assert server.count("subject") - before[0] == 44
+    assert server.count("judge") - before[1] == 6
+    return out
+
+
+def _read(out: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    results = json.loads((out / "results.json").read_text())
+    samples = [json.loads(x) for x in (out / "samples.jsonl").read_text().splitlines()]
+    return results, samples
+
+
+def _scores(results: dict[str, Any]) -> dict[str, float]:
+    return {k: v["score"] for k, v in results["tasks"]["bfi"]["scales"].items()}
+
+
+def test_scores_are_the_personas_levels_with_reverse_keys_applied_once(ann_run: Path) -> None:
+    results, samples = _read(ann_run)
+    assert _scores(results) == pytest.approx({k: float(v) for k, v in ANN.items()})
+    # a reverse-keyed item carries the turned-over option as answered: 6 - level
+    by_id = {s["item"]: s for s in samples}
+    assert by_id["6"]["answer"] == 6 - ANN["extraversion"]  # "Are you reserved?" (6R)
+    assert by_id["6"]["keyed"] == {"extraversion": ANN["extraversion"]}
+    facets = results["tasks"]["bfi"]["facets"]
+    assert facets == {"administration": "interview", "persona": "persona=ann"}
+    assert results["tasks"]["bfi"]["interview"] == {"method": "option-conversion", "impute": None}
+
+
+def test_a_declined_question_stays_missing_with_its_reason(ann_run: Path) -> None:
+    results, samples = _read(ann_run)
+    s = next(x for x in samples if x["item"] == DECLINED)
+    assert s["completion"] == "I would rather not say."
+    assert s["answer"] is None and s["parse_status"] == "refused"
+    assert "none" in s["data"]["reason"]
+    ext = results["tasks"]["bfi"]["scales"]["extraversion"]
+    assert ext["n_answered"] == 7 and ext["n_items"] == 8
+
+
+def test_every_exchange_and_judge_call_is_recorded(ann_run: Path) -> None:
+    _, samples = _read(ann_run)
+    judged = [json.loads(x) for x in (ann_run / "judge.jsonl").read_text().splitlines()]
+    assert len(judged) == 6
+    assert all(j["stage"] == "option-conversion" for j in judged)
+    # the open answers are in the judge prompts; the raw reply and the parsed lines are kept
+    first = judged[0]
+    assert "Honestly:" in first["prompt"]["messages"][-1]["content"]
+    assert first["completion"].startswith("Analysis:")
+    assert first["verdict"]["value"]["2"] == ["4"]  # Ann: agreeableness 2, item 2 reverse-keyed
+    retry = judged[-1]
+    assert retry["attempt"] == 1 and retry["batches"] == {"batch0": [DROPPED]}
+    s44 = next(x for x in samples if x["item"] == DROPPED)
+    assert s44["interview"]["rating"] == {"value": 3, "status": "ok", "reason": None, "attempts": 2}
+    s1 = next(x for x in samples if x["item"] == "1")
+    assert s1["interview"]["question"] == "Are you talkative?"
+
+
+def test_personas_apply(server: InterviewServer, tmp_path: Path) -> None:
+    persona = tmp_path / "bob.txt"
+    persona.write_text("You are Bob.")
+    res = _eval(server, tmp_path / "run", persona, "interview")
+    assert res.exit_code == 0, res.output
+    results, _ = _read(tmp_path / "run")
+    assert _scores(results) == pytest.approx({k: float(v) for k, v in BOB.items()})
+
+
+def test_midpoint_imputation_is_the_option_and_recorded(
+    server: InterviewServer, tmp_path: Path
+) -> None:
+    persona = tmp_path / "ann.txt"
+    persona.write_text("You are Ann.")
+    res = _eval(server, tmp_path / "run", persona, "interview-midpoint")
+    assert res.exit_code == 0, res.output
+    results, samples = _read(tmp_path / "run")
+    s = next(x for x in samples if x["item"] == DECLINED)
+    assert s["answer"] == 3 and s["data"]["imputed"] == "midpoint"
+    # extraversion: seven items at 5 and the imputed 3, (7 * 5 + 3) / 8
+    assert _scores(results)["extraversion"] == pytest.approx((7 * 5 + 3) / 8)
+    assert results["tasks"]["bfi"]["interview"]["impute"] == "midpoint"
+
+
+def test_an_instrument_without_questions_is_refused_in_one_line(
+    server: InterviewServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = server.count("subject")
+    argv = ["eval", "--tasks", "ipip-bfi25", "--model", "openai-chat", "--model-args"]
+    argv += [f"base_url={server.base_url},model=subject", "--condition", "interview"]
+    with pytest.raises(SystemExit) as exc:
+        main([*argv, "--output", str(tmp_path / "run")])
+    assert exc.value.code == 1
+    err = capsys.readouterr().err
+    lines = [x for x in err.splitlines() if x.startswith("psym: ")]
+    assert len(lines) == 1 and "Traceback" not in err, err
+    assert "task 'ipip-bfi25' cannot be interviewed" in lines[0]
+    assert "no 'question' column" in lines[0]
+    assert server.count("subject") == before
+    assert not (tmp_path / "run" / "results.json").exists()
