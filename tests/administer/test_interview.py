@@ -185,3 +185,54 @@ def test_an_instrument_without_questions_is_refused_in_one_line(
     assert "no 'question' column" in lines[0]
     assert server.count("subject") == before
     assert not (tmp_path / "run" / "results.json").exists()
+
+
+# -- psym judge: re-judging a run asks only the judge ------------------------------------------
+
+
+def _judge(srv: InterviewServer, run: Path, out: Path, *extra: str) -> Any:
+    argv = ["judge", str(run), "--judge", "openai-chat", "--judge-model-args"]
+    argv += [f"base_url={srv.base_url},model=judge", "-o", str(out), *extra]
+    return CliRunner().invoke(cli, argv)
+
+
+def test_rejudging_gives_the_same_scores_without_subject_requests(
+    server: InterviewServer, ann_run: Path, tmp_path: Path
+) -> None:
+    subject, judged = server.count("subject"), server.count("judge")
+    res = _judge(server, ann_run, tmp_path / "run2")
+    assert res.exit_code == 0, res.output
+    assert server.count("subject") == subject  # the subject was not asked again
+    assert server.count("judge") - judged == 5  # 5 batches; item 44 is read the first time now
+    old, old_samples = _read(ann_run)
+    new, new_samples = _read(tmp_path / "run2")
+    assert _scores(new) == _scores(old)
+    assert new["tasks"]["bfi"]["n_refused"] == old["tasks"]["bfi"]["n_refused"] == 1
+    assert new["rejudged_from"]["subject_requests"] == 0
+    assert new["rejudged_from"]["run"] == str(ann_run)
+    assert [s["completion"] for s in new_samples] == [s["completion"] for s in old_samples]
+    assert [s["answer"] for s in new_samples] == [s["answer"] for s in old_samples]
+    assert len((tmp_path / "run2" / "judge.jsonl").read_text().splitlines()) == 5
+
+
+def test_rejudging_refuses_its_own_input_and_a_run_without_interviews(
+    server: InterviewServer, ann_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = (ann_run / "results.json").read_bytes()
+    for out, why in ((ann_run, "is the run being re-judged"), (tmp_path / "x", "no interviewed")):
+        if why == "no interviewed":
+            empty = tmp_path / "plain"
+            empty.mkdir()
+            (empty / "results.json").write_bytes(before)
+            (empty / "samples.jsonl").write_text("")
+            run = empty
+        else:
+            run = ann_run
+        argv = ["judge", str(run), "--judge", "openai-chat", "-o", str(out)]
+        with pytest.raises(SystemExit) as exc:
+            main(argv)
+        assert exc.value.code == 1
+        err = capsys.readouterr().err
+        lines = [x for x in err.splitlines() if x.startswith("psym: ")]
+        assert len(lines) == 1 and why in lines[0] and "Traceback" not in err, err
+    assert (ann_run / "results.json").read_bytes() == before
