@@ -17,7 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from psymetrics_core.administer.administration.interview import Asked, rate_and_record
+from psymetrics_core.administer.administration.interview import (
+    Asked,
+    Interview,
+    rate_and_record,
+)
 from psymetrics_core.administer.judge import DEFAULT_JUDGE_MAX_NEW_TOKENS, Judge
 from psymetrics_core.administer.runner import run_summary
 from psymetrics_core.backends.base import parse_model_args
@@ -141,7 +145,10 @@ def _judge_unit(
             f"task '{inst.id}' has no item(s) {', '.join(unknown)} (the run names them)"
         )
     asked = [Asked(items[i], pr, text) for i, pr, text in u.rows]
-    answers = rate_and_record(judge, inst, u.form, asked, u.tag, writer.write, u.impute)
+    mode = session.administration(u.mode)
+    if not isinstance(mode, Interview):
+        raise PsymError(f"administration '{u.mode}' of the run's samples is not an interview")
+    answers = rate_and_record(judge, inst, u.form, asked, u.tag, writer.write, mode)
     return _entry(u, inst, answers, session, old.get("norm_group"))
 
 

@@ -151,6 +151,8 @@ class ScaleDef:
     # per-scale replacement of items' rescale maps: ((item id, ((value, target), ...)), ...)
     rescale: tuple[tuple[str, Any], ...] = ()
     norms: tuple[NormGroup, ...] = ()  # human norm groups, the default (first) group first
+    # adjectives describing a person high on the scale (interview: dimension-aware conversion)
+    adjectives: tuple[str, ...] = ()
 
 
 @dataclass

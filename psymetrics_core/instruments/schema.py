@@ -119,6 +119,20 @@ class ScaleSpec(Strict):
     norms: list[dict[str, Any]] | None = Field(
         default=None, description="human norm groups: group, mean, sd, n, source, year, note"
     )
+    adjectives: list[str] = Field(
+        default_factory=list,
+        description="adjectives describing a person high on the scale (the interview judge's "
+        "dimension-aware option conversion)",
+    )
+
+    @field_validator("adjectives", mode="before")
+    @classmethod
+    def _adjectives(cls, v: Any) -> Any:
+        if v is None:
+            return []
+        if not isinstance(v, list) or not all(isinstance(x, str) and x.strip() for x in v):
+            raise ValueError("expected a list of non-empty words, e.g. [talkative, assertive]")
+        return [x.strip() for x in v]
 
     @field_validator("method", mode="before")
     @classmethod

@@ -101,6 +101,7 @@ def _build(path: Path, raw: dict[str, Any]) -> Instrument:
             higher_is=sd.higher_is,
             rescale=tuple(sd.rescale.items()),
             norms=parse_norms(path, name, sd.norms),
+            adjectives=tuple(sd.adjectives),
         )
         for name, sd in spec.scales.items()
     }

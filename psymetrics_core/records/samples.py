@@ -191,5 +191,7 @@ class JudgeRecord(Strict):
         default=None, description="interview judge: 0 for the first request, then each retry"
     )
     batches: dict[Name, list[Name]] | None = Field(
-        default=None, description="interview judge: the item ids of each batch of the request"
+        default=None,
+        description="interview judge: the item ids of each batch sent in this round (this "
+        "line's own batch is the one named by 'item')",
     )

@@ -139,6 +139,7 @@ def test_every_exchange_and_judge_call_is_recorded(ann_run: Path) -> None:
     assert first["verdict"]["value"]["2"] == ["4"]  # Ann: agreeableness 2, item 2 reverse-keyed
     retry = judged[-1]
     assert retry["attempt"] == 1 and retry["batches"] == {"batch0": [DROPPED]}
+    assert retry["item"] == "batch0"
     s44 = next(x for x in samples if x["item"] == DROPPED)
     assert s44["interview"]["rating"] == {"value": 3, "status": "ok", "reason": None, "attempts": 2}
     s1 = next(x for x in samples if x["item"] == "1")
@@ -236,3 +237,46 @@ def test_rejudging_refuses_its_own_input_and_a_run_without_interviews(
         lines = [x for x in err.splitlines() if x.startswith("psym: ")]
         assert len(lines) == 1 and why in lines[0] and "Traceback" not in err, err
     assert (ann_run / "results.json").read_bytes() == before
+
+
+# -- dimension-aware option conversion ----------------------------------------------------------
+
+
+def test_dimension_aware_conversion_judges_one_scale_per_batch_on_its_adjectives(
+    server: InterviewServer, tmp_path: Path
+) -> None:
+    persona = tmp_path / "bob.txt"
+    persona.write_text("You are Bob.")
+    res = _eval(server, tmp_path / "run", persona, "interview-dimensions")
+    assert res.exit_code == 0, res.output
+    results, samples = _read(tmp_path / "run")
+    assert _scores(results) == pytest.approx({k: float(v) for k, v in BOB.items()})
+    assert results["tasks"]["bfi"]["interview"]["method"] == "dimension-aware"
+    inst = load_instrument(BFI)
+    scale_of = {it.id: it.scales[0] for it in inst.items}
+    judged = [json.loads(x) for x in (tmp_path / "run" / "judge.jsonl").read_text().splitlines()]
+    seen = set()
+    for j in judged:
+        assert j["stage"] == "dimension-aware"
+        ids = j["batches"][j["item"]]  # the line's own batch (item "batchK")
+        (scale,) = {scale_of[i] for i in ids}  # one scale per batch
+        text = j["prompt"]["messages"][-1]["content"]
+        adjectives = ", ".join(inst.scales[scale].adjectives)
+        assert text.startswith(f"Every item below is about one dimension, {scale}: ")
+        assert adjectives in text
+        seen.add(scale)
+    assert seen == set(BOB)
+    assert {s["interview"]["method"] for s in samples} == {"dimension-aware"}
+
+
+def test_dimension_aware_conversion_needs_every_scales_adjectives() -> None:
+    from dataclasses import replace
+
+    from psymetrics_core.administer.administration.interview import InterviewDimensions
+    from psymetrics_core.base.errors import PsymError
+
+    inst = load_instrument(BFI)
+    bare = {**inst.scales, "openness": replace(inst.scales["openness"], adjectives=())}
+    with pytest.raises(PsymError, match=r"no 'adjectives' for scale\(s\) openness$"):
+        InterviewDimensions().check(replace(inst, scales=bare), list(inst.items))
+    InterviewDimensions().check(inst, list(inst.items))  # bfi ships them

@@ -1,6 +1,7 @@
 """Registers the core's administration modes (``item-by-item``, ``battery``, ``verbalized``,
-``interview``, ``interview-midpoint``) and the conditions that select ``verbalized`` and the
-interviews (``battery`` and ``single`` are registered with the other built-in conditions)."""
+``interview``, ``interview-midpoint``, ``interview-dimensions``) and the conditions that select
+``verbalized`` and the interviews (``battery`` and ``single`` are registered with the other
+built-in conditions)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,10 @@ from collections.abc import Callable
 from psymetrics_core.administer.administration.battery import Battery
 from psymetrics_core.administer.administration.interview import (
     INTERVIEW,
+    INTERVIEW_DIMENSIONS,
     INTERVIEW_MIDPOINT,
     Interview,
+    InterviewDimensions,
     InterviewMidpoint,
 )
 from psymetrics_core.administer.administration.item_by_item import ItemByItem
@@ -22,6 +25,10 @@ _STATE = "the model states what share of people choose each option (Meister et a
 _INTERVIEW = (
     "each item asked as an open question, the judge converting answers to options "
     "(Wang et al., 2024); a 'none' stays missing"
+)
+_DIMENSIONS = (
+    "the interview, the judge converting one scale's answers at a time on its adjectives "
+    "(Wang et al., 2024)"
 )
 _MIDPOINT = (
     "the interview with InCharacter's imputation: a 'none' is the midpoint (Wang et al., 2024)"
@@ -40,16 +47,18 @@ def register_administrations(register: Callable[..., None]) -> None:
     register(Verbalized.name, Verbalized(), description=_STATE)
     register(Interview.name, Interview(), description=_INTERVIEW)
     register(InterviewMidpoint.name, InterviewMidpoint(), description=_MIDPOINT)
+    register(InterviewDimensions.name, InterviewDimensions(), description=_DIMENSIONS)
 
 
 @hookimpl(trylast=True)
 def register_conditions(register: Callable[..., None]) -> None:
-    """``--condition verbalized`` / ``interview`` / ``interview-midpoint``: those modes (facet
-    ``administration``)."""
+    """``--condition verbalized`` / ``interview`` / ``interview-midpoint`` /
+    ``interview-dimensions``: those modes (facet ``administration``)."""
     for name, desc in (
         (VERBALIZED, _STATE),
         (INTERVIEW, _INTERVIEW),
         (INTERVIEW_MIDPOINT, _MIDPOINT),
+        (INTERVIEW_DIMENSIONS, _DIMENSIONS),
     ):
         cond = Condition(name, administration=name)
         register(name, lambda _arg, _c=cond: _c, description=desc, facet="administration")

@@ -40,6 +40,8 @@ __all__ = [
     "ANSWER_TOKENS",
     "INTERVIEW",
     "INTERVIEW_MIDPOINT",
+    "INTERVIEW_DIMENSIONS",
+    "InterviewDimensions",
     "METHOD",
     "Asked",
     "Interview",
@@ -51,6 +53,7 @@ __all__ = [
 
 INTERVIEW = "interview"
 INTERVIEW_MIDPOINT = "interview-midpoint"
+INTERVIEW_DIMENSIONS = "interview-dimensions"
 ANSWER_TOKENS = 160  # new tokens for an open answer at least (a few sentences)
 METHOD = "option-conversion"
 
@@ -100,14 +103,17 @@ def rate_and_record(
     asked: Sequence[Asked],
     tag: dict[str, Any],
     write: Callable[[dict[str, Any]], None],
-    impute: str | None,
+    mode: Interview,
 ) -> list[tuple[Item, Answer]]:
-    """Have ``judge`` rate every open answer (option conversion), write each item's sample
+    """Have ``judge`` rate every open answer (``mode``'s method), write each item's sample
     (question, open answer, rating) and return the answers to score (also ``psym judge``)."""
-    exchanges = [Exchange(a.item, a.prompt.text, a.answer) for a in asked]
+    impute = mode.impute
+    exchanges = [
+        Exchange(a.item, a.prompt.text, a.answer, mode.dimension(inst, a.item)) for a in asked
+    ]
     options = {a.item.id: inst.response_scales[a.item.response_scale].options for a in asked}
     cell = {k: v for k, v in tag.items() if k != "max_new_tokens"}
-    ratings = convert_options(judge, inst.id, exchanges, options, cell)
+    ratings = convert_options(judge, inst.id, exchanges, options, cell, mode.method)
     answers: list[tuple[Item, Answer]] = []
     for a in asked:
         rating = ratings[a.item.id]
@@ -116,7 +122,7 @@ def rate_and_record(
         sample = questionnaire_sample(inst, form, a.item, a.prompt, a.answer, None, ans, tag)
         sample["interview"] = {
             "question": a.prompt.text,
-            "method": METHOD,
+            "method": mode.method,
             "impute": impute,
             "rating": rating.to_json(),
         }
@@ -142,19 +148,28 @@ class Interview(Administration):
     """Ask each item's question in its own conversation; the judge converts answers to options."""
 
     name = INTERVIEW
+    method = METHOD
     impute: str | None = None
+
+    def dimension(self, inst: Instrument, item: Item) -> tuple[str, tuple[str, ...]] | None:
+        """The dimension a batch is judged on (None: plain option conversion)."""
+        return None
+
+    def check(self, inst: Instrument, items: list[Item]) -> None:
+        """One-line errors before anything is sent: every item needs its question."""
+        check_questions(inst, items)
 
     def requests(
         self, run: CellRun, items: list[Item]
     ) -> list[tuple[Prompt, GenerationSettings]] | None:
         """One request per item (the subject's; the judge's follow from the answers)."""
-        check_questions(run.task, items)
+        self.check(run.task, items)
         settings = _settings(run)
         return [(interview_prompt(run, it), settings) for it in items]
 
     def administer(self, run: CellRun, items: list[Item]) -> list[tuple[Item, Answer]]:
         """Ask every question, have the judge rate the answers, record and return them."""
-        check_questions(run.task, items)
+        self.check(run.task, items)
         settings = _settings(run)
         prompts = [interview_prompt(run, it) for it in items]
         asked = [
@@ -162,13 +177,11 @@ class Interview(Administration):
             for it, pr, comp in in_chunks(run, items, prompts, settings)
         ]
         tag = {**run.tag, "max_new_tokens": settings.max_new_tokens}
-        return rate_and_record(
-            run.judge, run.task, run.form, asked, tag, run.writer.write, self.impute
-        )
+        return rate_and_record(run.judge, run.task, run.form, asked, tag, run.writer.write, self)
 
     def annotate(self, entry: dict[str, Any]) -> dict[str, Any]:
         """Record the interview's judge method and imputation with the task entry."""
-        entry["interview"] = {"method": METHOD, "impute": self.impute}
+        entry["interview"] = {"method": self.method, "impute": self.impute}
         return entry
 
 
@@ -177,3 +190,36 @@ class InterviewMidpoint(Interview):
 
     name = INTERVIEW_MIDPOINT
     impute = "midpoint"
+
+
+class InterviewDimensions(Interview):
+    """``interview`` with dimension-aware option conversion: one scale per judge batch, the
+    prompt naming the scale and its high pole's adjectives (``scales.<s>.adjectives``)."""
+
+    name = INTERVIEW_DIMENSIONS
+    method = "dimension-aware"
+
+    def dimension(self, inst: Instrument, item: Item) -> tuple[str, tuple[str, ...]] | None:
+        """The item's first scale and its adjectives."""
+        scale = item.scales[0]
+        return scale, inst.scales[scale].adjectives
+
+    def check(self, inst: Instrument, items: list[Item]) -> None:
+        """Questions, and adjectives for every scale an item is judged on."""
+        check_questions(inst, items)
+        bare = sorted({it.scales[0] for it in items if it.scales} - _with_adjectives(inst))
+        if bare:
+            raise PsymError(
+                f"task '{inst.id}' cannot be interviewed dimension-aware: its instrument.yaml "
+                f"gives no 'adjectives' for scale(s) {', '.join(bare)}"
+            )
+        unscaled = [it.id for it in items if not it.scales]
+        if unscaled:
+            raise PsymError(
+                f"task '{inst.id}': item(s) {', '.join(unscaled)} belong to no scale, so they "
+                "have no dimension to be judged on (use --condition interview)"
+            )
+
+
+def _with_adjectives(inst: Instrument) -> set[str]:
+    return {name for name, sdef in inst.scales.items() if sdef.adjectives}

@@ -1,5 +1,9 @@
 """The interview's judge: option conversion of open answers (after InCharacter, Wang et al., 2024).
 
+Dimension-aware conversion is the same with each batch holding one scale's items and the prompt
+opening with that scale and the adjectives of its high pole (``DIMENSION_NOTE``; the adjectives
+are the instrument's, ``scales.<scale>.adjectives`` in instrument.yaml).
+
 The subject's open answers are put to the run's judge (``--judge-model``, any backend) in
 batches of ``BATCH`` items: per item its id, the questionnaire statement, the question asked and
 the answer given, with the instrument's answer options. The judge replies one line per item,
@@ -52,6 +56,10 @@ OPTION_PROMPT = (
     '"ID: VALUE", where VALUE is one of {values}, or "ID: none" when the answer says nothing '
     "about the statement or declines to answer. Rate every one of these ids: {ids}."
 )
+DIMENSION_NOTE = (
+    "Every item below is about one dimension, {scale}: a person high on it is described as "
+    "{adjectives}. Judge each answer with this dimension in mind.\n\n"
+)
 ITEM_BLOCK = 'Item {id}\nStatement: "{statement}"\nQuestion: "{question}"\nAnswer: "{answer}"'
 RETRY_NOTE = (
     "\n\nYour previous reply could not be read for these items ({why}). Reply again with one "
@@ -67,6 +75,8 @@ class Exchange:
     item: Item
     question: str
     answer: str
+    # dimension-aware conversion: the item's scale and the adjectives of its high pole
+    dimension: tuple[str, tuple[str, ...]] | None = None
 
 
 @dataclass(frozen=True)
@@ -94,7 +104,9 @@ def option_prompt(batch: Sequence[Exchange], options: Sequence[Option], note: st
         ITEM_BLOCK.format(id=e.item.id, statement=e.item.text, question=e.question, answer=e.answer)
         for e in batch
     ]
-    return (
+    dim = batch[0].dimension if batch else None
+    head = DIMENSION_NOTE.format(scale=dim[0], adjectives=", ".join(dim[1])) if dim else ""
+    return head + (
         OPTION_PROMPT.format(
             options="\n".join(f"{o.value} = {o.label}" for o in options),
             items="\n\n".join(blocks),
@@ -158,11 +170,13 @@ def convert_options(
     exchanges: Sequence[Exchange],
     options: Mapping[str, Sequence[Option]],
     tag: Mapping[str, Any],
+    method: str = "option-conversion",
 ) -> dict[str, Rating]:
     """Every exchange's ``Rating`` by option conversion, batches of ``BATCH``, bounded retries.
 
     ``options`` maps item id to the options of its response scale (one batch holds items of
-    one response scale).
+    one response scale, and of one dimension where the exchanges name one). ``method`` is
+    the judge stage's name in ``judge.jsonl``.
     """
     ratings: dict[str, Rating] = {}
     pending = _batches(exchanges, options)
@@ -179,7 +193,7 @@ def convert_options(
             )
             text = option_prompt(batch, options[batch[0].item.id], reminder)
             requests.append((Item(f"batch{k}", "", ()), user_prompt(text)))
-        stage = JudgeStage(STAGE.name, STAGE.build, STAGE.parse, max_new_tokens=_room(pending))
+        stage = JudgeStage(method, STAGE.build, STAGE.parse, max_new_tokens=_room(pending))
         ids = {f"batch{k}": [e.item.id for e in b] for k, b in enumerate(pending)}
         verdicts = judge.run_stage(
             task, stage, requests, {**tag, "attempt": attempt, "batches": ids}
@@ -210,10 +224,12 @@ def convert_options(
 def _batches(
     exchanges: Sequence[Exchange], options: Mapping[str, Sequence[Option]]
 ) -> list[list[Exchange]]:
-    """Exchanges in batches of at most ``BATCH``, one response scale per batch, order kept."""
-    by_scale: dict[tuple[int, ...], list[Exchange]] = {}
+    """Exchanges in batches of at most ``BATCH``, one response scale (and dimension) per
+    batch, order kept."""
+    by_scale: dict[tuple[Any, ...], list[Exchange]] = {}
     for e in exchanges:
-        by_scale.setdefault(tuple(o.value for o in options[e.item.id]), []).append(e)
+        key = (tuple(o.value for o in options[e.item.id]), e.dimension and e.dimension[0])
+        by_scale.setdefault(key, []).append(e)
     return [g[i : i + BATCH] for g in by_scale.values() for i in range(0, len(g), BATCH)]
 
 
