@@ -21,7 +21,7 @@ from click.testing import CliRunner
 
 from psymetrics_core.cli import cli, main
 from psymetrics_core.instruments.spec import load_instrument
-from tests.administer.interview_server import InterviewServer, Persona
+from tests.administer.interview_server import LABELS, InterviewServer, Persona
 
 REPO = Path(__file__).resolve().parents[2]
 BFI = REPO / "plugins/psymetrics-plugin-bfi/psymetrics_plugin_bfi/instruments/bfi/instrument.yaml"
@@ -280,3 +280,56 @@ def test_dimension_aware_conversion_needs_every_scales_adjectives() -> None:
     with pytest.raises(PsymError, match=r"no 'adjectives' for scale\(s\) openness$"):
         InterviewDimensions().check(replace(inst, scales=bare), list(inst.items))
     InterviewDimensions().check(inst, list(inst.items))  # bfi ships them
+
+
+# -- a SUM scale -----------------------------------------------------------------------------
+
+TOY_ITEMS = (
+    "id,text,scale,reverse,question\n"
+    "1,Is warm,warmth,0,Are you warm?\n"
+    "2,Is cold,warmth,1,Are you cold?\n"
+    "3,Is kind,warmth,0,Are you kind?\n"
+    "4,Is tidy,order,0,Are you tidy?\n"
+)
+
+
+def test_a_sum_scale_is_the_sum_of_the_keyed_ratings(tmp_path: Path) -> None:
+    import yaml
+
+    from psymetrics_core import evaluate
+
+    spec = {
+        "schema_version": 1,
+        "id": "toy-sum",
+        "name": "Toy sum scale",
+        "version": "1.0",
+        "citation": "Someone, A. (2020). A toy scale.",
+        "license": {"status": "public domain", "redistributable": True},
+        "item_source": "Someone (2020), Table 1.",
+        "forms": {"original": "items.csv"},
+        "response_scales": {"default": {"min": 1, "max": 5, "labels": LABELS}},
+        "scales": {"warmth": {"method": "sum"}, "order": {"method": "sum"}},
+        "prompt": {"instruction": "Rate it."},
+    }
+    (tmp_path / "instrument.yaml").write_text(yaml.safe_dump(spec))
+    (tmp_path / "items.csv").write_text(TOY_ITEMS)
+    inst = load_instrument(tmp_path / "instrument.yaml")
+    questions = {str(it.question): (it.id, it.scales[0], it.reverse) for it in inst.items}
+    persona = tmp_path / "cy.txt"
+    persona.write_text("You are Cy.")
+    levels = {"warmth": 4, "order": 2}
+    with InterviewServer({"Cy": Persona(levels, frozenset({"4"}))}, questions) as srv:
+        res = evaluate(
+            [inst],
+            model="openai-chat",
+            model_args=f"base_url={srv.base_url},model=subject",
+            judge_model="openai-chat",
+            judge_model_args=f"base_url={srv.base_url},model=judge",
+            conditions=[f"interview+persona={persona}"],
+            output=tmp_path / "run",
+        )
+    scales = res["tasks"]["toy-sum"]["scales"]
+    # three items at level 4 (item 2 answered 6 - 4 = 2, keyed back to 4): 4 + 4 + 4
+    assert scales["warmth"]["score"] == 12
+    # the only order item was declined: no sum (not 0, not the midpoint)
+    assert scales["order"]["score"] is None and scales["order"]["n_answered"] == 0
