@@ -31,6 +31,7 @@ from psymetrics_core.contracts.kinds import instrument_record
 from psymetrics_core.instruments.indicators import add_run_indicators
 from psymetrics_core.pluginsys.session import Session
 from psymetrics_core.records.digest import record_digests
+from psymetrics_core.records.population_summary import with_population
 from psymetrics_core.records.read import iter_records, read_results
 from psymetrics_core.records.rundir import claim_run_dir
 from psymetrics_core.records.samples import SampleRecord
@@ -95,7 +96,7 @@ def rejudge(
         finally:
             writer.close()
             judge.close()
-        new = _results(results, entries, insts, judge, src)
+        new = with_population(_results(results, entries, insts, judge, src))
         new["records"] = record_digests(out)
         write_results(out / "results.json", new)
     return new
