@@ -44,6 +44,8 @@ __all__ = [
 
 BATCH = 10  # items per judge request
 MAX_RETRIES = 2  # further requests for the items a reply left unread
+ANALYSIS_TOKENS = 128  # new tokens of a judge reply for its short analysis
+LINE_TOKENS = 12  # new tokens per "ID: VALUE" line
 NONE = "none"
 OPTION_PROMPT = (
     "You are rating a questionnaire from interview answers. Someone was asked one open "
@@ -234,5 +236,6 @@ def _batches(
 
 
 def _room(batches: Sequence[Sequence[Exchange]]) -> int:
-    """New tokens for a reply: a short analysis and one line per item of the largest batch."""
-    return 256 + 12 * max(len(b) for b in batches)
+    """New tokens for a reply: a short analysis (``ANALYSIS_TOKENS``) and one line per item of
+    the largest batch (``LINE_TOKENS`` each)."""
+    return ANALYSIS_TOKENS + LINE_TOKENS * max(len(b) for b in batches)
