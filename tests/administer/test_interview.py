@@ -333,3 +333,40 @@ def test_a_sum_scale_is_the_sum_of_the_keyed_ratings(tmp_path: Path) -> None:
     assert scales["warmth"]["score"] == 12
     # the only order item was declined: no sum (not 0, not the midpoint)
     assert scales["order"]["score"] is None and scales["order"]["n_answered"] == 0
+
+
+def test_retries_are_bounded_and_each_is_a_new_request() -> None:
+    """A judge that never gives a readable line (as SmolLM2-135M judging itself did): the
+    items are asked 3 times in all, each prompt differs (a response cache cannot hand back
+    the last reply) and the items end unread with the reason."""
+    from psymetrics_core.administer.administration.interview_judge import (
+        Exchange,
+        convert_options,
+    )
+    from psymetrics_core.base.types import Option
+
+    class Unreadable:
+        def __init__(self) -> None:
+            self.prompts: list[str] = []
+
+        def run_stage(self, task, stage, requests, tag=None):
+            out = {}
+            for item, prompt in requests:
+                self.prompts.append(prompt.text)
+                out[item.id] = stage.parse("1. Disagree strongly\n2. Agree a little")
+            return out
+
+    inst = load_instrument(BFI)
+    items = list(inst.items[:3])
+    judge = Unreadable()
+    options = {it.id: tuple(Option(i + 1, lab) for i, lab in enumerate(LABELS)) for it in items}
+    exchanges = [Exchange(it, str(it.question), "Sure.") for it in items]
+    ratings = convert_options(judge, "bfi", exchanges, options, {})
+    assert len(judge.prompts) == 3 and len(set(judge.prompts)) == 3
+    assert "request 3 of 3" in judge.prompts[-1]
+    for it in items:
+        r = ratings[it.id]
+        assert (r.value, r.status, r.attempts) == (None, "unparsed", 3)
+        assert r.reason == (
+            f"the judge's replies left it unread after 3 requests (no line for item {it.id})"
+        )

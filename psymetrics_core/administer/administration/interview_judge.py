@@ -13,7 +13,8 @@ the answer given, with the instrument's answer options. The judge replies one li
 
 Reading is strict (``read_ratings``): a value outside the options, an id given two different
 ratings or an id missing from the reply leaves that item unread. Unread items are asked again
-in a smaller batch with a reminder (``RETRY_NOTE``), at most ``MAX_RETRIES`` times; what is still
+in a smaller batch with a reminder (``RETRY_NOTE``, numbered, so that a retry is a new request
+and not the response cache's answer to the last one), at most ``MAX_RETRIES`` times; what is still
 unread is a missing answer with its reason. Every call (prompt, raw reply, parsed ratings, the
 attempt) is one ``judge.jsonl`` line, written by the run's judge.
 """
@@ -65,7 +66,7 @@ DIMENSION_NOTE = (
 ITEM_BLOCK = 'Item {id}\nStatement: "{statement}"\nQuestion: "{question}"\nAnswer: "{answer}"'
 RETRY_NOTE = (
     "\n\nYour previous reply could not be read for these items ({why}). Reply again with one "
-    'line "ID: VALUE" or "ID: none" per item.'
+    'line "ID: VALUE" or "ID: none" per item (request {n} of {most}).'
 )
 _LINE = re.compile(r"^[\s*#>-]*(?:item\s+)?([A-Za-z0-9_.-]+)\s*[:=]\s*\**\s*([A-Za-z0-9.]+)", re.I)
 
@@ -191,7 +192,11 @@ def convert_options(
             reminder = (
                 ""
                 if attempt == 0
-                else RETRY_NOTE.format(why="; ".join(why[e.item.id] for e in batch))
+                else RETRY_NOTE.format(
+                    why="; ".join(why[e.item.id] for e in batch),
+                    n=attempt + 1,
+                    most=1 + MAX_RETRIES,
+                )
             )
             text = option_prompt(batch, options[batch[0].item.id], reminder)
             requests.append((Item(f"batch{k}", "", ()), user_prompt(text)))
