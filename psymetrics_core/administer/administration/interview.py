@@ -12,10 +12,11 @@ rule (reverse keys applied once, by the scoring, never by the judge).
 
 A "none" or an unread rating is a missing answer with its reason (``data.reason``), never the
 midpoint; the ``interview-midpoint`` mode reproduces InCharacter's choice of imputing the
-scale's midpoint, marked ``data.imputed`` on every such sample. The ``interview-dimensions`` mode
-is dimension-aware option conversion: one scale per judge batch, the prompt naming the scale
-and its high pole's adjectives (``scales.<scale>.adjectives`` in instrument.yaml). Every sample keeps the question,
-the open answer and the judge's rating (``interview``); every judge call is in ``judge.jsonl``.
+scale's midpoint, marked ``data.imputed`` on every such sample. The ``interview-dimensions``
+mode is dimension-aware option conversion: one scale per judge batch, the prompt naming the
+scale and its high pole's adjectives (``scales.<scale>.adjectives`` in instrument.yaml). Every
+sample keeps the question, the open answer and the judge's rating (``interview``); every judge
+call is in ``judge.jsonl``.
 """
 
 from __future__ import annotations
