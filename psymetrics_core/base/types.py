@@ -86,6 +86,8 @@ class Item:
     rescale: tuple[tuple[int, float], ...] | None = None
     # free-form attributes of a behaviour task's prompt (e.g. gender, city); not compared
     meta: dict[str, Any] | None = field(default=None, compare=False, hash=False)
+    # the item as an open question (items.csv ``question``), asked by the interview mode
+    question: str | None = None
 
     @property
     def scored(self) -> bool:
@@ -149,6 +151,8 @@ class ScaleDef:
     # per-scale replacement of items' rescale maps: ((item id, ((value, target), ...)), ...)
     rescale: tuple[tuple[str, Any], ...] = ()
     norms: tuple[NormGroup, ...] = ()  # human norm groups, the default (first) group first
+    # adjectives describing a person high on the scale (interview: dimension-aware conversion)
+    adjectives: tuple[str, ...] = ()
 
 
 @dataclass

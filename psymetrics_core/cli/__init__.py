@@ -37,6 +37,7 @@ CORE_COMMANDS = {
     "analyze": "psymetrics_core.cli.analyze_cmd:analyze_cmd",
     "fidelity": "psymetrics_core.cli.fidelity_cmd:fidelity_cmd",
     "score": "psymetrics_core.cli.score_cmd:score_cmd",
+    "judge": "psymetrics_core.cli.judge_cmd:judge_cmd",
     "list": "psymetrics_core.cli.list_cmd:list_cmd",
     "show": "psymetrics_core.cli.show_cmd:show_cmd",
     "plugins": "psymetrics_core.cli.plugins_cmd:plugins_cmd",

@@ -15,7 +15,7 @@ __all__ = ["GROUPS", "EXAMPLES", "add_example", "format_grouped"]
 
 # (heading, commands, one example)
 GROUPS: tuple[tuple[str, tuple[str, ...], str], ...] = (
-    ("Run a model", ("eval", "score", "lm-eval"), "psym eval --tasks bfi,mfq"),
+    ("Run a model", ("eval", "score", "judge", "lm-eval"), "psym eval --tasks bfi,mfq"),
     (
         "Analyse runs",
         (
@@ -48,6 +48,8 @@ EXAMPLES: dict[str, str] = {
     "psym eval --tasks bfi --model openai-chat "
     "--model-args base_url=http://127.0.0.1:8000/v1,model=NAME --output api-run",
     "score": "psym score --task bfi --responses answers.csv",
+    "judge": "psym judge interview-run --judge-model openai-chat "
+    "--judge-model-args base_url=URL,model=NAME -o rejudged",
     "lm-eval": "psym lm-eval --model hf --model_args pretrained=PATH --tasks psym_bfi",
     "analyze": "psym analyze run1 run2 --output analysis\n"
     "psym analyze --task asi --responses long.csv --group model",

@@ -119,6 +119,20 @@ class ScaleSpec(Strict):
     norms: list[dict[str, Any]] | None = Field(
         default=None, description="human norm groups: group, mean, sd, n, source, year, note"
     )
+    adjectives: list[str] = Field(
+        default_factory=list,
+        description="adjectives describing a person high on the scale (the interview judge's "
+        "dimension-aware option conversion)",
+    )
+
+    @field_validator("adjectives", mode="before")
+    @classmethod
+    def _adjectives(cls, v: Any) -> Any:
+        if v is None:
+            return []
+        if not isinstance(v, list) or not all(isinstance(x, str) and x.strip() for x in v):
+            raise ValueError("expected a list of non-empty words, e.g. [talkative, assertive]")
+        return [x.strip() for x in v]
 
     @field_validator("method", mode="before")
     @classmethod
@@ -375,7 +389,8 @@ class InstrumentSpec(Open):
 class ItemRow(Open):
     """One row of an item CSV (cells as text). ``scale``: ';'-separated scale names;
     ``reverse``: 1/0 (or true/false, R); ``flag``: attention_check, filler or empty;
-    ``rescale``: a value map after reverse keying, e.g. ``1=1;2=2.5;3=4``."""
+    ``rescale``: a value map after reverse keying, e.g. ``1=1;2=2.5;3=4``; ``question``: the
+    item as an open question, for the ``interview`` administration (e.g. "Are you talkative?")."""
 
     id: str
     text: str = ""
@@ -384,6 +399,7 @@ class ItemRow(Open):
     response_scale: str = "default"
     flag: Literal["attention_check", "filler"] | None = None
     rescale: str = ""
+    question: str = ""
 
     @field_validator("id", mode="before")
     @classmethod
@@ -408,7 +424,7 @@ class ItemRow(Open):
             raise ValueError(f"expected one of {sorted(FLAGS)} or empty, got {raw!r}")
         return raw or None
 
-    @field_validator("text", "scale", "rescale", mode="before")
+    @field_validator("text", "scale", "rescale", "question", mode="before")
     @classmethod
     def _cell(cls, v: Any) -> Any:
         return (v or "").strip()

@@ -101,6 +101,7 @@ def _build(path: Path, raw: dict[str, Any]) -> Instrument:
             higher_is=sd.higher_is,
             rescale=tuple(sd.rescale.items()),
             norms=parse_norms(path, name, sd.norms),
+            adjectives=tuple(sd.adjectives),
         )
         for name, sd in spec.scales.items()
     }
@@ -231,7 +232,16 @@ def _item(
             field="response_scale",
         )
     rescale = item_rescale(csv_path, lineno, r.rescale, rscales[r.response_scale])
-    return Item(r.id, r.text, r.scales, r.reverse, r.response_scale, r.flag, rescale)
+    return Item(
+        r.id,
+        r.text,
+        r.scales,
+        r.reverse,
+        r.response_scale,
+        r.flag,
+        rescale,
+        question=r.question or None,
+    )
 
 
 def _check_forms_agree(path: Path, forms: dict[str, list[Item]]) -> None:

@@ -319,6 +319,11 @@ class ResultsRecord(Strict):
     merged_from: list[dict[str, Any]] | None = Field(
         default=None, description="the shard run directories a `psym merge` combined"
     )
+    rejudged_from: dict[str, Any] | None = Field(
+        default=None,
+        description="`psym judge`: the interview run re-judged, its judge, and the subject "
+        "requests made (none)",
+    )
     records: dict[Literal["samples.jsonl", "judge.jsonl"], RecordDigest] | None = Field(
         default=None,
         description="line count and sha256 of the run's samples.jsonl and judge.jsonl as "

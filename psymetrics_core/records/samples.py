@@ -16,6 +16,8 @@ __all__ = [
     "ImageRecord",
     "ItemMeta",
     "SampleRecord",
+    "InterviewRecord",
+    "RatingRecord",
     "VerdictRecord",
     "JudgeRecord",
 ]
@@ -70,6 +72,24 @@ class ItemMeta(Strict):
         if self.min is not None and self.max is not None and self.min > self.max:
             raise ValueError(f"min ({self.min}) is above max ({self.max})")
         return self
+
+
+class RatingRecord(Strict):
+    """The interview judge's rating of one open answer."""
+
+    value: Int | None = Field(description="the option the judge chose (None: none or unread)")
+    status: Literal["ok", "unparsed", "refused"]
+    reason: str | None = None
+    attempts: Count = Field(description="judge requests this item took (retries included)")
+
+
+class InterviewRecord(Strict):
+    """An interviewed item: the open question, the judge method, imputation and the rating."""
+
+    question: str
+    method: Name
+    impute: Literal["midpoint"] | None = None
+    rating: RatingRecord
 
 
 class SampleRecord(Strict):
@@ -128,6 +148,9 @@ class SampleRecord(Strict):
     seed: Int
     battery_prompt: Count | None = None
     max_new_tokens: Count | None = None
+    interview: InterviewRecord | None = Field(
+        default=None, description="interview administration: question, judge method and rating"
+    )
     item_meta: ItemMeta
 
     @model_validator(mode="after")
@@ -164,3 +187,11 @@ class JudgeRecord(Strict):
     condition_info: dict[str, Any] = Field(default_factory=dict)
     repeat: Count | None = None
     seed: Int | None = None
+    attempt: Count | None = Field(
+        default=None, description="interview judge: 0 for the first request, then each retry"
+    )
+    batches: dict[Name, list[Name]] | None = Field(
+        default=None,
+        description="interview judge: the item ids of each batch sent in this round (this "
+        "line's own batch is the one named by 'item')",
+    )

@@ -112,6 +112,7 @@ SPEC_EDITS: list[tuple[str, Callable[[dict[str, Any]], dict[str, Any]], str]] = 
             ("scales.alpha.method", "method", ["median", 3]),
             ("scales.alpha.items", "items", [5, ["beta"], ["alpha"], {"a": 1}]),
             ("scales.alpha.norms", "norms", ["x", [3], {"group": "G"}]),
+            ("scales.alpha.adjectives", "adjectives", ["talkative", [3], [""], {"a": 1}]),
             (f"{NORM}.sd", "sd", [0, -1, float("nan"), float("inf"), "x", None, True]),
             (f"{NORM}.mean", "mean", [float("nan"), "x", None, [1]]),
             (f"{NORM}.n", "norms", [0, -1, 2.5, "many"]),

@@ -303,7 +303,9 @@ def test_hook_register_administrations(pm_with):
             register("lost", lambda arg: lost, facet="administration")
 
     session = pm_with(Plug())
-    assert {"item-by-item", "battery", "verbalized", "guess"} == set(session.administrations())
+    core = {"item-by-item", "battery", "verbalized", "interview", "interview-midpoint"}
+    core |= {"interview-dimensions"}
+    assert core | {"guess"} == set(session.administrations())
     backend = ScriptedBackend("1")
     res = evaluate(["bfi"], backend=backend, limit=4, conditions=["guess"], session=session)
     assert backend.calls == 0

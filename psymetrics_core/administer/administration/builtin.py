@@ -1,23 +1,43 @@
-"""Registers the core's administration modes (``item-by-item``, ``battery``, ``verbalized``) and
-the condition that selects ``verbalized`` (``battery`` and ``single`` are registered with the
-other built-in conditions)."""
+"""Registers the core's administration modes (``item-by-item``, ``battery``, ``verbalized``,
+``interview``, ``interview-midpoint``, ``interview-dimensions``) and the conditions that select
+``verbalized`` and the interviews (``battery`` and ``single`` are registered with the other
+built-in conditions)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
 from psymetrics_core.administer.administration.battery import Battery
+from psymetrics_core.administer.administration.interview import (
+    INTERVIEW,
+    INTERVIEW_DIMENSIONS,
+    INTERVIEW_MIDPOINT,
+    Interview,
+    InterviewDimensions,
+    InterviewMidpoint,
+)
 from psymetrics_core.administer.administration.item_by_item import ItemByItem
 from psymetrics_core.administer.administration.verbalized import VERBALIZED, Verbalized
 from psymetrics_core.contracts.conditions import Condition
 from psymetrics_core.pluginsys.hookspecs import hookimpl
 
 _STATE = "the model states what share of people choose each option (Meister et al., 2024)"
+_INTERVIEW = (
+    "each item asked as an open question, the judge converting answers to options "
+    "(Wang et al., 2024); a 'none' stays missing"
+)
+_DIMENSIONS = (
+    "the interview, the judge converting one scale's answers at a time on its adjectives "
+    "(Wang et al., 2024)"
+)
+_MIDPOINT = (
+    "the interview with InCharacter's imputation: a 'none' is the midpoint (Wang et al., 2024)"
+)
 
 
 @hookimpl
 def register_administrations(register: Callable[..., None]) -> None:
-    """The three modes of the core."""
+    """The modes of the core."""
     register(ItemByItem.name, ItemByItem(), description="one prompt per item (the default)")
     register(
         Battery.name,
@@ -25,10 +45,20 @@ def register_administrations(register: Callable[..., None]) -> None:
         description='all items in one prompt, answered "index: score" (Huang et al., 2024)',
     )
     register(Verbalized.name, Verbalized(), description=_STATE)
+    register(Interview.name, Interview(), description=_INTERVIEW)
+    register(InterviewMidpoint.name, InterviewMidpoint(), description=_MIDPOINT)
+    register(InterviewDimensions.name, InterviewDimensions(), description=_DIMENSIONS)
 
 
 @hookimpl(trylast=True)
 def register_conditions(register: Callable[..., None]) -> None:
-    """``--condition verbalized``: the ``verbalized`` mode (facet ``administration``)."""
-    cond = Condition(VERBALIZED, administration=VERBALIZED)
-    register(VERBALIZED, lambda _arg: cond, description=_STATE, facet="administration")
+    """``--condition verbalized`` / ``interview`` / ``interview-midpoint`` /
+    ``interview-dimensions``: those modes (facet ``administration``)."""
+    for name, desc in (
+        (VERBALIZED, _STATE),
+        (INTERVIEW, _INTERVIEW),
+        (INTERVIEW_MIDPOINT, _MIDPOINT),
+        (INTERVIEW_DIMENSIONS, _DIMENSIONS),
+    ):
+        cond = Condition(name, administration=name)
+        register(name, lambda _arg, _c=cond: _c, description=desc, facet="administration")

@@ -1,0 +1,228 @@
+"""The ``interview`` administration: each item asked as an open question, a judge rating the
+answers (InCharacter, Wang et al., 2024).
+
+Per item the subject gets the item's ``question`` (the items.csv column, e.g. "Are you
+talkative?") as the only user message of its own conversation (no history: one item per
+conversation, as InCharacter); personas, framings and population respondents apply as usual
+(``Cell.apply_messages``). An instrument whose items lack questions is refused before anything
+is sent, naming the missing column. The open answers are then rated by the run's judge
+(``--judge-model``, any backend) by option conversion (``interview_judge``): one option per
+item, or "none". The ratings are the items' answers, scored by the instrument's own keys and
+rule (reverse keys applied once, by the scoring, never by the judge).
+
+A "none" or an unread rating is a missing answer with its reason (``data.reason``), never the
+midpoint; the ``interview-midpoint`` mode reproduces InCharacter's choice of imputing the
+scale's midpoint, marked ``data.imputed`` on every such sample. The ``interview-dimensions``
+mode is dimension-aware option conversion: one scale per judge batch, the prompt naming the
+scale and its high pole's adjectives (``scales.<scale>.adjectives`` in instrument.yaml). Every
+sample keeps the question, the open answer and the judge's rating (``interview``); every judge
+call is in ``judge.jsonl``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from psymetrics_core.administer.administration.interview_judge import (
+    Exchange,
+    Rating,
+    convert_options,
+)
+from psymetrics_core.administer.kinds.base import in_chunks
+from psymetrics_core.administer.kinds.questionnaire import questionnaire_sample
+from psymetrics_core.backends.base import GenerationSettings
+from psymetrics_core.base.errors import PsymError
+from psymetrics_core.base.types import Answer, Instrument, Item, Prompt
+from psymetrics_core.contracts.administration import Administration
+from psymetrics_core.contracts.judging import StageJudge
+from psymetrics_core.contracts.kinds import CellRun
+
+__all__ = [
+    "ANSWER_TOKENS",
+    "INTERVIEW",
+    "INTERVIEW_MIDPOINT",
+    "INTERVIEW_DIMENSIONS",
+    "InterviewDimensions",
+    "METHOD",
+    "Asked",
+    "Interview",
+    "InterviewMidpoint",
+    "check_questions",
+    "interview_answer",
+    "rate_and_record",
+]
+
+INTERVIEW = "interview"
+INTERVIEW_MIDPOINT = "interview-midpoint"
+INTERVIEW_DIMENSIONS = "interview-dimensions"
+ANSWER_TOKENS = 160  # new tokens for an open answer at least (a few sentences)
+METHOD = "option-conversion"
+
+
+def check_questions(inst: Instrument, items: list[Item]) -> None:
+    """A one-line error when an item has no question text (the ``question`` column)."""
+    missing = [it.id for it in items if not it.question]
+    if missing:
+        shown = ", ".join(missing[:5]) + (
+            f" and {len(missing) - 5} more" if len(missing) > 5 else ""
+        )
+        raise PsymError(
+            f"task '{inst.id}' cannot be interviewed: its items.csv has no 'question' column "
+            f"text for item(s) {shown} (the item as an open question, e.g. 'Are you talkative?')"
+        )
+
+
+def interview_prompt(run: CellRun, item: Item) -> Prompt:
+    """The item's open question as the one user message (after the cell's messages)."""
+    text = str(item.question)
+    messages = run.cell.apply_messages([{"role": "user", "content": text}])
+    return Prompt(messages=tuple(messages), options=(), text=text)
+
+
+def _settings(run: CellRun) -> GenerationSettings:
+    settings = run.settings
+    if settings.mode != "generate":
+        raise PsymError(
+            "the 'interview' condition needs --mode generate (the model answers in its own words)"
+        )
+    return replace(settings, max_new_tokens=max(settings.max_new_tokens, ANSWER_TOKENS))
+
+
+@dataclass(frozen=True)
+class Asked:
+    """One item as asked: the item, the subject's prompt and its open answer."""
+
+    item: Item
+    prompt: Prompt
+    answer: str
+
+
+def rate_and_record(
+    judge: StageJudge,
+    inst: Instrument,
+    form: str,
+    asked: Sequence[Asked],
+    tag: dict[str, Any],
+    write: Callable[[dict[str, Any]], None],
+    mode: Interview,
+) -> list[tuple[Item, Answer]]:
+    """Have ``judge`` rate every open answer (``mode``'s method), write each item's sample
+    (question, open answer, rating) and return the answers to score (also ``psym judge``)."""
+    impute = mode.impute
+    exchanges = [
+        Exchange(a.item, a.prompt.text, a.answer, mode.dimension(inst, a.item)) for a in asked
+    ]
+    options = {a.item.id: inst.response_scales[a.item.response_scale].options for a in asked}
+    cell = {k: v for k, v in tag.items() if k != "max_new_tokens"}
+    ratings = convert_options(judge, inst.id, exchanges, options, cell, mode.method)
+    answers: list[tuple[Item, Answer]] = []
+    for a in asked:
+        rating = ratings[a.item.id]
+        ans = interview_answer(inst, a.item, rating, impute)
+        answers.append((a.item, ans))
+        sample = questionnaire_sample(inst, form, a.item, a.prompt, a.answer, None, ans, tag)
+        sample["interview"] = {
+            "question": a.prompt.text,
+            "method": mode.method,
+            "impute": impute,
+            "rating": rating.to_json(),
+        }
+        write(sample)
+    return answers
+
+
+def interview_answer(inst: Instrument, item: Item, rating: Rating, impute: str | None) -> Answer:
+    """The item's answer: the judge's option, else missing with its reason (or imputed)."""
+    if rating.value is not None:
+        return Answer(rating.value, "ok")
+    data: dict[str, Any] = {"reason": rating.reason}
+    if impute == "midpoint":
+        rs = inst.response_scales[item.response_scale]
+        mid = (rs.min + rs.max) / 2
+        if mid == int(mid):
+            return Answer(int(mid), "ok", data={**data, "imputed": "midpoint"})
+        data["imputed_reason"] = f"the scale {rs.min}-{rs.max} has no middle option"
+    return Answer(None, rating.status, data=data)
+
+
+class Interview(Administration):
+    """Ask each item's question in its own conversation; the judge converts answers to options."""
+
+    name = INTERVIEW
+    method = METHOD
+    impute: str | None = None
+
+    def dimension(self, inst: Instrument, item: Item) -> tuple[str, tuple[str, ...]] | None:
+        """The dimension a batch is judged on (None: plain option conversion)."""
+        return None
+
+    def check(self, inst: Instrument, items: list[Item]) -> None:
+        """One-line errors before anything is sent: every item needs its question."""
+        check_questions(inst, items)
+
+    def requests(
+        self, run: CellRun, items: list[Item]
+    ) -> list[tuple[Prompt, GenerationSettings]] | None:
+        """One request per item (the subject's; the judge's follow from the answers)."""
+        self.check(run.task, items)
+        settings = _settings(run)
+        return [(interview_prompt(run, it), settings) for it in items]
+
+    def administer(self, run: CellRun, items: list[Item]) -> list[tuple[Item, Answer]]:
+        """Ask every question, have the judge rate the answers, record and return them."""
+        self.check(run.task, items)
+        settings = _settings(run)
+        prompts = [interview_prompt(run, it) for it in items]
+        asked = [
+            Asked(it, pr, comp.text or "")
+            for it, pr, comp in in_chunks(run, items, prompts, settings)
+        ]
+        tag = {**run.tag, "max_new_tokens": settings.max_new_tokens}
+        return rate_and_record(run.judge, run.task, run.form, asked, tag, run.writer.write, self)
+
+    def annotate(self, entry: dict[str, Any]) -> dict[str, Any]:
+        """Record the interview's judge method and imputation with the task entry."""
+        entry["interview"] = {"method": self.method, "impute": self.impute}
+        return entry
+
+
+class InterviewMidpoint(Interview):
+    """``interview`` with InCharacter's imputation: a "none"/unread rating is the midpoint."""
+
+    name = INTERVIEW_MIDPOINT
+    impute = "midpoint"
+
+
+class InterviewDimensions(Interview):
+    """``interview`` with dimension-aware option conversion: one scale per judge batch, the
+    prompt naming the scale and its high pole's adjectives (``scales.<s>.adjectives``)."""
+
+    name = INTERVIEW_DIMENSIONS
+    method = "dimension-aware"
+
+    def dimension(self, inst: Instrument, item: Item) -> tuple[str, tuple[str, ...]] | None:
+        """The item's first scale and its adjectives."""
+        scale = item.scales[0]
+        return scale, inst.scales[scale].adjectives
+
+    def check(self, inst: Instrument, items: list[Item]) -> None:
+        """Questions, and adjectives for every scale an item is judged on."""
+        check_questions(inst, items)
+        bare = sorted({it.scales[0] for it in items if it.scales} - _with_adjectives(inst))
+        if bare:
+            raise PsymError(
+                f"task '{inst.id}' cannot be interviewed dimension-aware: its instrument.yaml "
+                f"gives no 'adjectives' for scale(s) {', '.join(bare)}"
+            )
+        unscaled = [it.id for it in items if not it.scales]
+        if unscaled:
+            raise PsymError(
+                f"task '{inst.id}': item(s) {', '.join(unscaled)} belong to no scale, so they "
+                "have no dimension to be judged on (use --condition interview)"
+            )
+
+
+def _with_adjectives(inst: Instrument) -> set[str]:
+    return {name for name, sdef in inst.scales.items() if sdef.adjectives}

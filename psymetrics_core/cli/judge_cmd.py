@@ -1,0 +1,60 @@
+"""``psym judge``: re-judge an interview run's open answers with another judge."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from psymetrics_core.administer.rejudge import rejudge
+from psymetrics_core.cli import session_of
+from psymetrics_core.cli.bounded import bounded
+from psymetrics_core.cli.console import stdout
+
+
+@click.command("judge")
+@click.argument("run", type=click.Path(path_type=Path))
+@click.option(
+    "--judge-model",
+    "--judge",
+    "judge_model",
+    required=True,
+    help="Backend of the judge (any backend, e.g. openai-chat).",
+)
+@click.option("--judge-model-args", default="", help="Judge backend arguments, k=v,k=v.")
+@click.option(
+    "--judge-max-new-tokens",
+    type=bounded("--judge-max-new-tokens"),
+    default=None,
+    help="Judge reply length.",
+)
+@click.option(
+    "--output", "-o", required=True, type=click.Path(path_type=Path), help="New run directory."
+)
+@click.option("--overwrite", is_flag=True, help="Replace the run already in --output.")
+@click.pass_context
+def judge_cmd(
+    ctx: click.Context,
+    run: Path,
+    judge_model: str,
+    judge_model_args: str,
+    judge_max_new_tokens: int | None,
+    output: Path,
+    overwrite: bool,
+) -> None:
+    """Re-judge an interview run (--condition interview) without asking the model again."""
+    results = rejudge(
+        run,
+        output,
+        session=session_of(ctx),
+        judge_model=judge_model,
+        judge_model_args=judge_model_args,
+        judge_max_new_tokens=judge_max_new_tokens,
+        overwrite=overwrite,
+    )
+    calls = results["judge"]["n_calls"]
+    stdout.print(
+        f"re-judged {run} with {judge_model}: {calls} judge call(s), no subject requests\n"
+        f"results: {output / 'results.json'}   samples: {output / 'samples.jsonl'}   "
+        f"judge: {output / 'judge.jsonl'}"
+    )
