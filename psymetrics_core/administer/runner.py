@@ -318,7 +318,7 @@ def _administer(run: _Run, progress: Callable[[str, int], Reporter] | None) -> N
                 if run.stream is not None:
                     run.stream.before(cell_run)
                 entries.append(kind.run_cell(cell_run))
-            entry = {**entries[0], "runs": [_run_summary(e) for e in entries]}
+            entry = {**entries[0], "runs": [run_summary(e) for e in entries]}
             add_run_indicators(entry, inst)
             run.results["tasks"][inst.id] = entry
 
@@ -447,7 +447,7 @@ def _with_cache(be: Backend, enabled: bool) -> Any:
     return CachedBackend(be, ResponseCache()) if enabled else None
 
 
-def _run_summary(entry: dict[str, Any]) -> dict[str, Any]:
+def run_summary(entry: dict[str, Any]) -> dict[str, Any]:
     """The per-(condition, repeat) record kept in ``tasks.<task>.runs``."""
     keys = ("condition", "facets", "repeat", "seed", "form", "n_items", "n_answered")
     out = {k: entry.get(k) for k in keys}
