@@ -26,7 +26,7 @@ from psymetrics_core.administer.kinds.base import instrument_record
 from psymetrics_core.administer.kinds.questionnaire import questionnaire_sample
 from psymetrics_core.administer.runner import run_summary
 from psymetrics_core.backends.base import GenerationSettings
-from psymetrics_core.base.errors import PsymError, ResponsesError
+from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.types import Answer, Instrument, Item, Prompt
 from psymetrics_core.instruments.indicators import add_run_indicators
 from psymetrics_core.pluginsys.loader import plugin_versions

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import click
 
-from psymetrics_core.instruments.psychobench import import_psychobench
 from psymetrics_core.cli.import_answers_cmd import answers_cmd
+from psymetrics_core.instruments.psychobench import import_psychobench
 from psymetrics_core.instruments.spec import load_instrument
 
 
