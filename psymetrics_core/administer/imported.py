@@ -70,7 +70,7 @@ def import_answers(
     ``output``. ``condition`` is every row's condition; without it a ``condition`` column gives
     each row's (else every row is ``original``). Bad input is one ``PsymError`` line."""
     src, out = Path(path), Path(output)
-    _not_an_input(src, out)
+    _not_an_input(src, out, overwrite)
     inst = session.get_instrument(task)
     if getattr(inst, "kind", "questionnaire") != "questionnaire" or not inst.forms:
         raise PsymError(f"--task {task}: not a questionnaire (import answers scores Likert items)")
@@ -93,8 +93,10 @@ def import_answers(
     return ImportedRun(out, inst.id, list(cells), who, len(table), missing)
 
 
-def _not_an_input(src: Path, out: Path) -> None:
+def _not_an_input(src: Path, out: Path, overwrite: bool) -> None:
     """Refuse an output directory whose run files would replace the CSV."""
+    if (out / "results.json").exists() and not overwrite:
+        raise PsymError(f"-o {out} already holds a run; pass --overwrite to replace it")
     for name in ("results.json", "samples.jsonl", "judge.jsonl"):
         target = out / name
         if target.exists() and src.exists() and target.resolve() == src.resolve():
