@@ -32,18 +32,19 @@ def test_rho_equals_scipy_spearmanr_with_ties() -> None:
     assert rho == pytest.approx(stats.spearmanr(X, Y).statistic, abs=1e-12)
 
 
-def test_exact_permutation_p_equals_scipy_permutation_test() -> None:
-    # 7 constructs: exact over 7! orders; scipy enumerates every pairing when n! <= n_resamples
-    res = rank_agreement(X, Y)
-    ref = stats.permutation_test(
-        (X, Y),
-        lambda a, b: stats.spearmanr(a, b).statistic,
-        permutation_type="pairings",
-        n_resamples=np.inf,
-        alternative="two-sided",
-    )
-    assert res.p_method == "exact (5040 orders)"
-    assert res.p == pytest.approx(ref.pvalue, abs=1e-9)
+def test_exact_permutation_p_equals_enumeration_with_scipy_rho() -> None:
+    # 6 constructs (a tie among them): exact over 6! orders; the reference enumerates every
+    # order itself and takes scipy.stats.spearmanr's rho of each
+    x, y = X[:6], Y[:6]
+    res = rank_agreement(x, y)
+    observed = stats.spearmanr(x, y).statistic
+    rhos = [
+        stats.spearmanr(x, [y[i] for i in order]).statistic
+        for order in itertools.permutations(range(6))
+    ]
+    expected = np.mean(np.abs(rhos) >= abs(observed) - 1e-12)
+    assert res.p_method == "exact (720 orders)"
+    assert res.p == pytest.approx(expected, abs=1e-12)
     assert res.ci_low is not None and res.ci_high is not None
     assert res.ci_low <= res.rho <= res.ci_high  # type: ignore[operator]
 
