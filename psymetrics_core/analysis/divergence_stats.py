@@ -38,7 +38,7 @@ NDCG_TIES = (
 )
 
 
-def average_ranks(x: Sequence[float]) -> np.ndarray:
+def average_ranks(x: Sequence[float] | np.ndarray) -> np.ndarray:
     """Ranks 1..n with ties given their average rank (scipy.stats.rankdata's 'average')."""
     a = np.asarray(x, dtype=float)
     order = np.argsort(a, kind="mergesort")
@@ -59,7 +59,9 @@ def _pearson(rx: np.ndarray, ry: np.ndarray) -> float | None:
     return None if den == 0 else float(dx @ dy) / den
 
 
-def spearman_rho(x: Sequence[float], y: Sequence[float]) -> tuple[float | None, str | None]:
+def spearman_rho(
+    x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray
+) -> tuple[float | None, str | None]:
     """Spearman's rho (Pearson's r of the average ranks) and None's reason."""
     if len(x) != len(y):
         raise ValueError("profiles of different lengths")
