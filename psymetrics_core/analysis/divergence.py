@@ -41,6 +41,7 @@ __all__ = [
     "profiles_of",
     "compare",
     "divergence",
+    "divergence_of",
 ]
 
 INTERVIEW = "interview"
@@ -224,8 +225,12 @@ class Divergence:
 
 def divergence(run_dirs: Sequence[str | Path], constructs: Constructs | None = None) -> Divergence:
     """Profiles, pairwise agreement and the within- vs cross-method test of ``run_dirs``."""
-    table = constructs or load_constructs()
-    profiles = profiles_of(run_dirs, table)
+    return divergence_of(profiles_of(run_dirs, constructs or load_constructs()))
+
+
+def divergence_of(profiles: Sequence[Profile]) -> Divergence:
+    """Pairwise agreement of ``profiles`` (same model and family, 3+ shared constructs) and,
+    per family, the sign-flip test of within- against cross-method agreement across models."""
     pairs = []
     groups: dict[tuple[str, str], list[Profile]] = {}
     for p in profiles:
@@ -235,7 +240,7 @@ def divergence(run_dirs: Sequence[str | Path], constructs: Constructs | None = N
             for b in group[i + 1 :]:
                 if a.key != b.key and len([c for c in a.scores if c in b.scores]) >= 3:
                     pairs.append(compare(a, b))
-    out = Divergence(profiles, pairs)
+    out = Divergence(list(profiles), pairs)
     _within_vs_cross(out)
     return out
 
