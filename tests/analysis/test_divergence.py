@@ -87,3 +87,9 @@ def test_analyze_shows_the_same_rho_in_text_and_json(tmp_path: Path) -> None:
     shown = re.search(r"self-report:bfi vs self-report:ipip-bfi25 .*?rho ([-0-9.]+)", text.output)
     assert shown is not None
     assert shown.group(1) == f"{pair['rho']['rho']:.3f}"
+    report = tmp_path / "report.html"
+    res = CliRunner().invoke(cli, ["report", *map(str, runs), "-o", str(report)])
+    assert res.exit_code == 0, res.output
+    html = report.read_text(encoding="utf-8")
+    section = html[html.index('<section id="divergence">') :]
+    assert f"<td>{shown.group(1)}</td>" in section[: section.index("</section>")]
