@@ -1,7 +1,8 @@
 """The worked example of docs/guides/divergence.md: Song et al.'s (2025) per-item answers of
 Qwen2.5-7B-Instruct (tests/data/song2025, CC BY 4.0), imported with ``psym import answers`` and
 compared by the divergence analysis, reproduce their published rho within 1e-3
-(results/RQ1/analysis.json: 0.451228, 0.410391, 0.460166).
+(results/RQ1/analysis.json: 0.451228, 0.410391, 0.460166; and the BFI-44 vs BFI-10
+baseline 0.917663 once the short forms are installed).
 
 The generation-probability side is their published per-construct profile
 (ecological_profiles/Qwen2.5-7B-Instruct.json), read as a profile; ``psym import logprobs``
@@ -42,8 +43,10 @@ def _import(tmp: Path, task: str, csv_name: str | None = None) -> Path:
 def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     tmp = tmp_path_factory.mktemp("song")
     out = {"pvq40": _import(tmp, "pvq40"), "bfi": _import(tmp, "bfi")}
-    if "pvq21" in Session().instruments():
-        out["pvq21"] = _import(tmp, "pvq21")
+    installed = Session().instruments()
+    for form in ("pvq21", "bfi10"):  # the short forms of psymetrics-plugin-pvq and -bfi
+        if form in installed:
+            out[form] = _import(tmp, form)
     return out
 
 
@@ -91,3 +94,11 @@ def test_rho_pvq40_pvq21_within_method(runs: dict[str, Path]) -> None:
     pairs = [p for p in result.pairs if p.family == "basic_values"]
     assert len(pairs) == 1 and pairs[0].kind == "within-method"
     assert pairs[0].rho.rho == pytest.approx(0.460166, abs=1e-3)
+
+
+def test_rho_bfi44_bfi10_within_method(runs: dict[str, Path]) -> None:
+    if "bfi10" not in runs:
+        pytest.skip("the bfi10 instrument is not installed (psymetrics-plugin-bfi)")
+    (pair,) = divergence([runs["bfi"], runs["bfi10"]]).pairs
+    assert pair.kind == "within-method"
+    assert pair.rho.rho == pytest.approx(0.917663, abs=1e-3)  # Song et al.'s baseline
