@@ -12,7 +12,12 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from psymetrics_core.analysis.divergence import Profile, divergence_of
+from psymetrics_core.analysis.divergence import (
+    Profile,
+    divergence_of,
+    load_constructs,
+    profiles_of,
+)
 from psymetrics_core.cli import cli
 
 BFI = Path(__file__).parents[1] / "data" / "song2025" / "bfi.csv"
@@ -93,3 +98,20 @@ def test_analyze_shows_the_same_rho_in_text_and_json(tmp_path: Path) -> None:
     html = report.read_text(encoding="utf-8")
     section = html[html.index('<section id="divergence">') :]
     assert f"<td>{shown.group(1)}</td>" in section[: section.index("</section>")]
+
+
+def test_interview_and_persona_administrations(tmp_path: Path) -> None:
+    # an imported BFI-44 run whose second administration is relabelled as an interview
+    # (mm-interview's facet) and a third as a persona: the interview is its own method, the
+    # persona's administration is left out of the profile and counted
+    run = _import(tmp_path, BFI, "bfi")
+    results = json.loads((run / "results.json").read_text())
+    runs = results["tasks"]["bfi"]["runs"]
+    runs[1]["facets"] = {"administration": "interview-dimensions"}
+    runs.append({**runs[0], "condition": "p", "facets": {"persona": "p"}, "repeat": 1})
+    (run / "results.json").write_text(json.dumps(results))
+    found = {p.key: p for p in profiles_of([run], load_constructs())}
+    assert set(found) == {"self-report:bfi", "interview-dimensions:bfi"}
+    assert found["self-report:bfi"].n_administrations == 1
+    assert found["self-report:bfi"].n_left_out == 1
+    assert found["interview-dimensions:bfi"].scores["neuroticism"] == pytest.approx(2.75)
