@@ -91,3 +91,21 @@ def test_sign_flip_equals_enumeration_and_scipy() -> None:
     assert res.method == "exact (32 sign assignments)"
     one = sign_flip([0.4])
     assert one.mean is None and one.reason == "1 model(s): needs 2 or more"
+
+
+def test_bootstrap_interval_equals_scipy_rho_of_the_same_resamples(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from psymetrics_core.analysis import divergence_stats as ds
+
+    monkeypatch.setattr(ds, "DRAWS", 400)
+    res = rank_agreement(X, Y)
+    idx = np.random.default_rng(ds.SEED).integers(0, len(X), (400, len(X)))
+    rhos = []
+    for row in idx:
+        xs, ys = np.asarray(X)[row], np.asarray(Y)[row]
+        if len(set(xs)) > 1 and len(set(ys)) > 1:  # a constant resample has no rho
+            rhos.append(stats.spearmanr(xs, ys).statistic)
+    assert res.ci_draws == len(rhos)
+    assert res.ci_low == pytest.approx(np.quantile(rhos, 0.025), abs=1e-12)
+    assert res.ci_high == pytest.approx(np.quantile(rhos, 0.975), abs=1e-12)
