@@ -28,6 +28,7 @@ def register_analyses(register: Callable[..., None]) -> None:
     """The per-run tables and ecological validity, before the plugins' sections."""
     register(PER_RUN, f"{_SECTIONS}:per_run", "reliability, consistency, styles, norms per run")
     register("validity", f"{_SECTIONS}:ecological_validity", "questionnaire vs behaviour rho")
+    register("divergence", f"{_SECTIONS}:method_divergence", "one model, several methods: rho")
 
 
 @hookimpl(specname="register_analyses", trylast=True)

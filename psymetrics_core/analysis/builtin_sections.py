@@ -3,13 +3,14 @@ and returns its ``AnalysisSection`` (or None when the runs have nothing for it).
 
 from __future__ import annotations
 
+from psymetrics_core.analysis.divergence_section import divergence_section
 from psymetrics_core.analysis.ecological import validity_section
 from psymetrics_core.analysis.population.runs import population_section
 from psymetrics_core.analysis.report import analyze
 from psymetrics_core.analysis.sections import AnalysisRequest
 from psymetrics_core.contracts.analyses import AnalysisSection
 
-__all__ = ["per_run", "ecological_validity", "population"]
+__all__ = ["per_run", "ecological_validity", "method_divergence", "population"]
 
 
 def per_run(request: AnalysisRequest) -> AnalysisSection:
@@ -31,6 +32,11 @@ def per_run(request: AnalysisRequest) -> AnalysisSection:
 def ecological_validity(request: AnalysisRequest) -> AnalysisSection | None:
     """Questionnaire vs behaviour across models (``ecological.validity_section``)."""
     return validity_section(request.run_dirs)
+
+
+def method_divergence(request: AnalysisRequest) -> AnalysisSection | None:
+    """One model's constructs measured by several methods (``divergence_section``)."""
+    return divergence_section(request.run_dirs)
 
 
 def population(request: AnalysisRequest) -> AnalysisSection | None:

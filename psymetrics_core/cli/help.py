@@ -71,6 +71,7 @@ EXAMPLES: dict[str, str] = {
     "new-plugin": "psym new-plugin grit2",
     "import": "psym import psychobench questionnaires.json --output imported",
     "import psychobench": "psym import psychobench questionnaires.json --output imported",
+    "import answers": "psym import answers answers.csv --task pvq40 --model m -o runs/imported",
     "schema": "psym schema results",
     "plugins": "psym plugins\npsym plugins available",
     "plugins available": "psym plugins available --json",

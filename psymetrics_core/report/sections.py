@@ -12,6 +12,7 @@ from typing import Any
 from psymetrics_core.analysis.population.options import PopulationOptions
 from psymetrics_core.pluginsys.session import Session
 from psymetrics_core.records.read import PANEL_FILES, RunData
+from psymetrics_core.report.divergence_sections import divergence_context
 from psymetrics_core.report.figure_sections import (
     distribution_figures,
     forest_figures,
@@ -92,6 +93,7 @@ def build_context(
         "distributions": distribution_figures(runs),
         "forest": forest_figures(runs),
         "behaviour": behaviour_rows(runs),
+        "divergence": divergence_context(runs),
         "panels": panel_blocks(runs),
         "panel_titles": PANEL_FILES,
         "panel_hints": PANEL_HINTS,

@@ -93,15 +93,17 @@ def bfi_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_core_analyses_sit_in_the_plugins_registry() -> None:
     entries = session_with(Good()).analyses()
     # the core's first, the plugin's next, population (trylast) closing the report
-    assert list(entries) == ["per-run", "validity", "good", "lazy", "population"]
+    assert list(entries) == ["per-run", "validity", "divergence", "good", "lazy", "population"]
     assert {n: e.plugin for n, e in entries.items()} == {
         "per-run": CORE,
         "validity": CORE,
+        "divergence": CORE,
         "population": CORE,
         "good": "extra0",
         "lazy": "extra0",
     }
-    assert [n for n, e in entries.items() if e.builtin] == ["per-run", "validity", "population"]
+    builtin = [n for n, e in entries.items() if e.builtin]
+    assert builtin == ["per-run", "validity", "divergence", "population"]
     # one route: a reference is resolved the same way for the core's and the plugin's
     assert entries["per-run"].function() is builtin_sections.per_run
     assert entries["population"].function() is builtin_sections.population
@@ -117,7 +119,10 @@ def test_building_the_registry_imports_no_analysis_code() -> None:
         "print('pandas' in sys.modules, 'psymetrics_core.analysis.report' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.splitlines() == ["['per-run', 'population', 'validity']", "False False"]
+    assert out.stdout.splitlines() == [
+        "['divergence', 'per-run', 'population', 'validity']",
+        "False False",
+    ]
 
 
 def test_every_analysis_runs_through_one_request(bfi_run: Path) -> None:
