@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from psymetrics_core.api import Prompt
-from psymetrics_core.base.errors import BackendError
+from psymetrics_core.api import BackendError, Prompt
 
 __all__ = ["option_texts", "turn_end_text"]
 

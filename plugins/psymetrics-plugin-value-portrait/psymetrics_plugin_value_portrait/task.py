@@ -19,11 +19,11 @@ from psymetrics_core.api import (
     Option,
     ProbeTask,
     Prompt,
+    PsymError,
     Score,
     TaskResults,
     TaskScores,
 )
-from psymetrics_core.base.errors import PsymError
 
 from .data import CONSTRUCTS, HIGHER_ORDER, TRAITS, VALUES, Scenario, scenarios
 from .profile import ScoredResponse, profile
@@ -126,8 +126,14 @@ class ValuePortraitTask(ProbeTask):
             for c in profile(rows, CONSTRUCTS, threshold, length)
         ]
         n_tokens = [r.n_tokens for r in rows if r.n_tokens is not None]
+        what = "summed" if length == "sum" else "per-token mean"
+        note = (
+            f"{what} log-probabilities of whole replies (length={length}), responses "
+            f"tagged rho >= {threshold:g}; compare constructs by rank within a model"
+        )
         return TaskScores.of(
             scores,
+            scoring_note=note,
             threshold=threshold,
             length=length,
             construct_groups={

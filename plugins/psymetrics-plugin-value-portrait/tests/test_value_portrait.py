@@ -11,8 +11,7 @@ from psymetrics_plugin_value_portrait import make_instrument
 from psymetrics_plugin_value_portrait.data import CONSTRUCTS, scenarios
 from psymetrics_plugin_value_portrait.profile import ScoredResponse, profile
 
-from psymetrics_core.api import Completion, TaskResults
-from psymetrics_core.base.errors import PsymError
+from psymetrics_core.api import Completion, PsymError, TaskResults
 
 
 def test_the_shipped_data_is_the_data_set_with_its_ids_and_tags():
