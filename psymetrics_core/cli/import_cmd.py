@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from psymetrics_core.cli import import_logprobs_cmd
 from psymetrics_core.instruments.psychobench import import_psychobench
 from psymetrics_core.instruments.spec import load_instrument
 
@@ -42,3 +43,6 @@ def psychobench_cmd(path: Path, output: str, prefix: str) -> None:
         click.echo(
             f"use them with: PSYM_INSTRUMENTS_PATH={output} psym eval --tasks {report.tasks[0]}"
         )
+
+
+import_cmd.add_command(import_logprobs_cmd.logprobs_cmd)
