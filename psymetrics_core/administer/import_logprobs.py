@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,7 +59,7 @@ def _number(raw: str, at: str) -> float:
 
 def _count(raw: str, at: str) -> int:
     text = raw.strip()
-    if not text.isdigit() or len(text) > 9 or int(text) < 1:
+    if not re.fullmatch(r"[0-9]{1,9}", text) or int(text) < 1:
         raise PsymError(f"{at}: field 'tokens' must be a whole number >= 1; got {raw!r}")
     return int(text)
 
@@ -97,7 +98,7 @@ def read_logprobs(path: Path, task_id: str, options: dict[str, tuple[int, ...]])
                 f"(psym show {task_id} lists them)"
             )
         raw = row["response"].strip()
-        rid = int(raw) if raw.isdigit() and len(raw) < 10 else None
+        rid = int(raw) if re.fullmatch(r"[0-9]{1,9}", raw) else None
         if rid is None or rid not in options[sid]:
             ids = ", ".join(str(v) for v in options[sid])
             raise PsymError(
