@@ -69,6 +69,7 @@ EXAMPLES: dict[str, str] = {
     "new-plugin": "psym new-plugin grit2",
     "import": "psym import psychobench questionnaires.json --output imported",
     "import psychobench": "psym import psychobench questionnaires.json --output imported",
+    "import logprobs": "psym import logprobs scores.csv --task value-portrait --model qwen -o run",
     "schema": "psym schema results",
     "plugins": "psym plugins\npsym plugins available",
     "plugins available": "psym plugins available --json",
