@@ -8,6 +8,7 @@ import click
 
 from psymetrics_core.administer.import_logprobs import COLUMNS, import_logprobs
 from psymetrics_core.administer.options import parse_task_args
+from psymetrics_core.base.errors import PsymError
 from psymetrics_core.cli import session_of
 from psymetrics_core.cli.console import fmt, stdout, table
 
@@ -20,7 +21,7 @@ from psymetrics_core.cli.console import fmt, stdout, table
     "--output",
     "-o",
     required=True,
-    type=click.Path(path_type=Path),
+    type=click.Path(),  # a str: '' is refused as given, not read as the current folder
     help="Run folder to write (results.json, samples.jsonl).",
 )
 @click.option(
@@ -36,15 +37,17 @@ def logprobs_cmd(
     csv_path: Path,
     task: str,
     model: str,
-    output: Path,
+    output: str,
     task_args: tuple[str, ...],
 ) -> None:
     """Write a run of TASK from a CSV of scenario,response,logprob,tokens rows (summed
     log-probability of each response and the number of tokens summed, e.g. as Song et al. 2025
     publish them), so every analysis reads it like a run of `psym eval`."""
+    if not output.strip():
+        raise PsymError(f"--output {output!r}: an empty path; expected a folder")
     session = session_of(ctx)
     options = parse_task_args(task_args, [task], session=session)
-    results = import_logprobs(csv_path, task, model, output, session, options)
+    results = import_logprobs(csv_path, task, model, Path(output), session, options)
     entry = results["tasks"][task]
     t = table(f"model: {model}  (imported from {csv_path})", ["scale", "score", "n"])
     notes = []
@@ -57,6 +60,6 @@ def logprobs_cmd(
         stdout.print(line, markup=False, soft_wrap=True)
     click.echo(
         f"imported {entry['n_answered']} of {entry['n_items']} scenarios "
-        f"({', '.join(COLUMNS)}); results: {output / 'results.json'}   "
-        f"samples: {output / 'samples.jsonl'}"
+        f"({', '.join(COLUMNS)}); results: {Path(output) / 'results.json'}   "
+        f"samples: {Path(output) / 'samples.jsonl'}"
     )

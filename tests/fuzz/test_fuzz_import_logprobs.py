@@ -96,3 +96,19 @@ def test_special_inputs(session, tmp_path: Path):
         expect_clean_error(
             lambda c=cmd: _invoke(session, [*c, str(tmp_path / "run")]), [task], label=label
         )
+
+
+def test_bad_output_folders(session, tmp_path: Path):
+    src = tmp_path / "ok.csv"
+    src.write_text(HEAD + FULL, encoding="utf-8")
+    (tmp_path / "plain").write_text("x")
+    argv = ["import", "logprobs", str(src), "--task", "value-portrait", "--model", "m", "-o"]
+    for label, target, name in [
+        ("empty", "", "''"),
+        ("blank", "  ", "'  '"),
+        ("regular-file", str(tmp_path / "plain"), "plain"),
+        ("parent-is-file", str(tmp_path / "plain" / "sub"), "plain"),
+    ]:
+        expect_clean_error(lambda t=target: _invoke(session, [*argv, t]), [name], label=label)
+    assert (tmp_path / "plain").read_text() == "x"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ok.csv", "plain"]
