@@ -13,7 +13,7 @@ from collections.abc import Callable
 from psymetrics_core import hookimpl
 
 from .data import CONSTRUCTS, HIGHER_ORDER, SOURCE_COMMIT, SOURCES, TRAITS
-from .task import DEFAULT_THRESHOLD, ValuePortraitTask
+from .task import DEFAULT_THRESHOLD, ValuePortraitTask, scenario_items
 
 __version__ = "0.1.0"
 TASK = "value-portrait"
@@ -63,6 +63,7 @@ def make_instrument() -> ValuePortraitTask:
             "(ranks), not levels across models."
         ),
         scales={c: _describe(c) for c in CONSTRUCTS},
+        items=scenario_items(),
         options={
             "threshold": f"ρ tag at or above which a response counts (default {DEFAULT_THRESHOLD})",
             "length": "sum (default: summed log-probability) or mean (per token)",

@@ -28,7 +28,14 @@ from psymetrics_core.api import (
 from .data import CONSTRUCTS, HIGHER_ORDER, TRAITS, VALUES, Scenario, scenarios
 from .profile import ScoredResponse, profile
 
-__all__ = ["ValuePortraitTask", "ADVICE_FRAME", "CHAT_FRAME", "LENGTHS", "scored_responses"]
+__all__ = [
+    "ValuePortraitTask",
+    "scenario_items",
+    "ADVICE_FRAME",
+    "CHAT_FRAME",
+    "LENGTHS",
+    "scored_responses",
+]
 
 # psymetrics' own framing of the two kinds of query (Song et al. frame them alike: a described
 # situation to react to, a message to reply to)
@@ -63,20 +70,21 @@ def scored_responses(results: TaskResults) -> list[ScoredResponse]:
     return out
 
 
+def scenario_items() -> list[Item]:
+    """The 104 scenarios in the data set's order (item id = ``portrait_id``)."""
+    return [
+        Item(
+            str(s.id),
+            query_text(s),
+            (),
+            meta={"source": s.source, "responses": [r.id for r in s.responses]},
+        )
+        for s in scenarios()
+    ]
+
+
 class ValuePortraitTask(ProbeTask):
     """One prompt per scenario, its five responses scored as whole assistant replies."""
-
-    def load_items(self) -> list[Item]:
-        """The 104 scenarios in the data set's order (item id = ``portrait_id``)."""
-        return [
-            Item(
-                str(s.id),
-                query_text(s),
-                (),
-                meta={"source": s.source, "responses": [r.id for r in s.responses]},
-            )
-            for s in scenarios()
-        ]
 
     def render(self, item: Item, cell: Any = None) -> Prompt:
         """The query as the user message; the five responses as scored continuations."""
