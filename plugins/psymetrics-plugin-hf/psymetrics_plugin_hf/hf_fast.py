@@ -271,12 +271,17 @@ def score_prompts_native(
 
 def _group_slices(groups: list[_Group], budget: int) -> list[list[_Group]]:
     """``groups`` in order, cut into slices whose prefix pass (one row per group, padded to the
-    slice's longest prefix) stays within ``budget`` tokens; a slice holds at least one group."""
+    slice's longest prefix) stays within ``budget`` tokens; a slice holds at least one group.
+    A group joins the slice only while that adds no more padded tokens than a pass of its own
+    would cost (``_BATCH_COST`` + its prefix): prefixes of very different lengths (one query per
+    scenario of value-portrait) are not padded to the longest of them."""
     slices: list[list[_Group]] = []
     width = 0
     for group in groups:
         wider = max(width, group.prefix)
-        if slices and wider * (len(slices[-1]) + 1) <= budget:
+        added = wider * (len(slices[-1]) + 1) - width * len(slices[-1]) if slices else 0
+        cheaper = added <= _BATCH_COST + group.prefix
+        if slices and cheaper and wider * (len(slices[-1]) + 1) <= budget:
             slices[-1].append(group)
             width = wider
         else:
