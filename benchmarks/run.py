@@ -32,7 +32,7 @@ REPO = HERE.parent
 TASKS = ("bfi", "mfq")
 
 sys.path.insert(0, str(REPO))
-from benchmarks import population, scale  # noqa: E402
+from benchmarks import genprob, population, scale  # noqa: E402
 
 _UTILS = '''"""Items of psymetrics instruments as lm-eval docs (written by benchmarks/run.py)."""
 import datasets
@@ -393,8 +393,13 @@ def main() -> None:
     ap.add_argument(
         "--only",
         choices=(
-            "logprob", "grid", "population", "population-prefix", "population-analysis",
+            "logprob",
+            "grid",
+            "population",
+            "population-prefix",
+            "population-analysis",
             "fidelity",
+            "genprob",
         ),
         default=None,
         help="run only this benchmark (logprob: psym eval --mode logprob against lm_eval, "
@@ -403,7 +408,8 @@ def main() -> None:
         "population: psym eval --population against the bound; population-prefix: a "
         "population on the default model with and without prefix sharing; "
         "population-analysis: psym analyze --responses of 1,250 x 419 in time and memory; "
-        "fidelity: psym fidelity of 1,250 x 44 against 2,800 people in time and memory)",
+        "fidelity: psym fidelity of 1,250 x 44 against 2,800 people in time and memory; "
+        "genprob: value-portrait's 520 pairs on the default model against the torch floor)",
     )
     a = ap.parse_args()
     from psymetrics_core.base.paths import cache_dir
@@ -434,6 +440,9 @@ def main() -> None:
         if a.only == "fidelity":
             bench_fidelity(work)
             return
+        if a.only == "genprob":
+            genprob.report(a.limit)
+            return
         print(f"[api] openai-chat vs a server adding {a.latency * 1000:.0f} ms per request")
         for r in bench_api(a.latency, (1, 8, 32), a.waves):
             print(
@@ -463,6 +472,7 @@ def main() -> None:
             )
         if not a.skip_lmeval:
             report_logprob(a.limit, work, env, cache_dir())
+            genprob.report(a.limit)
     finally:
         print(f"load average at end: {os.getloadavg()[0]:.1f}")
         if a.keep:

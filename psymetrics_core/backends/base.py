@@ -59,6 +59,9 @@ class Backend:
     - ``supports_continuations``: whether ``option_logprobs`` scores an option's multi-token
       ``continuation`` (``Option.continuation``, probe tasks); a backend that reads only the
       first answer token must leave it False, and ``check_requests`` refuses such prompts;
+    - ``supports_turn_end``: whether it appends the end of the assistant turn its chat template
+      writes to a continuation whose option asks for it (``Option.turn_end``: the probability
+      of a whole reply); a backend that does not apply a chat template leaves it False;
     - ``accepts_on_result``: ``generate``/``option_logprobs`` take ``on_result(i, completion)``
       and call it per prompt as soon as it is done (the cache stores each at once);
     - ``usage()``: token counts for ``results.json`` (None when the backend has none);
@@ -77,6 +80,7 @@ class Backend:
     supports_logprobs = True
     supports_images = False
     supports_continuations = False
+    supports_turn_end = False
     accepts_on_result = False
 
     def generate(
@@ -111,6 +115,15 @@ class Backend:
             f"backend '{self.name}' cannot score a continuation's log-likelihood "
             "(supports_continuations is False); use a local model (smollm2, hf), "
             "openai-completions with prompt echo, or lm-eval"
+        )
+
+    def turn_end_refusal(self) -> str:
+        """The one line refusing a reply to be scored with its end of turn."""
+        return (
+            f"backend '{self.name}' cannot score a whole assistant reply with its end-of-turn "
+            "tokens (supports_turn_end is False: it applies no chat template); use a local "
+            "model (smollm2, hf), or score elsewhere and bring the numbers in with "
+            "'psym import logprobs'"
         )
 
     def usage(self) -> dict[str, int] | None:
@@ -215,19 +228,25 @@ def check_requests(be: Any, requests: Iterable[tuple[Prompt, GenerationSettings]
     Prompts carrying images are refused by a backend that does not declare
     ``supports_images``: images are never silently dropped. In ``logprob`` mode, prompts whose
     options carry a ``continuation`` are refused by a backend that does not declare
-    ``supports_continuations`` (it would score something else). ``call_backend`` and the
+    ``supports_continuations`` (it would score something else), and options asking for the
+    end of the assistant turn (``Option.turn_end``) by one without ``supports_turn_end``.
+    ``call_backend`` and the
     request stream (``scheduler.start_stream``, before ``answer_mixed``) both call this.
     """
     backend = as_backend(be)
-    images = continuations = False
+    images = continuations = turn_end = False
     for prompt, settings in requests:
         images = images or bool(prompt.images)
-        continuations = continuations or (settings.mode == "logprob" and prompt.has_continuations)
+        scored = settings.mode == "logprob"
+        continuations = continuations or (scored and prompt.has_continuations)
+        turn_end = turn_end or (scored and any(o.turn_end for o in prompt.options))
     if images and not backend.supports_images:
         raise BackendError(
             f"backend '{backend.name}' does not take images (supports_images is False); "
             "use an image-text model (hf with an image-text-to-text model, or openai-chat)"
         )
+    if turn_end and not backend.supports_turn_end:
+        raise BackendError(backend.turn_end_refusal())
     if continuations and not backend.supports_continuations:
         raise BackendError(backend.continuation_refusal())
 

@@ -331,6 +331,7 @@ class WrappedBackend(Backend):
         self.supports_logprobs = self.backend.supports_logprobs
         self.supports_images = self.backend.supports_images
         self.supports_continuations = self.backend.supports_continuations
+        self.supports_turn_end = self.backend.supports_turn_end
 
     def set_concurrency(self, n: int) -> None:
         """Bound the wrapped backend's requests in flight."""

@@ -36,11 +36,15 @@ class Option:
     ``continuation`` (probe tasks) is a text whose log-likelihood after the prompt is scored in
     ``logprob`` mode instead of the value (e.g. an inventory's items in some order); backends
     score :attr:`scored_text` and only those declaring ``supports_continuations`` take it.
+    ``turn_end`` asks for the continuation followed by the end of the assistant turn as the
+    backend's chat template writes it (e.g. ``<|im_end|>``): the log-probability of a whole
+    assistant reply (Song et al. 2025); only backends declaring ``supports_turn_end`` take it.
     """
 
     value: int
     label: str
     continuation: str | None = None
+    turn_end: bool = False
 
     @property
     def scored_text(self) -> str:
@@ -53,6 +57,8 @@ class Option:
         out: dict[str, Any] = {"value": self.value, "label": self.label}
         if self.continuation is not None:
             out["continuation"] = self.continuation
+        if self.turn_end:
+            out["turn_end"] = True
         return out
 
 

@@ -383,6 +383,8 @@ def _print_table(results: dict[str, Any], session: Session) -> None:
             t.add_row(*row)
             if s.get("reason"):
                 notes.append(f"* {task}.{scale}: {s['reason']}")
+        if entry.get("scoring_note"):  # a task's own line on how its scores read
+            notes.append(f"{task}: {entry['scoring_note']}")
         rate = entry.get("parse_rate")
         t.add_row(
             "",

@@ -72,6 +72,7 @@ EXAMPLES: dict[str, str] = {
     "import": "psym import psychobench questionnaires.json --output imported",
     "import psychobench": "psym import psychobench questionnaires.json --output imported",
     "import answers": "psym import answers answers.csv --task pvq40 --model m -o runs/imported",
+    "import logprobs": "psym import logprobs scores.csv --task value-portrait --model qwen -o run",
     "schema": "psym schema results",
     "plugins": "psym plugins\npsym plugins available",
     "plugins available": "psym plugins available --json",

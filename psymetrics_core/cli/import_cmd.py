@@ -1,4 +1,5 @@
-"""``psym import``: convert other frameworks' questionnaire files into instrument specs."""
+"""``psym import``: other frameworks' questionnaire files as instrument specs, and answers or
+log-probabilities computed elsewhere as ordinary run directories."""
 
 from __future__ import annotations
 
@@ -7,13 +8,15 @@ from pathlib import Path
 import click
 
 from psymetrics_core.cli.import_answers_cmd import answers_cmd
+from psymetrics_core.cli.import_logprobs_cmd import logprobs_cmd
 from psymetrics_core.instruments.psychobench import import_psychobench
 from psymetrics_core.instruments.spec import load_instrument
 
 
 @click.group("import")
 def import_cmd() -> None:
-    """Convert questionnaire files of other frameworks into psymetrics instruments."""
+    """Bring in questionnaires of other frameworks, or answers and log-probabilities made
+    elsewhere as runs that every analysis reads."""
 
 
 @import_cmd.command("psychobench")
@@ -46,3 +49,4 @@ def psychobench_cmd(path: Path, output: str, prefix: str) -> None:
 
 
 import_cmd.add_command(answers_cmd)
+import_cmd.add_command(logprobs_cmd)

@@ -25,11 +25,13 @@ __all__ = [
 
 class OptionRecord(Strict):
     """One answer option as presented: its scored value and label (and, for a probe task's
-    log-likelihood, the continuation that was scored instead of the value)."""
+    log-likelihood, the continuation that was scored instead of the value, and ``turn_end``
+    when the end of the assistant turn was scored after it)."""
 
     value: int
     label: str
     continuation: str | None = None
+    turn_end: bool | None = None
 
 
 class ImageRecord(Strict):

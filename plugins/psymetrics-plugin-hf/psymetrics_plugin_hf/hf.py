@@ -30,6 +30,8 @@ from psymetrics_core.api import (
     remove_stale_conversions,
 )
 from psymetrics_plugin_hf.deps import require_modules, version_of
+from psymetrics_plugin_hf.hf_fast import plain_meta
+from psymetrics_plugin_hf.hf_turn import option_texts
 from psymetrics_plugin_hf.hf_vision import (
     generate_with_images,
     is_image_text_model,
@@ -51,6 +53,7 @@ class HFBackend(Backend):
 
     name = "hf"
     supports_continuations = True  # loglikelihoods() sums every token of a continuation
+    supports_turn_end = True  # a reply's end of turn comes from the chat template (hf_turn)
     accepts_on_result = True  # responses reach the cache batch by batch
     chunk_size = 64  # prompts per call from the runner (batched inside)
 
@@ -355,8 +358,9 @@ class HFBackend(Backend):
             out: list[Completion] = []
             for i, prompt in enumerate(prompts):
                 context = self.context_text(prompt)
-                conts = [o.scored_text for o in prompt.options]
-                comp = Completion(option_logprobs=tuple(self.loglikelihoods(context, conts)))
+                conts = option_texts(self, prompt)
+                lps = self.loglikelihoods(context, conts)
+                comp = Completion(option_logprobs=tuple(lps), meta=plain_meta(self, prompt))
                 out.append(comp)
                 if on_result is not None:
                     on_result(i, comp)

@@ -19,6 +19,8 @@ from typing import Any
 
 from psymetrics_core.api import Completion, Prompt, Reporter
 
+from .hf_turn import option_texts
+
 __all__ = ["score_prompts", "score_prompts_native"]
 
 
@@ -36,10 +38,10 @@ def _rows(backend: Any, prompts: Sequence[Prompt]) -> list[_Row]:
         context = backend.context_text(prompt)
         ctx = backend._encode(context)
         pieces = []
-        for o in prompt.options:
-            whole = backend._encode(context + o.scored_text)
+        for text in option_texts(backend, prompt):
+            whole = backend._encode(context + text)
             if whole[: len(ctx)] != ctx:
-                pieces.append((ctx, backend._encode(o.scored_text)))
+                pieces.append((ctx, backend._encode(text)))
             else:
                 pieces.append((ctx, whole[len(ctx) :]))
         if all(len(c) == 1 and p == ctx for p, c in pieces):
@@ -65,6 +67,19 @@ def _common_prefix(rows: list[_Row]) -> int:
     return max(n, 0)
 
 
+def token_counts(rows: list[_Row], prompts: Sequence[Prompt]) -> list[dict[str, Any]]:
+    """Per prompt, the completion's ``meta``: for a prompt whose options carry continuations,
+    ``option_tokens``, the number of tokens scored for each option (for a per-token mean)."""
+    counts = [[0] * len(p.options) for p in prompts]
+    for r in rows:
+        for _, _, k in r.reads:
+            counts[r.prompt][k] += 1
+    return [
+        {"option_tokens": c} if p.has_continuations else {}
+        for c, p in zip(counts, prompts, strict=True)
+    ]
+
+
 def _finish(
     batch: list[_Row],
     pending: list[int],
@@ -72,13 +87,14 @@ def _finish(
     done: list[Completion | None],
     on_result: Callable[[int, Completion], None] | None,
     progress: Reporter | None,
+    metas: list[dict[str, Any]],
 ) -> None:
     """Count ``batch``'s rows off their prompts; a prompt whose rows are all scored is done:
     reported to ``on_result`` and ``progress`` at once."""
     for r in batch:
         pending[r.prompt] -= 1
         if pending[r.prompt] == 0:
-            comp = Completion(option_logprobs=tuple(scores[r.prompt]))
+            comp = Completion(option_logprobs=tuple(scores[r.prompt]), meta=metas[r.prompt])
             done[r.prompt] = comp
             if on_result is not None:
                 on_result(r.prompt, comp)
@@ -103,6 +119,7 @@ def score_prompts(
 
     model, device = backend._model, backend.device
     rows = _rows(backend, prompts)
+    metas = token_counts(rows, prompts)
     scores: list[list[float]] = [[0.0] * len(p.options) for p in prompts]
     pending = [sum(1 for r in rows if r.prompt == i) for i in range(len(prompts))]
     done: list[Completion | None] = [None] * len(prompts)
@@ -123,7 +140,7 @@ def score_prompts(
                     past = copy.deepcopy(prefix)
                     past.batch_repeat_interleave(len(batch))
                 _score_batch(backend, batch, n_pre, past, scores)
-                _finish(batch, pending, scores, done, on_result, progress)
+                _finish(batch, pending, scores, done, on_result, progress, metas)
     return [c for c in done if c is not None]
 
 
@@ -226,6 +243,7 @@ def score_prompts_native(
 
     engine = backend._native[0]
     rows = _rows(backend, prompts)
+    metas = token_counts(rows, prompts)
     scores: list[list[float]] = [[0.0] * len(p.options) for p in prompts]
     pending = [0] * len(prompts)
     for r in rows:
@@ -247,18 +265,23 @@ def score_prompts_native(
                 wanted = sorted({pos - n_pre for r in batch for pos, _, _ in r.reads})
                 hidden, _ = engine.forward(ids, past, keep=np.array(wanted, dtype=np.int64))
                 _add_reads(engine, hidden, batch, wanted, n_pre, scores)
-                _finish(batch, pending, scores, done, on_result, progress)
+                _finish(batch, pending, scores, done, on_result, progress, metas)
     return [c for c in done if c is not None]
 
 
 def _group_slices(groups: list[_Group], budget: int) -> list[list[_Group]]:
     """``groups`` in order, cut into slices whose prefix pass (one row per group, padded to the
-    slice's longest prefix) stays within ``budget`` tokens; a slice holds at least one group."""
+    slice's longest prefix) stays within ``budget`` tokens; a slice holds at least one group.
+    A group joins the slice only while that adds no more padded tokens than a pass of its own
+    would cost (``_BATCH_COST`` + its prefix): prefixes of very different lengths (one query per
+    scenario of value-portrait) are not padded to the longest of them."""
     slices: list[list[_Group]] = []
     width = 0
     for group in groups:
         wider = max(width, group.prefix)
-        if slices and wider * (len(slices[-1]) + 1) <= budget:
+        added = wider * (len(slices[-1]) + 1) - width * len(slices[-1]) if slices else 0
+        cheaper = added <= _BATCH_COST + group.prefix
+        if slices and cheaper and wider * (len(slices[-1]) + 1) <= budget:
             slices[-1].append(group)
             width = wider
         else:
@@ -339,3 +362,8 @@ def _budget_batches(rows: list[_Row], n_pre: int, token_budget: int) -> list[lis
         batches.append(order[cut[end] : end])
         end = cut[end]
     return batches[::-1]
+
+
+def plain_meta(backend: Any, prompt: Prompt) -> dict[str, Any]:
+    """The completion's ``meta`` for ``prompt`` scored on its own (``prefix_cache=false``)."""
+    return token_counts(_rows(backend, [prompt]), [prompt])[0]

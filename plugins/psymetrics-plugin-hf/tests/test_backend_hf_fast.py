@@ -139,3 +139,13 @@ def test_group_slices_bound_the_padded_prefix_pass() -> None:
         [20],
         [5],
     ]
+
+
+def test_group_slices_do_not_pad_short_prefixes_to_long_ones() -> None:
+    from psymetrics_plugin_hf import hf_fast
+
+    groups = [hf_fast._Group(n, []) for n in (100, 1000, 990)]
+    # by hand: adding 1000 to [100] pads 2 x 1000 - 100 = 1900 more tokens, above a pass of its
+    # own (64 + 1000); adding 990 to [1000] pads 2 x 1000 - 1000 = 1000 <= 64 + 990: it joins
+    cut = hf_fast._group_slices(groups, 10**6)
+    assert [[g.prefix for g in part] for part in cut] == [[100], [1000, 990]]

@@ -94,8 +94,10 @@ class NativeTokenizer:
         """Token ids of ``text`` without special tokens."""
         return list(self._tok.encode(text, add_special_tokens=False).ids)
 
-    def apply_chat_template(self, messages: list[dict[str, Any]]) -> str:
-        """The chat as text with the generation prompt appended."""
+    def apply_chat_template(
+        self, messages: list[dict[str, Any]], add_generation_prompt: bool = True
+    ) -> str:
+        """The chat as text, with the generation prompt appended unless told otherwise."""
         if self._compiled is None:
             from datetime import datetime
 
@@ -114,7 +116,9 @@ class NativeTokenizer:
             env.globals["strftime_now"] = lambda fmt: datetime.now().strftime(fmt)
             self._compiled = env.from_string(self.chat_template or "")
         return str(
-            self._compiled.render(messages=messages, add_generation_prompt=True, **self.special)
+            self._compiled.render(
+                messages=messages, add_generation_prompt=add_generation_prompt, **self.special
+            )
         )
 
 
