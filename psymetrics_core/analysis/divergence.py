@@ -31,6 +31,7 @@ from psymetrics_core.analysis.divergence_stats import (
 from psymetrics_core.analysis.records import read_results, unit_label
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.reading import parse_yaml
+from psymetrics_core.records.population_summary import fired
 
 __all__ = [
     "Constructs",
@@ -91,6 +92,9 @@ class Profile:
     n_administrations: int
     n_left_out: int
     run: str
+    #: administrations whose answer pattern is degenerate (a validity indicator fired):
+    #: the profile then describes that pattern, not the model (flagged wherever it is shown)
+    n_degenerate: int = 0
 
     @property
     def key(self) -> str:
@@ -137,7 +141,10 @@ def _task_profiles(
         for fam, table in constructs.families.items():
             scores = _scores(runs, task, table)
             if scores:
-                out.append(Profile(model, method, task, fam, scores, len(runs), left_out, run))
+                flagged = sum(1 for r in runs if fired(r.get("indicators")))
+                out.append(
+                    Profile(model, method, task, fam, scores, len(runs), left_out, run, flagged)
+                )
     return out
 
 

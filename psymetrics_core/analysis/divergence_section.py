@@ -52,6 +52,7 @@ def _pair_line(p: PairResult) -> str:
 def render(result: Divergence) -> str:
     """The section's text: per model and family, the profile table and every pair."""
     lines: list[str] = []
+    flagged = False
     seen = sorted({(p.model, p.family) for p in result.profiles})
     for model, fam in seen:
         profs = [p for p in result.profiles if p.model == model and p.family == fam]
@@ -60,11 +61,14 @@ def render(result: Divergence) -> str:
             continue
         names = list(dict.fromkeys(c for p in profs for c in p.scores))
         lines.append(f"{model} · {fam}")
-        lines.append("  " + f"{'method:task':<34}" + "".join(f"{c[:12]:>13}" for c in names))
+        lines.append("  " + f"{'method:task':<34}" + "".join(f"{c[:17]:>18}" for c in names))
         for p in profs:
-            cells = "".join(f"{num(p.scores.get(c), 3):>13}" for c in names)
+            cells = "".join(f"{num(p.scores.get(c), 3):>18}" for c in names)
             used = f"  ({p.n_administrations} administration(s)"
             used += f", {p.n_left_out} under other conditions left out)" if p.n_left_out else ")"
+            if p.n_degenerate:
+                used += f" ! {p.n_degenerate} degenerate answer pattern(s)"
+                flagged = True
             lines.append(f"  {p.key:<34}{cells}{used}")
         lines.extend(_pair_line(p) for p in pairs)
     for fam, t in result.tests.items():
@@ -72,6 +76,11 @@ def render(result: Divergence) -> str:
             f"within- vs cross-method, {fam}: {t.n} model(s), mean d {num(t.mean)}, "
             f"p one-sided {num(t.p_one_sided)}, two-sided {num(t.p_two_sided)} ({t.method})"
             + (f" — {t.reason}" if t.reason else "")
+        )
+    if flagged:
+        lines.append(
+            "! a validity indicator fired on these answers (e.g. straight-lining): the profile "
+            "describes that pattern, not the model, and so does its rho"
         )
     lines.append(f"NDCG: {NDCG_TIES}.")
     return "\n".join(lines)

@@ -35,6 +35,7 @@ def divergence_context(runs: Sequence[RunData]) -> dict[str, Any]:
                         "cells": [num(p.scores.get(c)) for c in names],
                         "n": p.n_administrations,
                         "left_out": p.n_left_out,
+                        "degenerate": p.n_degenerate,
                     }
                     for p in profs
                 ],

@@ -115,3 +115,38 @@ def test_interview_and_persona_administrations(tmp_path: Path) -> None:
     assert found["self-report:bfi"].n_administrations == 1
     assert found["self-report:bfi"].n_left_out == 1
     assert found["interview-dimensions:bfi"].scores["neuroticism"] == pytest.approx(2.75)
+
+
+def test_a_degenerate_answer_pattern_is_flagged_in_text_json_and_report(tmp_path: Path) -> None:
+    # Song et al.'s BFI-44 answers (two option orders) and a 25-item IPIP profile with no
+    # indicator fired; then every administration of the BFI run marked straight-lining: the
+    # profile is still computed, and every place that shows it counts the degenerate ones
+    run = _import(tmp_path, BFI, "bfi")
+    ipip = tmp_path / "ipip.csv"
+    reverse = {"A1", "C4", "C5", "E1", "E2", "O2", "O5"}  # R psych's bfi keys (its README)
+    level = dict(zip("OCEAN", (6, 4, 3, 5, 1), strict=True))
+    rows = ["respondent,item,response"] + [
+        f"m,{t}{i},{7 - v if f'{t}{i}' in reverse else v}"
+        for t, v in level.items()
+        for i in range(1, 6)
+    ]
+    ipip.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    runs = [run, _import(tmp_path, ipip, "ipip-bfi25")]
+    results = json.loads((run / "results.json").read_text())
+    for administration in results["tasks"]["bfi"]["runs"]:
+        administration["indicators"]["straight_lining"]["fired"] = True
+    (run / "results.json").write_text(json.dumps(results))
+    found = {p.key: p for p in profiles_of(runs, load_constructs())}
+    assert found["self-report:bfi"].n_degenerate == found["self-report:bfi"].n_administrations == 2
+    assert found["self-report:ipip-bfi25"].n_degenerate == 0
+    text = CliRunner().invoke(cli, ["analyze", *map(str, runs)])
+    assert text.exit_code == 0, text.output
+    line = next(x for x in text.output.splitlines() if x.strip().startswith("self-report:bfi "))
+    assert "! 2 degenerate answer pattern(s)" in line
+    data = json.loads(CliRunner().invoke(cli, ["analyze", *map(str, runs), "--json"]).output)
+    flags = {p["task"]: p["n_degenerate"] for p in data["sections"]["divergence"]["profiles"]}
+    assert flags == {"bfi": 2, "ipip-bfi25": 0}
+    report = tmp_path / "report.html"
+    assert CliRunner().invoke(cli, ["report", *map(str, runs), "-o", str(report)]).exit_code == 0
+    html = report.read_text(encoding="utf-8")
+    assert "! 2 degenerate answer pattern(s)" in html[html.index('<section id="divergence">') :]
