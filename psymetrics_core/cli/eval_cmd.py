@@ -375,10 +375,7 @@ def _print_table(results: dict[str, Any], session: Session) -> None:
                 score += f" [dim]({range_text(ranges[task, scale])})[/dim]"
             if task in invalid and s["score"] is not None:
                 score += " [bold yellow]![/bold yellow]"
-            answered = f"{s['n_answered']}/{s['n_items']}"
-            if s.get("n") is not None and s["n"] != s["n_answered"]:  # a score on fewer units
-                answered += f" (score on {s['n']})"
-            row = [task if i == 0 else "", scale, score, answered]
+            row = [task if i == 0 else "", scale, score, f"{s['n_answered']}/{s['n_items']}"]
             if has_z:
                 row.append(_z_cell(s, normed, first=i == 0))
             if has_ci:

@@ -122,6 +122,7 @@ class ValuePortraitTask(ProbeTask):
         length = self.length()
         rows = scored_responses(results)
         kind = "mean log-probability" if length == "sum" else "mean per-token log-probability"
+        constructs = profile(rows, CONSTRUCTS, threshold, length)
         scores = [
             Score(
                 c.construct,
@@ -131,13 +132,15 @@ class ValuePortraitTask(ProbeTask):
                 c.n_scenarios,
                 detail={"n_scenarios": c.n_scenarios, "n_responses": c.n_responses},
             )
-            for c in profile(rows, CONSTRUCTS, threshold, length)
+            for c in constructs
         ]
         n_tokens = [r.n_tokens for r in rows if r.n_tokens is not None]
         what = "summed" if length == "sum" else "per-token mean"
         note = (
             f"{what} log-probabilities of whole replies (length={length}), responses "
-            f"tagged rho >= {threshold:g}; compare constructs by rank within a model"
+            f"tagged rho >= {threshold:g}; compare constructs by rank within a model; "
+            "'answered' counts scenarios scored, each construct rests on the scenarios with a "
+            "tagged response: " + ", ".join(f"{c.construct} {c.n_scenarios}" for c in constructs)
         )
         return TaskScores.of(
             scores,
