@@ -205,12 +205,17 @@ class NativeLlama:
         return [(k[row : row + 1, :, :n], v[row : row + 1, :, :n]) for k, v in cache]
 
     def log_probs(self, hidden: Any) -> Any:
-        """Log-softmax over the vocabulary of final hidden states (rows, hidden), as numpy."""
+        """Log-softmax over the vocabulary of final hidden states (rows, hidden), as numpy.
+
+        Logits minus their ``logsumexp``, not ``torch.log_softmax``: on a CPU the latter's
+        float32 kernel reads every token about 8.6e-6 nats high over SmolLM2's 49,152-token
+        vocabulary (measured against a float64 log-softmax of the same logits), 4e-4 nats over
+        a 48-token reply; ``logsumexp`` is within 1e-6 of float64."""
         import torch
 
         with torch.inference_mode():
-            logits = self.logits(torch.as_tensor(hidden, device=self.device))
-            return torch.log_softmax(logits.float(), dim=-1).cpu().numpy()
+            logits = self.logits(torch.as_tensor(hidden, device=self.device)).float()
+            return (logits - torch.logsumexp(logits, dim=-1, keepdim=True)).cpu().numpy()
 
     def _forward(
         self, ids: Any, past: list[tuple[Any, Any]] | None, keep: Any
