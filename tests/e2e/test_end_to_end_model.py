@@ -131,6 +131,6 @@ def test_loglikelihoods_match_a_direct_forward_pass(smollm2):
     tok, model = smollm2._tok, smollm2._model
     with torch.inference_mode():
         ids = tok(context, return_tensors="pt", add_special_tokens=False)["input_ids"]
-        logp = torch.log_softmax(model(input_ids=ids).logits[0, -1].float(), dim=-1)
+        logp = torch.log_softmax(model(input_ids=ids).logits[0, -1].double(), dim=-1)
     want = [float(logp[tok.convert_tokens_to_ids(d)]) for d in "12345"]
     assert got == pytest.approx(want, abs=1e-4)

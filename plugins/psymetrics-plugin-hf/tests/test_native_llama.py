@@ -93,7 +93,7 @@ def test_native_forward_equals_transformers(smollm2: Any, kind: str, engine_of: 
         assert ntok.encode(ours) == list(tok(ours, add_special_tokens=False)["input_ids"])
     ids = np.array([ntok.encode(smollm2.context_text(_PROMPTS[1]))], dtype=np.int64)
     with torch.inference_mode():
-        theirs = torch.log_softmax(model(input_ids=torch.from_numpy(ids)).logits.float(), -1)
+        theirs = torch.log_softmax(model(input_ids=torch.from_numpy(ids)).logits.double(), -1)
     theirs_np = theirs[0].numpy()
     hidden, _ = engine.forward(ids)
     ours_np = engine.log_probs(hidden[0])

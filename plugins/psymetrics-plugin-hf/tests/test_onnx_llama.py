@@ -90,7 +90,7 @@ def _reference(model: Any, ids: np.ndarray) -> np.ndarray:
     import torch
 
     with torch.inference_mode():
-        logits = model(input_ids=torch.from_numpy(ids)).logits.float()
+        logits = model(input_ids=torch.from_numpy(ids)).logits.double()  # an exact log-softmax
         return torch.log_softmax(logits, -1).numpy()
 
 
