@@ -314,7 +314,10 @@ class OnnxLlama:
         return [(cut(k), cut(v)) for k, v in cache]
 
     def log_probs(self, hidden: Any) -> Any:
-        """Log-softmax over the vocabulary of final hidden states (rows, hidden)."""
+        """Log-softmax over the vocabulary of final hidden states (rows, hidden): the logits
+        minus their log-sum-exp, numpy's pairwise sum keeping it within 4e-7 nats per token of
+        a float64 log-softmax (torch's float32 ``log_softmax`` on a CPU is not: see
+        ``native_llama``)."""
         import numpy as np
 
         logits = np.asarray(hidden, dtype=np.float32) @ self.lm_head.T
