@@ -18,12 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from psymetrics_core.analysis.population.options import PopulationOptions
-from psymetrics_core.analysis.population.runs import PreparedRuns
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.contracts.analyses import AnalysisSection
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # annotations only: the population analyses import scipy (about 1.5 s)
+    from psymetrics_core.analysis.population.options import PopulationOptions
+    from psymetrics_core.analysis.population.runs import PreparedRuns
     from psymetrics_core.pluginsys.session import Session
 
 __all__ = ["AnalysisRequest", "AnalysisSection", "run_analyses"]
