@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from psymetrics_core.analysis.divergence import Divergence, PairResult, divergence
+from psymetrics_core.analysis.divergence import BEHAVIOUR, Divergence, PairResult, divergence
 from psymetrics_core.analysis.divergence_stats import NDCG_TIES
 from psymetrics_core.contracts.analyses import AnalysisSection
 
@@ -70,6 +70,9 @@ def render(result: Divergence) -> str:
                 used += f" ! {p.n_degenerate} degenerate answer pattern(s)"
                 flagged = True
             lines.append(f"  {p.key:<34}{cells}{used}")
+            if p.method == BEHAVIOUR:
+                rests = ", ".join(f"{c} {p.n_units.get(c, 0)}" for c in names if c in p.scores)
+                lines.append(f"    {p.key} rests on n units per construct: {rests}")
         lines.extend(_pair_line(p) for p in pairs)
     for fam, t in result.tests.items():
         lines.append(
