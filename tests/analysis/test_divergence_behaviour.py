@@ -114,3 +114,11 @@ def test_the_section_shows_the_table_and_the_units(runs: tuple[Path, Path]) -> N
         "behaviour:moral-advice rests on n units per construct: "
         "care 4, fairness 4, loyalty 4, authority 4, purity 4"
     ) in text
+
+
+def test_the_report_shows_the_same_units(runs: tuple[Path, Path], tmp_path: Path) -> None:
+    page = tmp_path / "r.html"
+    res = CliRunner().invoke(cli, ["report", *map(str, runs), "-o", str(page)])
+    assert res.exit_code == 0, res.output
+    html = page.read_text(encoding="utf-8")
+    assert "rests on n units per construct: care 4, fairness 4, loyalty 4" in html
