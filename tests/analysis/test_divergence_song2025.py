@@ -14,6 +14,7 @@ scenarios of the mean over tagged responses).
 from __future__ import annotations
 
 import csv
+import json
 from pathlib import Path
 
 import pytest
@@ -22,7 +23,7 @@ from click.testing import CliRunner
 from psymetrics_core.analysis.divergence import (
     PairResult,
     Profile,
-    divergence,
+    divergence_of,
     load_constructs,
     profiles_of,
 )
@@ -62,7 +63,8 @@ def _profile(run: Path, family: str) -> Profile:
 
 
 def _pair(runs: dict[str, Path], a: str, b: str, family: str) -> PairResult:
-    (pair,) = [p for p in divergence([runs[a], runs[b]]).pairs if p.family == family]
+    """The pair of the two runs' profiles of ``family`` as the divergence section makes it."""
+    (pair,) = divergence_of([_profile(runs[a], family), _profile(runs[b], family)]).pairs
     return pair
 
 
@@ -72,6 +74,9 @@ def test_the_pairs_are_their_520_ids_and_give_their_published_profile(
     with (DATA / "genprob_pairs.csv").open(encoding="utf-8") as fh:
         rows = list(csv.DictReader(fh))
     assert len({(r["scenario"], r["response"]) for r in rows}) == len(rows) == 520
+    # every id is one of the plugin's (the import refuses others) and every scenario is covered
+    entry = json.loads((runs["vp"] / "results.json").read_text())["tasks"]["value-portrait"]
+    assert entry["n_items"] == entry["n_answered"] == 104
     with (DATA / "genprob_profile.csv").open(encoding="utf-8") as fh:
         published = {r["construct"]: float(r["logprob"]) for r in csv.DictReader(fh)}
     got: dict[str, float] = {}
