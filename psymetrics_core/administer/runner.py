@@ -454,7 +454,9 @@ def run_summary(entry: dict[str, Any]) -> dict[str, Any]:
     out.update({k: entry.get(k) for k in ("n_unparsed", "n_refused", "parse_rate")})
     keep = ("score", "n_items", "n_answered", "method", "z")
     out["scales"] = {
-        name: {k: s.get(k) for k in keep} | ({"reason": s["reason"]} if "reason" in s else {})
+        name: {k: s.get(k) for k in keep}
+        | ({"reason": s["reason"]} if "reason" in s else {})
+        | ({"n": s["n"]} if "n" in s else {})  # the units a judged share rests on
         for name, s in entry.get("scales", {}).items()
     }
     if "indicators" in entry:

@@ -34,6 +34,7 @@ from psymetrics_core.base.reading import parse_yaml
 from psymetrics_core.records.population_summary import fired
 
 __all__ = [
+    "BEHAVIOUR",
     "Constructs",
     "Profile",
     "PairResult",
@@ -46,6 +47,7 @@ __all__ = [
 ]
 
 INTERVIEW = "interview"
+BEHAVIOUR = "behaviour"  # a behaviour task's share per construct, on few judged units
 OPTION_ORDER = "option_order"  # averaged over, as Song et al. average both option orders
 ADMINISTRATION = "administration"  # the interview facet decides the method, not the profile
 
@@ -95,6 +97,9 @@ class Profile:
     #: administrations whose answer pattern is degenerate (a validity indicator fired):
     #: the profile then describes that pattern, not the model (flagged wherever it is shown)
     n_degenerate: int = 0
+    #: construct -> the units its score rests on, summed over the administrations (the scale's
+    #: ``n``: items answered, dilemmas judged); a behaviour task's few units show here
+    n_units: dict[str, int] = field(default_factory=dict)
 
     @property
     def key(self) -> str:
@@ -139,33 +144,43 @@ def _task_profiles(
     out = []
     for method, runs in by_method.items():
         for fam, table in constructs.families.items():
-            scores = _scores(runs, task, table)
+            scores, units = _scores(runs, task, table)
             if scores:
                 flagged = sum(1 for r in runs if fired(r.get("indicators")))
-                out.append(
-                    Profile(model, method, task, fam, scores, len(runs), left_out, run, flagged)
-                )
+                used = len(runs)
+                prof = Profile(model, method, task, fam, scores, used, left_out, run, flagged)
+                prof.n_units = units
+                out.append(prof)
     return out
+
+
+def _units(scale: Mapping[str, Any]) -> int:
+    """The units a scale's score rests on: a judged share's ``n`` (dilemmas with a verdict),
+    else the items answered."""
+    n = scale.get("n") if isinstance(scale.get("n"), int) else scale.get("n_answered")
+    return int(n) if isinstance(n, int) else 0
 
 
 def _scores(
     runs: Sequence[Mapping[str, Any]], task: str, table: Mapping[str, Mapping[str, str]]
-) -> dict[str, float]:
-    """Construct -> mean of its scale's score over ``runs`` (a None score is left out)."""
-    out = {}
+) -> tuple[dict[str, float], dict[str, int]]:
+    """Construct -> mean of its scale's score over ``runs`` (a None score is left out), and
+    construct -> the units those scores rest on (the scales' ``n``, summed)."""
+    out, units = {}, {}
     for construct, tasks in table.items():
         scale = tasks.get(task)
         if scale is None:
             continue
-        values = [
-            float(s["score"])
+        used = [
+            s
             for r in runs
             if isinstance(s := (r.get("scales") or {}).get(scale), Mapping)
             and isinstance(s.get("score"), int | float)
         ]
-        if values:
-            out[construct] = sum(values) / len(values)
-    return out
+        if used:
+            out[construct] = sum(float(s["score"]) for s in used) / len(used)
+            units[construct] = sum(_units(s) for s in used)
+    return out, units
 
 
 @dataclass(frozen=True)

@@ -6,11 +6,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from psymetrics_core.analysis.divergence import Divergence, PairResult, divergence
+from psymetrics_core.analysis.divergence import (
+    BEHAVIOUR,
+    Divergence,
+    PairResult,
+    Profile,
+    divergence,
+)
 from psymetrics_core.analysis.divergence_stats import NDCG_TIES
 from psymetrics_core.contracts.analyses import AnalysisSection
 
-__all__ = ["DIVERGENCE_TITLE", "divergence_section", "num", "pair_cells", "render"]
+__all__ = ["DIVERGENCE_TITLE", "divergence_section", "num", "pair_cells", "render", "units_note"]
 
 DIVERGENCE_TITLE = "Divergence between methods (Spearman's rho between construct profiles)"
 
@@ -35,6 +41,15 @@ def pair_cells(p: PairResult) -> dict[str, str]:
         "ndcg3": num(p.ndcg_at_3),
         "note": r.reason or r.ci_reason or "",
     }
+
+
+def units_note(p: Profile) -> str:
+    """How many units each construct of a behaviour profile rests on (a few judged dilemmas
+    make a thin profile); "" for other methods. The same words on every screen."""
+    if p.method != BEHAVIOUR:
+        return ""
+    rests = ", ".join(f"{c} {p.n_units.get(c, 0)}" for c in p.scores)
+    return f"rests on n units per construct: {rests}"
 
 
 def _pair_line(p: PairResult) -> str:
@@ -70,6 +85,8 @@ def render(result: Divergence) -> str:
                 used += f" ! {p.n_degenerate} degenerate answer pattern(s)"
                 flagged = True
             lines.append(f"  {p.key:<34}{cells}{used}")
+            if units := units_note(p):
+                lines.append(f"    {p.key} {units}")
         lines.extend(_pair_line(p) for p in pairs)
     for fam, t in result.tests.items():
         lines.append(

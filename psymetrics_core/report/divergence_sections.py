@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from psymetrics_core.analysis.divergence import divergence
-from psymetrics_core.analysis.divergence_section import num, pair_cells
+from psymetrics_core.analysis.divergence_section import num, pair_cells, units_note
 from psymetrics_core.analysis.divergence_stats import NDCG_TIES
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.records.read import RunData
@@ -36,6 +36,7 @@ def divergence_context(runs: Sequence[RunData]) -> dict[str, Any]:
                         "n": p.n_administrations,
                         "left_out": p.n_left_out,
                         "degenerate": p.n_degenerate,
+                        "units": units_note(p),
                     }
                     for p in profs
                 ],

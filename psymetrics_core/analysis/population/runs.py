@@ -40,6 +40,7 @@ from psymetrics_core.analysis.population.mtmm import (
     mtmm_text,
     trait_table,
 )
+from psymetrics_core.analysis.population.mtmm_methods import method_mtmm, method_note
 from psymetrics_core.analysis.population.options import PopulationOptions
 from psymetrics_core.analysis.population.population_data import PopulationData
 from psymetrics_core.analysis.population.quiet import quiet_analysis
@@ -278,6 +279,10 @@ def population_analysis(
     if not out.tasks:
         return None
     out.mtmm = mtmm_part(ready.found, ready.structures, ready.table, given=options.mtmm is not None)
+    by_method = None if options.mtmm is not None else method_mtmm(ready.found, ready.structures)
+    if by_method is not None:  # the same personas measured by 2+ methods: methods are the facet
+        out.mtmm = by_method
+        lines.append(method_note(by_method, ready.found))
     if out.mtmm is not None:
         lines += mtmm_text(out.mtmm)
     out.text = "\n".join(lines)
