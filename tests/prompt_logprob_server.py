@@ -6,7 +6,8 @@ a test recomputes every expected number from the rule):
   ``logprobs`` (version 0.3.36, installed here): every BOS token (SmolLM2's BOS is
   ``<|im_start|>``) left out of the lists, other special tokens shown as ``""``, offsets
   counted without special-token text, the first token's logprob ``null``, the generated token
-  after the prompt's (``usage.completion_tokens`` of them);
+  after the prompt's (``usage.completion_tokens`` of them), unless it is a BOS (SmolLM2 writes
+  ``<|im_start|>`` after a finished turn): counted, but not in the lists;
 - ``vllm``: vLLM's ``/v1/completions`` reply as its ``vllm/entrypoints/openai/protocol.py``
   (``CompletionResponse``, ``CompletionResponseChoice``, ``UsageInfo``) and
   ``serving_completion.py`` write it with ``echo`` (``logprobs.tokens`` with the special-token
@@ -60,7 +61,10 @@ def logprob(piece: str) -> float:
 
 
 def _llama_cpp(prompt: str) -> dict[str, Any]:
-    pieces = [p for p in tokenize(prompt) if p != "<|im_start|>"] + [GENERATED]
+    # after a finished turn the model writes the next <|im_start|>: SmolLM2's BOS, which
+    # llama-cpp-python leaves out of the lists while counting it in usage.completion_tokens
+    generated = "<|im_start|>" if prompt.endswith("<|im_end|>\n") else GENERATED
+    pieces = [p for p in [*tokenize(prompt), generated] if p != "<|im_start|>"]
     shown = ["" if p in SPECIAL else p for p in pieces]
     offsets, at = [], 0
     for s in shown:
@@ -70,7 +74,7 @@ def _llama_cpp(prompt: str) -> dict[str, Any]:
     values[0] = None
     top: list[Any] = [None] + [{s: v} for s, v in zip(shown[1:], values[1:], strict=True)]
     lp = {"tokens": shown, "text_offset": offsets, "token_logprobs": values, "top_logprobs": top}
-    n = len(pieces) - 1
+    n = len(tokenize(prompt))
     return {
         "id": "cmpl-1",
         "object": "text_completion",

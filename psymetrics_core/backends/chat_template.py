@@ -147,8 +147,9 @@ def _from_gguf(path: Path) -> ChatTemplate:
 
     def token(key: str) -> str:
         i = meta.get(key)
-        ok = isinstance(i, int) and 0 <= i < len(tokens) and isinstance(tokens[i], str)
-        return str(tokens[i]) if ok else ""
+        if not isinstance(i, int) or not 0 <= i < len(tokens):
+            return ""
+        return tokens[i] if isinstance(tokens[i], str) else ""
 
     bos, eos = token("tokenizer.ggml.bos_token_id"), token("tokenizer.ggml.eos_token_id")
     return ChatTemplate(str(path), template, bos, eos)

@@ -88,8 +88,8 @@ def _from_prompt_logprobs(choice: dict[str, Any]) -> tuple[list[str], list[float
     return pieces, values
 
 
-def _from_echo(choice: dict[str, Any], generated: int | None) -> tuple[list[str], list[Any]] | None:
-    """The echoed prompt tokens as (token texts, log-probabilities); None when absent."""
+def _from_echo(choice: dict[str, Any]) -> tuple[list[str], list[Any]] | None:
+    """The echoed tokens as (token texts, log-probabilities); None when absent."""
     lp = choice.get("logprobs")
     if lp is None:
         return None
@@ -104,13 +104,12 @@ def _from_echo(choice: dict[str, Any], generated: int | None) -> tuple[list[str]
         raise _Bad("'logprobs.tokens' should hold strings")
     if not all(v is None or number(v) for v in values):
         raise _Bad("'logprobs.token_logprobs' should hold numbers")
-    if generated is not None and 0 < generated <= len(pieces):
-        pieces, values = pieces[:-generated], values[:-generated]
     return pieces, values
 
 
-def _starts(text: str, pieces: list[str]) -> list[int] | None:
-    """Each token's start in ``text`` (module docstring); None when the tokens do not spell it."""
+def _starts(text: str, pieces: list[str]) -> tuple[list[int], int] | None:
+    """Each token's start in ``text`` (module docstring) and where the walk ended; None when
+    the tokens do not spell it."""
     starts: list[int] = []
     cursor, loose = 0, True  # a server may drop leading special tokens (llama-cpp-python: BOS)
     for piece in pieces:
@@ -132,7 +131,28 @@ def _starts(text: str, pieces: list[str]) -> list[int] | None:
                 return None
         starts.append(at)
         cursor, loose = at + len(piece), False
-    return starts
+    return starts, cursor
+
+
+def _layout(text: str, pieces: list[str], generated: int) -> tuple[list[int], int]:
+    """The starts of the prompt's tokens and how many entries they are.
+
+    Generated tokens follow the prompt's; once the walk has spelled the whole text they start
+    at its end and are left out. The server's count of them (``usage.completion_tokens``) is
+    used only when the text ends in a token the server shows without text (a template ending
+    in a special token), where the walk cannot tell: llama-cpp-python leaves a generated BOS
+    out of its list while counting it, so the count cannot be trusted everywhere.
+    """
+    whole = _starts(text, pieces)
+    if whole is not None and whole[1] >= len(text):
+        return whole[0], len(pieces)
+    if 0 < generated < len(pieces):
+        cut = _starts(text, pieces[:-generated])
+        if cut is not None:
+            return cut[0], len(pieces) - generated
+    if whole is None:
+        raise _Bad("the token texts should spell the prompt that was sent")
+    return whole[0], len(pieces)
 
 
 def _has_space(text: str) -> bool:
@@ -140,12 +160,11 @@ def _has_space(text: str) -> bool:
 
 
 def _select(
-    text: str, pieces: list[str], values: list[Any], start: int, end: int
+    text: str, pieces: list[str], values: list[Any], start: int, generated: int
 ) -> tuple[float, int]:
-    starts = _starts(text, pieces)
-    if starts is None:
-        raise _Bad("the token texts should spell the prompt that was sent")
-    inside = [i for i, s in enumerate(starts) if start <= s < end]
+    starts, n = _layout(text, pieces, generated)
+    end = len(text)
+    inside = [i for i, s in enumerate(starts[:n]) if start <= s < end]
     if not inside:
         raise BackendError("no token of the reply among the prompt log-probabilities")
     before = inside[0] - 1
@@ -166,15 +185,17 @@ def score_span(body: dict[str, Any], choice: dict[str, Any], text: str, start: i
     Raises ``BackendError`` with the reason (the caller adds the endpoint)."""
     usage = body.get("usage")
     generated = usage.get("completion_tokens") if isinstance(usage, dict) else None
-    generated = generated if isinstance(generated, int) and generated >= 0 else None
+    generated = generated if isinstance(generated, int) and generated >= 0 else 0
     try:
         read = _from_prompt_logprobs(choice)
         source = "prompt_logprobs"
         if read is None:
-            read, source = _from_echo(choice, generated), "echo"
+            read, source = _from_echo(choice), "echo"
+        else:
+            generated = 0  # prompt_logprobs holds the prompt's tokens alone
         if read is None:
             raise BackendError(NO_PROMPT_LOGPROBS)
-        total, n = _select(text, read[0], read[1], start, len(text))
+        total, n = _select(text, read[0], read[1], start, generated)
     except _Bad as exc:
         raise BackendError(f"malformed response: {exc}") from None
     return ScoredSpan(total, n, source)
