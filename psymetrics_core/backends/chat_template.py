@@ -172,6 +172,8 @@ def load_chat_template(value: str) -> ChatTemplate:
         raise BackendError(f"chat_template {path}: cannot read ({exc.strerror or exc})") from None
     if head == b"GGUF":
         return _from_gguf(path)
+    if path.name.lower().endswith(".gguf"):
+        raise BackendError(f"chat_template {path}: not a GGUF file (it does not start with 'GGUF')")
     if path.name.endswith(".json"):
         return _from_tokenizer_config(path)
     text = _read_text(path)

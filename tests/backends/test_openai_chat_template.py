@@ -23,6 +23,7 @@ from psymetrics_core.backends.cache import request_key
 from psymetrics_core.backends.chat_template import load_chat_template
 from psymetrics_core.backends.openai_chat import OpenAIChatBackend
 from psymetrics_core.backends.openai_completions import OpenAICompletionsBackend
+from psymetrics_core.backends.prompt_logprobs import ScoredSpan, score_span
 from psymetrics_core.base.errors import BackendError
 from psymetrics_core.base.types import Option, Prompt
 from psymetrics_core.cli import cli
@@ -218,3 +219,21 @@ def test_backends_that_cannot_score_a_reply_are_refused_before_any_request(
 def test_openai_chat_declares_no_turn_end() -> None:
     be = OpenAIChatBackend({"base_url": "http://127.0.0.1:9/v1", "model": "m"})
     assert not be.supports_turn_end
+
+
+def _span(text: str, start: int, tokens: list[str], values: list[float | None]) -> ScoredSpan:
+    choice = {"logprobs": {"tokens": tokens, "token_logprobs": values}}
+    return score_span({"choices": [choice]}, choice, text, start)
+
+
+def test_token_texts_are_laid_along_the_text() -> None:
+    # a leading space shown apart (SentencePiece), as vLLM's decoded tokens may show it
+    assert _span("Hi there", 2, ["Hi", "there"], [None, -1.5]) == ScoredSpan(-1.5, 1, "echo")
+    # a character split over two tokens, each shown as a replacement character
+    got = _span("a\u2014b", 1, ["a", "\ufffd", "\ufffd", "b"], [None, -1.0, -2.0, -4.0])
+    assert got == ScoredSpan(-7.0, 3, "echo")
+    # a token crossing from the query into the reply cannot be split
+    with pytest.raises(BackendError, match="spans the end of the query"):
+        _span("ab\ncd", 3, ["ab", "\nc", "d"], [None, -1.0, -1.0])
+    with pytest.raises(BackendError, match="no log-probability"):
+        _span("ab\ncd", 3, ["ab\n", "cd"], [None, None])
