@@ -24,6 +24,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from jinja2 import TemplateError
+from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+from psymetrics_core.backends.gguf_meta import gguf_metadata
 from psymetrics_core.base.errors import BackendError
 
 __all__ = ["ChatTemplate", "load_chat_template"]
@@ -52,8 +56,6 @@ class ChatTemplate:
 
     def render(self, messages: list[dict[str, str]], generation_prompt: bool) -> str:
         """The messages as the model's prompt text (``add_generation_prompt`` as asked)."""
-        from jinja2 import TemplateError
-        from jinja2.sandbox import ImmutableSandboxedEnvironment
 
         def raise_exception(message: str) -> None:
             raise TemplateError(message)
@@ -131,8 +133,6 @@ def _from_tokenizer_config(path: Path) -> ChatTemplate:
 
 
 def _from_gguf(path: Path) -> ChatTemplate:
-    from psymetrics_core.backends.gguf_meta import gguf_metadata
-
     keys = {
         "tokenizer.chat_template",
         "tokenizer.ggml.tokens",
