@@ -14,11 +14,14 @@ Two forms are read, whichever the server returns (``auto``; the form used is rec
 Which tokens belong to the span is found from the token texts, not from ``text_offset``:
 llama-cpp-python counts no text for special tokens such as ``<|im_start|>`` in its offsets
 (it detokenizes without them) and vLLM sums its token texts, so neither is an offset into the
-text that was sent. The token texts are laid along the sent text instead; a token whose text
-the server leaves empty or shows as a replacement character (a special token, part of a
-multi-byte character) takes the position where the walk stands and the next token is looked
-for further on. A token that crosses the start of the span (the server merged the query's
-last characters with the reply's first) is refused: its log-probability is not the reply's.
+text that was sent. The token texts are laid along the sent text instead. Where the server
+shows a token without its text (llama-cpp-python: ``""`` for a special token; vLLM and
+others: a replacement character for part of a multi-byte character) or leaves a token out
+altogether (llama-cpp-python drops every BOS token, which for SmolLM2 is ``<|im_start|>``),
+the text it stood for is passed over: the next token is looked for at most 64 characters
+further on, over text without whitespace (a special token's or a character's). A token that
+crosses the start of the span (the server merged the query's last characters with the
+reply's first) is refused: its log-probability is not the reply's.
 """
 
 from __future__ import annotations
@@ -111,26 +114,24 @@ def _starts(text: str, pieces: list[str]) -> tuple[list[int], int] | None:
     """Each token's start in ``text`` (module docstring) and where the walk ended; None when
     the tokens do not spell it."""
     starts: list[int] = []
-    cursor, loose = 0, True  # a server may drop leading special tokens (llama-cpp-python: BOS)
+    cursor = 0
     for piece in pieces:
         if cursor >= len(text):
             starts.append(len(text))
             continue
         if not piece or "\ufffd" in piece:
             starts.append(cursor)
-            loose = True
             continue
         at = cursor if text.startswith(piece, cursor) else -1
         if at < 0:  # a tokenizer that shows a leading space apart (SentencePiece's ▁)
             skip = cursor + len(text[cursor:]) - len(text[cursor:].lstrip())
             at = skip if skip > cursor and text.startswith(piece, skip) else -1
-        if at < 0:
-            at = text.find(piece, cursor)
-            skipped = text[cursor:at] if at >= 0 else ""
-            if at < 0 or not (loose or (len(skipped) <= _MAX_SKIP and not _has_space(skipped))):
+        if at < 0:  # text the server shows no token for (a special token, a split character)
+            at = text.find(piece, cursor, cursor + _MAX_SKIP + len(piece))
+            if at < 0 or _has_space(text[cursor:at]):
                 return None
         starts.append(at)
-        cursor, loose = at + len(piece), False
+        cursor = at + len(piece)
     return starts, cursor
 
 
