@@ -24,7 +24,8 @@ __all__ = ["OpenAICompletionsBackend"]
 
 
 class OpenAICompletionsBackend(OpenAIBackend):
-    """``/completions``: messages joined into one text; ``logprob`` mode needs prompt echo."""
+    """``/completions``: messages joined into one text, or rendered by ``chat_template``;
+    ``logprob`` mode needs prompt echo."""
 
     name = "openai-completions"
     model_args = COMPLETIONS_ARGS

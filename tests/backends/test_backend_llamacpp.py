@@ -190,7 +190,12 @@ def test_value_portrait_through_llama_cpp_with_the_ggufs_template(
     monkeypatch.setenv("PSYM_CACHE_DIR", str(tmp_path / "cache"))
     folder, name = smollm2_location()
     gguf = folder / name
-    server_args = f"base_url={llama_server},model=smollm2,chat_template={gguf},concurrency=1"
+    # one request at a time, never retried: llama-cpp-python sorts the vocabulary in Python for
+    # every echoed token (about 65 ms each here), so a 280-token reply takes tens of seconds
+    server_args = (
+        f"base_url={llama_server},model=smollm2,chat_template={gguf},concurrency=1,"
+        "max_retries=0,timeout=1800,deadline=1800"
+    )
     (served,) = _value_portrait(tmp_path, "server", "openai-completions", server_args)
     hf_args = f"pretrained={folder},gguf_file={name},native=false"
     (local,) = _value_portrait(tmp_path, "hf", "hf", hf_args)
