@@ -237,3 +237,23 @@ def test_token_texts_are_laid_along_the_text() -> None:
         _span("ab\ncd", 3, ["ab", "\nc", "d"], [None, -1.0, -1.0])
     with pytest.raises(BackendError, match="no log-probability"):
         _span("ab\ncd", 3, ["ab\n", "cd"], [None, None])
+
+
+def test_prompt_logprobs_with_token_ids_pick_the_prompt_token() -> None:
+    """vLLM with ``return_token_ids``: an entry holding the prompt token and its top
+    alternative is read by the id in ``prompt_token_ids``, not by its rank."""
+    text, start = "ab\ncd", 3
+    entries = [
+        None,
+        {"7": {"logprob": -0.5, "rank": 1, "decoded_token": "\n"}},
+        {
+            "3": {"logprob": -0.1, "rank": 1, "decoded_token": "x"},
+            "8": {"logprob": -2.5, "rank": 4, "decoded_token": "cd"},
+        },
+    ]
+    choice = {"prompt_logprobs": entries, "prompt_token_ids": [6, 7, 8]}
+    body = {"choices": [choice], "usage": {"completion_tokens": 1}}
+    assert score_span(body, choice, text, start) == ScoredSpan(-2.5, 1, "prompt_logprobs")
+    choice["prompt_token_ids"] = None  # no ids: the entry is ambiguous, and there is no echo
+    with pytest.raises(BackendError, match="no prompt log-probabilities"):
+        score_span(body, choice, text, start)
