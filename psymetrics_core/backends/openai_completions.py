@@ -56,6 +56,13 @@ class OpenAICompletionsBackend(OpenAIBackend):
             out["prompt_logprobs"] = True
         return out
 
+    def cache_identity(self) -> dict[str, Any]:
+        """The identity, the template known by its text and hash only (not where it lies)."""
+        out = self.identity()
+        if "chat_template" in out:
+            out["chat_template"] = {k: v for k, v in out["chat_template"].items() if k != "path"}
+        return out
+
     def turn_end_refusal(self) -> str:
         """Without the chat template a reply's end of turn is unknown: name the argument."""
         return (

@@ -115,6 +115,10 @@ def test_the_template_is_in_the_identity_and_the_cache_key(template: Path, tmp_p
     assert key != request_key(
         _backend("http://127.0.0.1:9/v1", other).cache_identity(), _prompt(), LOGPROB
     )
+    moved = tmp_path / "moved.jinja"  # the same template elsewhere: the same responses
+    moved.write_text(CHATML, encoding="utf-8")
+    moved_be = _backend("http://127.0.0.1:9/v1", moved)
+    assert request_key(moved_be.cache_identity(), _prompt(), LOGPROB) == key
     plain = _backend("http://127.0.0.1:9/v1", None)
     assert "chat_template" not in plain.identity() and not plain.supports_turn_end
 
