@@ -1,6 +1,8 @@
 """The OpenAI backends' logprob paths against a real server: llama-cpp-python serving the
 SmolLM2 GGUF (chat ``top_logprobs``, completions ``echo``), which ``transformers serve``
-(test_backend_transformers_serve.py) does not offer.
+(test_backend_transformers_serve.py) does not offer, and whole replies of value-portrait
+scored through ``openai-completions`` with the GGUF's own chat template, against the ``hf``
+backend and llama-cpp-python's in-process computation.
 
 llama-cpp-python compiles llama.cpp (about 7 minutes on 2 cores), so it is not part of
 ``make setup``: ``make llama-server`` installs it, and CI runs that target before ``make test``
