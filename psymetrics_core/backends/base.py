@@ -122,8 +122,9 @@ class Backend:
         return (
             f"backend '{self.name}' cannot score a whole assistant reply with its end-of-turn "
             "tokens (supports_turn_end is False: it applies no chat template); use a local "
-            "model (smollm2, hf), or score elsewhere and bring the numbers in with "
-            "'psym import logprobs'"
+            "model (smollm2, hf), openai-completions with --model-args chat_template=PATH "
+            "against a server that echoes prompt log-probabilities (llama-cpp-python's server, "
+            "vLLM), or score elsewhere and bring the numbers in with 'psym import logprobs'"
         )
 
     def usage(self) -> dict[str, int] | None:

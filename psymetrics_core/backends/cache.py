@@ -333,6 +333,14 @@ class WrappedBackend(Backend):
         self.supports_continuations = self.backend.supports_continuations
         self.supports_turn_end = self.backend.supports_turn_end
 
+    def continuation_refusal(self) -> str:
+        """The wrapped backend's own line refusing a continuation."""
+        return self.backend.continuation_refusal()
+
+    def turn_end_refusal(self) -> str:
+        """The wrapped backend's own line refusing a whole reply (it may name an argument)."""
+        return self.backend.turn_end_refusal()
+
     def set_concurrency(self, n: int) -> None:
         """Bound the wrapped backend's requests in flight."""
         self.backend.set_concurrency(n)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit, urlunsplit
 
-__all__ = ["MODEL_ARGS", "strip_endpoint", "default_key_env"]
+__all__ = ["MODEL_ARGS", "COMPLETIONS_ARGS", "strip_endpoint", "default_key_env"]
 
 
 # the --model-args of the OpenAI-compatible backends, for ``psym plugins --backends``
@@ -26,6 +26,17 @@ MODEL_ARGS: tuple[tuple[str, str], ...] = (
     ("top_logprobs", "alternatives asked for in logprob mode [20]"),
     ("backoff", "first retry delay in seconds, doubled each time [0.5]"),
     ("max_response_bytes", "largest reply accepted [67108864]"),
+)
+
+# openai-completions' own: a client-side chat template and vLLM's prompt_logprobs
+COMPLETIONS_ARGS: tuple[tuple[str, str], ...] = (
+    *MODEL_ARGS,
+    (
+        "chat_template",
+        "the model's chat template: a Jinja file, its GGUF file or tokenizer_config.json; "
+        "needed to score whole replies (value-portrait) [none: messages joined]",
+    ),
+    ("prompt_logprobs", "true: also ask vLLM's prompt_logprobs extension [false]"),
 )
 
 

@@ -104,6 +104,9 @@ class ValuePortraitTask(ProbeTask):
         toks = completion.meta.get("option_tokens")
         tokens = dict(zip(ids, toks, strict=True)) if toks and len(toks) == len(ids) else None
         data = {"logprobs": dict(zip(ids, lps, strict=True)), "tokens": tokens}
+        source = completion.meta.get("logprob_source")
+        if source:  # the form an API server's log-probabilities came in (echo, prompt_logprobs)
+            data["logprob_source"] = source
         return Generation(item, "", "ok", data, tuple(lps))
 
     def length(self) -> str:
@@ -154,4 +157,13 @@ class ValuePortraitTask(ProbeTask):
             },
             n_responses_scored=len(rows),
             response_tokens=sum(n_tokens) if len(n_tokens) == len(rows) else None,
+            logprob_source=_sources(results),
         )
+
+
+def _sources(results: TaskResults) -> str | None:
+    """The forms an API server's log-probabilities came in (None: a local model's own)."""
+    found = sorted(
+        {str(g.data["logprob_source"]) for g in results.ok if g.data.get("logprob_source")}
+    )
+    return "+".join(found) or None

@@ -102,6 +102,7 @@ def test_the_task_scores_the_shipped_tags():
     assert res.scores["power"].n == len(per_scenario)
     assert res.detail["threshold"] == 0.3 and res.detail["length"] == "sum"
     assert res.detail["n_responses_scored"] == 520 and res.detail["response_tokens"] == 5200
+    assert res.detail["logprob_source"] is None  # a local model's own: no server's form
     assert set(res.scores) == set(CONSTRUCTS)
 
 

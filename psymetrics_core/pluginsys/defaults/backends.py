@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from psymetrics_core.backends.lmeval_bridge import LMEvalBackend
-from psymetrics_core.backends.openai_args import MODEL_ARGS
+from psymetrics_core.backends.openai_args import COMPLETIONS_ARGS, MODEL_ARGS
 from psymetrics_core.backends.openai_chat import OpenAIChatBackend
 from psymetrics_core.backends.openai_completions import OpenAICompletionsBackend
 from psymetrics_core.pluginsys.backend_hints import DEFAULT_MODEL
@@ -47,8 +47,9 @@ def register_backends(register: Callable[..., None]) -> None:
     register(
         "openai-completions",
         _openai_completions,
-        "OpenAI-compatible /completions (logprob mode needs echo): base_url=URL,model=NAME",
-        args=MODEL_ARGS,
+        "OpenAI-compatible /completions (logprob mode needs echo): base_url=URL,model=NAME"
+        "[,chat_template=PATH]",
+        args=COMPLETIONS_ARGS,
     )
     register(
         "lm-eval",
