@@ -7,6 +7,11 @@ string), its uint32 value type and its value; strings are uint64-length prefixed
 a uint32 element type and a uint64 count. Everything is little-endian. Only the header is read,
 so a 135M-parameter file is read in milliseconds; a file that is not GGUF, or is cut short,
 is one ``BackendError`` naming the file.
+
+Why not the ``gguf`` package's ``GGUFReader`` (a dependency of the hf plugin, not of the core):
+it parses every key and tensor of the file into numpy views, including one array per token of
+the vocabulary; for SmolLM2's file it took 3.6 s of CPU where this reader takes 0.12 s
+(measured 2026-11-28), paid on every start of a run with ``chat_template=FILE.gguf``.
 """
 
 from __future__ import annotations
