@@ -62,6 +62,7 @@ def rejudge(
     judge_model: str,
     judge_model_args: str | dict[str, str] | None = None,
     judge_max_new_tokens: int | None = None,
+    judge_batch: int | None = None,
     overwrite: bool = False,
 ) -> dict[str, Any]:
     """Judge ``run``'s open answers again with ``judge_model``; write and return the new
@@ -85,6 +86,7 @@ def rejudge(
             seed=int(results["seed"]),
             max_new_tokens=judge_max_new_tokens or DEFAULT_JUDGE_MAX_NEW_TOKENS,
             records=out / "judge.jsonl",
+            batch=judge_batch,
         )
         writer = SampleWriter(out / "samples.jsonl")
         try:

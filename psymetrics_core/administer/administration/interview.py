@@ -21,11 +21,12 @@ call is in ``judge.jsonl``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from psymetrics_core.administer.administration.interview_judge import (
+    BATCH,
     Exchange,
     Rating,
     convert_options,
@@ -34,7 +35,7 @@ from psymetrics_core.administer.kinds.base import in_chunks
 from psymetrics_core.administer.kinds.questionnaire import questionnaire_sample
 from psymetrics_core.backends.base import GenerationSettings
 from psymetrics_core.base.errors import PsymError
-from psymetrics_core.base.types import Answer, Instrument, Item, Prompt
+from psymetrics_core.base.types import Answer, Instrument, Item, Option, Prompt
 from psymetrics_core.contracts.administration import Administration
 from psymetrics_core.contracts.judging import StageJudge
 from psymetrics_core.contracts.kinds import CellRun
@@ -68,9 +69,14 @@ def check_questions(inst: Instrument, items: list[Item]) -> None:
         shown = ", ".join(missing[:5]) + (
             f" and {len(missing) - 5} more" if len(missing) > 5 else ""
         )
+        where = (
+            "its items.csv has no 'question' column text"
+            if inst.texts_shipped
+            else f"the item file (--items {inst.id}=FILE) has no 'question' column text"
+        )
         raise PsymError(
-            f"task '{inst.id}' cannot be interviewed: its items.csv has no 'question' column "
-            f"text for item(s) {shown} (the item as an open question, e.g. 'Are you talkative?')"
+            f"task '{inst.id}' cannot be interviewed: {where} for item(s) {shown} (the item "
+            "as an open question, e.g. 'Are you talkative?')"
         )
 
 
@@ -116,7 +122,7 @@ def rate_and_record(
     ]
     options = {a.item.id: inst.response_scales[a.item.response_scale].options for a in asked}
     cell = {k: v for k, v in tag.items() if k != "max_new_tokens"}
-    ratings = convert_options(judge, inst.id, exchanges, options, cell, mode.method)
+    ratings = mode.convert(judge, inst.id, exchanges, options, cell)
     answers: list[tuple[Item, Answer]] = []
     for a in asked:
         rating = ratings[a.item.id]
@@ -157,6 +163,19 @@ class Interview(Administration):
     def dimension(self, inst: Instrument, item: Item) -> tuple[str, tuple[str, ...]] | None:
         """The dimension a batch is judged on (None: plain option conversion)."""
         return None
+
+    def convert(
+        self,
+        judge: StageJudge,
+        task: str,
+        exchanges: Sequence[Exchange],
+        options: Mapping[str, Sequence[Option]],
+        tag: Mapping[str, Any],
+    ) -> dict[str, Rating]:
+        """The judge's rating of every exchange: option conversion, ``judge.batch`` items per
+        request (``--judge-batch``; default ``BATCH``)."""
+        batch = judge.batch or BATCH
+        return convert_options(judge, task, exchanges, options, tag, self.method, batch)
 
     def check(self, inst: Instrument, items: list[Item]) -> None:
         """One-line errors before anything is sent: every item needs its question."""

@@ -174,15 +174,17 @@ def convert_options(
     options: Mapping[str, Sequence[Option]],
     tag: Mapping[str, Any],
     method: str = "option-conversion",
+    size: int = BATCH,
 ) -> dict[str, Rating]:
-    """Every exchange's ``Rating`` by option conversion, batches of ``BATCH``, bounded retries.
+    """Every exchange's ``Rating`` by option conversion, batches of ``size`` (``--judge-batch``,
+    default ``BATCH``), bounded retries.
 
     ``options`` maps item id to the options of its response scale (one batch holds items of
     one response scale, and of one dimension where the exchanges name one). ``method`` is
     the judge stage's name in ``judge.jsonl``.
     """
     ratings: dict[str, Rating] = {}
-    pending = _batches(exchanges, options)
+    pending = _batches(exchanges, options, size)
     why: dict[str, str] = {}
     for attempt in range(1 + MAX_RETRIES):
         if not pending:
@@ -220,7 +222,7 @@ def convert_options(
                 else:
                     why[e.item.id] = str(note)
                     retry.append(e)
-        pending = _batches(retry, options)
+        pending = _batches(retry, options, size)
     for e in (e for b in pending for e in b):
         n = 1 + MAX_RETRIES
         reason = f"the judge's replies left it unread after {n} requests ({why[e.item.id]})"
@@ -229,15 +231,15 @@ def convert_options(
 
 
 def _batches(
-    exchanges: Sequence[Exchange], options: Mapping[str, Sequence[Option]]
+    exchanges: Sequence[Exchange], options: Mapping[str, Sequence[Option]], size: int = BATCH
 ) -> list[list[Exchange]]:
-    """Exchanges in batches of at most ``BATCH``, one response scale (and dimension) per
+    """Exchanges in batches of at most ``size``, one response scale (and dimension) per
     batch, order kept."""
     by_scale: dict[tuple[Any, ...], list[Exchange]] = {}
     for e in exchanges:
         key = (tuple(o.value for o in options[e.item.id]), e.dimension and e.dimension[0])
         by_scale.setdefault(key, []).append(e)
-    return [g[i : i + BATCH] for g in by_scale.values() for i in range(0, len(g), BATCH)]
+    return [g[i : i + size] for g in by_scale.values() for i in range(0, len(g), size)]
 
 
 def _room(batches: Sequence[Sequence[Exchange]]) -> int:

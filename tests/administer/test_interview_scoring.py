@@ -1,0 +1,181 @@
+"""The interview's judge for small local models: option scoring (``--condition
+interview-logprob``: the judge's backend scores each option's value and "none" as its reply to
+one item, nothing parsed) and ``--judge-batch N`` (items per option-conversion request).
+
+Option scoring runs end to end on a scripted backend that is both subject and judge: as the
+subject it answers the BFI's open questions as Ann (tests/administer/test_interview.py's levels,
+reverse-keyed items turned over, item 1 declined); as the judge it gives the option the answer
+names a higher log-probability than the others (and "none" for the declined answer), except for
+item 44, where two options are exactly as likely. The scores equal Ann's levels only when the
+most likely reply is taken per item and reverse keys are applied once; the declined item is
+missing with its reason, the tie unread with its reason. A judge that cannot score replies
+(openai-chat: first-token log-probabilities only) is refused before the subject is asked.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from psymetrics_core.administer.runner import evaluate
+from psymetrics_core.backends.base import Backend, GenerationSettings
+from psymetrics_core.base.types import Completion, Prompt
+from psymetrics_core.cli import main
+from psymetrics_core.pluginsys.session import Session
+from tests.administer.interview_server import DECLINE, LABELS, InterviewServer, Persona
+from tests.administer.test_interview import ANN, DECLINED, DROPPED, _questions
+
+TIE = "44"  # openness: the judge scores "2" and "4" exactly alike
+
+
+class SubjectAndScorer(Backend):
+    """Ann as the subject; as the judge, log-probabilities favouring the option named."""
+
+    name = "scripted-scorer"
+    supports_continuations = True
+
+    def __init__(self) -> None:
+        self.questions = _questions()
+        self.generated = 0
+        self.scored: list[Prompt] = []
+
+    def identity(self) -> dict[str, Any]:
+        return {"name": self.name}
+
+    def generate(self, prompts: Sequence[Prompt], settings: GenerationSettings, progress=None):
+        out = []
+        for p in prompts:
+            self.generated += 1
+            item, scale, reverse = self.questions[p.text]
+            meant = 6 - ANN[scale] if reverse else ANN[scale]
+            said = DECLINE if item == DECLINED else f"Honestly: {LABELS[meant - 1].lower()}."
+            out.append(Completion(text=said))
+        return out
+
+    def option_logprobs(self, prompts: Sequence[Prompt], settings, progress=None):
+        out = []
+        for p in prompts:
+            self.scored.append(p)
+            item = re.search(r"Item (\S+)\n", p.text).group(1)  # type: ignore[union-attr]
+            answer = re.search(r'Answer: "(.*?)"', p.text).group(1)  # type: ignore[union-attr]
+            replies = [o.continuation for o in p.options]
+            said = re.fullmatch(r"Honestly: (.+)\.", answer)
+            labels = [lab.lower() for lab in LABELS]
+            best = str(labels.index(said.group(1)) + 1) if said else "none"
+            lps = [-0.25 if r == best else -3.0 for r in replies]
+            if item == TIE:
+                lps = [-1.0 if r in ("2", "4") else -3.0 for r in replies]
+            out.append(Completion(option_logprobs=tuple(lps)))
+        return out
+
+
+@pytest.fixture(scope="module")
+def scored_run(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[SubjectAndScorer, Path, dict[str, Any]]:
+    be = SubjectAndScorer()
+    out = tmp_path_factory.mktemp("scored") / "run"
+    res = evaluate(
+        ["bfi"],
+        backend=be,
+        session=Session(),
+        conditions=["interview-logprob"],
+        output=out,
+    )
+    return be, out, res
+
+
+def test_option_scoring_gives_the_intended_levels(scored_run: Any) -> None:
+    be, out, res = scored_run
+    assert be.generated == 44 and len(be.scored) == 44  # one scored judge request per item
+    scales = res["tasks"]["bfi"]["scales"]
+    assert {k: v["score"] for k, v in scales.items()} == pytest.approx(
+        {k: float(v) for k, v in ANN.items()}
+    )
+    assert scales["extraversion"]["n_answered"] == 7  # item 1 declined
+    assert scales["openness"]["n_answered"] == 9  # item 44: a tie
+    assert res["tasks"]["bfi"]["interview"] == {"method": "option-logprob", "impute": None}
+    assert res["tasks"]["bfi"]["facets"] == {"administration": "interview-logprob"}
+
+
+def test_none_and_a_tie_stay_missing_with_their_reasons(scored_run: Any) -> None:
+    _, out, _ = scored_run
+    samples = {
+        s["item"]: s for s in map(json.loads, (out / "samples.jsonl").read_text().splitlines())
+    }
+    declined = samples[DECLINED]
+    assert declined["answer"] is None and declined["parse_status"] == "refused"
+    assert declined["data"]["reason"] == "the judge's most likely reply was 'none'"
+    tie = samples[TIE]
+    assert tie["answer"] is None and tie["parse_status"] == "unparsed"
+    assert "a tie between 2 and 4" in tie["data"]["reason"]
+    assert samples["6"]["answer"] == 6 - ANN["extraversion"]  # 6R, turned over by the subject
+
+
+def test_every_scored_request_is_recorded(scored_run: Any) -> None:
+    be, out, _ = scored_run
+    judged = [json.loads(x) for x in (out / "judge.jsonl").read_text().splitlines()]
+    assert len(judged) == 44 and {j["stage"] for j in judged} == {"option-logprob"}
+    first = next(j for j in judged if j["item"] == "2")  # agreeableness 2, item 2 reversed: 4
+    scored = [o["continuation"] for o in first["prompt"]["options"]]
+    assert scored == ["1", "2", "3", "4", "5", "none"]
+    assert first["verdict"]["value"]["rating"] == "4"
+    assert first["verdict"]["value"]["logprobs"]["4"] == -0.25
+    assert "Honestly: agree a little." in first["prompt"]["messages"][-1]["content"]
+
+
+# -- loopback server: a judge that cannot score, and --judge-batch ---------------------------
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[InterviewServer]:
+    personas = {"Ann": Persona(ANN, frozenset({DECLINED}))}
+    with InterviewServer(personas, _questions(), drop_first=DROPPED) as srv:
+        yield srv
+
+
+def _argv(srv: InterviewServer, tmp_path: Path, condition: str, *extra: str) -> list[str]:
+    persona = tmp_path / "ann.txt"
+    persona.write_text("You are Ann.")
+    argv = ["eval", "--tasks", "bfi", "--model", "openai-chat", "--model-args"]
+    argv += [f"base_url={srv.base_url},model=subject", "--judge", "openai-chat"]
+    argv += ["--judge-model-args", f"base_url={srv.base_url},model=judge"]
+    argv += ["--condition", f"{condition}+persona={persona}", "-o", str(tmp_path / "run")]
+    return [*argv, *extra]
+
+
+def test_a_judge_that_cannot_score_is_refused_before_the_subject_is_asked(
+    server: InterviewServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = server.count("subject"), server.count("judge")
+    with pytest.raises(SystemExit) as exc:
+        main(_argv(server, tmp_path, "interview-logprob"))
+    assert exc.value.code == 1
+    err = capsys.readouterr().err
+    lines = [x for x in err.splitlines() if x.startswith("psym: ")]
+    assert len(lines) == 1 and "Traceback" not in err, err
+    assert "openai-chat" in lines[0] and "supports_continuations is False" in lines[0]
+    assert (server.count("subject"), server.count("judge")) == before
+
+
+def test_judge_batch_one_sends_one_item_per_request_and_is_recorded(
+    server: InterviewServer, tmp_path: Path
+) -> None:
+    before = server.count("subject"), server.count("judge")
+    main(_argv(server, tmp_path, "interview", "--judge-batch", "1"))
+    # 44 items, one per judge request, and item 44 asked again once (dropped from its first)
+    assert server.count("subject") - before[0] == 44
+    assert server.count("judge") - before[1] == 45
+    results = json.loads((tmp_path / "run" / "results.json").read_text())
+    assert results["judge"]["batch"] == 1
+    scales = results["tasks"]["bfi"]["scales"]
+    assert {k: v["score"] for k, v in scales.items()} == pytest.approx(
+        {k: float(v) for k, v in ANN.items()}
+    )
+    judged = [b["messages"][-1]["content"] for b in server.bodies if b["model"] == "judge"]
+    assert all(len(re.findall(r"^Item \S+$", t, re.M)) == 1 for t in judged[before[1] :])
