@@ -13,7 +13,7 @@ of subject requests made: none). Only the judge is called.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +51,8 @@ class _Unit:
     mode: str
     impute: str | None
     tag: dict[str, Any]
-    rows: list[tuple[str, Prompt, str]] = field(default_factory=list)  # item id, prompt, answer
+    # item id, prompt, answer, the statement the judge saw (None in runs before it was kept)
+    rows: list[tuple[str, Prompt, str, str | None]] = field(default_factory=list)
 
 
 def rejudge(
@@ -121,7 +122,7 @@ def _units(path: Path) -> list[_Unit]:
         prompt = Prompt(
             messages=tuple(rec.prompt.messages), options=(), text=rec.interview.question
         )
-        units[key].rows.append((rec.item, prompt, rec.completion or ""))
+        units[key].rows.append((rec.item, prompt, rec.completion or "", rec.interview.statement))
     if not units:
         raise PsymError(
             f"{path}: no interviewed items (psym judge re-judges a run made with "
@@ -142,17 +143,30 @@ def _judge_unit(
     if u.form not in inst.forms:
         raise PsymError(f"task '{inst.id}' has no form '{u.form}' (the run's samples name it)")
     items = {it.id: it for it in inst.forms[u.form]}
-    unknown = [i for i, _, _ in u.rows if i not in items]
+    unknown = [i for i, *_ in u.rows if i not in items]
     if unknown:
         raise PsymError(
             f"task '{inst.id}' has no item(s) {', '.join(unknown)} (the run names them)"
         )
-    asked = [Asked(items[i], pr, text) for i, pr, text in u.rows]
+    asked = [Asked(_statement(items[i], said, inst), pr, text) for i, pr, text, said in u.rows]
     mode = session.administration(u.mode)
     if not isinstance(mode, Interview):
         raise PsymError(f"administration '{u.mode}' of the run's samples is not an interview")
     answers = rate_and_record(judge, inst, u.form, asked, u.tag, writer.write, mode)
     return _entry(u, inst, answers, session, old.get("norm_group"))
+
+
+def _statement(item: Item, said: str | None, inst: Instrument) -> Item:
+    """``item`` with the statement the run's judge saw where the instrument ships none (its
+    texts came from --items); an error when the run did not keep it."""
+    if item.text:
+        return item
+    if not said:
+        raise PsymError(
+            f"task '{inst.id}' ships no item texts and the run's samples do not keep item "
+            f"{item.id}'s statement (runs made before psymetrics kept it cannot be re-judged)"
+        )
+    return replace(item, text=said)
 
 
 def _entry(

@@ -42,7 +42,7 @@ def judge_options(
         options.append(
             click.option(
                 "--judge-batch",
-                type=click.IntRange(1, 50),
+                type=bounded("--judge-batch"),
                 default=None,
                 help="Interview: items per option-conversion request of the judge (1 = "
                 "one item per request, for a small judge) [default: 10].",

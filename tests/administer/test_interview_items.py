@@ -76,25 +76,42 @@ def _argv(srv: InterviewServer, items: Path, tmp_path: Path) -> list[str]:
     ]
 
 
-def test_a_user_items_file_with_questions_is_interviewed(
-    server: InterviewServer, tmp_path: Path
-) -> None:
-    items = _items(tmp_path / "sd3.csv")
+@pytest.fixture(scope="module")
+def sd3_run(server: InterviewServer, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    d = tmp_path_factory.mktemp("sd3")
     before = server.count("subject"), server.count("judge")
-    main(_argv(server, items, tmp_path))
+    main(_argv(server, _items(d / "sd3.csv"), d))
     # 27 questions, one conversation each; 3 judge batches of <= 10 items
     assert server.count("subject") - before[0] == 27
     assert server.count("judge") - before[1] == 3
-    results = json.loads((tmp_path / "run" / "results.json").read_text())
-    scales = results["tasks"]["sd3"]["scales"]
-    assert {k: v["score"] for k, v in scales.items()} == pytest.approx(
-        {k: float(v) for k, v in SUE.items()}
-    )
-    lines = (tmp_path / "run" / "samples.jsonl").read_text().splitlines()
-    samples = [json.loads(x) for x in lines]
+    return d / "run"
+
+
+def _scores(run: Path) -> dict[str, float]:
+    results = json.loads((run / "results.json").read_text())
+    return {k: v["score"] for k, v in results["tasks"]["sd3"]["scales"].items()}
+
+
+def test_a_user_items_file_with_questions_is_interviewed(sd3_run: Path) -> None:
+    assert _scores(sd3_run) == pytest.approx({k: float(v) for k, v in SUE.items()})
+    samples = [json.loads(x) for x in (sd3_run / "samples.jsonl").read_text().splitlines()]
     s11 = next(s for s in samples if s["item"] == "11")  # narcissism, reverse-keyed
     assert s11["interview"]["question"] == _question(11)
+    assert s11["interview"]["statement"] == "Statement 11 (placeholder)"
     assert s11["answer"] == 6 - SUE["narcissism"]
+
+
+def test_rejudging_uses_the_statements_the_run_kept(
+    server: InterviewServer, sd3_run: Path, tmp_path: Path
+) -> None:
+    """sd3 ships no texts: the judge's prompts must still show the user's statements."""
+    before = server.count("subject"), len(server.bodies)
+    argv = ["judge", str(sd3_run), "--judge", "openai-chat", "--judge-model-args"]
+    main([*argv, f"base_url={server.base_url},model=judge", "-o", str(tmp_path / "re")])
+    assert server.count("subject") == before[0]
+    prompts = [b["messages"][-1]["content"] for b in server.bodies[before[1] :]]
+    assert len(prompts) == 3 and 'Statement: "Statement 27 (placeholder)"' in prompts[-1]
+    assert _scores(tmp_path / "re") == _scores(sd3_run)
 
 
 def _refused(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:

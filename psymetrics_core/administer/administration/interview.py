@@ -131,6 +131,7 @@ def rate_and_record(
         sample = questionnaire_sample(inst, form, a.item, a.prompt, a.answer, None, ans, tag)
         sample["interview"] = {
             "question": a.prompt.text,
+            "statement": a.item.text,
             "method": mode.method,
             "impute": impute,
             "rating": rating.to_json(),

@@ -1,0 +1,106 @@
+"""Fuzz the interview's newer inputs: the ``question`` column of a user's ``--items`` file and
+the log-probabilities a scoring judge returns (``--condition interview-logprob``).
+
+A malformed items file (an empty or blank question, a row short of the column) fails with one
+line naming the file, the row and the field; whatever numbers a judge backend returns for the
+scored replies (too few, too many, nan, infinities, ties), reading them returns a rating or an
+unread reason in one line, never an exception.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from pathlib import Path
+
+import pytest
+from harness import expect_clean_error, shared_session
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from psymetrics_core.administer.administration.interview_judge import Exchange
+from psymetrics_core.administer.administration.interview_logprob import (
+    read_scores,
+    score_prompt,
+)
+from psymetrics_core.base.types import Prompt
+from psymetrics_core.instruments.item_texts import apply_item_texts
+
+
+def _rows(question: str, at: int) -> str:
+    lines = ["id,text,question"]
+    for i in range(1, 28):
+        lines.append(f"{i},Statement {i},{question if i == at else f'Question {i}?'}")
+    return "\n".join(lines) + "\n"
+
+
+ITEMS_CASES = [
+    ("empty question", _rows("", 3), ["row 4", "'question'", "empty question"]),
+    ("blank question", _rows("   ", 27), ["row 28", "'question'", "empty question"]),
+    ("quoted blank", _rows('" "', 1), ["row 2", "'question'", "empty question"]),
+    (
+        "short row",
+        _rows("Q?", 1).replace("5,Statement 5,Question 5?", "5,Statement 5"),
+        ["row 6", "'question'"],
+    ),
+]
+
+
+@pytest.mark.parametrize(("label", "text", "names"), ITEMS_CASES, ids=[c[0] for c in ITEMS_CASES])
+def test_a_malformed_question_column_is_one_line(
+    tmp_path: Path, label: str, text: str, names: list[str]
+) -> None:
+    inst = shared_session().get_instrument("sd3")
+    p = tmp_path / "sd3.csv"
+    p.write_text(text)
+    out = expect_clean_error(lambda: apply_item_texts(inst, p), [str(p)], label=label)
+    for name in names:
+        assert name in out.message, out.message
+
+
+@functools.cache
+def _prompt() -> Prompt:
+    inst = shared_session().get_instrument("bfi")
+    it = inst.items[0]
+    options = inst.response_scales[it.response_scale].options
+    return score_prompt(Exchange(it, str(it.question), "Yes."), options)
+
+
+def _check(lps: list[float]) -> None:
+    prompt = _prompt()
+    replies = [o.continuation for o in prompt.options]
+    v = read_scores(prompt, lps)
+    if v.ok:
+        assert v.value["rating"] in replies
+        assert len(lps) == len(replies) and all(math.isfinite(x) for x in lps)
+        assert lps[replies.index(v.value["rating"])] == max(lps)
+    else:
+        assert v.value is None and v.reason and "\n" not in v.reason
+
+
+FLOATS = st.one_of(
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.sampled_from([0.0, -1.0, -1.0, float("-inf"), float("nan")]),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(FLOATS, max_size=9))
+def test_any_scores_give_a_rating_or_a_reason(lps: list[float]) -> None:
+    _check(lps)
+
+
+@pytest.mark.parametrize(
+    ("lps", "why"),
+    [
+        ([-1.0, -1.0, -2.0, -3.0, -4.0, -5.0], "a tie between 1 and 2"),
+        ([-1.0, -2.0, -3.0, -4.0, -5.0], "scored 5 of the 6 replies"),
+        ([-1.0, float("nan"), -3.0, -4.0, -5.0, -6.0], "no finite log-probability for 2"),
+        ([-1.0, -2.0, -3.0, -4.0, float("-inf"), -6.0], "no finite log-probability for 5"),
+        ([], "scored 0 of the 6 replies"),
+    ],
+)
+def test_unreadable_scores_say_why(lps: list[float], why: str) -> None:
+    prompt = _prompt()
+    v = read_scores(prompt, lps)
+    assert v.status == "unparsed" and why in str(v.reason)
