@@ -1,5 +1,6 @@
-"""Fuzz the interview's newer inputs: the ``question`` column of a user's ``--items`` file and
-the log-probabilities a scoring judge returns (``--condition interview-logprob``).
+"""Fuzz the interview's newer inputs: the ``question`` column of a user's ``--items`` file, the
+log-probabilities a scoring judge returns (``--condition interview-logprob``) and the judge
+replies option conversion now reads leniently (labels, ``ID - VALUE``, ``Item ID: ...``).
 
 A malformed items file (an empty or blank question, a row short of the column) fails with one
 line naming the file, the row and the field; whatever numbers a judge backend returns for the
@@ -18,7 +19,11 @@ from harness import expect_clean_error, shared_session
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from psymetrics_core.administer.administration.interview_judge import Exchange
+from psymetrics_core.administer.administration.interview_judge import (
+    Exchange,
+    read_ratings,
+    said_lines,
+)
 from psymetrics_core.administer.administration.interview_logprob import (
     read_scores,
     score_prompt,
@@ -104,3 +109,84 @@ def test_unreadable_scores_say_why(lps: list[float], why: str) -> None:
     prompt = _prompt()
     v = read_scores(prompt, lps)
     assert v.status == "unparsed" and why in str(v.reason)
+
+
+# -- option conversion's lenient reading: labels, "ID - VALUE", "Item ID", comments ----------
+
+IDS = ["1", "2", "3", "E10"]
+VALUES = [1, 2, 3, 4, 5]
+LABELS = [
+    "Disagree strongly",
+    "Disagree a little",
+    "Neither agree nor disagree",
+    "Agree a little",
+    "Agree strongly",
+]
+
+
+def _read(text: str) -> dict[str, tuple[int | None, str | None]]:
+    got = read_ratings(said_lines(text), IDS, VALUES, LABELS)
+    assert list(got) == IDS
+    for value, why in got.values():
+        assert (value in VALUES and why is None) or (value is None and why and "\n" not in why)
+    return got
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            ["1", "E10", ":", " - ", "=", " ", "none", "4", "6", "\n", "*", "Item ", "ID ", "-"]
+            + [lab.lower() for lab in LABELS]
+            + LABELS
+            + [".", "(", ")", " or ", "/", ","]
+        ),
+        max_size=60,
+    )
+)
+def test_any_reply_with_labels_gives_options_or_reasons(pieces: list[str]) -> None:
+    _read("".join(pieces))
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("2: Agree a little", (4, None)),
+        ("2: agree strongly.", (5, None)),
+        ('2: "Neither agree nor disagree"', (3, None)),
+        ("Item 2: 1", (1, None)),
+        ("ID 2: **4**", (4, None)),
+        ("2 - 2", (2, None)),
+        ("- **2**: 5", (5, None)),
+        ("2: 4 (agree a little)", (4, None)),
+        ("2: none of the options fit", (None, "none")),
+    ],
+)
+def test_lenient_readings(line: str, expected: tuple[int | None, str | None]) -> None:
+    assert _read(f"Analysis.\n1: 3\n{line}\nE10: 5")["2"] == expected
+
+
+@pytest.mark.parametrize(
+    ("line", "why"),
+    [
+        ("2: agree", "'agree' is not one of 1, 2, 3, 4, 5 or their labels"),
+        ("2: 4-5", "'4-5' could be two ratings"),
+        ("2: 3 or 4", "'3 or 4' could be two ratings"),
+        ("2 = Disagree a little", "option 2's label on line 2 (the options echoed?)"),
+        ("2: Agree a little, mostly", "is not one of"),
+        ("2. Agree a little", "no line for item 2"),
+        ("2: 4\n2: Agree strongly", "2 different ratings"),
+    ],
+)
+def test_ambiguous_lines_stay_unread(line: str, why: str) -> None:
+    got = _read(f"1: 3\n{line}\nE10: 5")
+    assert got["2"][0] is None and why in str(got["2"][1])
+    assert got["1"] == (3, None) and got["E10"] == (5, None)
+
+
+def test_the_options_echoed_rate_nothing() -> None:
+    """SmolLM2-135M's reply to option conversion: the answer options, listed."""
+    echo = "\n".join(f"{v} = {lab}" for v, lab in zip(VALUES, LABELS, strict=True))
+    assert all(v is None for v, _ in _read(echo).values())
+    listed = "\n".join(f"{v}. {lab}" for v, lab in zip(VALUES, LABELS, strict=True))
+    assert all(v is None for v, _ in _read(listed).values())
