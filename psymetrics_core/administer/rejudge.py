@@ -64,15 +64,19 @@ def rejudge(
     judge_model_args: str | dict[str, str] | None = None,
     judge_max_new_tokens: int | None = None,
     judge_batch: int | None = None,
+    mode: str | None = None,
     overwrite: bool = False,
 ) -> dict[str, Any]:
     """Judge ``run``'s open answers again with ``judge_model``; write and return the new
-    run's results (module docstring)."""
+    run's results (module docstring). ``mode``: judge by another interview mode than the
+    run's (e.g. ``interview-logprob``), recorded as the new run's administration."""
     src, out = Path(run), Path(output)
     if out.resolve() == src.resolve():
         raise PsymError(f"psym judge: -o {out} is the run being re-judged; name a new directory")
     results = read_results(src, schema=True)
     units = _units(src / "samples.jsonl")
+    if mode is not None:
+        units = [_as_mode(u, mode, session) for u in units]
     insts = {u.task: session.get_instrument(u.task) for u in units}
     args = (
         judge_model_args
@@ -129,6 +133,21 @@ def _units(path: Path) -> list[_Unit]:
             "--condition interview)"
         )
     return list(units.values())
+
+
+def _as_mode(u: _Unit, mode: str, session: Session) -> _Unit:
+    """``u`` judged by the interview mode ``mode`` instead of its own: the administration
+    facet and the condition names say so (``interview+persona=x`` -> ``MODE+persona=x``)."""
+    adm = session.administration(mode)
+    if not isinstance(adm, Interview):
+        raise PsymError(f"psym judge --method {mode}: not an interview mode")
+    old = u.mode
+    tag = dict(u.tag)
+    tag["facets"] = {**(tag.get("facets") or {}), "administration": mode}
+    tag["conditions"] = [mode if c == old else c for c in tag.get("conditions") or []]
+    if isinstance(tag.get("condition"), str):
+        tag["condition"] = "+".join(mode if c == old else c for c in tag["condition"].split("+"))
+    return replace(u, mode=mode, impute=adm.impute, tag=tag)
 
 
 def _judge_unit(

@@ -16,6 +16,13 @@ from psymetrics_core.cli.judge_options import judge_options
 @click.argument("run", type=click.Path(path_type=Path))
 @judge_options("Backend of the judge (any backend, e.g. openai-chat).", required=True, batch=True)
 @click.option(
+    "--method",
+    default=None,
+    metavar="MODE",
+    help="Judge by another interview mode than the run's, e.g. interview-logprob or "
+    "interview-dimensions (the new run records it as its administration).",
+)
+@click.option(
     "--output", "-o", required=True, type=click.Path(path_type=Path), help="New run directory."
 )
 @click.option("--overwrite", is_flag=True, help="Replace the run already in --output.")
@@ -27,6 +34,7 @@ def judge_cmd(
     judge_model_args: str,
     judge_max_new_tokens: int | None,
     judge_batch: int | None,
+    method: str | None,
     output: Path,
     overwrite: bool,
 ) -> None:
@@ -39,6 +47,7 @@ def judge_cmd(
         judge_model_args=judge_model_args,
         judge_max_new_tokens=judge_max_new_tokens,
         judge_batch=judge_batch,
+        mode=method,
         overwrite=overwrite,
     )
     calls = results["judge"]["n_calls"]

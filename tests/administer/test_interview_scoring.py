@@ -179,3 +179,67 @@ def test_judge_batch_one_sends_one_item_per_request_and_is_recorded(
     )
     judged = [b["messages"][-1]["content"] for b in server.bodies if b["model"] == "judge"]
     assert all(len(re.findall(r"^Item \S+$", t, re.M)) == 1 for t in judged[before[1] :])
+
+
+# -- psym judge --method: the same answers judged by another interview mode -------------------
+
+
+@pytest.fixture(scope="module")
+def loopback_run(server: InterviewServer, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    d = tmp_path_factory.mktemp("loopback")
+    main(_argv(server, d, "interview"))
+    return d / "run"
+
+
+def _rejudge(server: InterviewServer, run: Path, out: Path, method: str) -> list[str]:
+    argv = ["judge", str(run), "--judge", "openai-chat", "--judge-model-args"]
+    return [*argv, f"base_url={server.base_url},model=judge", "--method", method, "-o", str(out)]
+
+
+def test_rejudging_by_another_mode_records_it(
+    server: InterviewServer, loopback_run: Path, tmp_path: Path
+) -> None:
+    before = server.count("subject")
+    main(_rejudge(server, loopback_run, tmp_path / "dim", "interview-dimensions"))
+    assert server.count("subject") == before
+    results = json.loads((tmp_path / "dim" / "results.json").read_text())
+    entry = results["tasks"]["bfi"]
+    assert entry["facets"] == {"administration": "interview-dimensions", "persona": "persona=ann"}
+    assert entry["condition"] == "interview-dimensions+persona=ann"
+    assert entry["interview"] == {"method": "dimension-aware", "impute": None}
+    judged = [json.loads(x) for x in (tmp_path / "dim" / "judge.jsonl").read_text().splitlines()]
+    assert {j["stage"] for j in judged} == {"dimension-aware"}
+    assert (
+        "Every item below is about one dimension" in judged[0]["prompt"]["messages"][-1]["content"]
+    )
+    scales = entry["scales"]
+    assert {k: v["score"] for k, v in scales.items()} == pytest.approx(
+        {k: float(v) for k, v in ANN.items()}
+    )
+
+
+@pytest.mark.parametrize(
+    ("method", "says"),
+    [
+        ("interview-logprob", "supports_continuations is False"),
+        ("battery", "psym judge --method battery: not an interview mode"),
+        ("no-such-mode", "administration 'no-such-mode' is provided by no installed plugin"),
+    ],
+)
+def test_rejudging_by_a_mode_the_judge_or_run_cannot_take_is_one_line(
+    server: InterviewServer,
+    loopback_run: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    method: str,
+    says: str,
+) -> None:
+    before = server.count("judge")
+    with pytest.raises(SystemExit) as exc:
+        main(_rejudge(server, loopback_run, tmp_path / "out", method))
+    assert exc.value.code == 1
+    err = capsys.readouterr().err
+    lines = [x for x in err.splitlines() if x.startswith("psym: ")]
+    assert len(lines) == 1 and says in lines[0] and "Traceback" not in err, err
+    assert server.count("judge") == before
+    assert not (tmp_path / "out" / "results.json").exists()
