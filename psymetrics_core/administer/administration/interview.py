@@ -14,9 +14,11 @@ A "none" or an unread rating is a missing answer with its reason (``data.reason`
 midpoint; the ``interview-midpoint`` mode reproduces InCharacter's choice of imputing the
 scale's midpoint, marked ``data.imputed`` on every such sample. The ``interview-dimensions``
 mode is dimension-aware option conversion: one scale per judge batch, the prompt naming the
-scale and its high pole's adjectives (``scales.<scale>.adjectives`` in instrument.yaml). Every
-sample keeps the question, the open answer and the judge's rating (``interview``); every judge
-call is in ``judge.jsonl``.
+scale and its high pole's adjectives (``scales.<scale>.adjectives`` in instrument.yaml); the
+``interview-logprob`` mode (``interview_logprob``) has the judge's backend score each option as
+its reply instead of parsing a text (a small local judge). ``--judge-batch`` sets the items per
+option-conversion request (``judge.batch``). Every sample keeps the question, the statement,
+the open answer and the judge's rating (``interview``); every judge call is in ``judge.jsonl``.
 """
 
 from __future__ import annotations
