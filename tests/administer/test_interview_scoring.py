@@ -34,12 +34,14 @@ TIE = "44"  # openness: the judge scores "2" and "4" exactly alike
 
 
 class SubjectAndScorer(Backend):
-    """Ann as the subject; as the judge, log-probabilities favouring the option named."""
+    """Ann as the subject; as the judge, log-probabilities favouring the option named (a tie
+    between 2 and 4 for the items in ``ties``)."""
 
     name = "scripted-scorer"
     supports_continuations = True
 
-    def __init__(self) -> None:
+    def __init__(self, ties: frozenset[str] = frozenset({TIE})) -> None:
+        self.ties = ties
         self.questions = _questions()
         self.generated = 0
         self.scored: list[Prompt] = []
@@ -68,7 +70,7 @@ class SubjectAndScorer(Backend):
             labels = [lab.lower() for lab in LABELS]
             best = str(labels.index(said.group(1)) + 1) if said else "none"
             lps = [-0.25 if r == best else -3.0 for r in replies]
-            if item == TIE:
+            if item in self.ties:
                 lps = [-1.0 if r in ("2", "4") else -3.0 for r in replies]
             out.append(Completion(option_logprobs=tuple(lps)))
         return out
@@ -127,6 +129,27 @@ def test_every_scored_request_is_recorded(scored_run: Any) -> None:
     assert first["verdict"]["value"]["rating"] == "4"
     assert first["verdict"]["value"]["logprobs"]["4"] == -0.25
     assert "Honestly: agree a little." in first["prompt"]["messages"][-1]["content"]
+
+
+def test_a_profile_from_mostly_unread_ratings_is_flagged(tmp_path: Path) -> None:
+    """Ratings left unread for 34 of 44 items (and item 1 declined): the scores that remain are flagged (parse rate
+    fired) and psym analyze's divergence counts the profile as degenerate."""
+    from psymetrics_core.analysis.divergence import load_constructs, profiles_of
+
+    ties = frozenset(str(i) for i in range(11, 45))
+    out = tmp_path / "run"
+    res = evaluate(
+        ["bfi"],
+        backend=SubjectAndScorer(ties),
+        session=Session(),
+        conditions=["interview-logprob"],
+        output=out,
+    )
+    ind = res["tasks"]["bfi"]["indicators"]["parse_rate"]
+    # items 2-10 read (item 1 declined: "none"), recorded to 4 decimals
+    assert ind["value"] == pytest.approx(9 / 44, abs=1e-4) and ind["fired"]
+    (profile,) = [p for p in profiles_of([out], load_constructs()) if p.task == "bfi"]
+    assert profile.method == "interview-logprob" and profile.n_degenerate == 1
 
 
 # -- loopback server: a judge that cannot score, and --judge-batch ---------------------------
