@@ -138,9 +138,13 @@ def _units(path: Path) -> list[_Unit]:
 def _as_mode(u: _Unit, mode: str, session: Session) -> _Unit:
     """``u`` judged by the interview mode ``mode`` instead of its own: the administration
     facet and the condition names say so (``interview+persona=x`` -> ``MODE+persona=x``)."""
-    adm = session.administration(mode)
+    modes = {n: e.mode for n, e in session.administrations().items()}
+    adm = modes.get(mode)
     if not isinstance(adm, Interview):
-        raise PsymError(f"psym judge --method {mode}: not an interview mode")
+        names = ", ".join(sorted(n for n, m in modes.items() if isinstance(m, Interview)))
+        raise PsymError(
+            f"psym judge --method {mode[:60]!r}: not an interview mode (interview modes: {names})"
+        )
     old = u.mode
     tag = dict(u.tag)
     tag["facets"] = {**(tag.get("facets") or {}), "administration": mode}

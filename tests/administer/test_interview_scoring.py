@@ -132,8 +132,9 @@ def test_every_scored_request_is_recorded(scored_run: Any) -> None:
 
 
 def test_a_profile_from_mostly_unread_ratings_is_flagged(tmp_path: Path) -> None:
-    """Ratings left unread for 34 of 44 items (and item 1 declined): the scores that remain are flagged (parse rate
-    fired) and psym analyze's divergence counts the profile as degenerate."""
+    """Ratings left unread for 34 of 44 items (and item 1 declined): the scores that remain
+    are flagged (parse rate fired) and psym analyze's divergence counts the profile as
+    degenerate."""
     from psymetrics_core.analysis.divergence import load_constructs, profiles_of
 
     ties = frozenset(str(i) for i in range(11, 45))
@@ -245,8 +246,8 @@ def test_rejudging_by_another_mode_records_it(
     ("method", "says"),
     [
         ("interview-logprob", "supports_continuations is False"),
-        ("battery", "psym judge --method battery: not an interview mode"),
-        ("no-such-mode", "administration 'no-such-mode' is provided by no installed plugin"),
+        ("battery", "psym judge --method 'battery': not an interview mode (interview modes: "),
+        ("no-such-mode", "psym judge --method 'no-such-mode': not an interview mode"),
     ],
 )
 def test_rejudging_by_a_mode_the_judge_or_run_cannot_take_is_one_line(

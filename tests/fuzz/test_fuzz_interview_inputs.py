@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from harness import expect_clean_error, shared_session
+from harness import expect_clean_error, run_cli, shared_session
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -30,6 +31,8 @@ from psymetrics_core.administer.administration.interview_logprob import (
 )
 from psymetrics_core.base.types import Prompt
 from psymetrics_core.instruments.item_texts import apply_item_texts
+from tests.administer.interview_server import InterviewServer, Persona
+from tests.administer.test_interview import ANN, _eval, _questions
 
 
 def _rows(question: str, at: int) -> str:
@@ -190,3 +193,33 @@ def test_the_options_echoed_rate_nothing() -> None:
     assert all(v is None for v, _ in _read(echo).values())
     listed = "\n".join(f"{v}. {lab}" for v, lab in zip(VALUES, LABELS, strict=True))
     assert all(v is None for v, _ in _read(listed).values())
+
+
+# -- psym judge --method: a mode that is not an interview is one line, nothing written ---------
+
+
+@pytest.fixture(scope="module")
+def interview_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    d = tmp_path_factory.mktemp("method-fuzz")
+    (d / "ann.txt").write_text("You are Ann.")
+    with InterviewServer({"Ann": Persona(ANN)}, _questions()) as srv:
+        res = _eval(srv, d / "run", d / "ann.txt", "interview")
+        assert res.exit_code == 0, res.output
+        yield srv.base_url, d / "run"
+
+
+METHODS = ["", " ", "interview ", "INTERVIEW", "battery", "item-by-item", "x" * 2000, "a\nb"]
+
+
+@pytest.mark.parametrize("method", METHODS, ids=[repr(m)[:20] for m in METHODS])
+def test_a_bad_method_is_one_line(
+    interview_run: tuple[str, Path], tmp_path: Path, method: str
+) -> None:
+    base_url, run = interview_run
+    out = tmp_path / "out"
+    argv = ["judge", str(run), "--judge", "openai-chat", "--judge-model-args"]
+    argv += [f"base_url={base_url},model=judge", "--method", method, "-o", str(out)]
+    expect_clean_error(
+        lambda: run_cli(argv), ["--method", "not an interview mode"], label=method[:20]
+    )
+    assert not (out / "results.json").exists()
