@@ -29,6 +29,7 @@ class RunConfig:
     ``model_args`` / ``judge_model_args``: lm-eval style ``k=v,k=v`` text or a dict.
     ``norm_group``: a group name for every task, or {task: name} ({"*": name} for the rest).
     ``cache``: None = on for a backend built by name, off for a ready backend object.
+    ``judge_batch``: items per option-conversion request of an interview's judge (None: 10).
     ``units``: only these (task, cell name, repeat) units (one shard of a plan); None = all.
     ``label``: when set, ``results.json`` names the model so (``psym eval --label``).
     ``provenance``: record the command line, git commit and sha256 of every file used.
@@ -57,6 +58,7 @@ class RunConfig:
     judge_model: str | None = None
     judge_model_args: str | Mapping[str, str] | None = None
     judge_max_new_tokens: int | None = None
+    judge_batch: int | None = None
     units: frozenset[Unit] | None = None
     overwrite: bool = False
     resume: bool = False

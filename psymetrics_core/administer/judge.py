@@ -21,7 +21,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from psymetrics_core.backends.base import Backend, GenerationSettings, as_backend, call_backend
+from psymetrics_core.backends.base import (
+    Backend,
+    GenerationSettings,
+    as_backend,
+    call_backend,
+    check_requests,
+)
 from psymetrics_core.backends.cache import CachedBackend
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.types import Item, Prompt, Verdict
@@ -53,6 +59,7 @@ class Judge:
         temperature: float = 0.0,
         records: Path | None = None,
         same_as_evaluated: bool = False,
+        batch: int | None = None,
     ) -> None:
         self.model = model
         self.model_args = dict(model_args or {})
@@ -60,6 +67,7 @@ class Judge:
         self._factory = factory
         self.settings = GenerationSettings("generate", max_new_tokens, temperature, seed)
         self.same_as_evaluated = same_as_evaluated
+        self.batch = batch  # items per request where a stage batches items (the interview's)
         self._records_path = records
         self._writer: SampleWriter | None = None
         self.n_calls = 0
@@ -88,20 +96,33 @@ class Judge:
         """
         if not requests:
             return {}
-        settings = self.settings
-        if stage.max_new_tokens is not None:
-            settings = replace(settings, max_new_tokens=stage.max_new_tokens)
         prompts = [p for _, p in requests]
-        completions = call_backend(self.backend, prompts, settings)
+        completions = call_backend(self.backend, prompts, self._settings(stage))
         counts = self.stages.setdefault(stage.name, {"ok": 0, "unparsed": 0, "refused": 0})
         out: dict[str, Verdict] = {}
         for (item, prompt), comp in zip(requests, completions, strict=True):
             text = comp.text or ""
-            verdict = stage.parse(text)
+            if stage.score is not None:  # scored, not generated: the verdict holds the numbers
+                verdict = stage.score(prompt, tuple(comp.option_logprobs or ()))
+            else:
+                verdict = stage.parse(text)
             out[item.id] = verdict
             counts[verdict.status] = counts.get(verdict.status, 0) + 1
             self._record(task, item.id, prompt, text, stage.name, verdict, tag)
         return out
+
+    def _settings(self, stage: JudgeStage) -> GenerationSettings:
+        """The judge's settings for ``stage``: its reply length; ``logprob`` for a scored one."""
+        settings = self.settings
+        if stage.max_new_tokens is not None:
+            settings = replace(settings, max_new_tokens=stage.max_new_tokens)
+        return replace(settings, mode="logprob") if stage.score is not None else settings
+
+    def check_stage(self, stage: JudgeStage, prompts: Sequence[Prompt]) -> None:
+        """Refuse, in one line and before any request, ``prompts`` the judge's backend cannot
+        answer truly in ``stage`` (``check_requests``)."""
+        settings = self._settings(stage)
+        check_requests(self.backend, [(p, settings) for p in prompts])
 
     def _record(
         self,
@@ -144,6 +165,7 @@ class Judge:
             "settings": self.settings.to_json(),
             "n_calls": self.n_calls,
             "stages": self.stages,
+            **({"batch": self.batch} if self.batch is not None else {}),
             **({"cache": cache} if cache is not None else {}),
         }
 

@@ -13,7 +13,7 @@ of subject requests made: none). Only the judge is called.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +51,8 @@ class _Unit:
     mode: str
     impute: str | None
     tag: dict[str, Any]
-    rows: list[tuple[str, Prompt, str]] = field(default_factory=list)  # item id, prompt, answer
+    # item id, prompt, answer, the statement the judge saw (None in runs before it was kept)
+    rows: list[tuple[str, Prompt, str, str | None]] = field(default_factory=list)
 
 
 def rejudge(
@@ -62,15 +63,20 @@ def rejudge(
     judge_model: str,
     judge_model_args: str | dict[str, str] | None = None,
     judge_max_new_tokens: int | None = None,
+    judge_batch: int | None = None,
+    mode: str | None = None,
     overwrite: bool = False,
 ) -> dict[str, Any]:
     """Judge ``run``'s open answers again with ``judge_model``; write and return the new
-    run's results (module docstring)."""
+    run's results (module docstring). ``mode``: judge by another interview mode than the
+    run's (e.g. ``interview-logprob``), recorded as the new run's administration."""
     src, out = Path(run), Path(output)
     if out.resolve() == src.resolve():
         raise PsymError(f"psym judge: -o {out} is the run being re-judged; name a new directory")
     results = read_results(src, schema=True)
     units = _units(src / "samples.jsonl")
+    if mode is not None:
+        units = [_as_mode(u, mode, session) for u in units]
     insts = {u.task: session.get_instrument(u.task) for u in units}
     args = (
         judge_model_args
@@ -85,6 +91,7 @@ def rejudge(
             seed=int(results["seed"]),
             max_new_tokens=judge_max_new_tokens or DEFAULT_JUDGE_MAX_NEW_TOKENS,
             records=out / "judge.jsonl",
+            batch=judge_batch,
         )
         writer = SampleWriter(out / "samples.jsonl")
         try:
@@ -119,13 +126,32 @@ def _units(path: Path) -> list[_Unit]:
         prompt = Prompt(
             messages=tuple(rec.prompt.messages), options=(), text=rec.interview.question
         )
-        units[key].rows.append((rec.item, prompt, rec.completion or ""))
+        units[key].rows.append((rec.item, prompt, rec.completion or "", rec.interview.statement))
     if not units:
         raise PsymError(
             f"{path}: no interviewed items (psym judge re-judges a run made with "
             "--condition interview)"
         )
     return list(units.values())
+
+
+def _as_mode(u: _Unit, mode: str, session: Session) -> _Unit:
+    """``u`` judged by the interview mode ``mode`` instead of its own: the administration
+    facet and the condition names say so (``interview+persona=x`` -> ``MODE+persona=x``)."""
+    modes = {n: e.mode for n, e in session.administrations().items()}
+    adm = modes.get(mode)
+    if not isinstance(adm, Interview):
+        names = ", ".join(sorted(n for n, m in modes.items() if isinstance(m, Interview)))
+        raise PsymError(
+            f"psym judge --method {mode[:60]!r}: not an interview mode (interview modes: {names})"
+        )
+    old = u.mode
+    tag = dict(u.tag)
+    tag["facets"] = {**(tag.get("facets") or {}), "administration": mode}
+    tag["conditions"] = [mode if c == old else c for c in tag.get("conditions") or []]
+    if isinstance(tag.get("condition"), str):
+        tag["condition"] = "+".join(mode if c == old else c for c in tag["condition"].split("+"))
+    return replace(u, mode=mode, impute=adm.impute, tag=tag)
 
 
 def _judge_unit(
@@ -140,17 +166,30 @@ def _judge_unit(
     if u.form not in inst.forms:
         raise PsymError(f"task '{inst.id}' has no form '{u.form}' (the run's samples name it)")
     items = {it.id: it for it in inst.forms[u.form]}
-    unknown = [i for i, _, _ in u.rows if i not in items]
+    unknown = [i for i, *_ in u.rows if i not in items]
     if unknown:
         raise PsymError(
             f"task '{inst.id}' has no item(s) {', '.join(unknown)} (the run names them)"
         )
-    asked = [Asked(items[i], pr, text) for i, pr, text in u.rows]
+    asked = [Asked(_statement(items[i], said, inst), pr, text) for i, pr, text, said in u.rows]
     mode = session.administration(u.mode)
     if not isinstance(mode, Interview):
         raise PsymError(f"administration '{u.mode}' of the run's samples is not an interview")
     answers = rate_and_record(judge, inst, u.form, asked, u.tag, writer.write, mode)
     return _entry(u, inst, answers, session, old.get("norm_group"))
+
+
+def _statement(item: Item, said: str | None, inst: Instrument) -> Item:
+    """``item`` with the statement the run's judge saw where the instrument ships none (its
+    texts came from --items); an error when the run did not keep it."""
+    if item.text:
+        return item
+    if not said:
+        raise PsymError(
+            f"task '{inst.id}' ships no item texts and the run's samples do not keep item "
+            f"{item.id}'s statement (runs made before psymetrics kept it cannot be re-judged)"
+        )
+    return replace(item, text=said)
 
 
 def _entry(

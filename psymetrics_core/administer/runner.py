@@ -436,6 +436,7 @@ def _judge(
         max_new_tokens=DEFAULT_JUDGE_MAX_NEW_TOKENS,
         records=out_dir / "judge.jsonl" if out_dir else None,
         same_as_evaluated=same,
+        batch=config.judge_batch,
     )
     if config.judge_max_new_tokens:
         judge.settings = replace(judge.settings, max_new_tokens=config.judge_max_new_tokens)

@@ -92,6 +92,7 @@ BOUNDS: dict[str, Bound] = {
         _b("--limit", 1, 1_000_000, "items per task"),
         _b("--max-new-tokens", 1, TOKENS_MAX, "generation length"),
         _b("--judge-max-new-tokens", 1, TOKENS_MAX, "judge reply length"),
+        _b("--judge-batch", 1, 50, "interview: items per option-conversion request of the judge"),
         _b("--temperature", 0, 100, "sampling temperature (0 = greedy)", integer=False),
         _b("--concurrency", 1, 1024, "requests in flight at once"),
         _b("--shards", 1, 1000, "shards of a plan under an executor"),

@@ -30,6 +30,7 @@ from psymetrics_core.cli.console import (
     stdout,
     table,
 )
+from psymetrics_core.cli.judge_options import judge_options
 from psymetrics_core.cli.population_screen import model_name, print_population
 from psymetrics_core.cli.stated_screen import print_stated
 from psymetrics_core.instruments.indicators import (
@@ -193,16 +194,7 @@ if TYPE_CHECKING:
     metavar="[TASK=]PATH",
     help="Data file of a behaviour task (= --task-arg TASK.data=PATH); repeatable.",
 )
-@click.option(
-    "--judge-model", default=None, help="Backend of the judge model [default: the --model]."
-)
-@click.option("--judge-model-args", default="", help="Judge backend arguments, k=v,k=v.")
-@click.option(
-    "--judge-max-new-tokens",
-    type=bounded("--judge-max-new-tokens"),
-    default=None,
-    help="Judge generation length [default: 128].",
-)
+@judge_options("Backend of the judge model [default: the --model].", batch=True)
 @click.option(
     "--label",
     default=None,

@@ -8,25 +8,19 @@ import click
 
 from psymetrics_core.administer.rejudge import rejudge
 from psymetrics_core.cli import session_of
-from psymetrics_core.cli.bounded import bounded
 from psymetrics_core.cli.console import stdout
+from psymetrics_core.cli.judge_options import judge_options
 
 
 @click.command("judge")
 @click.argument("run", type=click.Path(path_type=Path))
+@judge_options("Backend of the judge (any backend, e.g. openai-chat).", required=True, batch=True)
 @click.option(
-    "--judge-model",
-    "--judge",
-    "judge_model",
-    required=True,
-    help="Backend of the judge (any backend, e.g. openai-chat).",
-)
-@click.option("--judge-model-args", default="", help="Judge backend arguments, k=v,k=v.")
-@click.option(
-    "--judge-max-new-tokens",
-    type=bounded("--judge-max-new-tokens"),
+    "--method",
     default=None,
-    help="Judge reply length.",
+    metavar="MODE",
+    help="Judge by another interview mode than the run's, e.g. interview-logprob or "
+    "interview-dimensions (the new run records it as its administration).",
 )
 @click.option(
     "--output", "-o", required=True, type=click.Path(path_type=Path), help="New run directory."
@@ -39,6 +33,8 @@ def judge_cmd(
     judge_model: str,
     judge_model_args: str,
     judge_max_new_tokens: int | None,
+    judge_batch: int | None,
+    method: str | None,
     output: Path,
     overwrite: bool,
 ) -> None:
@@ -50,6 +46,8 @@ def judge_cmd(
         judge_model=judge_model,
         judge_model_args=judge_model_args,
         judge_max_new_tokens=judge_max_new_tokens,
+        judge_batch=judge_batch,
+        mode=method,
         overwrite=overwrite,
     )
     calls = results["judge"]["n_calls"]

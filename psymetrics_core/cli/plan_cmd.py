@@ -39,6 +39,7 @@ _PLAN_OPTIONS = (
     "judge_model",
     "judge_model_args",
     "judge_max_new_tokens",
+    "judge_batch",
     "population",
     "persona_template",
     "sample",

@@ -10,8 +10,8 @@ import click
 from psymetrics_core.administer.answers import score_answers
 from psymetrics_core.administer.options import parse_task_args
 from psymetrics_core.cli import session_of
-from psymetrics_core.cli.bounded import bounded
 from psymetrics_core.cli.console import fmt, print_json, stdout, table
+from psymetrics_core.cli.judge_options import judge_options
 
 if TYPE_CHECKING:
     from psymetrics_core.administer.answers import ScoredAnswers
@@ -35,14 +35,7 @@ if TYPE_CHECKING:
     help="Task option, as for `psym eval` (e.g. housing.data=TABLE.csv).",
 )
 @click.option("--data", multiple=True, metavar="[TASK=]PATH", help="= --task-arg TASK.data=PATH.")
-@click.option("--judge-model", default=None, help="Judge backend for judged tasks.")
-@click.option("--judge-model-args", default="", help="k=v,k=v arguments of the judge.")
-@click.option(
-    "--judge-max-new-tokens",
-    type=bounded("--judge-max-new-tokens"),
-    default=None,
-    help="Judge reply length.",
-)
+@judge_options("Judge backend for judged tasks.")
 @click.option(
     "--json",
     "as_json",

@@ -57,7 +57,7 @@ def _print_description(desc: TaskDescription) -> None:
     if not inst.texts_shipped:
         stdout.print(
             "item texts: NOT shipped with this plugin (licence); supply them with "
-            f"`psym eval --items {inst.id}=FILE.csv` (columns id,text)",
+            f"`psym eval --items {inst.id}=FILE.csv` (columns id,text[,question])",
             markup=False,
         )
     if desc.flagged:

@@ -25,7 +25,10 @@ class JudgeStage:
     ``previous`` maps each earlier stage's name to its verdict on this generation.
     ``parse(text)`` turns the judge's reply into a ``Verdict`` (pure: no model calls).
     ``system`` is an optional system message for text prompts; ``max_new_tokens`` overrides
-    the judge's default length for this stage.
+    the judge's default length for this stage. A stage with ``score`` is judged in ``logprob``
+    mode: no text is generated, the judge backend scores each of the prompt's options as the
+    continuation of the prompt, and ``score(prompt, option_logprobs)`` (aligned with the prompt's
+    options; empty when the backend returned none) is the verdict (``parse`` is then unused).
     """
 
     name: str
@@ -33,6 +36,7 @@ class JudgeStage:
     parse: Callable[[str], Verdict]
     system: str | None = None
     max_new_tokens: int | None = None
+    score: Callable[[Prompt, tuple[float, ...]], Verdict] | None = None
 
     def prompt(
         self, item: Item, generation: Generation, previous: Mapping[str, Verdict]
@@ -54,7 +58,16 @@ def user_prompt(text: str, system: str | None = None) -> Prompt:
 
 
 class StageJudge(Protocol):
-    """The judge a kind receives in ``CellRun.judge``."""
+    """The judge a kind receives in ``CellRun.judge``; ``batch``: items per request where a
+    stage puts several items in one prompt (the interview's option conversion; None: the
+    stage's default)."""
+
+    batch: int | None
+
+    def check_stage(self, stage: JudgeStage, prompts: Sequence[Prompt]) -> None:
+        """Refuse, in one line and before any request, prompts the judge cannot answer truly
+        (e.g. a scored stage's continuations on a backend that cannot score them)."""
+        ...
 
     def run_stage(
         self,

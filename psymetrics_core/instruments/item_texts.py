@@ -1,7 +1,9 @@
 """Item texts supplied by the user, for instruments whose licence keeps texts out of the plugin.
 
 Such an instrument's spec says ``item_texts: user`` and ships only its key (ids, scales, reverse
-keying). The user gives a CSV with columns ``id,text`` (``psym eval --items TASK=FILE``).
+keying). The user gives a CSV with columns ``id,text`` (``psym eval --items TASK=FILE``), and
+optionally ``question``: the item as an open question, asked by the interview conditions
+(``--condition interview``); given, the column needs a question on every line.
 """
 
 from __future__ import annotations
@@ -43,6 +45,8 @@ def apply_item_texts(inst: Instrument, path: str | Path, form: str = "original")
     """A copy of ``inst`` whose ``form`` items take their texts from the CSV at ``path``.
 
     Every item of the form must get a non-empty text; unknown ids are errors naming the line.
+    An optional ``question`` column gives each item its open question (the interview's); when
+    the file has the column, every line's question must be non-empty.
     """
     p = Path(path)
     what = f"CSV file of item texts (--items {inst.id}=FILE)"
@@ -56,10 +60,12 @@ def apply_item_texts(inst: Instrument, path: str | Path, form: str = "original")
         raise PsymError(f"task '{inst.id}' has no form '{form}' (forms: {', '.join(inst.forms)})")
     known = {it.id for it in inst.forms[form]}
     texts: dict[str, str] = {}
+    questions: dict[str, str] = {}
     table = read_csv(p, what="item text file")
     for col in ("id", "text"):
         if col not in table.columns:
             raise SpecError(p, f"missing column '{col}' (expected columns id,text)", row=1)
+    asks = "question" in table.columns
     for line, row in table.rows:
         item_id = (row.get("id") or "").strip()
         text = (row.get("text") or "").strip()
@@ -72,11 +78,30 @@ def apply_item_texts(inst: Instrument, path: str | Path, form: str = "original")
         if item_id in texts:
             raise SpecError(p, f"item {item_id} appears twice", row=line, field="id")
         texts[item_id] = text
+        if asks:
+            questions[item_id] = _question(p, line, row.get("question"))
     missing = [i for i in known if i not in texts]
     if missing:
         raise SpecError(p, f"no text for item(s) {', '.join(sorted(missing, key=_num))}")
-    items = [replace(it, text=texts[it.id]) for it in inst.forms[form]]
+    items = [
+        replace(it, text=texts[it.id], question=questions.get(it.id, it.question))
+        for it in inst.forms[form]
+    ]
     return replace(inst, forms={**inst.forms, form: items})
+
+
+def _question(path: Path, line: int, value: str | None) -> str:
+    """A line's ``question``: non-empty (the interview asks it as the item's open question)."""
+    question = (value or "").strip()
+    if not question:
+        raise SpecError(
+            path,
+            "empty question (the item as an open question, e.g. 'Are you talkative?'; "
+            "the interview asks it)",
+            row=line,
+            field="question",
+        )
+    return question
 
 
 def require_item_texts(
@@ -95,7 +120,7 @@ def require_item_texts(
         raise PsymError(
             f"task '{inst.id}' ships no item texts ({inst.license_status}); supply them with "
             f"--items {inst.id}{'' if form == 'original' else ':' + form}=FILE.csv "
-            "(columns id,text)"
+            "(columns id,text[,question])"
         )
     return inst
 

@@ -89,6 +89,11 @@ class InterviewRecord(Strict):
     """An interviewed item: the open question, the judge method, imputation and the rating."""
 
     question: str
+    statement: str | None = Field(
+        default=None,
+        description="the item's statement as the judge saw it (kept so that psym judge can "
+        "re-judge an instrument whose texts came from --items)",
+    )
     method: Name
     impute: Literal["midpoint"] | None = None
     rating: RatingRecord

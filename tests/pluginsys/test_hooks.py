@@ -304,7 +304,7 @@ def test_hook_register_administrations(pm_with):
 
     session = pm_with(Plug())
     core = {"item-by-item", "battery", "verbalized", "interview", "interview-midpoint"}
-    core |= {"interview-dimensions"}
+    core |= {"interview-dimensions", "interview-logprob"}
     assert core | {"guess"} == set(session.administrations())
     backend = ScriptedBackend("1")
     res = evaluate(["bfi"], backend=backend, limit=4, conditions=["guess"], session=session)

@@ -1,7 +1,7 @@
 """Registers the core's administration modes (``item-by-item``, ``battery``, ``verbalized``,
-``interview``, ``interview-midpoint``, ``interview-dimensions``) and the conditions that select
-``verbalized`` and the interviews (``battery`` and ``single`` are registered with the other
-built-in conditions)."""
+``interview``, ``interview-midpoint``, ``interview-dimensions``, ``interview-logprob``) and the
+conditions that select ``verbalized`` and the interviews (``battery`` and ``single`` are
+registered with the other built-in conditions)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,10 @@ from psymetrics_core.administer.administration.interview import (
     InterviewDimensions,
     InterviewMidpoint,
 )
+from psymetrics_core.administer.administration.interview_logprob import (
+    INTERVIEW_LOGPROB,
+    InterviewLogprob,
+)
 from psymetrics_core.administer.administration.item_by_item import ItemByItem
 from psymetrics_core.administer.administration.verbalized import VERBALIZED, Verbalized
 from psymetrics_core.contracts.conditions import Condition
@@ -29,6 +33,10 @@ _INTERVIEW = (
 _DIMENSIONS = (
     "the interview, the judge converting one scale's answers at a time on its adjectives "
     "(Wang et al., 2024)"
+)
+_LOGPROB = (
+    "the interview, the judge's backend scoring each option's value and 'none' as its reply "
+    "to one answer (no text to parse: any local model can judge)"
 )
 _MIDPOINT = (
     "the interview with InCharacter's imputation: a 'none' is the midpoint (Wang et al., 2024)"
@@ -48,17 +56,19 @@ def register_administrations(register: Callable[..., None]) -> None:
     register(Interview.name, Interview(), description=_INTERVIEW)
     register(InterviewMidpoint.name, InterviewMidpoint(), description=_MIDPOINT)
     register(InterviewDimensions.name, InterviewDimensions(), description=_DIMENSIONS)
+    register(InterviewLogprob.name, InterviewLogprob(), description=_LOGPROB)
 
 
 @hookimpl(trylast=True)
 def register_conditions(register: Callable[..., None]) -> None:
     """``--condition verbalized`` / ``interview`` / ``interview-midpoint`` /
-    ``interview-dimensions``: those modes (facet ``administration``)."""
+    ``interview-dimensions`` / ``interview-logprob``: those modes (facet ``administration``)."""
     for name, desc in (
         (VERBALIZED, _STATE),
         (INTERVIEW, _INTERVIEW),
         (INTERVIEW_MIDPOINT, _MIDPOINT),
         (INTERVIEW_DIMENSIONS, _DIMENSIONS),
+        (INTERVIEW_LOGPROB, _LOGPROB),
     ):
         cond = Condition(name, administration=name)
         register(name, lambda _arg, _c=cond: _c, description=desc, facet="administration")

@@ -14,18 +14,21 @@ A "none" or an unread rating is a missing answer with its reason (``data.reason`
 midpoint; the ``interview-midpoint`` mode reproduces InCharacter's choice of imputing the
 scale's midpoint, marked ``data.imputed`` on every such sample. The ``interview-dimensions``
 mode is dimension-aware option conversion: one scale per judge batch, the prompt naming the
-scale and its high pole's adjectives (``scales.<scale>.adjectives`` in instrument.yaml). Every
-sample keeps the question, the open answer and the judge's rating (``interview``); every judge
-call is in ``judge.jsonl``.
+scale and its high pole's adjectives (``scales.<scale>.adjectives`` in instrument.yaml); the
+``interview-logprob`` mode (``interview_logprob``) has the judge's backend score each option as
+its reply instead of parsing a text (a small local judge). ``--judge-batch`` sets the items per
+option-conversion request (``judge.batch``). Every sample keeps the question, the statement,
+the open answer and the judge's rating (``interview``); every judge call is in ``judge.jsonl``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from psymetrics_core.administer.administration.interview_judge import (
+    BATCH,
     Exchange,
     Rating,
     convert_options,
@@ -34,7 +37,7 @@ from psymetrics_core.administer.kinds.base import in_chunks
 from psymetrics_core.administer.kinds.questionnaire import questionnaire_sample
 from psymetrics_core.backends.base import GenerationSettings
 from psymetrics_core.base.errors import PsymError
-from psymetrics_core.base.types import Answer, Instrument, Item, Prompt
+from psymetrics_core.base.types import Answer, Instrument, Item, Option, Prompt
 from psymetrics_core.contracts.administration import Administration
 from psymetrics_core.contracts.judging import StageJudge
 from psymetrics_core.contracts.kinds import CellRun
@@ -68,9 +71,14 @@ def check_questions(inst: Instrument, items: list[Item]) -> None:
         shown = ", ".join(missing[:5]) + (
             f" and {len(missing) - 5} more" if len(missing) > 5 else ""
         )
+        where = (
+            "its items.csv has no 'question' column text"
+            if inst.texts_shipped
+            else f"the item file (--items {inst.id}=FILE) has no 'question' column text"
+        )
         raise PsymError(
-            f"task '{inst.id}' cannot be interviewed: its items.csv has no 'question' column "
-            f"text for item(s) {shown} (the item as an open question, e.g. 'Are you talkative?')"
+            f"task '{inst.id}' cannot be interviewed: {where} for item(s) {shown} (the item "
+            "as an open question, e.g. 'Are you talkative?')"
         )
 
 
@@ -116,7 +124,7 @@ def rate_and_record(
     ]
     options = {a.item.id: inst.response_scales[a.item.response_scale].options for a in asked}
     cell = {k: v for k, v in tag.items() if k != "max_new_tokens"}
-    ratings = convert_options(judge, inst.id, exchanges, options, cell, mode.method)
+    ratings = mode.convert(judge, inst.id, exchanges, options, cell)
     answers: list[tuple[Item, Answer]] = []
     for a in asked:
         rating = ratings[a.item.id]
@@ -125,6 +133,7 @@ def rate_and_record(
         sample = questionnaire_sample(inst, form, a.item, a.prompt, a.answer, None, ans, tag)
         sample["interview"] = {
             "question": a.prompt.text,
+            "statement": a.item.text,
             "method": mode.method,
             "impute": impute,
             "rating": rating.to_json(),
@@ -157,6 +166,19 @@ class Interview(Administration):
     def dimension(self, inst: Instrument, item: Item) -> tuple[str, tuple[str, ...]] | None:
         """The dimension a batch is judged on (None: plain option conversion)."""
         return None
+
+    def convert(
+        self,
+        judge: StageJudge,
+        task: str,
+        exchanges: Sequence[Exchange],
+        options: Mapping[str, Sequence[Option]],
+        tag: Mapping[str, Any],
+    ) -> dict[str, Rating]:
+        """The judge's rating of every exchange: option conversion, ``judge.batch`` items per
+        request (``--judge-batch``; default ``BATCH``)."""
+        batch = judge.batch or BATCH
+        return convert_options(judge, task, exchanges, options, tag, self.method, batch)
 
     def check(self, inst: Instrument, items: list[Item]) -> None:
         """One-line errors before anything is sent: every item needs its question."""

@@ -68,7 +68,14 @@ RETRY_NOTE = (
     "\n\nYour previous reply could not be read for these items ({why}). Reply again with one "
     'line "ID: VALUE" or "ID: none" per item (request {n} of {most}).'
 )
-_LINE = re.compile(r"^[\s*#>-]*(?:item\s+)?([A-Za-z0-9_.-]+)\s*[:=]\s*\**\s*([A-Za-z0-9.]+)", re.I)
+# "ID: VALUE" (or "ID = VALUE", "ID - VALUE"), after markdown bullets/quotes/headings and an
+# optional "Item"/"ID" word; what follows the separator is kept whole (``_reading`` reads it)
+_LINE = re.compile(
+    r"^[\s*#>-]*(?:(?:item|id)\s+)?\**([A-Za-z0-9_.-]+?)\**\s*(?:[:=]|\s-\s)\s*(\S.*?)\s*$", re.I
+)
+_TOKEN = re.compile(r"[a-z0-9.]+")
+_RANGE = re.compile(r"\s*(?:-|/|–|,|or\b|to\b|and\b)\s*\d")  # "4-5", "4 or 5": two ratings
+_EDGES = " \t*_`'\".,;:!()[]"  # stripped from a said text's ends before it is matched to a label
 
 
 @dataclass(frozen=True)
@@ -121,38 +128,87 @@ def option_prompt(batch: Sequence[Exchange], options: Sequence[Option], note: st
 
 
 def said_lines(text: str) -> dict[str, list[str]]:
-    """Every ``ID: VALUE`` line of the judge's ``text``: id -> what was said, in order
-    (lower case, as written: an option value, ``none`` or anything else)."""
+    """Every ``ID: VALUE`` line of the judge's ``text`` (also ``ID = VALUE``, ``ID - VALUE``,
+    ``Item ID: ...``, ``ID 3: ...``): id -> what was said after the separator, in order (lower
+    case, whole: ``read_ratings`` reads it as a value, ``none`` or an option's label)."""
     said: dict[str, list[str]] = {}
     for line in text.splitlines():
         m = _LINE.match(line)
         if m:
-            said.setdefault(m.group(1), []).append(m.group(2).lower().rstrip("."))
+            said.setdefault(m.group(1), []).append(m.group(2).lower())
     return said
 
 
 def read_ratings(
-    said: Mapping[str, Sequence[str]], ids: Sequence[str], values: Sequence[int]
+    said: Mapping[str, Sequence[str]],
+    ids: Sequence[str],
+    values: Sequence[int],
+    labels: Sequence[str] = (),
 ) -> dict[str, tuple[int | None, str | None]]:
     """Each id's rating from ``said`` (``said_lines``): (value, None), (None, "none"), or
-    (None, why unread). Other ids are ignored; an id said twice alike counts once."""
+    (None, why unread). Other ids are ignored; an id said twice alike counts once.
+
+    What was said reads as (``_reading``): its first word when that is an option's value or
+    ``none`` (the rest of the line, e.g. "4 (agree a little)", is the judge's comment), else the
+    whole text when it is exactly one option's label (``labels``, aligned with ``values``; case,
+    quotes and end punctuation aside: "Agree a little."), but not on a line whose id is that
+    option's own value ("2 = Disagree a little" is the list of options echoed as much as item
+    2's rating). Anything else leaves the item unread.
+    """
     out: dict[str, tuple[int | None, str | None]] = {}
     allowed = {str(v) for v in values}
+    by_label = _labels(values, labels)
     for i in ids:
-        got = set(said.get(i, ()))
+        got = {_reading(i, s, allowed, by_label) for s in said.get(i, ())}
         if not got:
             out[i] = (None, f"no line for item {i}")
         elif len(got) > 1:
             out[i] = (None, f"item {i} was given {len(got)} different ratings")
         else:
-            (one,) = got
+            ((one, why),) = got
             if one == NONE:
                 out[i] = (None, NONE)
-            elif one in allowed:
+            elif one is not None:
                 out[i] = (int(one), None)
             else:
-                out[i] = (None, f"item {i}: {one!r} is not one of {', '.join(sorted(allowed))}")
+                out[i] = (None, f"item {i}: {why}")
     return out
+
+
+def _labels(values: Sequence[int], labels: Sequence[str]) -> dict[str, str]:
+    """Label (lower case) -> value; a label two options share reads as neither."""
+    out: dict[str, str] = {}
+    twice: set[str] = set()
+    for v, lab in zip(values, labels, strict=False):
+        key = lab.strip(_EDGES).lower()
+        if key in out:
+            twice.add(key)
+        out[key] = str(v)
+    return {k: v for k, v in out.items() if k not in twice and k}
+
+
+def _reading(
+    item: str, said: str, allowed: set[str], by_label: Mapping[str, str]
+) -> tuple[str | None, str | None]:
+    """What one said text reads as: (a value as text or ``none``, None), or (None, why not)."""
+    text = said.lstrip(_EDGES)
+    first = _TOKEN.match(text)
+    token = first.group(0).rstrip(".") if first else ""
+    if (token == NONE or token in allowed) and _RANGE.match(text[len(token) :]):
+        return None, f"{text[:60]!r} could be two ratings"
+    if token == NONE or token in allowed:
+        return token, None
+    whole = said.strip(_EDGES)
+    value = by_label.get(whole)
+    if value is not None and value != item:
+        return value, None
+    if value is not None:
+        return (
+            None,
+            f"{whole[:60]!r} is option {value}'s label on line {item} (the options echoed?)",
+        )
+    named = " or their labels" if by_label else ""
+    return None, f"{(token or whole)[:60]!r} is not one of {', '.join(sorted(allowed))}{named}"
 
 
 def _parse(text: str) -> Verdict:
@@ -174,15 +230,17 @@ def convert_options(
     options: Mapping[str, Sequence[Option]],
     tag: Mapping[str, Any],
     method: str = "option-conversion",
+    size: int = BATCH,
 ) -> dict[str, Rating]:
-    """Every exchange's ``Rating`` by option conversion, batches of ``BATCH``, bounded retries.
+    """Every exchange's ``Rating`` by option conversion, batches of ``size`` (``--judge-batch``,
+    default ``BATCH``), bounded retries.
 
     ``options`` maps item id to the options of its response scale (one batch holds items of
     one response scale, and of one dimension where the exchanges name one). ``method`` is
     the judge stage's name in ``judge.jsonl``.
     """
     ratings: dict[str, Rating] = {}
-    pending = _batches(exchanges, options)
+    pending = _batches(exchanges, options, size)
     why: dict[str, str] = {}
     for attempt in range(1 + MAX_RETRIES):
         if not pending:
@@ -208,8 +266,9 @@ def convert_options(
         retry: list[Exchange] = []
         for k, batch in enumerate(pending):
             said = verdicts[f"batch{k}"].value or {}
-            values = [o.value for o in options[batch[0].item.id]]
-            read = read_ratings(said, [e.item.id for e in batch], values)
+            opts = options[batch[0].item.id]
+            values, labels = [o.value for o in opts], [o.label for o in opts]
+            read = read_ratings(said, [e.item.id for e in batch], values, labels)
             for e in batch:
                 value, note = read[e.item.id]
                 if value is not None:
@@ -220,7 +279,7 @@ def convert_options(
                 else:
                     why[e.item.id] = str(note)
                     retry.append(e)
-        pending = _batches(retry, options)
+        pending = _batches(retry, options, size)
     for e in (e for b in pending for e in b):
         n = 1 + MAX_RETRIES
         reason = f"the judge's replies left it unread after {n} requests ({why[e.item.id]})"
@@ -229,15 +288,15 @@ def convert_options(
 
 
 def _batches(
-    exchanges: Sequence[Exchange], options: Mapping[str, Sequence[Option]]
+    exchanges: Sequence[Exchange], options: Mapping[str, Sequence[Option]], size: int = BATCH
 ) -> list[list[Exchange]]:
-    """Exchanges in batches of at most ``BATCH``, one response scale (and dimension) per
+    """Exchanges in batches of at most ``size``, one response scale (and dimension) per
     batch, order kept."""
     by_scale: dict[tuple[Any, ...], list[Exchange]] = {}
     for e in exchanges:
         key = (tuple(o.value for o in options[e.item.id]), e.dimension and e.dimension[0])
         by_scale.setdefault(key, []).append(e)
-    return [g[i : i + BATCH] for g in by_scale.values() for i in range(0, len(g), BATCH)]
+    return [g[i : i + size] for g in by_scale.values() for i in range(0, len(g), size)]
 
 
 def _room(batches: Sequence[Sequence[Exchange]]) -> int:
