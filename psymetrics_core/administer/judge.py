@@ -90,7 +90,10 @@ class Judge:
             return {}
         settings = self.settings
         if stage.max_new_tokens is not None:
-            settings = replace(settings, max_new_tokens=stage.max_new_tokens)
+            n = stage.max_new_tokens
+            if stage.at_least:
+                n = max(n, settings.max_new_tokens)
+            settings = replace(settings, max_new_tokens=n)
         prompts = [p for _, p in requests]
         completions = call_backend(self.backend, prompts, settings)
         counts = self.stages.setdefault(stage.name, {"ok": 0, "unparsed": 0, "refused": 0})

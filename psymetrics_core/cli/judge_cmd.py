@@ -10,6 +10,7 @@ from psymetrics_core.administer.rejudge import rejudge
 from psymetrics_core.cli import session_of
 from psymetrics_core.cli.bounded import bounded
 from psymetrics_core.cli.console import stdout
+from psymetrics_core.cli.interview_options import rejudge_impute_option
 
 
 @click.command("judge")
@@ -32,6 +33,7 @@ from psymetrics_core.cli.console import stdout
     "--output", "-o", required=True, type=click.Path(path_type=Path), help="New run directory."
 )
 @click.option("--overwrite", is_flag=True, help="Replace the run already in --output.")
+@rejudge_impute_option
 @click.pass_context
 def judge_cmd(
     ctx: click.Context,
@@ -41,6 +43,7 @@ def judge_cmd(
     judge_max_new_tokens: int | None,
     output: Path,
     overwrite: bool,
+    impute: str | None,
 ) -> None:
     """Re-judge an interview run (--condition interview) without asking the model again."""
     results = rejudge(
@@ -50,6 +53,7 @@ def judge_cmd(
         judge_model=judge_model,
         judge_model_args=judge_model_args,
         judge_max_new_tokens=judge_max_new_tokens,
+        impute=impute,
         overwrite=overwrite,
     )
     calls = results["judge"]["n_calls"]

@@ -25,7 +25,8 @@ class JudgeStage:
     ``previous`` maps each earlier stage's name to its verdict on this generation.
     ``parse(text)`` turns the judge's reply into a ``Verdict`` (pure: no model calls).
     ``system`` is an optional system message for text prompts; ``max_new_tokens`` overrides
-    the judge's default length for this stage.
+    the judge's default length for this stage (with ``at_least``, it is the least the reply
+    gets: the judge's own length, ``--judge-max-new-tokens``, is used where it is larger).
     """
 
     name: str
@@ -33,6 +34,7 @@ class JudgeStage:
     parse: Callable[[str], Verdict]
     system: str | None = None
     max_new_tokens: int | None = None
+    at_least: bool = False
 
     def prompt(
         self, item: Item, generation: Generation, previous: Mapping[str, Verdict]

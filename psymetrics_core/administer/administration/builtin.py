@@ -1,5 +1,6 @@
 """Registers the core's administration modes (``item-by-item``, ``battery``, ``verbalized``,
-``interview``, ``interview-midpoint``, ``interview-dimensions``) and the conditions that select
+``interview``, ``interview-dimensions``, ``interview-expert``, ``interview-expert-all``) and the
+conditions that select
 ``verbalized`` and the interviews (``battery`` and ``single`` are registered with the other
 built-in conditions)."""
 
@@ -11,10 +12,14 @@ from psymetrics_core.administer.administration.battery import Battery
 from psymetrics_core.administer.administration.interview import (
     INTERVIEW,
     INTERVIEW_DIMENSIONS,
-    INTERVIEW_MIDPOINT,
     Interview,
     InterviewDimensions,
-    InterviewMidpoint,
+)
+from psymetrics_core.administer.administration.interview_expert import (
+    INTERVIEW_EXPERT,
+    INTERVIEW_EXPERT_ALL,
+    InterviewExpert,
+    InterviewExpertAll,
 )
 from psymetrics_core.administer.administration.item_by_item import ItemByItem
 from psymetrics_core.administer.administration.verbalized import VERBALIZED, Verbalized
@@ -30,8 +35,13 @@ _DIMENSIONS = (
     "the interview, the judge converting one scale's answers at a time on its adjectives "
     "(Wang et al., 2024)"
 )
-_MIDPOINT = (
-    "the interview with InCharacter's imputation: a 'none' is the midpoint (Wang et al., 2024)"
+_EXPERT = (
+    "the interview, the judge scoring each scale from batches of 3-4 question-answer pairs "
+    "(expert rating, Wang et al., 2024)"
+)
+_EXPERT_ALL = (
+    "the interview, the judge scoring each scale from all its question-answer pairs at once "
+    "(expert rating, Wang et al., 2024)"
 )
 
 
@@ -46,19 +56,21 @@ def register_administrations(register: Callable[..., None]) -> None:
     )
     register(Verbalized.name, Verbalized(), description=_STATE)
     register(Interview.name, Interview(), description=_INTERVIEW)
-    register(InterviewMidpoint.name, InterviewMidpoint(), description=_MIDPOINT)
     register(InterviewDimensions.name, InterviewDimensions(), description=_DIMENSIONS)
+    register(InterviewExpert.name, InterviewExpert(), description=_EXPERT)
+    register(InterviewExpertAll.name, InterviewExpertAll(), description=_EXPERT_ALL)
 
 
 @hookimpl(trylast=True)
 def register_conditions(register: Callable[..., None]) -> None:
-    """``--condition verbalized`` / ``interview`` / ``interview-midpoint`` /
-    ``interview-dimensions``: those modes (facet ``administration``)."""
+    """``--condition verbalized`` / ``interview`` / ``interview-dimensions`` /
+    ``interview-expert`` / ``interview-expert-all``: those modes (facet ``administration``)."""
     for name, desc in (
         (VERBALIZED, _STATE),
         (INTERVIEW, _INTERVIEW),
-        (INTERVIEW_MIDPOINT, _MIDPOINT),
         (INTERVIEW_DIMENSIONS, _DIMENSIONS),
+        (INTERVIEW_EXPERT, _EXPERT),
+        (INTERVIEW_EXPERT_ALL, _EXPERT_ALL),
     ):
         cond = Condition(name, administration=name)
         register(name, lambda _arg, _c=cond: _c, description=desc, facet="administration")
