@@ -12,8 +12,8 @@ names none. With ``drop_first`` it leaves that item out of the first reply that 
 exercise the bounded retry). Asked for an **expert rating** of a scale (the prompt asks for
 "SCORE: X"), it reads each numbered question–answer pair, takes the option the answer names,
 turns it over (6 - option) where the question is marked "(opposite pole)", and scores the
-batch as the mean of those levels ("SCORE: none" when no answer names an option). Every request body is kept (``bodies``) so tests count what each
-side was asked.
+batch as the mean of those levels ("SCORE: none" when no answer names an option). Every
+request body is kept (``bodies``) so tests count what each side was asked.
 """
 
 from __future__ import annotations

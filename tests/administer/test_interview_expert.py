@@ -288,7 +288,7 @@ def test_the_scale_score_is_the_mean_of_the_batch_scores_and_a_sum_scale_scales_
     got = mode.rate_scales(summed, "original", answers)["extraversion"]
     assert got.score.score == pytest.approx(10 / 3 * 8)  # the mean rating x 8 items
     # the last batch said none: (2 + 3) / 2 over the 6 items of the scored batches
-    for it, a in answers[6:]:
+    for _, a in answers[6:]:
         a.data["expert"][0].update(score=None, reason="none said")
     got = mode.rate_scales(inst, "original", answers)["extraversion"]
     assert got.score.score == pytest.approx(2.5) and got.score.n_answered == 6

@@ -74,7 +74,8 @@ def _construct(inst: Instrument, scale: str, item: Item) -> Construct:
     if sdef.adjectives:
         parts.append("a person high on it is described as " + ", ".join(sdef.adjectives))
     rs = inst.response_scales[item.response_scale]
-    return Construct(scale, (": " + "; ".join(parts)) if parts else "", rs.min, rs.max)
+    about = (": " + "; ".join(parts)) if parts else ""
+    return Construct(inst.name, scale, about, rs.min, rs.max)
 
 
 class InterviewExpert(Interview):

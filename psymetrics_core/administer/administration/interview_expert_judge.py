@@ -60,7 +60,8 @@ RETRY_NOTE = (
     "\n\nYour previous reply could not be read ({why}). End your reply with one line "
     '"SCORE: X" or "SCORE: none" (request {n} of {most}).'
 )
-_SCORE = re.compile(r"^[\s*#>_-]*score\s*\**\s*[:=]\s*\**\s*([A-Za-z]+|[-+]?\d+(?:\.\d+)?)", re.I)
+_SCORE = re.compile(r"^[\s*#>_-]*score[\s*_]*[:=][\s*_]*(\S+)", re.I)
+_NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?")
 
 
 @dataclass(frozen=True)
@@ -76,6 +77,7 @@ class Pair:
 class Construct:
     """A scale as the expert judge is told of it, and the range it rates on."""
 
+    instrument: str  # the instrument's name
     scale: str
     about: str  # ": <description>; a person high on it is described as ..." (may be empty)
     lo: int
@@ -124,7 +126,7 @@ def expert_batches(pairs: Sequence[Pair], all_at_once: bool) -> list[list[Pair]]
     return out
 
 
-def expert_prompt(instrument: str, c: Construct, batch: Sequence[Pair], note: str = "") -> str:
+def expert_prompt(c: Construct, batch: Sequence[Pair], note: str = "") -> str:
     """The expert-rating prompt for one batch of one scale (``EXPERT_PROMPT``)."""
     blocks = [
         PAIR_BLOCK.format(
@@ -138,7 +140,7 @@ def expert_prompt(instrument: str, c: Construct, batch: Sequence[Pair], note: st
     mid = (c.lo + c.hi) / 2
     return (
         EXPERT_PROMPT.format(
-            instrument=instrument,
+            instrument=c.instrument,
             scale=c.scale,
             about=c.about,
             pairs="\n".join(blocks),
@@ -156,7 +158,7 @@ def said_scores(text: str) -> list[str]:
     for line in text.splitlines():
         m = _SCORE.match(line)
         if m:
-            out.append(m.group(1).lower())
+            out.append(m.group(1).strip("*_.,;!").lower())
     return out
 
 
@@ -171,10 +173,9 @@ def read_score(said: Sequence[str], lo: int, hi: int) -> tuple[float | None, str
     (one,) = got
     if one == NONE:
         return None, NONE
-    try:
-        value = float(one)
-    except ValueError:
+    if not _NUMBER.fullmatch(one):
         return None, f"{one!r} is not a number"
+    value = float(one)
     if not lo <= value <= hi:
         return None, f"{one} is outside {lo}-{hi}"
     return value, None
@@ -228,7 +229,7 @@ def rate_scales_by_expert(
                 if attempt == 0
                 else RETRY_NOTE.format(why=why[b.name], n=attempt + 1, most=1 + MAX_RETRIES)
             )
-            text = expert_prompt(task, b.construct, b.pairs, note)
+            text = expert_prompt(b.construct, b.pairs, note)
             requests.append((Item(b.name, "", ()), user_prompt(text)))
         room = ANALYSIS_TOKENS + PAIR_TOKENS * max(len(b.pairs) for b in pending)
         stage = JudgeStage(method, lambda *_: None, _parse, max_new_tokens=room, at_least=True)
