@@ -39,6 +39,7 @@ _PLAN_OPTIONS = (
     "judge_model",
     "judge_model_args",
     "judge_max_new_tokens",
+    "impute",
     "population",
     "persona_template",
     "sample",

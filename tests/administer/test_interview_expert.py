@@ -308,3 +308,27 @@ def test_a_centred_scale_is_not_rated_by_the_expert() -> None:
     )
     why = unratable(centred, "openness", "original")
     assert why is not None and "centred (mrat)" in why and "--condition interview" in why
+
+
+def test_a_plan_records_impute_and_its_run_applies_it(
+    server: InterviewServer, tmp_path: Path
+) -> None:
+    """``psym plan --impute midpoint`` writes it in the plan's settings (a plan without it has
+    no such key: its hash is what it was) and ``psym run`` imputes as ``psym eval`` does."""
+    dee = _persona(tmp_path, "Dee")
+    argv = ["plan", "--tasks", "bfi", "--model", "openai-chat", "--model-args"]
+    argv += [f"base_url={server.base_url},model=subject", "--judge-model", "openai-chat"]
+    argv += ["--judge-model-args", f"base_url={server.base_url},model=judge"]
+    argv += ["--condition", f"interview-expert+persona={dee}"]
+    for extra in ((), ("--impute", "midpoint")):
+        plan = tmp_path / f"plan{len(extra)}.jsonl"
+        res = CliRunner().invoke(cli, [*argv, *extra, "-o", str(plan)])
+        assert res.exit_code == 0, res.output
+        header = json.loads(plan.read_text().splitlines()[0])
+        assert header["settings"].get("impute") == (extra[1] if extra else None)
+        assert ("impute" in header["settings"]) == bool(extra)
+    res = CliRunner().invoke(cli, ["run", str(plan), "-o", str(tmp_path / "run")])
+    assert res.exit_code == 0, res.output
+    results, _ = _read(tmp_path / "run")
+    assert results["impute"] == "midpoint"
+    assert results["tasks"]["bfi"]["scales"]["neuroticism"]["score"] == 3.0
