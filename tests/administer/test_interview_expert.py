@@ -90,6 +90,10 @@ def test_expert_scale_scores_are_the_personas_levels_reverse_keys_once(ann_exper
     (batch,) = s6["data"]["expert"]
     assert batch["scale"] == "extraversion" and batch["score"] == ANN["extraversion"]
     assert "6" in batch["items"] and len(batch["items"]) == 4
+    # the answer-pattern indicators say why they have no value
+    indicators = entry["indicators"]
+    assert indicators["straight_lining"]["value"] is None
+    assert indicators["acquiescence"]["reason"].startswith("expert rating: the judge scored")
 
 
 def test_expert_batches_hold_3_or_4_pairs_of_one_scale_with_the_analysis_kept(
@@ -332,3 +336,18 @@ def test_a_plan_records_impute_and_its_run_applies_it(
     results, _ = _read(tmp_path / "run")
     assert results["impute"] == "midpoint"
     assert results["tasks"]["bfi"]["scales"]["neuroticism"]["score"] == 3.0
+
+
+def test_exports_and_the_report_read_the_expert_scores(ann_expert: Path, tmp_path: Path) -> None:
+    """The same numbers in psym export (which checks samples.jsonl against results.json: an
+    expert-rated item counts as answered when its scale was scored) and in psym report."""
+    import csv
+
+    out = tmp_path / "scores.csv"
+    res = CliRunner().invoke(cli, ["export", "scores", str(ann_expert), "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    rows = {r["scale"]: r for r in csv.DictReader(out.open())}
+    assert {k: float(r["score"]) for k, r in rows.items()} == {k: float(v) for k, v in ANN.items()}
+    assert rows["openness"]["n_answered"] == "10"
+    res = CliRunner().invoke(cli, ["report", str(ann_expert), "-o", str(tmp_path / "r.html")])
+    assert res.exit_code == 0, res.output

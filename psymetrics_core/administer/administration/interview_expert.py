@@ -33,6 +33,7 @@ from psymetrics_core.administer.administration.interview_expert_judge import (
     rate_scales_by_expert,
 )
 from psymetrics_core.administer.administration.interview_judge import Rating
+from psymetrics_core.administer.administration.verbalized import PATTERN_INDICATORS
 from psymetrics_core.base.types import Answer, Instrument, Item, ScaleScore
 from psymetrics_core.contracts.administration import RatedScale
 from psymetrics_core.contracts.judging import StageJudge
@@ -45,6 +46,10 @@ __all__ = [
     "unratable",
 ]
 
+NO_ITEM_ANSWERS = (
+    "expert rating: the judge scored whole scales (samples.jsonl data.expert), no item has an "
+    "answer of its own to check"
+)
 INTERVIEW_EXPERT = "interview-expert"
 INTERVIEW_EXPERT_ALL = "interview-expert-all"
 
@@ -127,6 +132,15 @@ class InterviewExpert(Interview):
         return {
             scale: _scale_score(inst, form, scale, seen.get(scale, {})) for scale in inst.scales
         }
+
+    def annotate(self, entry: dict[str, Any]) -> dict[str, Any]:
+        """The judge method, and why the answer-pattern indicators have no value."""
+        entry = super().annotate(entry)
+        indicators = entry.get("indicators") or {}
+        for name in PATTERN_INDICATORS:
+            if name in indicators and indicators[name].get("value") is None:
+                indicators[name]["reason"] = NO_ITEM_ANSWERS
+        return entry
 
 
 class InterviewExpertAll(InterviewExpert):
