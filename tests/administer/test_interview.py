@@ -404,3 +404,25 @@ def test_retries_are_bounded_and_each_is_a_new_request() -> None:
         assert r.reason == (
             f"the judge's replies left it unread after 3 requests (no line for item {it.id})"
         )
+
+
+def test_a_run_of_the_retired_midpoint_condition_is_rejudged_as_it_was(
+    server: InterviewServer, ann_run: Path, tmp_path: Path
+) -> None:
+    """A run made with ``--condition interview-midpoint`` (before ``--impute``) re-judges as an
+    interview with the midpoint imputed, as its samples record."""
+    import shutil
+
+    old = tmp_path / "old"
+    shutil.copytree(ann_run, old)
+    rows = [json.loads(x) for x in (old / "samples.jsonl").read_text().splitlines()]
+    for row in rows:
+        row["facets"]["administration"] = "interview-midpoint"
+        row["interview"]["impute"] = "midpoint"
+    (old / "samples.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    res = _judge(server, old, tmp_path / "new")
+    assert res.exit_code == 0, res.output
+    new, samples = _read(tmp_path / "new")
+    assert new["impute"] == "midpoint"
+    assert _scores(new)["extraversion"] == pytest.approx((7 * 5 + 3) / 8)
+    assert next(s for s in samples if s["item"] == DECLINED)["data"]["imputed"] == "midpoint"
