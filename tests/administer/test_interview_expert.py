@@ -350,3 +350,37 @@ def test_psym_export_reads_the_expert_scores(ann_expert: Path, tmp_path: Path) -
     rows = {r["scale"]: r for r in csv.DictReader(out.open())}
     assert {k: float(r["score"]) for k, r in rows.items()} == {k: float(v) for k, v in ANN.items()}
     assert rows["openness"]["n_answered"] == "10"
+
+
+def test_expert_retries_are_bounded_recorded_and_each_a_new_request() -> None:
+    """A judge that never ends with a SCORE line: each batch is asked 3 times in all, every
+    prompt differs (no response cache can hand back the last reply), each request carries its
+    attempt, and the batch ends unread with the reason."""
+    from psymetrics_core.administer.administration.interview_expert_judge import (
+        Construct,
+        rate_scales_by_expert,
+    )
+
+    class Rambling:
+        def __init__(self) -> None:
+            self.calls: list[tuple[str, int]] = []
+
+        def run_stage(self, task, stage, requests, tag=None):
+            out = {}
+            for item, prompt in requests:
+                self.calls.append((prompt.text, tag["attempt"]))
+                out[item.id] = stage.parse("They seem outgoing, I would say fairly high.")
+            return out
+
+    judge = Rambling()
+    c = Construct("Toy", "warmth", "", 1, 5)
+    got = rate_scales_by_expert(judge, "toy", [(c, _pairs(7))], {}, "expert-rating", False)
+    assert [a for _, a in judge.calls] == [0, 0, 1, 1, 2, 2]  # two batches (4 + 3), 3 rounds
+    assert len({t for t, _ in judge.calls}) == 6 and "request 3 of 3" in judge.calls[-1][0]
+    assert [(b.batch, len(b.items), b.status, b.attempts) for b in got] == [
+        (0, 4, "unparsed", 3),
+        (1, 3, "unparsed", 3),
+    ]
+    assert got[0].reason == (
+        "the judge's replies left it unread after 3 requests (no 'SCORE: X' line)"
+    )
