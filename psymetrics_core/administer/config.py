@@ -36,6 +36,8 @@ class RunConfig:
     ``population``: a population file (``psym population build``): every cell is run once per
     respondent, the persona rendered by ``persona_template`` (a built-in name or a Jinja2 file);
     ``sample``: a seeded sample of that many respondents.
+    ``impute``: how an interview judge's "none" is scored: None (missing) or "midpoint"
+    (InCharacter's choice; ``psym eval --impute``).
     """
 
     model: str = DEFAULT_MODEL
@@ -59,6 +61,7 @@ class RunConfig:
     judge_model_args: str | Mapping[str, str] | None = None
     judge_max_new_tokens: int | None = None
     judge_batch: int | None = None
+    impute: str | None = None
     units: frozenset[Unit] | None = None
     overwrite: bool = False
     resume: bool = False

@@ -115,7 +115,10 @@ class Judge:
         """The judge's settings for ``stage``: its reply length; ``logprob`` for a scored one."""
         settings = self.settings
         if stage.max_new_tokens is not None:
-            settings = replace(settings, max_new_tokens=stage.max_new_tokens)
+            n = stage.max_new_tokens
+            if stage.at_least:  # the stage's length is a floor under --judge-max-new-tokens
+                n = max(n, settings.max_new_tokens)
+            settings = replace(settings, max_new_tokens=n)
         return replace(settings, mode="logprob") if stage.score is not None else settings
 
     def check_stage(self, stage: JudgeStage, prompts: Sequence[Prompt]) -> None:

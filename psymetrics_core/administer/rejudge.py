@@ -4,9 +4,10 @@ NAME -o RUN2``).
 An interview run keeps every open answer in ``samples.jsonl`` (the subject's prompt, its
 completion and the question, ``interview``). Re-judging reads them back, per (task, condition,
 repeat) of the run, has the new judge rate them exactly as the run did (``rate_and_record``:
-option conversion, bounded retries, the same imputation) and scores the ratings with the
-instrument's keys. The new run directory holds the same open answers with the new ratings
-(``samples.jsonl``), the new judge's calls (``judge.jsonl``) and ``results.json`` with the
+the run's judge method, bounded retries, the run's imputation unless ``impute`` says
+otherwise) and scores the ratings as ``psym eval`` does (``cell_entry``: the instrument's keys,
+or the expert's scale scores). The new run directory holds the same open answers with the new
+ratings (``samples.jsonl``), the new judge's calls (``judge.jsonl``) and ``results.json`` with the
 earlier run's header, the new scores and ``rejudged_from`` (the run, its judge and the number
 of subject requests made: none). Only the judge is called.
 """
@@ -18,11 +19,14 @@ from pathlib import Path
 from typing import Any
 
 from psymetrics_core.administer.administration.interview import (
+    INTERVIEW,
     Asked,
     Interview,
+    check_impute,
     rate_and_record,
 )
 from psymetrics_core.administer.judge import DEFAULT_JUDGE_MAX_NEW_TOKENS, Judge
+from psymetrics_core.administer.kinds.questionnaire import cell_entry
 from psymetrics_core.administer.runner import run_summary
 from psymetrics_core.backends.base import parse_model_args
 from psymetrics_core.base.errors import PsymError
@@ -39,6 +43,7 @@ from psymetrics_core.records.writer import SampleWriter, write_results
 
 __all__ = ["rejudge"]
 
+RETIRED_MIDPOINT = "interview-midpoint"  # the condition --impute midpoint replaced
 _TAG = ("condition", "conditions", "facets", "condition_info", "repeat", "seed", "max_new_tokens")
 
 
@@ -65,11 +70,13 @@ def rejudge(
     judge_max_new_tokens: int | None = None,
     judge_batch: int | None = None,
     mode: str | None = None,
+    impute: str | None = None,
     overwrite: bool = False,
 ) -> dict[str, Any]:
     """Judge ``run``'s open answers again with ``judge_model``; write and return the new
     run's results (module docstring). ``mode``: judge by another interview mode than the
-    run's (e.g. ``interview-logprob``), recorded as the new run's administration."""
+    run's (e.g. ``interview-logprob``), recorded as the new run's administration. ``impute``:
+    "none" or "midpoint" (``--impute``); None scores a "none" as the run did."""
     src, out = Path(run), Path(output)
     if out.resolve() == src.resolve():
         raise PsymError(f"psym judge: -o {out} is the run being re-judged; name a new directory")
@@ -77,6 +84,10 @@ def rejudge(
     units = _units(src / "samples.jsonl")
     if mode is not None:
         units = [_as_mode(u, mode, session) for u in units]
+    if impute is not None:
+        check_impute(None if impute == "none" else impute, [Interview()])
+        for u in units:
+            u.impute = None if impute == "none" else impute
     insts = {u.task: session.get_instrument(u.task) for u in units}
     args = (
         judge_model_args
@@ -103,7 +114,7 @@ def rejudge(
         finally:
             writer.close()
             judge.close()
-        new = with_population(_results(results, entries, insts, judge, src))
+        new = with_population(_results(results, entries, insts, judge, src, units))
         new["records"] = record_digests(out)
         write_results(out / "results.json", new)
     return new
@@ -121,7 +132,9 @@ def _units(path: Path) -> list[_Unit]:
         key = (rec.task, rec.condition, rec.repeat)
         if key not in units:
             tag = {k: row[k] for k in _TAG if k in row}
-            mode = rec.facets.get("administration", "interview")
+            mode = rec.facets.get("administration", INTERVIEW)
+            if mode == RETIRED_MIDPOINT:  # a run made before --impute: the same, imputed
+                mode = INTERVIEW
             units[key] = _Unit(rec.task, rec.form, mode, rec.interview.impute, tag)
         prompt = Prompt(
             messages=tuple(rec.prompt.messages), options=(), text=rec.interview.question
@@ -151,7 +164,7 @@ def _as_mode(u: _Unit, mode: str, session: Session) -> _Unit:
     tag["conditions"] = [mode if c == old else c for c in tag.get("conditions") or []]
     if isinstance(tag.get("condition"), str):
         tag["condition"] = "+".join(mode if c == old else c for c in tag["condition"].split("+"))
-    return replace(u, mode=mode, impute=adm.impute, tag=tag)
+    return replace(u, mode=mode, tag=tag)
 
 
 def _judge_unit(
@@ -175,8 +188,8 @@ def _judge_unit(
     mode = session.administration(u.mode)
     if not isinstance(mode, Interview):
         raise PsymError(f"administration '{u.mode}' of the run's samples is not an interview")
-    answers = rate_and_record(judge, inst, u.form, asked, u.tag, writer.write, mode)
-    return _entry(u, inst, answers, session, old.get("norm_group"))
+    answers = rate_and_record(judge, inst, u.form, asked, u.tag, writer.write, mode, u.impute)
+    return _entry(u, inst, answers, mode, session, old.get("norm_group"))
 
 
 def _statement(item: Item, said: str | None, inst: Instrument) -> Item:
@@ -196,19 +209,12 @@ def _entry(
     u: _Unit,
     inst: Instrument,
     answers: list[tuple[Item, Answer]],
+    mode: Interview,
     session: Session,
     norm_group: str | None,
 ) -> dict[str, Any]:
     """The unit's task entry, scored and aggregated as ``psym eval`` does."""
-    hook = session.hook
-    responses = {it.id: a.value for it, a in answers}
-    scores = hook.score(
-        instrument=inst, responses=responses, form=u.form, answers={it.id: a for it, a in answers}
-    )
-    entry: dict[str, Any] = hook.aggregate(
-        instrument=inst, scores=scores, answers=answers, norm_group=norm_group
-    )
-    entry = session.administration(u.mode).annotate(entry)
+    entry = cell_entry(session, mode, inst, u.form, answers, norm_group)
     entry["instrument"] = instrument_record(inst)
     entry["prompt_template"] = inst.prompt_template
     entry.update(
@@ -227,16 +233,21 @@ def _results(
     insts: dict[str, Instrument],
     judge: Judge,
     src: Path,
+    units: list[_Unit],
 ) -> dict[str, Any]:
-    """The earlier run's header with the new tasks, the new judge and where it came from."""
+    """The earlier run's header with the new tasks, the new judge, the imputation used and
+    where it came from."""
     tasks: dict[str, Any] = {}
     for task, got in entries.items():
         entry = {**got[0], "runs": [run_summary(e) for e in got]}
         add_run_indicators(entry, insts[task])
         tasks[task] = entry
-    keep = {k: v for k, v in old.items() if k not in ("tasks", "judge", "usage", "records")}
+    drop = ("tasks", "judge", "usage", "records", "impute")
+    keep = {k: v for k, v in old.items() if k not in drop}
+    imputes = {u.impute for u in units if u.impute}
     return {
         **keep,
+        **({"impute": imputes.pop()} if imputes else {}),
         "cache": None,
         "tasks": tasks,
         "judge": judge.record(),

@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from psymetrics_core.administer.administration.interview import check_impute
 from psymetrics_core.administer.conditions import Cell, cells_for
 from psymetrics_core.administer.config import RunConfig
 from psymetrics_core.administer.distribution import distribution_methods
@@ -256,6 +257,7 @@ def _start(
     out_dir = config.output
     writer = SampleWriter(out_dir / "samples.jsonl" if out_dir else None)
     judge = _judge(sess, config, args, be if cached is None else cached, cached)
+    check_impute(config.impute, [sess.administration(c.administration) for c in cells])
     results = _header(config, args, be, settings, cells, plugin_versions(sess.records))
     dist = distribution_methods(cells, config.mode, config.repeats, config.temperature, sess)
     results = {**results, "distribution": dist, "tasks": results.pop("tasks")}
@@ -299,6 +301,7 @@ def _header(
         "design": config.design,
         "repeats": config.repeats,
         "seeds": [seed + r for r in range(config.repeats)],
+        **({"impute": config.impute} if config.impute else {}),
         **provenance(plugins),
         "tasks": {},
     }
@@ -361,6 +364,7 @@ def _plan_task(
                 norm_group,
                 run.session,
                 run.judge,
+                config.impute,
             )
         )
     return inst, kind, cell_runs

@@ -30,6 +30,7 @@ from psymetrics_core.cli.console import (
     stdout,
     table,
 )
+from psymetrics_core.cli.interview_options import impute_option
 from psymetrics_core.cli.judge_options import judge_options
 from psymetrics_core.cli.population_screen import model_name, print_population
 from psymetrics_core.cli.stated_screen import print_stated
@@ -212,6 +213,7 @@ if TYPE_CHECKING:
     help="Repeat the run already in --output; the response cache answers what was paid for.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print results.json instead of a table.")
+@impute_option
 @click.pass_context
 def eval_cmd(ctx: click.Context, tasks: str, as_json: bool, **opts: Any) -> None:
     """Administer instruments to a model and report scale scores with parse rates."""

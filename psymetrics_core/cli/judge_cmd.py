@@ -9,6 +9,7 @@ import click
 from psymetrics_core.administer.rejudge import rejudge
 from psymetrics_core.cli import session_of
 from psymetrics_core.cli.console import stdout
+from psymetrics_core.cli.interview_options import rejudge_impute_option
 from psymetrics_core.cli.judge_options import judge_options
 
 
@@ -26,6 +27,7 @@ from psymetrics_core.cli.judge_options import judge_options
     "--output", "-o", required=True, type=click.Path(path_type=Path), help="New run directory."
 )
 @click.option("--overwrite", is_flag=True, help="Replace the run already in --output.")
+@rejudge_impute_option
 @click.pass_context
 def judge_cmd(
     ctx: click.Context,
@@ -37,6 +39,7 @@ def judge_cmd(
     method: str | None,
     output: Path,
     overwrite: bool,
+    impute: str | None,
 ) -> None:
     """Re-judge an interview run (--condition interview) without asking the model again."""
     results = rejudge(
@@ -48,6 +51,7 @@ def judge_cmd(
         judge_max_new_tokens=judge_max_new_tokens,
         judge_batch=judge_batch,
         mode=method,
+        impute=impute,
         overwrite=overwrite,
     )
     calls = results["judge"]["n_calls"]

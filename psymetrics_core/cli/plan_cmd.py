@@ -40,6 +40,7 @@ _PLAN_OPTIONS = (
     "judge_model_args",
     "judge_max_new_tokens",
     "judge_batch",
+    "impute",
     "population",
     "persona_template",
     "sample",

@@ -6,17 +6,32 @@ on the session and hands the mode the cell's items. The core registers ``item-by
 prompt per item, the default), ``battery`` (all items in one prompt, answered
 "index: score") and ``verbalized`` (the stated share of people per option); a plugin adds a
 mode with the ``register_administrations`` hook (one class, one registration).
+
+A mode whose judge rates whole scales instead of items (``interview-expert``) gives those
+scale scores with ``rate_scales``: they replace the ``score`` hook's for those scales, before
+the ``aggregate`` hook (so norms and z-scores apply to them as to any scale score).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from psymetrics_core.backends.base import GenerationSettings
-from psymetrics_core.base.types import Answer, Item, Prompt
+from psymetrics_core.base.types import Answer, Instrument, Item, Prompt, ScaleScore
 from psymetrics_core.contracts.kinds import CellRun
 
-__all__ = ["Administration"]
+__all__ = ["Administration", "RatedScale"]
+
+
+@dataclass(frozen=True)
+class RatedScale:
+    """A scale score a mode gives itself (``Administration.rate_scales``) and, when the score
+    is None, why."""
+
+    score: ScaleScore
+    reason: str | None = None
 
 
 class Administration:
@@ -44,3 +59,10 @@ class Administration:
         """The cell's task entry (the ``aggregate`` hook's), with whatever the mode adds (e.g.
         why a scale has no score); the default adds nothing."""
         return entry
+
+    def rate_scales(
+        self, inst: Instrument, form: str, answers: Sequence[tuple[Item, Answer]]
+    ) -> dict[str, RatedScale]:
+        """The scale scores this mode rates itself, from what ``administer`` returned (they
+        replace the ``score`` hook's for those scales); none by default."""
+        return {}

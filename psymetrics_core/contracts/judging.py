@@ -25,10 +25,12 @@ class JudgeStage:
     ``previous`` maps each earlier stage's name to its verdict on this generation.
     ``parse(text)`` turns the judge's reply into a ``Verdict`` (pure: no model calls).
     ``system`` is an optional system message for text prompts; ``max_new_tokens`` overrides
-    the judge's default length for this stage. A stage with ``score`` is judged in ``logprob``
-    mode: no text is generated, the judge backend scores each of the prompt's options as the
-    continuation of the prompt, and ``score(prompt, option_logprobs)`` (aligned with the prompt's
-    options; empty when the backend returned none) is the verdict (``parse`` is then unused).
+    the judge's default length for this stage (with ``at_least``, it is the least the reply
+    gets: the judge's own length, ``--judge-max-new-tokens``, is used where it is larger). A
+    stage with ``score`` is judged in ``logprob`` mode: no text is generated, the judge backend
+    scores each of the prompt's options as the continuation of the prompt, and
+    ``score(prompt, option_logprobs)`` (aligned with the prompt's options; empty when the
+    backend returned none) is the verdict (``parse`` is then unused).
     """
 
     name: str
@@ -37,6 +39,7 @@ class JudgeStage:
     system: str | None = None
     max_new_tokens: int | None = None
     score: Callable[[Prompt, tuple[float, ...]], Verdict] | None = None
+    at_least: bool = False
 
     def prompt(
         self, item: Item, generation: Generation, previous: Mapping[str, Verdict]

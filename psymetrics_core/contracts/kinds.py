@@ -68,6 +68,8 @@ class CellRun:
     norm_group: str | None
     session: SessionView
     judge: StageJudge
+    #: how an interview judge's "none" is scored: None (missing) or "midpoint" (``--impute``)
+    impute: str | None = None
 
     @property
     def tag(self) -> dict[str, Any]:

@@ -300,6 +300,11 @@ class ResultsRecord(Strict):
     design: Name
     repeats: Count
     seeds: list[Int]
+    impute: Literal["midpoint"] | None = Field(
+        default=None,
+        description="interview runs: an interview judge's 'none' scored as the midpoint "
+        "(InCharacter's choice, --impute midpoint); absent: left missing",
+    )
     distribution: dict[Name, DistributionInfo] | None = Field(
         default=None,
         description="per administration mode: sampled, logprob or verbalized (older runs: none)",

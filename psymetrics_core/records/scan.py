@@ -67,7 +67,11 @@ def _item_values(s: SampleRecord) -> list[float]:
 def _note(scan: SampleScan, s: SampleRecord) -> None:
     admin = (s.task, s.condition, s.repeat)
     scan.per_admin[admin] += 1
-    scan.answered[admin] += s.answer is not None or s.stated_shares is not None  # verbalized
+    scan.answered[admin] += (
+        s.answer is not None
+        or s.stated_shares is not None  # verbalized
+        or (s.interview is not None and s.parse_status == "ok")  # expert-rated: scale scored
+    )
     if s.kind != "questionnaire" or not s.item_meta.scored:
         return
     values = _item_values(s)

@@ -140,6 +140,8 @@ class PlanSettings:
         if c.population is None:
             for key in _POPULATION_KEYS:
                 del d[key]
+        if c.impute is None:
+            del d["impute"]
         return d
 
     @classmethod

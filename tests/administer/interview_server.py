@@ -9,8 +9,11 @@ level on the item's scale, turned over (6 - level) for a reverse-keyed item, sai
 As the **judge** (``model`` = "judge") it reads the option-conversion prompt the way a careful
 judge would: per "Item ID" block, the option label named in the answer, or "none" when the answer
 names none. With ``drop_first`` it leaves that item out of the first reply that holds it (to
-exercise the bounded retry). Every request body is kept (``bodies``) so tests count what each
-side was asked.
+exercise the bounded retry). Asked for an **expert rating** of a scale (the prompt asks for
+"SCORE: X"), it reads each numbered question–answer pair, takes the option the answer names,
+turns it over (6 - option) where the question is marked "(opposite pole)", and scores the
+batch as the mean of those levels ("SCORE: none" when no answer names an option). Every
+request body is kept (``bodies``) so tests count what each side was asked.
 """
 
 from __future__ import annotations
@@ -120,6 +123,8 @@ class InterviewServer:
         return f"Honestly: {LABELS[meant - 1].lower()}."
 
     def _judge(self, prompt: str) -> str:
+        if '"SCORE: X"' in prompt:
+            return self._expert(prompt)
         lines = ["Analysis: each answer names its option."]
         for block in re.findall(r'Item (\S+)\n.*?\nAnswer: "(.*?)"', prompt, re.S):
             item, answer = block
@@ -135,3 +140,19 @@ class InterviewServer:
             else:
                 lines.append(f"{item}: none")
         return "\n".join(lines)
+
+    def _expert(self, prompt: str) -> str:
+        known = [lab.lower() for lab in LABELS]
+        levels = []
+        pairs = re.findall(
+            r'\d+\. Question: ".*?"( \(opposite pole\))?\n   Answer: "(.*?)"', prompt
+        )
+        for pole, answer in pairs:
+            said = re.fullmatch(r"Honestly: (.+)\.", answer)
+            if said and said.group(1) in known:
+                option = known.index(said.group(1)) + 1
+                levels.append(6 - option if pole else option)
+        if not levels:
+            return "Analysis: the person declined every question.\nSCORE: none"
+        analysis = f"Analysis: {len(levels)} of {len(pairs)} answers name an option."
+        return f"{analysis}\nSCORE: {sum(levels) / len(levels):g}"

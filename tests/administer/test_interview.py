@@ -55,7 +55,7 @@ def server() -> Iterator[InterviewServer]:
         yield srv
 
 
-def _eval(srv: InterviewServer, out: Path, persona: Path, condition: str) -> Any:
+def _eval(srv: InterviewServer, out: Path, persona: Path, condition: str, *extra: str) -> Any:
     return CliRunner().invoke(
         cli,
         [
@@ -76,6 +76,7 @@ def _eval(srv: InterviewServer, out: Path, persona: Path, condition: str) -> Any
             f"{condition}+persona={persona}",
             "--output",
             str(out),
+            *extra,
         ],
     )
 
@@ -114,7 +115,8 @@ def test_scores_are_the_personas_levels_with_reverse_keys_applied_once(ann_run: 
     assert by_id["6"]["keyed"] == {"extraversion": ANN["extraversion"]}
     facets = results["tasks"]["bfi"]["facets"]
     assert facets == {"administration": "interview", "persona": "persona=ann"}
-    assert results["tasks"]["bfi"]["interview"] == {"method": "option-conversion", "impute": None}
+    assert results["tasks"]["bfi"]["interview"] == {"method": "option-conversion"}
+    assert "impute" not in results  # a "none" is left missing unless --impute says otherwise
 
 
 def test_a_declined_question_stays_missing_with_its_reason(ann_run: Path) -> None:
@@ -160,14 +162,46 @@ def test_midpoint_imputation_is_the_option_and_recorded(
 ) -> None:
     persona = tmp_path / "ann.txt"
     persona.write_text("You are Ann.")
-    res = _eval(server, tmp_path / "run", persona, "interview-midpoint")
+    res = _eval(server, tmp_path / "run", persona, "interview", "--impute", "midpoint")
     assert res.exit_code == 0, res.output
     results, samples = _read(tmp_path / "run")
     s = next(x for x in samples if x["item"] == DECLINED)
     assert s["answer"] == 3 and s["data"]["imputed"] == "midpoint"
+    assert s["interview"]["impute"] == "midpoint"
     # extraversion: seven items at 5 and the imputed 3, (7 * 5 + 3) / 8
     assert _scores(results)["extraversion"] == pytest.approx((7 * 5 + 3) / 8)
-    assert results["tasks"]["bfi"]["interview"]["impute"] == "midpoint"
+    assert results["impute"] == "midpoint"
+    # re-judged as the run did, unless --impute says otherwise (then the declined item is missing)
+    for extra, expected in (((), (7 * 5 + 3) / 8), (("--impute", "none"), 5.0)):
+        out = tmp_path / f"judged{len(extra)}"
+        res = _judge(server, tmp_path / "run", out, *extra)
+        assert res.exit_code == 0, res.output
+        new, _ = _read(out)
+        assert _scores(new)["extraversion"] == pytest.approx(expected)
+        assert new.get("impute") == (None if extra else "midpoint")
+
+
+def test_the_retired_midpoint_condition_points_to_the_option(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["eval", "--tasks", "bfi", "--condition", "interview-midpoint", "-o", str(tmp_path)])
+    assert exc.value.code == 1
+    lines = [x for x in capsys.readouterr().err.splitlines() if x.startswith("psym: ")]
+    assert lines == [
+        "psym: error: condition 'interview-midpoint' is retired: use --condition interview "
+        "--impute midpoint (the imputation is an option for every interview judge method now)"
+    ]
+
+
+def test_impute_without_an_interview_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["eval", "--tasks", "bfi", "--impute", "midpoint", "-o", str(tmp_path / "run")])
+    assert exc.value.code == 1
+    lines = [x for x in capsys.readouterr().err.splitlines() if x.startswith("psym: ")]
+    assert len(lines) == 1 and "the run has no interview condition" in lines[0], lines
 
 
 def test_an_instrument_without_questions_is_refused_in_one_line(
@@ -370,3 +404,25 @@ def test_retries_are_bounded_and_each_is_a_new_request() -> None:
         assert r.reason == (
             f"the judge's replies left it unread after 3 requests (no line for item {it.id})"
         )
+
+
+def test_a_run_of_the_retired_midpoint_condition_is_rejudged_as_it_was(
+    server: InterviewServer, ann_run: Path, tmp_path: Path
+) -> None:
+    """A run made with ``--condition interview-midpoint`` (before ``--impute``) re-judges as an
+    interview with the midpoint imputed, as its samples record."""
+    import shutil
+
+    old = tmp_path / "old"
+    shutil.copytree(ann_run, old)
+    rows = [json.loads(x) for x in (old / "samples.jsonl").read_text().splitlines()]
+    for row in rows:
+        row["facets"]["administration"] = "interview-midpoint"
+        row["interview"]["impute"] = "midpoint"
+    (old / "samples.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    res = _judge(server, old, tmp_path / "new")
+    assert res.exit_code == 0, res.output
+    new, samples = _read(tmp_path / "new")
+    assert new["impute"] == "midpoint"
+    assert _scores(new)["extraversion"] == pytest.approx((7 * 5 + 3) / 8)
+    assert next(s for s in samples if s["item"] == DECLINED)["data"]["imputed"] == "midpoint"

@@ -101,7 +101,7 @@ def test_option_scoring_gives_the_intended_levels(scored_run: Any) -> None:
     )
     assert scales["extraversion"]["n_answered"] == 7  # item 1 declined
     assert scales["openness"]["n_answered"] == 9  # item 44: a tie
-    assert res["tasks"]["bfi"]["interview"] == {"method": "option-logprob", "impute": None}
+    assert res["tasks"]["bfi"]["interview"] == {"method": "option-logprob"}
     assert res["tasks"]["bfi"]["facets"] == {"administration": "interview-logprob"}
 
 
@@ -230,7 +230,7 @@ def test_rejudging_by_another_mode_records_it(
     entry = results["tasks"]["bfi"]
     assert entry["facets"] == {"administration": "interview-dimensions", "persona": "persona=ann"}
     assert entry["condition"] == "interview-dimensions+persona=ann"
-    assert entry["interview"] == {"method": "dimension-aware", "impute": None}
+    assert entry["interview"] == {"method": "dimension-aware"}
     judged = [json.loads(x) for x in (tmp_path / "dim" / "judge.jsonl").read_text().splitlines()]
     assert {j["stage"] for j in judged} == {"dimension-aware"}
     assert (

@@ -303,8 +303,8 @@ def test_hook_register_administrations(pm_with):
             register("lost", lambda arg: lost, facet="administration")
 
     session = pm_with(Plug())
-    core = {"item-by-item", "battery", "verbalized", "interview", "interview-midpoint"}
-    core |= {"interview-dimensions", "interview-logprob"}
+    core = {"item-by-item", "battery", "verbalized", "interview", "interview-expert"}
+    core |= {"interview-dimensions", "interview-expert-all", "interview-logprob"}
     assert core | {"guess"} == set(session.administrations())
     backend = ScriptedBackend("1")
     res = evaluate(["bfi"], backend=backend, limit=4, conditions=["guess"], session=session)

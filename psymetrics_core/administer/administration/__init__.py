@@ -1,5 +1,5 @@
 """Administration modes: one module per mode (``item_by_item``, ``battery``, ``verbalized``,
-``interview``),
+``interview``, ``interview_expert``),
 registered in ``builtin`` through the ``register_administrations`` hook, selected by
 ``Cell.administration``.
 
@@ -10,8 +10,19 @@ registration (here for the core, in a plugin's own ``register_administrations`` 
 from __future__ import annotations
 
 from psymetrics_core.administer.administration.battery import Battery
-from psymetrics_core.administer.administration.interview import Interview, InterviewMidpoint
+from psymetrics_core.administer.administration.interview import Interview
+from psymetrics_core.administer.administration.interview_expert import (
+    InterviewExpert,
+    InterviewExpertAll,
+)
 from psymetrics_core.administer.administration.item_by_item import ItemByItem
 from psymetrics_core.administer.administration.verbalized import Verbalized
 
-__all__ = ["Battery", "Interview", "InterviewMidpoint", "ItemByItem", "Verbalized"]
+__all__ = [
+    "Battery",
+    "Interview",
+    "InterviewExpert",
+    "InterviewExpertAll",
+    "ItemByItem",
+    "Verbalized",
+]

@@ -1,7 +1,7 @@
 """Registers the core's administration modes (``item-by-item``, ``battery``, ``verbalized``,
-``interview``, ``interview-midpoint``, ``interview-dimensions``, ``interview-logprob``) and the
-conditions that select ``verbalized`` and the interviews (``battery`` and ``single`` are
-registered with the other built-in conditions)."""
+``interview``, ``interview-dimensions``, ``interview-logprob``, ``interview-expert``,
+``interview-expert-all``) and the conditions that select ``verbalized`` and the interviews
+(``battery`` and ``single`` are registered with the other built-in conditions)."""
 
 from __future__ import annotations
 
@@ -11,10 +11,14 @@ from psymetrics_core.administer.administration.battery import Battery
 from psymetrics_core.administer.administration.interview import (
     INTERVIEW,
     INTERVIEW_DIMENSIONS,
-    INTERVIEW_MIDPOINT,
     Interview,
     InterviewDimensions,
-    InterviewMidpoint,
+)
+from psymetrics_core.administer.administration.interview_expert import (
+    INTERVIEW_EXPERT,
+    INTERVIEW_EXPERT_ALL,
+    InterviewExpert,
+    InterviewExpertAll,
 )
 from psymetrics_core.administer.administration.interview_logprob import (
     INTERVIEW_LOGPROB,
@@ -38,8 +42,13 @@ _LOGPROB = (
     "the interview, the judge's backend scoring each option's value and 'none' as its reply "
     "to one answer (no text to parse: any local model can judge)"
 )
-_MIDPOINT = (
-    "the interview with InCharacter's imputation: a 'none' is the midpoint (Wang et al., 2024)"
+_EXPERT = (
+    "the interview, the judge scoring each scale from batches of 3-4 question-answer pairs "
+    "(expert rating, Wang et al., 2024)"
+)
+_EXPERT_ALL = (
+    "the interview, the judge scoring each scale from all its question-answer pairs at once "
+    "(expert rating, Wang et al., 2024)"
 )
 
 
@@ -54,21 +63,24 @@ def register_administrations(register: Callable[..., None]) -> None:
     )
     register(Verbalized.name, Verbalized(), description=_STATE)
     register(Interview.name, Interview(), description=_INTERVIEW)
-    register(InterviewMidpoint.name, InterviewMidpoint(), description=_MIDPOINT)
     register(InterviewDimensions.name, InterviewDimensions(), description=_DIMENSIONS)
     register(InterviewLogprob.name, InterviewLogprob(), description=_LOGPROB)
+    register(InterviewExpert.name, InterviewExpert(), description=_EXPERT)
+    register(InterviewExpertAll.name, InterviewExpertAll(), description=_EXPERT_ALL)
 
 
 @hookimpl(trylast=True)
 def register_conditions(register: Callable[..., None]) -> None:
-    """``--condition verbalized`` / ``interview`` / ``interview-midpoint`` /
-    ``interview-dimensions`` / ``interview-logprob``: those modes (facet ``administration``)."""
+    """``--condition verbalized`` / ``interview`` / ``interview-dimensions`` /
+    ``interview-logprob`` / ``interview-expert`` / ``interview-expert-all``: those modes (facet
+    ``administration``)."""
     for name, desc in (
         (VERBALIZED, _STATE),
         (INTERVIEW, _INTERVIEW),
-        (INTERVIEW_MIDPOINT, _MIDPOINT),
         (INTERVIEW_DIMENSIONS, _DIMENSIONS),
         (INTERVIEW_LOGPROB, _LOGPROB),
+        (INTERVIEW_EXPERT, _EXPERT),
+        (INTERVIEW_EXPERT_ALL, _EXPERT_ALL),
     ):
         cond = Condition(name, administration=name)
         register(name, lambda _arg, _c=cond: _c, description=desc, facet="administration")

@@ -11,14 +11,16 @@ item, or "none". The ratings are the items' answers, scored by the instrument's 
 rule (reverse keys applied once, by the scoring, never by the judge).
 
 A "none" or an unread rating is a missing answer with its reason (``data.reason``), never the
-midpoint; the ``interview-midpoint`` mode reproduces InCharacter's choice of imputing the
-scale's midpoint, marked ``data.imputed`` on every such sample. The ``interview-dimensions``
-mode is dimension-aware option conversion: one scale per judge batch, the prompt naming the
-scale and its high pole's adjectives (``scales.<scale>.adjectives`` in instrument.yaml); the
-``interview-logprob`` mode (``interview_logprob``) has the judge's backend score each option as
-its reply instead of parsing a text (a small local judge). ``--judge-batch`` sets the items per
-option-conversion request (``judge.batch``). Every sample keeps the question, the statement,
-the open answer and the judge's rating (``interview``); every judge call is in ``judge.jsonl``.
+midpoint; ``--impute midpoint`` (``CellRun.impute``, for every interview mode) reproduces
+InCharacter's choice of imputing the scale's midpoint, marked ``data.imputed`` on every such
+sample. The ``interview-dimensions`` mode is dimension-aware option conversion: one scale per
+judge batch, the prompt naming the scale and its high pole's adjectives
+(``scales.<scale>.adjectives`` in instrument.yaml); the ``interview-logprob`` mode
+(``interview_logprob``) has the judge's backend score each option as its reply instead of
+parsing a text (a small local judge); the ``interview-expert`` modes rate whole scales
+(``interview_expert``). ``--judge-batch`` sets the items per option-conversion request
+(``judge.batch``). Every sample keeps the question, the statement, the open answer and the
+judge's rating (``interview``); every judge call is in ``judge.jsonl``.
 """
 
 from __future__ import annotations
@@ -44,21 +46,21 @@ from psymetrics_core.contracts.kinds import CellRun
 
 __all__ = [
     "ANSWER_TOKENS",
+    "IMPUTE",
     "INTERVIEW",
-    "INTERVIEW_MIDPOINT",
     "INTERVIEW_DIMENSIONS",
     "InterviewDimensions",
     "METHOD",
     "Asked",
     "Interview",
-    "InterviewMidpoint",
+    "check_impute",
     "check_questions",
     "interview_answer",
     "rate_and_record",
 ]
 
 INTERVIEW = "interview"
-INTERVIEW_MIDPOINT = "interview-midpoint"
+IMPUTE = ("midpoint",)  # --impute: how a judge's "none" is scored (None: left missing)
 INTERVIEW_DIMENSIONS = "interview-dimensions"
 ANSWER_TOKENS = 160  # new tokens for an open answer at least (a few sentences)
 METHOD = "option-conversion"
@@ -115,20 +117,14 @@ def rate_and_record(
     tag: dict[str, Any],
     write: Callable[[dict[str, Any]], None],
     mode: Interview,
+    impute: str | None = None,
 ) -> list[tuple[Item, Answer]]:
     """Have ``judge`` rate every open answer (``mode``'s method), write each item's sample
     (question, open answer, rating) and return the answers to score (also ``psym judge``)."""
-    impute = mode.impute
-    exchanges = [
-        Exchange(a.item, a.prompt.text, a.answer, mode.dimension(inst, a.item)) for a in asked
-    ]
-    options = {a.item.id: inst.response_scales[a.item.response_scale].options for a in asked}
     cell = {k: v for k, v in tag.items() if k != "max_new_tokens"}
-    ratings = mode.convert(judge, inst.id, exchanges, options, cell)
+    rated = mode.rate(judge, inst, form, asked, cell, impute)
     answers: list[tuple[Item, Answer]] = []
-    for a in asked:
-        rating = ratings[a.item.id]
-        ans = interview_answer(inst, a.item, rating, impute)
+    for a, (ans, rating) in zip(asked, rated, strict=True):
         answers.append((a.item, ans))
         sample = questionnaire_sample(inst, form, a.item, a.prompt, a.answer, None, ans, tag)
         sample["interview"] = {
@@ -140,6 +136,19 @@ def rate_and_record(
         }
         write(sample)
     return answers
+
+
+def check_impute(impute: str | None, modes: Sequence[Administration]) -> None:
+    """One-line errors: ``--impute`` names a known choice and the run has an interview."""
+    if impute is None:
+        return
+    if impute not in IMPUTE:
+        raise PsymError(f"--impute must be one of none, {', '.join(IMPUTE)}, got {impute!r}")
+    if not any(isinstance(m, Interview) for m in modes):
+        raise PsymError(
+            f"--impute {impute} scores an interview judge's 'none'; the run has no interview "
+            "condition (--condition interview, interview-dimensions, interview-expert, ...)"
+        )
 
 
 def interview_answer(inst: Instrument, item: Item, rating: Rating, impute: str | None) -> Answer:
@@ -161,7 +170,6 @@ class Interview(Administration):
 
     name = INTERVIEW
     method = METHOD
-    impute: str | None = None
 
     def dimension(self, inst: Instrument, item: Item) -> tuple[str, tuple[str, ...]] | None:
         """The dimension a batch is judged on (None: plain option conversion)."""
@@ -202,19 +210,36 @@ class Interview(Administration):
             for it, pr, comp in in_chunks(run, items, prompts, settings)
         ]
         tag = {**run.tag, "max_new_tokens": settings.max_new_tokens}
-        return rate_and_record(run.judge, run.task, run.form, asked, tag, run.writer.write, self)
+        write = run.writer.write
+        return rate_and_record(run.judge, run.task, run.form, asked, tag, write, self, run.impute)
+
+    def rate(
+        self,
+        judge: StageJudge,
+        inst: Instrument,
+        form: str,
+        asked: Sequence[Asked],
+        tag: dict[str, Any],
+        impute: str | None,
+    ) -> list[tuple[Answer, Rating]]:
+        """Each asked item's answer and the judge's rating of it, in order: the mode's
+        conversion (``convert``), a "none" missing unless imputed."""
+        exchanges = [
+            Exchange(a.item, a.prompt.text, a.answer, self.dimension(inst, a.item)) for a in asked
+        ]
+        options = {a.item.id: inst.response_scales[a.item.response_scale].options for a in asked}
+        ratings = self.convert(judge, inst.id, exchanges, options, tag)
+        out = []
+        for a in asked:
+            rating = ratings[a.item.id]
+            out.append((interview_answer(inst, a.item, rating, impute), rating))
+        return out
 
     def annotate(self, entry: dict[str, Any]) -> dict[str, Any]:
-        """Record the interview's judge method and imputation with the task entry."""
-        entry["interview"] = {"method": self.method, "impute": self.impute}
+        """Record the interview's judge method with the task entry (the imputation is the
+        run's: ``impute`` in results.json)."""
+        entry["interview"] = {"method": self.method}
         return entry
-
-
-class InterviewMidpoint(Interview):
-    """``interview`` with InCharacter's imputation: a "none"/unread rating is the midpoint."""
-
-    name = INTERVIEW_MIDPOINT
-    impute = "midpoint"
 
 
 class InterviewDimensions(Interview):

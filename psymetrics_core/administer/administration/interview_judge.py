@@ -258,7 +258,8 @@ def convert_options(
             )
             text = option_prompt(batch, options[batch[0].item.id], reminder)
             requests.append((Item(f"batch{k}", "", ()), user_prompt(text)))
-        stage = JudgeStage(method, STAGE.build, STAGE.parse, max_new_tokens=_room(pending))
+        room = _room(pending)
+        stage = JudgeStage(method, STAGE.build, STAGE.parse, max_new_tokens=room, at_least=True)
         ids = {f"batch{k}": [e.item.id for e in b] for k, b in enumerate(pending)}
         verdicts = judge.run_stage(
             task, stage, requests, {**tag, "attempt": attempt, "batches": ids}
@@ -301,5 +302,6 @@ def _batches(
 
 def _room(batches: Sequence[Sequence[Exchange]]) -> int:
     """New tokens for a reply: a short analysis (``ANALYSIS_TOKENS``) and one line per item of
-    the largest batch (``LINE_TOKENS`` each)."""
+    the largest batch (``LINE_TOKENS`` each); a larger ``--judge-max-new-tokens`` wins (the
+    stage's ``at_least``)."""
     return ANALYSIS_TOKENS + LINE_TOKENS * max(len(b) for b in batches)

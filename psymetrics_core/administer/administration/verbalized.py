@@ -30,7 +30,7 @@ from psymetrics_core.base.types import Answer, Item, Prompt
 from psymetrics_core.contracts.administration import Administration
 from psymetrics_core.contracts.kinds import CellRun
 
-__all__ = ["Verbalized", "VERBALIZED", "ASK", "NO_SCORE", "verbalized_prompt"]
+__all__ = ["Verbalized", "VERBALIZED", "ASK", "NO_SCORE", "PATTERN_INDICATORS", "verbalized_prompt"]
 
 VERBALIZED = "verbalized"
 ASK = (
@@ -45,7 +45,7 @@ NO_SCORE = (
     "verbalized administration: the model stated each item's distribution (samples.jsonl "
     "stated_shares), it gave no answer to score"
 )
-_PATTERN_INDICATORS = ("straight_lining", "acquiescence", "reverse_keyed_inconsistency")
+PATTERN_INDICATORS = ("straight_lining", "acquiescence", "reverse_keyed_inconsistency")
 
 
 def verbalized_prompt(run: CellRun, item: Item) -> Prompt:
@@ -109,7 +109,7 @@ class Verbalized(Administration):
             if scale.get("score") is None:
                 scale["reason"] = NO_SCORE
         indicators = entry.get("indicators") or {}
-        for name in _PATTERN_INDICATORS:
+        for name in PATTERN_INDICATORS:
             if name in indicators and indicators[name].get("value") is None:
                 indicators[name]["reason"] = NO_SCORE
         return entry

@@ -15,6 +15,11 @@ from psymetrics_core.pluginsys.registries import ConditionEntry
 __all__ = ["Condition", "Cell", "ConditionEntry", "build_cells", "item_rng", "DESIGNS"]
 
 DESIGNS = ("grid", "each")
+#: conditions that are no more, and what replaced them (one line, instead of "unknown")
+RETIRED = {
+    "interview-midpoint": "--condition interview --impute midpoint (the imputation is an "
+    "option for every interview judge method now)",
+}
 
 
 def parse_condition(spec: str, registry: dict[str, ConditionEntry]) -> Condition:
@@ -22,6 +27,8 @@ def parse_condition(spec: str, registry: dict[str, ConditionEntry]) -> Condition
     name, _, arg = spec.partition("=")
     name = name.strip()
     entry = registry.get(name)
+    if entry is None and name in RETIRED:
+        raise PsymError(f"condition '{name}' is retired: use {RETIRED[name]}")
     if entry is None:
         close = difflib.get_close_matches(name, list(registry), n=3)
         hint = f"; did you mean {', '.join(close)}?" if close else ""

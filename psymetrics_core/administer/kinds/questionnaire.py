@@ -17,10 +17,11 @@ from typing import Any
 from psymetrics_core.administer.kinds.base import CellRun, TaskKind
 from psymetrics_core.backends.base import GenerationSettings
 from psymetrics_core.base.types import Answer, Instrument, Item, Option, Prompt
+from psymetrics_core.contracts.administration import Administration
 from psymetrics_core.contracts.kinds import SessionView
 from psymetrics_core.instruments.scoring import centred_scales, keyed_values, mrat_term
 
-__all__ = ["QuestionnaireKind", "questionnaire_sample", "option_mass"]
+__all__ = ["QuestionnaireKind", "cell_entry", "questionnaire_sample", "option_mass"]
 
 
 class QuestionnaireKind(TaskKind):
@@ -40,18 +41,38 @@ class QuestionnaireKind(TaskKind):
 
     def run_cell(self, run: CellRun) -> dict[str, Any]:
         """Administer, parse, score and aggregate one cell."""
-        hook = run.session.hook
-        inst, form = run.task, run.form
         mode = run.session.administration(run.cell.administration)
         answers = mode.administer(run, _items(run))
-        responses = {it.id: a.value for it, a in answers}
-        scores = hook.score(
-            instrument=inst, responses=responses, form=form, answers={it.id: a for it, a in answers}
+        return run.finish(
+            cell_entry(run.session, mode, run.task, run.form, answers, run.norm_group)
         )
-        entry: dict[str, Any] = hook.aggregate(
-            instrument=inst, scores=scores, answers=answers, norm_group=run.norm_group
-        )
-        return run.finish(mode.annotate(entry))
+
+
+def cell_entry(
+    session: SessionView,
+    mode: Administration,
+    inst: Instrument,
+    form: str,
+    answers: list[tuple[Item, Answer]],
+    norm_group: str | None,
+) -> dict[str, Any]:
+    """One cell's task entry from its answers: the ``score`` hook's scale scores (those the
+    mode rates itself replacing them: ``rate_scales``, with the reason of a None), the
+    ``aggregate`` hook, then the mode's ``annotate`` (also ``psym judge``)."""
+    hook = session.hook
+    responses = {it.id: a.value for it, a in answers}
+    scores = hook.score(
+        instrument=inst, responses=responses, form=form, answers={it.id: a for it, a in answers}
+    )
+    rated = mode.rate_scales(inst, form, answers)
+    scores = {**scores, **{name: r.score for name, r in rated.items()}}
+    entry: dict[str, Any] = hook.aggregate(
+        instrument=inst, scores=scores, answers=answers, norm_group=norm_group
+    )
+    for name, r in rated.items():
+        if r.reason is not None and name in entry.get("scales", {}):
+            entry["scales"][name]["reason"] = r.reason
+    return mode.annotate(entry)
 
 
 def _items(run: CellRun) -> list[Item]:
