@@ -13,7 +13,7 @@ from psymetrics_core.administer.distribution import is_verbalized_only
 from psymetrics_core.administer.options import parse_task_args
 from psymetrics_core.administer.population import given_template, persona_conditions
 from psymetrics_core.administer.preflight import check_label
-from psymetrics_core.administer.ranges import range_text, scale_ranges
+from psymetrics_core.administer.ranges import scale_ranges
 from psymetrics_core.administer.runner import evaluate
 from psymetrics_core.backends.base import parse_model_args
 from psymetrics_core.base.errors import PsymError
@@ -21,8 +21,6 @@ from psymetrics_core.cli import session_of
 from psymetrics_core.cli.bounded import bounded
 from psymetrics_core.cli.cache_note import cache_note
 from psymetrics_core.cli.console import (
-    add_rows,
-    fmt,
     print_json,
     progress_bar,
     status_lines,
@@ -30,20 +28,15 @@ from psymetrics_core.cli.console import (
     stdout,
     table,
 )
+from psymetrics_core.cli.eval_table import print_table
 from psymetrics_core.cli.interview_options import impute_option
 from psymetrics_core.cli.judge_options import judge_options
-from psymetrics_core.cli.population_screen import model_name, print_population
+from psymetrics_core.cli.population_screen import print_population
 from psymetrics_core.cli.stated_screen import print_stated
-from psymetrics_core.instruments.indicators import (
-    SHORT_NAMES,
-    degenerate_sentence,
-    n_scored,
-    warnings_of,
-)
 from psymetrics_core.instruments.item_texts import parse_items_option
 from psymetrics_core.instruments.norms import parse_norm_group_option
 from psymetrics_core.pluginsys.backend_hints import DEFAULT_MODEL
-from psymetrics_core.records.population_summary import fired, is_population_run
+from psymetrics_core.records.population_summary import is_population_run
 
 if TYPE_CHECKING:
     from psymetrics_core.administer.config import RunConfig
@@ -256,7 +249,7 @@ def eval_cmd(ctx: click.Context, tasks: str, as_json: bool, **opts: Any) -> None
     if population:
         print_population(results, config, scale_ranges(results, session))
     elif not is_verbalized_only(results):  # a verbalized run has distributions, not scores
-        _print_table(results, session)
+        print_table(results, session)
     print_stated(results, output)
     if (note := cache_note(results)) is not None:
         stderr.print(note, markup=False, highlight=False, soft_wrap=True)
@@ -325,163 +318,3 @@ def _list_conditions(ctx: click.Context) -> None:
         t.add_row(name + ("=ARG" if e.takes_argument else ""), e.facet, e.description, e.plugin)
     stdout.print(t)
     ctx.exit(0)
-
-
-def _print_runs(results: dict[str, Any]) -> None:
-    """Scores per (condition, repeat) when more than one run was made."""
-    for task, entry in results["tasks"].items():
-        runs = entry.get("runs") or []
-        if len(runs) < 2:
-            continue
-        scales = list(runs[0]["scales"])
-        t = table(f"{task}: scores per condition and repeat", ["condition", "seed", *scales])
-        rows = (
-            [r["condition"], str(r["seed"]), *(fmt(r["scales"][s]["score"]) for s in scales)]
-            for r in runs
-        )
-        add_rows(t, rows, "results.json, runs")
-        stdout.print(t)
-
-
-def _print_table(results: dict[str, Any], session: Session) -> None:
-    tasks = results["tasks"]
-    scales = [(task, name, s) for task, e in tasks.items() for name, s in e["scales"].items()]
-    has_z = any("norm" in s for _, _, s in scales)
-    has_ci = any(s.get("ci_low") is not None for _, _, s in scales)
-    invalid = {task for task, e in tasks.items() if fired(e.get("indicators"))}
-    ranges = scale_ranges(results, session)
-    if (cell := _first_cell(tasks)) is not None:
-        stdout.print(cell, markup=False, soft_wrap=True)
-    t = table(
-        f"model: {model_name(results)}  mode: {results['settings']['mode']}  "
-        f"seed: {results['seed']}",
-        ["task", "scale", "score (range)", "answered"]
-        + (["z vs norm"] if has_z else [])
-        + (["95% CI"] if has_ci else []),
-    )
-    t.columns[1].min_width = max((len(name) for _, name, _ in scales), default=5)  # whole names
-    notes: list[str] = []
-    for task, entry in tasks.items():
-        normed = any("norm" in s for s in entry["scales"].values())
-        for i, (scale, s) in enumerate(entry["scales"].items()):
-            score = fmt(s["score"]) + (" *" if s.get("reason") else "")
-            if (task, scale) in ranges:
-                score += f" [dim]({range_text(ranges[task, scale])})[/dim]"
-            if task in invalid and s["score"] is not None:
-                score += " [bold yellow]![/bold yellow]"
-            row = [task if i == 0 else "", scale, score, f"{s['n_answered']}/{s['n_items']}"]
-            if has_z:
-                row.append(_z_cell(s, normed, first=i == 0))
-            if has_ci:
-                row.append(_ci_cell(s))
-            t.add_row(*row)
-            if s.get("reason"):
-                notes.append(f"* {task}.{scale}: {s['reason']}")
-        if entry.get("scoring_note"):  # a task's own line on how its scores read
-            notes.append(f"{task}: {entry['scoring_note']}")
-        rate = entry.get("parse_rate")
-        t.add_row(
-            "",
-            "[dim]parse rate[/dim]",
-            "—" if rate is None else f"{100 * rate:.0f}%",
-            f"[dim]{entry['n_answered']}/{entry['n_items']} parsed, "
-            f"{entry['n_unparsed']} unparsed, {entry['n_refused']} refused[/dim]",
-            *([""] * (has_z + has_ci)),
-            end_section=True,
-        )
-    stdout.print(t)
-    for line in _norm_legend(tasks) + notes:
-        stdout.print(line, markup=False, soft_wrap=True)
-    for task in invalid:
-        e = tasks[task]
-        sentence = degenerate_sentence(task, n_answered=e.get("n_answered"), n_scored=n_scored(e))
-        stdout.print(f"[bold yellow]![/bold yellow] {sentence}", soft_wrap=True)
-    _print_indicators(results)
-    _print_runs(results)
-
-
-def _first_cell(tasks: dict[str, Any]) -> str | None:
-    """The label of the score table when a task made several runs (condition levels or
-    repeats): its scores are the first run's, named by its condition level (the report's first
-    column, "original" when that ran first) and seed."""
-    for e in tasks.values():
-        runs = e.get("runs") or []
-        if len(runs) > 1:
-            return (
-                f"scores of the first run: condition {runs[0].get('condition')}, seed "
-                f"{runs[0].get('seed')} (of {len(runs)} runs; every run: the table of scores "
-                "per condition and repeat below)"
-            )
-    return None
-
-
-def _z_cell(s: dict[str, Any], normed: bool, *, first: bool) -> str:
-    """z against the scale's human norm group, or why there is none."""
-    if "norm" in s:
-        return f"{fmt(s['z'])} vs {s['norm']['group']}"
-    if not normed:
-        return "[dim]no human norms[/dim]" if first else ""
-    return "[dim]—[/dim]"
-
-
-def _ci_cell(s: dict[str, Any]) -> str:
-    """A score's 95% interval (flagged when built on an empty cell)."""
-    if s.get("ci_low") is None or s.get("ci_high") is None:
-        return ""
-    flag = (
-        " [bold yellow]empty cell[/bold yellow]"
-        if (s.get("detail") or {}).get("empty_cells")
-        else ""
-    )
-    return f"[{fmt(s['ci_low'])}, {fmt(s['ci_high'])}]{flag}"
-
-
-def _norm_legend(tasks: dict[str, Any]) -> list[str]:
-    """One line per task and norm group: the group named in full, with its source and size."""
-    lines = []
-    for task, entry in tasks.items():
-        seen = {}
-        for s in entry["scales"].values():
-            norm = s.get("norm")
-            if norm and norm["group"] not in seen:
-                seen[norm["group"]] = norm
-        for group, norm in seen.items():
-            size = f"n = {norm['n']:,}" if norm.get("n") else "n not reported"
-            lines.append(f'human norm {task} "{group}": {norm.get("source", "")} ({size})')
-    return lines
-
-
-_SHOWN = ("straight_lining", "acquiescence", "reverse_keyed_inconsistency", "parse_rate")
-
-
-def _print_indicators(results: dict[str, Any]) -> None:
-    """Validity indicators of each questionnaire task, then one warning line per fired one."""
-
-    rows = [(task, e["indicators"]) for task, e in results["tasks"].items() if e.get("indicators")]
-    if not rows:
-        return
-    names = [n for n in _SHOWN if any(n in ind for _, ind in rows)]
-    extra = [
-        n
-        for n in ("judge_parse_rate", "option_order_sensitivity")
-        if any(n in ind for _, ind in rows)
-    ]
-    # the title stays one line on the narrowest table (one task, one column: sct's judge parse
-    # rate); the legend goes under the table, where the terminal wraps it like any text
-    t = table("validity indicators", ["task", *(SHORT_NAMES.get(n, n) for n in names + extra)])
-    for task, ind in rows:
-        t.add_row(task, *(_indicator_cell(ind.get(n)) for n in names + extra))
-    stdout.print(t)
-    stdout.print("! = beyond its threshold (docs: guides/report.md)", markup=False, soft_wrap=True)
-    for task, ind in rows:
-        for line in warnings_of(ind):
-            stdout.print(f"[bold yellow]warning[/bold yellow] {task}: {line}", soft_wrap=True)
-
-
-def _indicator_cell(ind: dict[str, Any] | None) -> str:
-    if not ind:
-        return ""
-    if ind.get("value") is None:
-        return "[dim]—[/dim]"
-    text = f"{ind['value']:.2f}"
-    return f"[bold yellow]{text} ![/bold yellow]" if ind["fired"] else text

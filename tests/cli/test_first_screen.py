@@ -15,7 +15,7 @@ from psymetrics_core.administer.ranges import range_text, scale_ranges
 from psymetrics_core.administer.runner import evaluate
 from psymetrics_core.cli import cli
 from psymetrics_core.cli.console import stdout
-from psymetrics_core.cli.eval_cmd import _print_table
+from psymetrics_core.cli.eval_table import print_table as _print_table
 from psymetrics_core.pluginsys.session import Session
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
@@ -96,7 +96,7 @@ def test_no_answer_parsed_says_so_not_degenerate(tmp_path: Path) -> None:
 def test_indicator_title_fits_the_narrowest_table() -> None:
     """sct's screen (Wang et al., 2026 page): one task, one indicator (the judge parse rate);
     the title stays one line at 80 columns and the legend follows the table."""
-    from psymetrics_core.cli.eval_cmd import _print_indicators
+    from psymetrics_core.cli.eval_table import _print_indicators
     from psymetrics_core.instruments.indicators import judge_parse_rate
 
     results = {"tasks": {"sct": {"indicators": {"judge_parse_rate": judge_parse_rate(0, 2)}}}}
@@ -135,4 +135,4 @@ def test_multi_cell_first_table_is_labelled(tmp_path: Path) -> None:
     assert first.startswith("scores of the first run: condition original, seed 1234 (of 2 runs"), (
         text
     )
-    assert "│ reversed" in text  # the per-run table
+    assert "┃ reversed-options ┃" in text  # the per-run table names the level whole
