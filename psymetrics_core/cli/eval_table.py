@@ -105,6 +105,8 @@ def _blocks(widths: Sequence[int], room: int) -> list[list[int]]:
 
 
 def print_table(results: dict[str, Any], session: Session) -> None:
+    """The first run's scores (one row per scale), the legends and flags under them, the
+    validity indicators, then every run's scores when there are several."""
     tasks = results["tasks"]
     scales = [(task, name, s) for task, e in tasks.items() for name, s in e["scales"].items()]
     has_z = any("norm" in s for _, _, s in scales)
