@@ -215,30 +215,68 @@ def _norm_legend(tasks: dict[str, Any]) -> list[str]:
 
 
 _SHOWN = ("straight_lining", "acquiescence", "reverse_keyed_inconsistency", "parse_rate")
+_EXTRA = ("judge_parse_rate", "option_order_sensitivity")
 
 
 def _print_indicators(results: dict[str, Any]) -> None:
-    """Validity indicators of each questionnaire task, then one warning line per fired one."""
+    """Validity indicators of each questionnaire task (one row per task, or, when that row is
+    wider than the terminal, one row per indicator in blocks of tasks), then one warning line
+    per fired one."""
 
     rows = [(task, e["indicators"]) for task, e in results["tasks"].items() if e.get("indicators")]
     if not rows:
         return
-    names = [n for n in _SHOWN if any(n in ind for _, ind in rows)]
-    extra = [
-        n
-        for n in ("judge_parse_rate", "option_order_sensitivity")
-        if any(n in ind for _, ind in rows)
-    ]
+    names = [n for n in _SHOWN + _EXTRA if any(n in ind for _, ind in rows)]
     # the title stays one line on the narrowest table (one task, one column: sct's judge parse
     # rate); the legend goes under the table, where the terminal wraps it like any text
-    t = table("validity indicators", ["task", *(SHORT_NAMES.get(n, n) for n in names + extra)])
+    t = table("validity indicators", ["task", *(SHORT_NAMES.get(n, n) for n in names)])
     for task, ind in rows:
-        t.add_row(task, *(_indicator_cell(ind.get(n)) for n in names + extra))
-    stdout.print(t)
+        t.add_row(task, *(_indicator_cell(ind.get(n)) for n in names))
+    wide = stdout.options.update(max_width=1_000_000)
+    if stdout.measure(t, options=wide).maximum <= stdout.width:
+        stdout.print(t)
+    else:
+        for label, block in _indicators_by_row(rows, names, stdout.width):
+            stdout.print(label, markup=False, soft_wrap=True)  # a title line, never wrapped
+            stdout.print(block)
     stdout.print("! = beyond its threshold (docs: guides/report.md)", markup=False, soft_wrap=True)
     for task, ind in rows:
         for line in warnings_of(ind):
             stdout.print(f"[bold yellow]warning[/bold yellow] {task}: {line}", soft_wrap=True)
+
+
+def _indicators_by_row(
+    rows: list[tuple[str, dict[str, Any]]], names: list[str], width: int
+) -> list[tuple[str, Table]]:
+    """The indicators with one row per indicator (named whole) and one column per task, in
+    blocks of tasks that fit ``width``, each with its title. The cells are those of the table
+    with one row per task."""
+    labels = [SHORT_NAMES.get(n, n) for n in names]
+    cells = [[_indicator_cell(ind.get(n)) for n in names] for _, ind in rows]
+    name_w = min(max(len(n) for n in ["task", *labels]), width // 2)
+    widths = [
+        max(min(len(task), _HEADER_CAP), *(Text.from_markup(c).cell_len for c in col))
+        for (task, _), col in zip(rows, cells, strict=True)
+    ]
+    blocks = _blocks(widths, width - 1 - (name_w + 3))
+    tables: list[tuple[str, Table]] = []
+    for block in blocks:
+        label = "validity indicators"
+        if len(blocks) > 1:
+            span = (
+                f"tasks {block[0] + 1}–{block[-1] + 1}"
+                if len(block) > 1
+                else f"task {block[0] + 1}"
+            )
+            label += f", {span} of {len(rows)}"
+        t = Table()
+        t.add_column("task", width=name_w, overflow="fold")
+        for i in block:
+            t.add_column(Text(rows[i][0]), width=widths[i], overflow="fold")
+        for j, name in enumerate(labels):
+            t.add_row(Text(name), *(cells[i][j] for i in block))
+        tables.append((label, t))
+    return tables
 
 
 def _indicator_cell(ind: dict[str, Any] | None) -> str:

@@ -166,3 +166,114 @@ def test_more_runs_than_the_cap_say_where_the_rest_are(monkeypatch):
     lines = _render_runs(monkeypatch, results, 80)
     assert len(_parse_blocks(lines)) == ROW_CAP
     assert "... 2 more runs (all in results.json, runs)" in lines
+
+
+# --- validity indicators at 80 columns (indicators as rows in blocks of tasks when too wide) ---
+
+_INDICATORS = [
+    "straight_lining",
+    "acquiescence",
+    "reverse_keyed_inconsistency",
+    "parse_rate",
+    "judge_parse_rate",
+    "option_order_sensitivity",
+]
+
+
+def _indicator_results(tasks: list[str]) -> dict:
+    """Every indicator of every task, in turn fired, not fired and undefined (``null`` with a
+    reason), as results.json records them (the fields the table reads)."""
+    out = {}
+    for t, task in enumerate(tasks):
+        ind = {}
+        for k, name in enumerate(_INDICATORS):
+            state = (t + k) % 3
+            value = None if state == 2 else round(0.07 + 0.14 * k + 0.03 * t, 4)
+            ind[name] = {"value": value, "threshold": 0.5, "fired": state == 0, "n": 12}
+            if value is None:
+                ind[name]["reason"] = "fewer than 5 answers"
+        out[task] = {"indicators": ind}
+    return {"tasks": out}
+
+
+def _render_indicators(monkeypatch, results: dict, width: int) -> list[str]:
+    from psymetrics_core.cli.console import stdout
+    from psymetrics_core.cli.eval_table import _print_indicators
+
+    monkeypatch.setattr(stdout, "_width", width)
+    with stdout.capture() as cap:
+        _print_indicators(results)
+    return [line.rstrip() for line in cap.get().splitlines()]
+
+
+def _parse_indicator_blocks(lines: list[str]) -> dict[str, dict[str, str]]:
+    """{task: {indicator name as printed: cell}} from the blocks with indicators as rows; a
+    task name folded over header lines is joined back."""
+    tasks: dict[str, dict[str, str]] = {}
+    i = 0
+    while i < len(lines):
+        if not lines[i].startswith("┏"):
+            i += 1
+            continue
+        i += 1
+        head: list[list[str]] = []
+        while lines[i].startswith("┃"):
+            head.append(_cells(lines[i], "┃"))
+            i += 1
+        names = ["".join(parts) for parts in zip(*head, strict=True)]
+        assert names[0] == "task", head
+        i += 1  # ┡
+        while lines[i].startswith("│"):
+            row = _cells(lines[i], "│")
+            for task, cell in zip(names[1:], row[1:], strict=True):
+                tasks.setdefault(task, {})[row[0]] = cell
+            i += 1
+    return tasks
+
+
+def _want_cell(ind: dict) -> str:
+    """A cell as the table with one row per task prints it: two decimals, `!` when fired, an
+    em dash when undefined."""
+    if ind["value"] is None:
+        return "—"
+    return f"{ind['value']:.2f}" + (" !" if ind["fired"] else "")
+
+
+def test_every_indicator_fits_80_columns_named_whole_with_every_value(monkeypatch):
+    from psymetrics_core.instruments.indicators import SHORT_NAMES
+
+    tasks = ["16p", "bfi", "sct", "psychobench-empathy", "asi", "mfq", "bfi10", "dark-triad-sd3"]
+    results = _indicator_results(tasks)
+    lines = _render_indicators(monkeypatch, results, 80)
+    # the tables and their titles; the warning lines under them are text the terminal wraps
+    shown = lines[: lines.index("! = beyond its threshold (docs: guides/report.md)")]
+    assert max(len(line) for line in shown) <= 80, max(shown, key=len)
+    assert not any("…" in line for line in shown)
+    parsed = _parse_indicator_blocks(lines)
+    assert list(parsed) == tasks
+    for task, cells in parsed.items():
+        inds = results["tasks"][task]["indicators"]
+        # every indicator named whole (its one name on every screen), with the results' value
+        assert cells == {SHORT_NAMES[n]: _want_cell(inds[n]) for n in _INDICATORS}
+    titles = [line for line in lines if line.startswith("validity indicators")]
+    # 80 - 1 - (18 + 3) leaves 58 columns: 16p, bfi, sct, asi (6 + 3 each) and the folded
+    # psychobench-empathy (16 + 3) fill 55 of them; mfq's 9 more would not fit
+    assert titles == ["validity indicators, tasks 1–5 of 8", "validity indicators, tasks 6–8 of 8"]
+    assert lines.count("! = beyond its threshold (docs: guides/report.md)") == 1
+    assert sum(line.startswith("warning ") for line in lines) == sum(
+        ind["fired"] for e in results["tasks"].values() for ind in e["indicators"].values()
+    )
+
+
+def test_indicators_that_fit_keep_one_row_per_task(monkeypatch):
+    results = _indicator_results(["bfi", "mfq"])
+    for ind in results["tasks"].values():
+        del ind["indicators"]["judge_parse_rate"], ind["indicators"]["option_order_sensitivity"]
+    lines = _render_indicators(monkeypatch, results, 80)
+    assert lines[0] == "validity indicators"
+    head = ["task", "straight-lining", "acquiescence", "reverse-key gap", "parse rate"]
+    assert _cells(lines[2], "┃") == head
+    rows = [_cells(line, "│") for line in lines if line.startswith("│")]
+    inds = results["tasks"]["bfi"]["indicators"]
+    assert rows[0] == ["bfi", *(_want_cell(inds[n]) for n in _INDICATORS[:4])]
+    assert [r[0] for r in rows] == ["bfi", "mfq"]
