@@ -37,6 +37,12 @@ def test_import_writes_a_scored_run(tmp_path: Path) -> None:
     entry = results["tasks"]["pvq40"]
     assert results["model"] == "m" and results["backend"]["name"] == "imported"
     assert results["provenance"]["files"]  # the CSV and the instrument, hashed
+    assert {"role": "answers", "path": str(tmp_path / "answers.csv")}.items() <= next(
+        f for f in results["provenance"]["files"] if f["role"] == "answers"
+    ).items()
+    # no model was asked: no distribution method is claimed (psym eval states one per mode);
+    # pvq40 ships no item texts and needs none here (evaluate's kind asks no model)
+    assert "distribution" not in results and results["design"] == "each"
     runs = {(r["condition"], r["repeat"]): r for r in entry["runs"]}
     # a and b are repeats 0 and 1 (file order); b has no reversed-options rows: no such run
     assert set(runs) == {("original", 0), ("original", 1), ("reversed-options", 0)}
