@@ -38,6 +38,8 @@ class RunConfig:
     ``sample``: a seeded sample of that many respondents.
     ``impute``: how an interview judge's "none" is scored: None (missing) or "midpoint"
     (InCharacter's choice; ``psym eval --impute``).
+    ``inputs``: more (role, path) files the run read, for its provenance (``psym import
+    answers``: the answers CSV).
     """
 
     model: str = DEFAULT_MODEL
@@ -70,6 +72,7 @@ class RunConfig:
     population: Path | None = None
     persona_template: str = "jung"
     sample: int | None = None
+    inputs: tuple[tuple[str, Path], ...] = ()
 
     def __post_init__(self) -> None:
         # accept what callers naturally pass (a str path, a list of conditions, a set of units)

@@ -11,30 +11,36 @@ no row for, or an empty response, is a missing answer (``parse_status`` ``unpars
 recorded), never imputed. Scores come from the instrument's key through the ``score`` and
 ``aggregate`` hooks, as in ``psym eval``; no prompt was seen, so each sample's prompt is empty
 and ``rendered_prompt`` says the answer was imported.
+
+The run directory is written by ``evaluate`` (the one writer of runs, as for ``psym import
+logprobs``). A backend answering prompts could not tell the cells apart (two conditions may
+render the same prompt; a task that ships no item texts renders none), so the task is run by
+the :class:`ImportedAnswers` kind instead: evaluate hands it each (cell, repeat) it plans, and
+the kind takes that cell's rows of that respondent from the file. The kind asks no model
+(``TaskKind.asks_model``), so the run needs no item texts and states no distribution method;
+the backend (:class:`NoModel`) only names the model and the file. Every condition is its own
+cell (design ``each``); a (condition, respondent) the file has no rows for is not run.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from psymetrics_core.administer.answer_files import Rating, read_answer_table, read_ratings_table
 from psymetrics_core.administer.conditions import Cell, cells_for
-from psymetrics_core.administer.kinds.base import instrument_record
+from psymetrics_core.administer.kinds.base import CellRun, TaskKind
 from psymetrics_core.administer.kinds.questionnaire import questionnaire_sample
-from psymetrics_core.administer.runner import run_summary
-from psymetrics_core.backends.base import GenerationSettings
-from psymetrics_core.base.errors import PsymError
-from psymetrics_core.base.types import Answer, Instrument, Item, Prompt
-from psymetrics_core.instruments.indicators import add_run_indicators
-from psymetrics_core.pluginsys.loader import plugin_versions
+from psymetrics_core.administer.runner import evaluate
+from psymetrics_core.backends.base import Backend, GenerationSettings, Reporter
+from psymetrics_core.base.errors import BackendError, PsymError
+from psymetrics_core.base.types import Answer, Completion, Instrument, Item, Prompt
+from psymetrics_core.contracts.kinds import SessionView
+from psymetrics_core.pluginsys.hookspecs import hookimpl
 from psymetrics_core.pluginsys.session import Session
-from psymetrics_core.records.digest import file_digest, record_digests
-from psymetrics_core.records.provenance import run_provenance
-from psymetrics_core.records.rundir import claim_run_dir
-from psymetrics_core.records.writer import SampleWriter, provenance, write_results
+from psymetrics_core.records.digest import file_digest
 
 __all__ = ["IMPORTED", "ImportedRun", "import_answers"]
 
@@ -68,7 +74,11 @@ def import_answers(
 ) -> ImportedRun:
     """Write the answers in the ratings CSV ``path`` as a run of ``model`` on ``task`` into
     ``output``. ``condition`` is every row's condition; without it a ``condition`` column gives
-    each row's (else every row is ``original``). Bad input is one ``PsymError`` line."""
+    each row's (else every row is ``original``). Bad input is one ``PsymError`` line.
+
+    The run is ``evaluate``'s, as ``psym eval`` writes it: the task is run by the
+    :class:`ImportedAnswers` kind (each (condition, respondent) one cell and repeat, answered
+    from the file; no model is asked), registered on ``session`` for the run only."""
     src, out = Path(path), Path(output)
     _not_an_input(src, out, overwrite)
     inst = session.get_instrument(task)
@@ -76,21 +86,31 @@ def import_answers(
         raise PsymError(f"--task {task}: not a questionnaire (import answers scores Likert items)")
     table = read_ratings_table(src, inst, form, group=_group_column(src, condition))[0]
     cells = _cells(src, table, condition, session)
-    who = list(dict.fromkeys(r.respondent for r in table))
-    with claim_run_dir(out, overwrite=overwrite):
-        writer = SampleWriter(out / "samples.jsonl")
-        try:
-            entries, missing = _entries(inst, form, table, cells, who, writer, session)
-        finally:
-            writer.close()
-        entry = {**entries[0], "runs": [run_summary(e) for e in entries]}
-        add_run_indicators(entry, inst)
-        results = _header(model, src, list(cells.values()), len(who), session)
-        results["tasks"] = {inst.id: entry}
-        results["provenance"] = run_provenance(results["backend"], [inst], other=[("answers", src)])
-        results["records"] = record_digests(out)
-        write_results(out / "results.json", results)
-    return ImportedRun(out, inst.id, list(cells), who, len(table), missing)
+    kind = ImportedAnswers(inst, form, table, {c.name: g for g, c in cells.items()})
+    plugin = _KindPlugin(kind)
+    session.register(plugin, name=f"{IMPORTED}-{id(plugin)}")
+    try:
+        evaluate(
+            [replace(inst, extra={**inst.extra, "kind": ImportedAnswers.name})],
+            session=session,
+            backend=NoModel(model, src),
+            model=model,
+            output=out,
+            overwrite=overwrite,
+            form=form,
+            conditions=tuple(condition or (g if g != "all" else "original") for g in cells),
+            design="each",
+            seed=0,
+            repeats=len(kind.who),
+            units=kind.units(),
+            cache=False,
+            provenance=True,
+            inputs=(("answers", src),),
+        )
+    finally:
+        session.pm.unregister(plugin)
+        session.refresh()
+    return ImportedRun(out, inst.id, list(cells), kind.who, len(table), kind.n_missing)
 
 
 def _not_an_input(src: Path, out: Path, overwrite: bool) -> None:
@@ -113,7 +133,8 @@ def _group_column(src: Path, condition: str | None) -> str | None:
 def _cells(
     src: Path, table: Sequence[Rating], condition: str | None, session: Session
 ) -> dict[str, Cell]:
-    """{group in the file: its cell}; an unknown condition names its CSV line."""
+    """{group in the file: its cell}; an unknown condition, or a second name of one cell,
+    names its CSV line."""
     out: dict[str, Cell] = {}
     for r in table:
         name = condition or (r.group if r.group != "all" else "original")
@@ -129,46 +150,79 @@ def _cells(
             raise PsymError(
                 f"{src}, line {r.line}: condition {name!r} is {len(built)} cells (expected one)"
             )
+        same = [g for g, c in out.items() if c.name == built[0].name]
+        if same:
+            raise PsymError(
+                f"{src}, line {r.line}, field 'condition': {name!r} is the condition "
+                f"{same[0]!r} names already ({built[0].name}); give each condition one name"
+            )
         out[key] = built[0]
     return out
 
 
-def _entries(
-    inst: Instrument,
-    form: str,
-    table: Sequence[Rating],
-    cells: dict[str, Cell],
-    who: list[str],
-    writer: SampleWriter,
-    session: Session,
-) -> tuple[list[dict[str, Any]], int]:
-    """One task entry per (condition, respondent), its samples written; and the missing count."""
-    given = {(r.group, r.respondent, r.item): r.response for r in table}
-    items: list[Item] = list(inst.forms[form])
-    entries, missing = [], 0
-    for group, cell in cells.items():
-        for repeat, person in enumerate(who):
-            if not any(g == group and p == person for g, p, _ in given):
-                continue
-            answers = []
-            for it in items:
-                key = (group, person, it.id)
-                value = given.get(key)
-                ans = (
-                    Answer(value, "ok")
-                    if value is not None
-                    else Answer(
-                        None, "unparsed", data={"reason": EMPTY if key in given else NOT_IN_FILE}
-                    )
-                )
-                missing += value is None
-                answers.append((it, ans))
-                tag = {**cell.record(), "repeat": repeat, "seed": repeat}
-                writer.write(
-                    questionnaire_sample(inst, form, it, _prompt(inst, it), None, None, ans, tag)
-                )
-            entries.append(_entry(inst, form, cell, repeat, answers, session))
-    return entries, missing
+class ImportedAnswers(TaskKind):
+    """Answers each cell from the file: the cell's condition and repeat (respondent number in
+    file order) pick the rows; an item without a row, or with an empty response, is a missing
+    answer (``unparsed``, its reason recorded), never imputed. Scored by the session's
+    ``score`` and ``aggregate`` hooks on the instrument as loaded, as in ``psym eval``."""
+
+    name = "imported-answers"
+    asks_model = False
+
+    def __init__(
+        self, inst: Instrument, form: str, table: Sequence[Rating], groups: dict[str, str]
+    ) -> None:
+        self.inst, self.form, self.groups = inst, form, groups
+        self.given = {(r.group, r.respondent, r.item): r.response for r in table}
+        self.who = list(dict.fromkeys(r.respondent for r in table))
+        self.n_missing = 0
+
+    def units(self) -> frozenset[tuple[str, str, int]]:
+        """The (task, cell, repeat) units the file has rows for."""
+        have = {(g, p) for g, p, _ in self.given}
+        return frozenset(
+            (self.inst.id, name, r)
+            for name, group in self.groups.items()
+            for r, person in enumerate(self.who)
+            if (group, person) in have
+        )
+
+    def count(self, task: Instrument, form: str, limit: int | None, session: SessionView) -> int:
+        """No prompt is sent."""
+        return 0
+
+    def run_cell(self, run: CellRun) -> dict[str, Any]:
+        """The cell's answers from the file, written as samples and scored."""
+        inst, form = self.inst, self.form
+        group, person = self.groups[run.cell.name], self.who[run.repeat]
+        answers = []
+        for it in inst.forms[form]:
+            key = (group, person, it.id)
+            value = self.given.get(key)
+            reason = EMPTY if key in self.given else NOT_IN_FILE
+            ans = (
+                Answer(value, "ok")
+                if value is not None
+                else Answer(None, "unparsed", None, {"reason": reason})
+            )
+            self.n_missing += value is None
+            answers.append((it, ans))
+            run.writer.write(
+                questionnaire_sample(inst, form, it, _prompt(inst, it), None, None, ans, run.tag)
+            )
+        hook = run.session.hook
+        scores = hook.score(
+            instrument=inst,
+            responses={it.id: a.value for it, a in answers},
+            form=form,
+            answers={it.id: a for it, a in answers},
+        )
+        entry: dict[str, Any] = hook.aggregate(
+            instrument=inst, scores=scores, answers=answers, norm_group=None
+        )
+        entry = run.finish(entry)
+        entry["form"] = form  # the form the file answered, whatever a condition names
+        return entry
 
 
 def _prompt(inst: Instrument, it: Item) -> Prompt:
@@ -176,43 +230,41 @@ def _prompt(inst: Instrument, it: Item) -> Prompt:
     return Prompt((), rs.options, "(imported answer: no prompt recorded)")
 
 
-def _entry(
-    inst: Instrument,
-    form: str,
-    cell: Cell,
-    repeat: int,
-    answers: list[tuple[Item, Answer]],
-    session: Session,
-) -> dict[str, Any]:
-    """The task entry of one administration, scored by the session's hooks as ``psym eval``."""
-    hook = session.hook
-    responses = {it.id: a.value for it, a in answers}
-    scores = hook.score(
-        instrument=inst, responses=responses, form=form, answers={it.id: a for it, a in answers}
-    )
-    entry: dict[str, Any] = hook.aggregate(
-        instrument=inst, scores=scores, answers=answers, norm_group=None
-    )
-    entry["instrument"] = instrument_record(inst)
-    entry["prompt_template"] = inst.prompt_template
-    entry.update(condition=cell.name, facets=cell.facets, repeat=repeat, seed=repeat, form=form)
-    return entry
+class _KindPlugin:
+    """Registers one import's kind on the session for the length of its run."""
+
+    def __init__(self, kind: ImportedAnswers) -> None:
+        self.kind = kind
+
+    @hookimpl
+    def register_task_kinds(self, register: Any) -> None:
+        register(self.kind.name, self.kind)
 
 
-def _header(model: str, src: Path, cells: list[Cell], n: int, session: Session) -> dict[str, Any]:
-    """``results.json`` before its task: the model as given, the backend ``imported``."""
-    return {
-        "model": model,
-        "model_args": {},
-        "backend": {"name": IMPORTED, "model": model, "source": src.name, **file_digest(src)},
-        "cache": None,
-        "settings": GenerationSettings(seed=0).to_json(),
-        "seed": 0,
-        "limit": None,
-        "form": "original",
-        "conditions": [c.name for c in cells],
-        "design": "grid",
-        "repeats": n,
-        "seeds": list(range(n)),
-        **provenance(plugin_versions(session.records)),
-    }
+class NoModel(Backend):
+    """The run's backend: the model named on the command line and the answers file; asked
+    nothing (the answers are the file's)."""
+
+    name = IMPORTED
+
+    def __init__(self, model: str, path: Path) -> None:
+        self.model = model
+        self.path = path
+
+    def generate(
+        self,
+        prompts: Sequence[Prompt],
+        settings: GenerationSettings,
+        progress: Reporter | None = None,
+    ) -> list[Completion]:
+        """Imported answers answer no prompt."""
+        raise BackendError("imported answers answer no prompt")
+
+    def identity(self) -> dict[str, Any]:
+        """The model as given and the answers file (name, sha256, lines)."""
+        return {
+            "name": IMPORTED,
+            "model": self.model,
+            "source": self.path.name,
+            **file_digest(self.path),
+        }

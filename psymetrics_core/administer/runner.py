@@ -45,7 +45,11 @@ from psymetrics_core.backends.cache import CachedBackend, ResponseCache
 from psymetrics_core.base.errors import PsymError
 from psymetrics_core.base.types import Instrument
 from psymetrics_core.instruments.indicators import add_run_indicators
-from psymetrics_core.instruments.item_texts import check_item_files, require_item_texts
+from psymetrics_core.instruments.item_texts import (
+    check_form,
+    check_item_files,
+    require_item_texts,
+)
 from psymetrics_core.instruments.norms import check_norm_groups, resolve_norm_group
 from psymetrics_core.pluginsys.failures import hook_failure
 from psymetrics_core.pluginsys.loader import plugin_versions
@@ -93,9 +97,14 @@ def resolve_tasks(
     """Task ids or ready task objects -> instruments with their item texts and options."""
     opts = task_options or {}
     out = []
+    kinds = session.kinds()
     for t in tasks:
         inst = t if isinstance(t, Instrument) else session.get_instrument(t)
-        inst = require_item_texts(inst, form, item_files)
+        kind = kinds.get(inst.kind)
+        if kind is None or kind.asks_model:  # a kind asking no model renders no item text
+            inst = require_item_texts(inst, form, item_files)
+        else:
+            check_form(inst, form)
         out.append(with_options(inst, opts.get(inst.id), opts.get("*")))
     for key in opts.get("*") or {}:  # a shared option no task takes would be dropped silently
         if not any(key in (inst.extra.get("options") or {}) for inst in out):
@@ -259,8 +268,10 @@ def _start(
     judge = _judge(sess, config, args, be if cached is None else cached, cached)
     check_impute(config.impute, [sess.administration(c.administration) for c in cells])
     results = _header(config, args, be, settings, cells, plugin_versions(sess.records))
-    dist = distribution_methods(cells, config.mode, config.repeats, config.temperature, sess)
-    results = {**results, "distribution": dist, "tasks": results.pop("tasks")}
+    if any(k.asks_model for k in kinds.values()):
+        dist = distribution_methods(cells, config.mode, config.repeats, config.temperature, sess)
+        results = {**results, "distribution": dist}
+    results["tasks"] = results.pop("tasks")
     return _Run(
         config,
         sess,
@@ -400,7 +411,10 @@ def _finish(run: _Run) -> None:
             config.item_files,
             config.condition_args(),
             config.task_options,
-            other=population_files(config.population, config.persona_template),
+            other=[
+                *population_files(config.population, config.persona_template),
+                *config.inputs,
+            ],
         )
     if config.output is not None:
         results["records"] = record_digests(config.output)  # what `psym merge` verifies

@@ -96,6 +96,9 @@ class TaskKind:
     ``requests`` where a cell's prompts are known before any answer."""
 
     name = ""
+    #: False for a kind that asks no model (``psym import answers`` records answers given
+    #: elsewhere): its tasks need no item texts and the run states no distribution method
+    asks_model = True
 
     def count(self, task: Instrument, form: str, limit: int | None, session: SessionView) -> int:
         """How many prompts one cell of ``task`` sends to the evaluated model (for progress)."""

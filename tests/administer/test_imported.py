@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from psymetrics_core.analysis.records import load_run
+from psymetrics_core.base.errors import PsymError
 from psymetrics_core.cli import cli
 
 CSV = (
@@ -35,6 +37,12 @@ def test_import_writes_a_scored_run(tmp_path: Path) -> None:
     entry = results["tasks"]["pvq40"]
     assert results["model"] == "m" and results["backend"]["name"] == "imported"
     assert results["provenance"]["files"]  # the CSV and the instrument, hashed
+    assert {"role": "answers", "path": str(tmp_path / "answers.csv")}.items() <= next(
+        f for f in results["provenance"]["files"] if f["role"] == "answers"
+    ).items()
+    # no model was asked: no distribution method is claimed (psym eval states one per mode);
+    # pvq40 ships no item texts and needs none here (evaluate's kind asks no model)
+    assert "distribution" not in results and results["design"] == "each"
     runs = {(r["condition"], r["repeat"]): r for r in entry["runs"]}
     # a and b are repeats 0 and 1 (file order); b has no reversed-options rows: no such run
     assert set(runs) == {("original", 0), ("original", 1), ("reversed-options", 0)}
@@ -80,3 +88,58 @@ def test_analyze_reads_the_import(tmp_path: Path) -> None:
     res = CliRunner().invoke(cli, ["analyze", str(out), "--json"])
     assert res.exit_code == 0, res.output
     assert "pvq40" in res.output
+
+
+def test_conditions_with_one_prompt_keep_their_own_answers(tmp_path: Path) -> None:
+    # item-order-shuffle renders each item's prompt as original does: the cell, not the
+    # prompt, says whose answer it is (a backend keyed by prompt text would mix them up)
+    src = tmp_path / "same.csv"
+    src.write_text(
+        "respondent,item,response,condition\n"
+        "a,1,4,original\na,1,2,item-order-shuffle\nb,1,6,original\nb,1,5,item-order-shuffle\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "run"
+    argv = ["import", "answers", str(src), "--task", "pvq40", "--model", "m", "-o", str(out)]
+    res = CliRunner().invoke(cli, argv)
+    assert res.exit_code == 0, res.output
+    runs = json.loads((out / "results.json").read_text())["tasks"]["pvq40"]["runs"]
+    got = {(r["condition"], r["repeat"]): r["scales"]["self_direction"]["score"] for r in runs}
+    assert got == {
+        ("original", 0): 4,
+        ("original", 1): 6,
+        ("item-order-shuffle", 0): 2,
+        ("item-order-shuffle", 1): 5,
+    }
+
+
+def test_two_names_of_one_condition_are_refused(tmp_path: Path) -> None:
+    src = tmp_path / "twice.csv"
+    src.write_text(
+        "respondent,item,response,condition\n"
+        "a,1,4,reversed-options\na,2,3,original+reversed-options\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "run"
+    argv = ["import", "answers", str(src), "--task", "pvq40", "--model", "m", "-o", str(out)]
+    res = CliRunner().invoke(cli, argv)
+    assert res.exit_code == 1
+    assert f"{src}, line 3, field 'condition'" in str(res.exception)
+    assert not out.exists() or not (out / "results.json").exists()
+
+
+def test_the_session_keeps_its_kinds(tmp_path: Path) -> None:
+    from psymetrics_core.administer.imported import import_answers
+    from psymetrics_core.pluginsys.session import Session
+
+    session = Session()
+    before = set(session.kinds())
+    src = tmp_path / "a.csv"
+    src.write_text(CSV, encoding="utf-8")
+    import_answers(src, "pvq40", "m", tmp_path / "run", session=session)
+    assert set(session.kinds()) == before  # the import's kind was registered for its run only
+    # a run that fails inside evaluate (-o is a file) also leaves the session as it was
+    (tmp_path / "file").write_text("x", encoding="utf-8")
+    with pytest.raises(PsymError):
+        import_answers(src, "pvq40", "m", tmp_path / "file", session=session)
+    assert set(session.kinds()) == before

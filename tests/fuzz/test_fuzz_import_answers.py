@@ -29,6 +29,12 @@ CASES: list[tuple[str, bytes, list[str], str]] = [
         [],
         "line 2, field 'condition'",
     ),
+    (
+        "one-condition-two-names",
+        (HEAD + "m,1,3,reversed-options\nm,2,3,original+reversed-options\n").encode(),
+        [],
+        "line 3, field 'condition'",
+    ),
     ("bad-option", (HEAD + "m,1,3,original\n").encode(), ["--condition", "nope"], "--condition"),
     ("not-utf8", b"respondent,item,response\nm,1,\xe9\n", [], "UTF-8"),
     ("binary-junk", bytes(range(1, 256)) * 4, [], "x.csv"),
