@@ -205,6 +205,24 @@ def test_judge_batch_one_sends_one_item_per_request_and_is_recorded(
     assert all(len(re.findall(r"^Item \S+$", t, re.M)) == 1 for t in judged[before[1] :])
 
 
+def test_the_judge_record_names_the_reply_lengths_actually_asked_for(
+    server: InterviewServer, tmp_path: Path
+) -> None:
+    # option conversion sizes its replies, 128 + 12 per item of the largest batch pending, a
+    # floor over --judge-max-new-tokens: 44 items in batches of 10 ask 248 tokens, a retry of
+    # one item (item 44, where the server still drops it) 140, raised to the option's 150.
+    # The record must say so, checked against the max_tokens the judge's requests carried.
+    start = len(server.bodies)
+    main(_argv(server, tmp_path, "interview", "--judge-max-new-tokens", "150"))
+    sent = {b["max_tokens"] for b in server.bodies[start:] if b["model"] == "judge"}
+    judge = json.loads((tmp_path / "run" / "results.json").read_text())["judge"]
+    assert judge["settings"]["max_new_tokens"] == 150
+    stage = judge["stage_settings"]["option-conversion"]
+    assert stage["mode"] == "generate" and stage["sized_by_stage"] is True
+    assert 248 in sent and min(sent) >= 150
+    assert stage["max_new_tokens"] == sorted(sent)
+
+
 # -- psym judge --method: the same answers judged by another interview mode -------------------
 
 
