@@ -72,6 +72,7 @@ if TYPE_CHECKING:
         Option,
         PluginInfo,
         Prompt,
+        ScaleScore,
         Score,
         Verdict,
     )
@@ -86,6 +87,7 @@ if TYPE_CHECKING:
         CellRun,
         Condition,
         JudgeStage,
+        RatedScale,
         TaskKind,
         instrument_record,
         user_prompt,
@@ -124,7 +126,7 @@ _WHERE: dict[str, str] = {
     # value types and errors
     **dict.fromkeys(
         ["Item", "Option", "Instrument", "LazyInstrument", "Prompt", "ImagePart", "Completion"]
-        + ["Answer", "Generation", "Verdict", "Score", "PluginInfo"],
+        + ["Answer", "Generation", "Verdict", "Score", "ScaleScore", "PluginInfo"],
         "base.types",
     ),
     **dict.fromkeys(["PsymError", "SpecError", "BackendError", "ResponsesError"], "base.errors"),
@@ -151,8 +153,8 @@ _WHERE: dict[str, str] = {
     ),
     # conditions, cells and task kinds (one line each to change when they move)
     **dict.fromkeys(
-        ["Condition", "Cell", "TaskKind", "CellRun", "Administration", "JudgeStage"]
-        + ["user_prompt", "instrument_record"],
+        ["Condition", "Cell", "TaskKind", "CellRun", "Administration", "RatedScale"]
+        + ["JudgeStage", "user_prompt", "instrument_record"],
         "contracts",
     ),
     **dict.fromkeys(

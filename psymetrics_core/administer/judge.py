@@ -72,6 +72,8 @@ class Judge:
         self._writer: SampleWriter | None = None
         self.n_calls = 0
         self.stages: dict[str, dict[str, int]] = {}
+        #: per stage, how its replies were asked for (``stage_settings`` in the record)
+        self.asked: dict[str, dict[str, Any]] = {}
 
     @property
     def backend(self) -> Backend:
@@ -97,7 +99,9 @@ class Judge:
         if not requests:
             return {}
         prompts = [p for _, p in requests]
-        completions = call_backend(self.backend, prompts, self._settings(stage))
+        settings = self._settings(stage)
+        self._note(stage, settings)
+        completions = call_backend(self.backend, prompts, settings)
         counts = self.stages.setdefault(stage.name, {"ok": 0, "unparsed": 0, "refused": 0})
         out: dict[str, Verdict] = {}
         for (item, prompt), comp in zip(requests, completions, strict=True):
@@ -120,6 +124,18 @@ class Judge:
                 n = max(n, settings.max_new_tokens)
             settings = replace(settings, max_new_tokens=n)
         return replace(settings, mode="logprob") if stage.score is not None else settings
+
+    def _note(self, stage: JudgeStage, settings: GenerationSettings) -> None:
+        """Keep how ``stage``'s replies were asked for: its mode and every reply length sent
+        (a stage sizing its own replies asks for more than --judge-max-new-tokens)."""
+        seen = self.asked.setdefault(stage.name, {"mode": settings.mode})
+        if settings.mode == "logprob":  # scored, nothing generated: no reply length
+            return
+        lengths = seen.setdefault("max_new_tokens", [])
+        if settings.max_new_tokens not in lengths:
+            lengths.append(settings.max_new_tokens)
+            lengths.sort()
+        seen["sized_by_stage"] = stage.max_new_tokens is not None
 
     def check_stage(self, stage: JudgeStage, prompts: Sequence[Prompt]) -> None:
         """Refuse, in one line and before any request, ``prompts`` the judge's backend cannot
@@ -165,7 +181,10 @@ class Judge:
             "model_args": redact(self.model_args),
             "same_as_evaluated": self.same_as_evaluated,
             "backend": be.identity() if be is not None else None,
+            # --judge-max-new-tokens (or 128): a stage that sizes its own replies uses its own
+            # length where larger; the lengths actually asked for are in stage_settings
             "settings": self.settings.to_json(),
+            "stage_settings": self.asked,
             "n_calls": self.n_calls,
             "stages": self.stages,
             **({"batch": self.batch} if self.batch is not None else {}),

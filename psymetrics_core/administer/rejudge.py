@@ -23,6 +23,7 @@ from psymetrics_core.administer.administration.interview import (
     Asked,
     Interview,
     check_impute,
+    check_judge_batch,
     rate_and_record,
 )
 from psymetrics_core.administer.judge import DEFAULT_JUDGE_MAX_NEW_TOKENS, Judge
@@ -84,6 +85,10 @@ def rejudge(
     units = _units(src / "samples.jsonl")
     if mode is not None:
         units = [_as_mode(u, mode, session) for u in units]
+    named = sorted({u.mode for u in units})
+    check_judge_batch(
+        judge_batch, [session.administration(m) for m in named], f"mode {', '.join(named)}"
+    )
     if impute is not None:
         check_impute(None if impute == "none" else impute, [Interview()])
         for u in units:

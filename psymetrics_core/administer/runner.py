@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from psymetrics_core.administer.administration.interview import check_impute
+from psymetrics_core.administer.administration.interview import check_impute, check_judge_batch
 from psymetrics_core.administer.conditions import Cell, cells_for
 from psymetrics_core.administer.config import RunConfig
 from psymetrics_core.administer.distribution import distribution_methods
@@ -244,6 +244,9 @@ def _start(
             config.population, config.persona_template, config.sample, config.seed
         )
         cells = cross_with_population(cells, people)
+    modes = [sess.administration(c.administration) for c in cells]
+    check_impute(config.impute, modes)
+    check_judge_batch(config.judge_batch, modes, "the run")
     instruments = resolve_tasks(tasks, sess, config.form, config.item_files, config.task_options)
     kinds = {inst.id: sess.kind_of(inst) for inst in instruments}  # dispatch once per task
     norm = config.norm_group
@@ -266,7 +269,6 @@ def _start(
     out_dir = config.output
     writer = SampleWriter(out_dir / "samples.jsonl" if out_dir else None)
     judge = _judge(sess, config, args, be if cached is None else cached, cached)
-    check_impute(config.impute, [sess.administration(c.administration) for c in cells])
     results = _header(config, args, be, settings, cells, plugin_versions(sess.records))
     if any(k.asks_model for k in kinds.values()):
         dist = distribution_methods(cells, config.mode, config.repeats, config.temperature, sess)

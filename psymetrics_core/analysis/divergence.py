@@ -107,10 +107,15 @@ class Profile:
         return f"{self.method}:{self.task}"
 
 
-def _method(constructs: Constructs, task: str, facets: Mapping[str, str]) -> str | None:
+def _method(
+    constructs: Constructs, task: str, facets: Mapping[str, str], impute: str | None = None
+) -> str | None:
+    """The administration's method: an interview mode by its name, with the run's imputation
+    (``--impute midpoint``: ``interview+impute-midpoint``, never pooled with an unimputed
+    interview), else the task's declared method."""
     mode = str(facets.get(ADMINISTRATION, ""))
     if INTERVIEW in mode:
-        return INTERVIEW if mode == INTERVIEW else mode
+        return f"{mode}+impute-{impute}" if impute else mode
     return constructs.methods.get(task)
 
 
@@ -120,20 +125,26 @@ def profiles_of(run_dirs: Sequence[str | Path], constructs: Constructs) -> list[
     for d in run_dirs:
         results = read_results(d)
         model = unit_label(results)
+        impute = results.get("impute")  # the run's --impute: its interviews' own method
         for task, entry in (results.get("tasks") or {}).items():
-            out.extend(_task_profiles(str(d), model, task, entry, constructs))
+            out.extend(_task_profiles(str(d), model, task, entry, constructs, impute))
     return out
 
 
 def _task_profiles(
-    run: str, model: str, task: str, entry: Mapping[str, Any], constructs: Constructs
+    run: str,
+    model: str,
+    task: str,
+    entry: Mapping[str, Any],
+    constructs: Constructs,
+    impute: str | None = None,
 ) -> list[Profile]:
     """The task's profiles, one per (method, family): scale means over the used runs."""
     by_method: dict[str, list[Mapping[str, Any]]] = {}
     left_out = 0
     for r in entry.get("runs") or []:
         facets = dict(r.get("facets") or {})
-        method = _method(constructs, task, facets)
+        method = _method(constructs, task, facets, impute)
         others = set(facets) - {OPTION_ORDER, ADMINISTRATION}
         if method is None:
             continue

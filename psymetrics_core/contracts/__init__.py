@@ -9,7 +9,7 @@ May import: base, instruments, records, backends.
 
 from __future__ import annotations
 
-from psymetrics_core.contracts.administration import Administration
+from psymetrics_core.contracts.administration import Administration, RatedScale
 from psymetrics_core.contracts.analyses import Analysis, AnalysisSection
 from psymetrics_core.contracts.conditions import ITEM_BY_ITEM, Cell, Condition, item_rng
 from psymetrics_core.contracts.judging import JudgeStage, StageJudge, user_prompt
@@ -31,6 +31,7 @@ __all__ = [
     "ITEM_BY_ITEM",
     "JudgeStage",
     "Parser",
+    "RatedScale",
     "SessionView",
     "StageJudge",
     "TaskKind",

@@ -177,6 +177,27 @@ def _calls(judge: Any) -> int:
     return n if isinstance(n, int) and not isinstance(n, bool) and n >= 0 else 0
 
 
+def _stage_settings(judges: list[Any]) -> dict[str, Any]:
+    """The shards' ``stage_settings`` together: per stage, every reply length any asked for."""
+    out: dict[str, dict[str, Any]] = {}
+    for j in judges:
+        stages = j.get("stage_settings") if isinstance(j, dict) else None
+        for name, st in (stages if isinstance(stages, dict) else {}).items():
+            if not isinstance(st, dict):
+                continue
+            seen = out.setdefault(str(name), dict(st))
+            lengths = {*_ints(seen.get("max_new_tokens")), *_ints(st.get("max_new_tokens"))}
+            if lengths:
+                seen["max_new_tokens"] = sorted(lengths)
+    return out
+
+
+def _ints(value: Any) -> list[int]:
+    """The whole numbers of a list (a malformed value: none)."""
+    items = value if isinstance(value, list) else []
+    return [n for n in items if isinstance(n, int) and not isinstance(n, bool)]
+
+
 def _task_entry(
     head: dict[str, Any], runs: list[dict[str, Any]], instrument: Any
 ) -> dict[str, Any]:
@@ -241,6 +262,8 @@ def merge_runs(
     judges = [r["judge"] for r in ran if "judge" in r]
     if judges:
         merged["judge"] = {**judges[0], "n_calls": sum(_calls(j) for j in judges)}
+        if any("stage_settings" in j for j in judges):
+            merged["judge"]["stage_settings"] = _stage_settings(judges)
     merged["created"] = max(str(r.get("created", "")) for r in ran)
     merged["merged_from"] = [
         {"directory": str(s.directory), "shard": s.record.shard} for s in shards

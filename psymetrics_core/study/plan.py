@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from psymetrics_core import __version__
+from psymetrics_core.administer.administration.interview import check_impute, check_judge_batch
 from psymetrics_core.administer.conditions import cells_for
 from psymetrics_core.administer.config import RunConfig
 from psymetrics_core.administer.population import (
@@ -140,8 +141,9 @@ class PlanSettings:
         if c.population is None:
             for key in _POPULATION_KEYS:
                 del d[key]
-        if c.impute is None:
-            del d["impute"]
+        for key in ("impute", "judge_batch"):
+            if getattr(c, key) is None:
+                del d[key]
         return d
 
     @classmethod
@@ -242,6 +244,9 @@ def build_plan(settings: PlanSettings, session: Session) -> Plan:
     c = settings.config
     instruments = {t: session.get_instrument(t) for t in settings.tasks}
     cells = cells_for(list(c.conditions), session, c.design)
+    modes = [session.administration(cell.administration) for cell in cells]
+    check_impute(c.impute, modes)  # as psym eval: refused at planning, not at psym run
+    check_judge_batch(c.judge_batch, modes, "the plan")
     versions: dict[str, Any] = {
         "psymetrics": __version__,
         "instruments": {t: inst.version for t, inst in instruments.items()},

@@ -74,6 +74,8 @@ class SettingsRecord(_StrictTyped):
     judge_max_new_tokens: Positive | None
     # an interview plan's --impute (absent unless given: other plans' hashes are unchanged)
     impute: Literal["midpoint"] | None = None
+    # an interview plan's --judge-batch (absent unless given, as --impute)
+    judge_batch: Positive | None = None
     # a population plan's (absent from the plans of other studies: their hashes are unchanged)
     population: Name | None = None
     persona_template: Name = "jung"

@@ -205,6 +205,24 @@ def test_judge_batch_one_sends_one_item_per_request_and_is_recorded(
     assert all(len(re.findall(r"^Item \S+$", t, re.M)) == 1 for t in judged[before[1] :])
 
 
+def test_the_judge_record_names_the_reply_lengths_actually_asked_for(
+    server: InterviewServer, tmp_path: Path
+) -> None:
+    # option conversion sizes its replies, 128 + 12 per item of the largest batch pending, a
+    # floor over --judge-max-new-tokens: 44 items in batches of 10 ask 248 tokens, a retry of
+    # one item (item 44, where the server still drops it) 140, raised to the option's 150.
+    # The record must say so, checked against the max_tokens the judge's requests carried.
+    start = len(server.bodies)
+    main(_argv(server, tmp_path, "interview", "--judge-max-new-tokens", "150"))
+    sent = {b["max_tokens"] for b in server.bodies[start:] if b["model"] == "judge"}
+    judge = json.loads((tmp_path / "run" / "results.json").read_text())["judge"]
+    assert judge["settings"]["max_new_tokens"] == 150
+    stage = judge["stage_settings"]["option-conversion"]
+    assert stage["mode"] == "generate" and stage["sized_by_stage"] is True
+    assert 248 in sent and min(sent) >= 150
+    assert stage["max_new_tokens"] == sorted(sent)
+
+
 # -- psym judge --method: the same answers judged by another interview mode -------------------
 
 
@@ -267,3 +285,70 @@ def test_rejudging_by_a_mode_the_judge_or_run_cannot_take_is_one_line(
     assert len(lines) == 1 and says in lines[0] and "Traceback" not in err, err
     assert server.count("judge") == before
     assert not (tmp_path / "out" / "results.json").exists()
+
+
+# -- --judge-batch where no option-conversion interview takes it: refused, never ignored ------
+
+NO_BATCH = "--judge-batch 5 sets the items per option-conversion request of an interview judge"
+
+
+def _one_line(capsys: pytest.CaptureFixture[str], argv: list[str]) -> str:
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 1
+    err = capsys.readouterr().err
+    lines = [x for x in err.splitlines() if x.startswith("psym: ")]
+    assert len(lines) == 1 and "Traceback" not in err, err
+    return lines[0]
+
+
+@pytest.mark.parametrize(
+    "conditions", [[], ["interview-logprob"], ["interview-expert", "interview-expert-all"]]
+)
+def test_judge_batch_without_an_option_conversion_interview_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], conditions: list[str]
+) -> None:
+    conds = [x for c in conditions for x in ("--condition", c)]
+    for cmd, out, what in (("eval", "run", "the run"), ("plan", "plan.jsonl", "the plan")):
+        argv = [cmd, "--tasks", "bfi", *conds, "--judge-batch", "5", "-o", str(tmp_path / out)]
+        line = _one_line(capsys, argv)
+        assert NO_BATCH in line and f"; {what} has none" in line, line
+        assert not (tmp_path / out).exists()
+
+
+def test_a_plan_records_its_judge_batch(tmp_path: Path) -> None:
+    plan = tmp_path / "plan.jsonl"
+    main(
+        [
+            "plan",
+            "--tasks",
+            "bfi",
+            "--condition",
+            "interview",
+            "--judge-batch",
+            "5",
+            "-o",
+            str(plan),
+        ]
+    )
+    header = json.loads(plan.read_text().splitlines()[0])
+    assert header["settings"]["judge_batch"] == 5
+    plain = tmp_path / "plain.jsonl"  # without it, absent (other plans' hashes unchanged)
+    main(["plan", "--tasks", "bfi", "--condition", "interview", "-o", str(plain)])
+    assert "judge_batch" not in json.loads(plain.read_text().splitlines()[0])["settings"]
+
+
+@pytest.mark.parametrize("method", ["interview-logprob", "interview-expert-all"])
+def test_rejudging_with_judge_batch_by_a_mode_without_it_is_refused(
+    server: InterviewServer,
+    loopback_run: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    method: str,
+) -> None:
+    before = server.count("judge")
+    line = _one_line(
+        capsys, [*_rejudge(server, loopback_run, tmp_path / "out", method), "--judge-batch", "5"]
+    )
+    assert NO_BATCH in line and f"; mode {method} has none" in line, line
+    assert server.count("judge") == before and not (tmp_path / "out").exists()

@@ -116,6 +116,9 @@ PLAN_CASES: list[tuple[str, Callable[[list[str]], bytes], str]] = [
     ("model-args-int-value", _settings("model_args", {"a": 1}), "settings.model_args.a"),
     ("task-options-flat", _settings("task_options", {"bfi": "x"}), "settings.task_options"),
     ("conditions-dict", _settings("conditions", {}), "field 'settings.conditions'"),
+    ("judge-batch-zero", _settings("judge_batch", 0), "field 'settings.judge_batch'"),
+    ("judge-batch-text", _settings("judge_batch", "10"), "field 'settings.judge_batch'"),
+    ("judge-batch-bool", _settings("judge_batch", True), "field 'settings.judge_batch'"),
     ("versions-missing", _header(_drop("versions")), "field 'versions'"),
     ("versions-extra", _header(lambda h: h["versions"].__setitem__("x", 1)), "versions.x"),
     (

@@ -23,6 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # for benchmarks/
 from benchmarks.latency_server import LatencyServer  # noqa: E402
 from psymetrics_core.base.errors import PsymError  # noqa: E402
 from psymetrics_core.pluginsys.session import Session  # noqa: E402
+from psymetrics_core.study.merge import _stage_settings  # noqa: E402
 from psymetrics_core.study.plan import PlanSettings, build_plan, write_plan  # noqa: E402
 
 PSYM = [sys.executable, "-m", "psymetrics_core"]
@@ -206,3 +207,13 @@ def test_a_damaged_shard_file_is_one_line(
     line = _one_line(_psym(["merge", str(s1), str(s2), "--output", str(out)], shards["cache"]))
     assert str(target) in line and expect in line, line
     assert not (out / "results.json").exists()
+
+
+def test_merged_judge_stage_settings_keep_every_shards_reply_lengths() -> None:
+    # two shards' judges asked option conversion for different lengths (their batches
+    # differed): the merged record names both, a malformed length list counts as none
+    a = {"stage_settings": {"option-conversion": {"mode": "generate", "max_new_tokens": [248]}}}
+    b = {"stage_settings": {"option-conversion": {"mode": "generate", "max_new_tokens": [140]}}}
+    c = {"stage_settings": {"option-conversion": {"max_new_tokens": "many"}, "x": 3}}
+    merged = _stage_settings([a, b, c])
+    assert merged == {"option-conversion": {"mode": "generate", "max_new_tokens": [140, 248]}}

@@ -54,6 +54,7 @@ __all__ = [
     "Asked",
     "Interview",
     "check_impute",
+    "check_judge_batch",
     "check_questions",
     "interview_answer",
     "rate_and_record",
@@ -151,6 +152,19 @@ def check_impute(impute: str | None, modes: Sequence[Administration]) -> None:
         )
 
 
+def check_judge_batch(batch: int | None, modes: Sequence[Administration], what: str) -> None:
+    """One line when ``--judge-batch`` has nothing to set: none of ``modes`` (``what``: the
+    run's conditions, or the mode ``psym judge`` judges by) converts options in batches."""
+    if batch is None or any(isinstance(m, Interview) and m.batched for m in modes):
+        return
+    raise PsymError(
+        f"--judge-batch {batch} sets the items per option-conversion request of an interview "
+        f"judge (--condition interview or interview-dimensions); {what} has none "
+        "(interview-logprob scores one item per request, interview-expert rates scales in "
+        "batches of 3-4)"
+    )
+
+
 def interview_answer(inst: Instrument, item: Item, rating: Rating, impute: str | None) -> Answer:
     """The item's answer: the judge's option, else missing with its reason (or imputed)."""
     if rating.value is not None:
@@ -170,6 +184,7 @@ class Interview(Administration):
 
     name = INTERVIEW
     method = METHOD
+    batched = True  # the judge converts options in batches of --judge-batch items
 
     def dimension(self, inst: Instrument, item: Item) -> tuple[str, tuple[str, ...]] | None:
         """The dimension a batch is judged on (None: plain option conversion)."""

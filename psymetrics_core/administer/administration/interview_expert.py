@@ -89,6 +89,7 @@ class InterviewExpert(Interview):
 
     name = INTERVIEW_EXPERT
     method = "expert-rating"
+    batched = False  # scales in batches of 3-4 (or all), not --judge-batch
     all_at_once = False
 
     def rate(

@@ -136,6 +136,7 @@ class InterviewLogprob(Interview):
 
     name = INTERVIEW_LOGPROB
     method = METHOD
+    batched = False  # one item per judge request
 
     def convert(
         self,
