@@ -11,7 +11,6 @@ expert run makes ``psym judge`` fail with one line, and never writes the output.
 
 from __future__ import annotations
 
-import json
 import shutil
 import time
 from collections.abc import Iterator
@@ -28,6 +27,7 @@ from psymetrics_core.administer.administration.interview_expert_judge import (
 from tests.administer.interview_server import InterviewServer, Persona
 from tests.administer.test_interview import ANN, _eval, _questions
 from tests.fuzz.harness import expect_clean_error, run_cli
+from tests.fuzz.test_fuzz_interview import _field
 
 VALID = "Analysis: the answers show a lively person.\nSCORE: 4.5"
 TIME_BOUND = 5.0
@@ -115,25 +115,12 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[InterviewSer
         yield srv, d / "run"
 
 
-def _change(key: str, value: object):
-    def change(text: str) -> str:
-        row = json.loads(text)
-        node = row
-        *path, last = key.split(".")
-        for k in path:
-            node = node[k]
-        node[last] = value
-        return json.dumps(row)
-
-    return change
-
-
 CASES = [
-    ("completion a number", _change("completion", 5), ["completion"]),
-    ("interview method empty", _change("interview.method", 7), ["method"]),
-    ("administration unknown", _change("facets.administration", "interview-nope"), ["nope"]),
-    ("administration not an interview", _change("facets.administration", "battery"), ["battery"]),
-    ("impute unknown", _change("interview.impute", "median"), ["impute"]),
+    ("completion a number", _field("completion", 5), ["completion"]),
+    ("interview method empty", _field("interview.method", 7), ["method"]),
+    ("administration unknown", _field("facets.administration", "interview-nope"), ["nope"]),
+    ("administration not an interview", _field("facets.administration", "battery"), ["battery"]),
+    ("impute unknown", _field("interview.impute", "median"), ["impute"]),
 ]
 
 
