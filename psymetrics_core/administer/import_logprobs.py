@@ -12,7 +12,6 @@ an unparsed item of the run; a scenario it lists must list every response.
 
 from __future__ import annotations
 
-import hashlib
 import math
 import re
 from collections.abc import Sequence
@@ -27,6 +26,7 @@ from psymetrics_core.base.errors import BackendError, PsymError
 from psymetrics_core.base.reading import read_csv
 from psymetrics_core.base.types import Completion, Prompt
 from psymetrics_core.pluginsys.session import Session
+from psymetrics_core.records.digest import file_digest
 from psymetrics_core.records.rundir import RUN_FILES
 
 __all__ = ["COLUMNS", "PairScore", "FileScores", "read_logprobs", "import_logprobs"]
@@ -138,7 +138,7 @@ class FileScores(Backend):
         self.model = model
         self.path = path
         self.by_text = by_text
-        self.sha256 = hashlib.sha256(path.read_bytes()).hexdigest()
+        self.sha256 = file_digest(path)["sha256"]
 
     def generate(
         self, prompts: Sequence[Prompt], settings: GenerationSettings, progress: Any = None

@@ -15,23 +15,12 @@ from pathlib import Path
 import polars as pl
 import pytest
 from behaviour_fakes import ScriptedBackend
+from psymetrics_plugin_value_portrait.data import VALUES
 
 from psymetrics_core.administer.runner import evaluate
 from psymetrics_core.export.tidy import scores_table
 from psymetrics_core.pluginsys.session import Session
 
-VALUES = (
-    "self_direction",
-    "stimulation",
-    "hedonism",
-    "achievement",
-    "power",
-    "security",
-    "conformity",
-    "tradition",
-    "benevolence",
-    "universalism",
-)
 ORDERS = ["original", "reversed-options"]
 
 
